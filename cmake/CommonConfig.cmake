@@ -1,0 +1,21 @@
+# One INTERFACE target that every HetPlan target links: language standard, warnings, defines.
+add_library(hetplan_common INTERFACE)
+target_compile_features(hetplan_common INTERFACE cxx_std_20)
+set(CMAKE_CXX_EXTENSIONS OFF)
+
+target_compile_options(hetplan_common INTERFACE
+    -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast -Wcast-align
+    -Woverloaded-virtual -Wnull-dereference -Wimplicit-fallthrough)
+if(HETPLAN_WERROR)
+    target_compile_options(hetplan_common INTERFACE -Werror)
+endif()
+target_compile_definitions(hetplan_common INTERFACE
+    QT_NO_CAST_FROM_ASCII QT_NO_CONTEXTLESS_CONNECT QT_NO_KEYWORDS
+    $<$<BOOL:${HETPLAN_EXPENSIVE_CHECKS}>:HETPLAN_EXPENSIVE_CHECKS=1>)
+target_include_directories(hetplan_common INTERFACE "${PROJECT_SOURCE_DIR}")
+
+if(HETPLAN_FUZZ)
+    set(HETPLAN_FUZZ_FLAGS -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+    target_compile_options(hetplan_common INTERFACE ${HETPLAN_FUZZ_FLAGS})
+    target_link_options(hetplan_common INTERFACE -fsanitize=address,undefined)
+endif()

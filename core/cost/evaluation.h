@@ -1,0 +1,78 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hetplan {
+
+// Where an iteration's time goes. For training the parts add up to the iteration time:
+// compute, TP and PP communication are the busy time of the critical pipeline's bottleneck
+// stage over all its micro-batches, bubble is the rest of that pipeline's time, and DP is the
+// gradient synchronisation after it. For inference, the critical replica's request latency.
+struct Breakdown
+{
+    double computeS = 0;
+    double tpCommS = 0;
+    double ppCommS = 0;
+    double dpCommS = 0;
+    double bubbleS = 0;
+
+    double totalS() const { return computeS + tpCommS + ppCommS + dpCommS + bubbleS; }
+};
+
+struct GpuMemory
+{
+    int gpu = 0;             // flat Topology index
+    double usedGiB = 0;
+    double capacityGiB = 0;
+    bool fits() const { return usedGiB <= capacityGiB; }
+};
+
+// Per micro-batch times of one stage (what the 1F1B timeline is drawn from).
+struct StageTiming
+{
+    double forwardS = 0;     // compute + TP comm of the forward pass
+    double backwardS = 0;    // compute + TP comm of the backward pass (with recomputation)
+    double computeS = 0;     // forward + backward compute
+    double tpCommS = 0;      // forward + backward TP communication
+    double hopS = 0;         // to the next stage, forward activation + backward gradient
+    double dpCommS = 0;      // this stage's gradient synchronisation per iteration
+    double totalS() const { return computeS + tpCommS + hopS; }
+};
+
+struct PipelineTiming
+{
+    double timeS = 0;        // without DP sync
+    std::vector<StageTiming> stages;
+    Breakdown breakdown;
+};
+
+// The result of evaluating one plan with one cost model.
+struct Evaluation
+{
+    bool valid = true;
+    std::vector<std::string> errors;   // why the plan is invalid or does not fit
+    double iterationS = 0;             // training: one iteration; inference: slowest replica
+    double mfu = 0;                    // model FLOPs utilisation, DESIGN.md
+    double tokensPerS = 0;
+    Breakdown breakdown;
+    std::vector<GpuMemory> memory;     // every GPU the plan uses
+    std::vector<PipelineTiming> pipelines;
+    std::optional<double> costPerIterationUsd;   // when every used GPU has a price
+    std::optional<double> costPerMillionTokensUsd;
+    // Inference: per-replica request latency (prefill + decode) for one batch.
+    std::vector<double> replicaLatencyS;
+
+    bool fitsInMemory() const;
+};
+
+inline bool Evaluation::fitsInMemory() const
+{
+    for (const GpuMemory &m : memory)
+        if (!m.fits())
+            return false;
+    return true;
+}
+
+} // namespace hetplan

@@ -1,0 +1,78 @@
+#pragma once
+
+#include "core/model/gpu_type.h"
+
+#include <string>
+#include <vector>
+
+namespace hetplan {
+
+// Where a node sits on the designer's canvas; not used by any computation.
+struct CanvasPosition
+{
+    double x = 0;
+    double y = 0;
+    bool operator==(const CanvasPosition &) const = default;
+};
+
+struct Machine
+{
+    std::string name;      // unique among machines and switches
+    std::string gpu;       // GPU type name: a catalog entry or one of Cluster::gpuTypes
+    int count = 1;         // GPUs in the machine; they are named "<name>:0" … "<name>:<count-1>"
+    std::string host;      // SSH host for launching; may be empty
+    IntraLink intra;
+    NicKind nic = NicKind::Ethernet;
+    CanvasPosition position;
+
+    bool operator==(const Machine &) const = default;
+};
+
+struct Switch
+{
+    std::string name;
+    CanvasPosition position;
+    bool operator==(const Switch &) const = default;
+};
+
+// A network link between two machines, two switches, or a machine and a switch.
+struct Link
+{
+    std::string a;
+    std::string b;
+    LinkKind kind = LinkKind::Ethernet;
+    double bandwidthGBps = 1;
+    double latencyUs = 50;
+    bool operator==(const Link &) const = default;
+};
+
+// A measured GPU pair (usually from a probe); wins over everything else for that pair.
+struct PairOverride
+{
+    std::string a; // GPU name "machine:index"
+    std::string b;
+    double bandwidthGBps = 0;
+    double latencyUs = 0;
+    bool operator==(const PairOverride &) const = default;
+};
+
+// The fleet as a person drew or imported it: plain data, exactly the cluster file's content.
+// Derived facts (GPU list, pair bandwidths) live in Topology.
+struct Cluster
+{
+    std::string name;
+    std::vector<Machine> machines;
+    std::vector<Switch> switches;
+    std::vector<Link> links;
+    std::vector<GpuType> gpuTypes; // custom types; they shadow catalog entries of the same name
+    std::vector<PairOverride> pairOverrides;
+
+    bool operator==(const Cluster &) const = default;
+};
+
+// Limits that keep hostile files from exhausting memory; readers reject anything beyond.
+inline constexpr int kMaxGpusPerMachine = 1024;
+inline constexpr int kMaxMachines = 8192;
+inline constexpr int kMaxGpus = 65536;
+
+} // namespace hetplan

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace hetplan {
+
+// How two endpoints are joined. Intra-machine links are NVLink or PCIe; network links and
+// NICs are Ethernet, InfiniBand or RoCE (the distinction Holmes builds on).
+enum class LinkKind { NvLink, Pcie, Ethernet, InfiniBand, Roce };
+enum class NicKind { Ethernet, InfiniBand, Roce };
+
+// The link between the GPUs of one machine.
+struct IntraLink
+{
+    LinkKind kind = LinkKind::Pcie;
+    double bandwidthGBps = 16; // per direction, 1e9 bytes/s
+    double latencyUs = 10;
+
+    bool operator==(const IntraLink &) const = default;
+};
+
+// One GPU model: catalog entry or a cluster's own custom type.
+struct GpuType
+{
+    std::string name;
+    double tflops = 0;                // peak dense bf16/fp16 tensor FLOP/s, 1e12
+    double memoryGiB = 0;             // device memory, 2^30 bytes
+    double memoryBandwidthGBps = 0;   // HBM/GDDR bandwidth, 1e9 bytes/s
+    IntraLink typicalIntra;           // what a box of these usually has between GPUs
+    double achievedFraction = 0.55;   // achieved / peak tensor FLOPS in training GEMMs
+    std::optional<double> pricePerHourUsd; // rental price of one GPU-hour
+    std::string accumulate;           // "fp32" or "fp16": which accumulate rate tflops is
+    std::string source;               // where the figures come from
+
+    bool operator==(const GpuType &) const = default;
+};
+
+} // namespace hetplan

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages HetPlan builds and tests with, when any is missing.
+# Usage: scripts/install-deps.sh [core|all]   (default: all)
+set -euo pipefail
+
+profile=${1:-all}
+core_pkgs=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev libmetis-dev
+           qt6-base-dev)  # qt6-base-dev brings Qt Test, which the core tests use (no Widgets).
+app_pkgs=(qt6-base-dev-tools qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
+          libqcustomplot-dev libssh-dev libgloo-dev libgl-dev fonts-dejavu-core xvfb xauth)
+fuzz_pkgs=(clang libclang-rt-14-dev)
+
+pkgs=("${core_pkgs[@]}" "${fuzz_pkgs[@]}")
+[[ $profile == all ]] && pkgs+=("${app_pkgs[@]}")
+
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+((${#missing[@]} == 0)) && exit 0
+
+echo "Installing missing Debian packages: ${missing[*]}"
+sudo=()
+if ((EUID != 0)); then
+    command -v sudo >/dev/null || { echo "error: not root and no sudo; install: ${missing[*]}" >&2; exit 1; }
+    sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
