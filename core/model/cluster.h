@@ -61,6 +61,7 @@ struct PairOverride
 struct Cluster
 {
     std::string name;
+    std::string description; // free text, e.g. the paper section a reference cluster is from
     std::vector<Machine> machines;
     std::vector<Switch> switches;
     std::vector<Link> links;

@@ -98,3 +98,12 @@ private:
 Result<std::unique_ptr<Planner>> makePlanner(PlannerKind kind);
 
 } // namespace hetplan
+
+namespace hetplan {
+
+// What `plan` runs when no planner is named.
+PlannerKind defaultPlanner(Mode mode);
+// The planners `compare` runs for a mode, in display order.
+std::vector<PlannerKind> plannersFor(Mode mode);
+
+} // namespace hetplan

@@ -1,0 +1,122 @@
+#include "app/cli/args.h"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+namespace hetplan::cli {
+namespace {
+
+std::string rangeText(double min, double max)
+{
+    std::ostringstream out;
+    out << min << ".." << max;
+    return out.str();
+}
+
+Result<double> parseNumber(const std::string &name, const std::string &text, double min, double max)
+{
+    double value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value))
+        return badInput("--" + name + ": '" + text + "' is not a number");
+    if (value < min || value > max)
+        return badInput("--" + name + ": " + text + " is out of range; valid: " + rangeText(min, max));
+    return value;
+}
+
+} // namespace
+
+Result<Args> Args::parse(const std::vector<std::string> &words, const Spec &spec)
+{
+    Args args;
+    for (size_t i = 0; i < words.size(); ++i) {
+        const std::string &word = words[i];
+        if (word.size() < 3 || word.rfind("--", 0) != 0) {
+            args.m_positional.push_back(word);
+            continue;
+        }
+        std::string name = word.substr(2);
+        std::optional<std::string> inlineValue;
+        if (const auto eq = name.find('='); eq != std::string::npos) {
+            inlineValue = name.substr(eq + 1);
+            name.resize(eq);
+        }
+        if (spec.switches.contains(name) && !inlineValue) {
+            args.m_switches.insert(name);
+        } else if (spec.options.contains(name)) {
+            if (!inlineValue && i + 1 >= words.size())
+                return badInput("--" + name + " needs a value");
+            args.m_values[name] = inlineValue ? *inlineValue : words[++i];
+        } else {
+            std::string known;
+            for (const auto &o : spec.options)
+                known += " --" + o;
+            for (const auto &s : spec.switches)
+                known += " --" + s;
+            return badInput("unknown option --" + name + "; valid:" + known);
+        }
+    }
+    return args;
+}
+
+std::optional<std::string> Args::value(const std::string &name) const
+{
+    const auto it = m_values.find(name);
+    if (it == m_values.end())
+        return std::nullopt;
+    return it->second;
+}
+
+Result<std::string> Args::required(const std::string &name) const
+{
+    if (auto v = value(name))
+        return *v;
+    return badInput("--" + name + " is required");
+}
+
+Result<std::optional<int>> Args::integer(const std::string &name, int min, int max) const
+{
+    const auto text = value(name);
+    if (!text)
+        return std::optional<int>{};
+    int v = 0;
+    const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+    if (ec != std::errc() || end != text->data() + text->size())
+        return badInput("--" + name + ": '" + *text + "' is not a whole number");
+    if (v < min || v > max)
+        return badInput("--" + name + ": " + *text + " is out of range; valid: " + rangeText(min, max));
+    return std::optional<int>{v};
+}
+
+Result<std::optional<double>> Args::number(const std::string &name, double min, double max) const
+{
+    const auto text = value(name);
+    if (!text)
+        return std::optional<double>{};
+    auto v = parseNumber(name, *text, min, max);
+    if (!v)
+        return v.error();
+    return std::optional<double>{*v};
+}
+
+Result<std::vector<double>> Args::numberList(const std::string &name, double min, double max) const
+{
+    std::vector<double> values;
+    const auto text = value(name);
+    if (!text)
+        return values;
+    std::stringstream in(*text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        auto v = parseNumber(name, item, min, max);
+        if (!v)
+            return v.error();
+        values.push_back(*v);
+    }
+    if (values.empty())
+        return badInput("--" + name + ": expected a comma-separated list of numbers");
+    return values;
+}
+
+} // namespace hetplan::cli

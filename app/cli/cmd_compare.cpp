@@ -1,0 +1,102 @@
+#include "app/cli/commands.h"
+#include "app/cli/planning.h"
+#include "app/cli/report.h"
+#include "app/cli/setup.h"
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace hetplan::cli {
+namespace {
+
+Result<std::vector<PlannerKind>> plannersFromArgs(const Args &args, Mode mode)
+{
+    const auto list = args.value("planners");
+    if (!list)
+        return plannersFor(mode);
+    std::vector<PlannerKind> kinds;
+    std::stringstream in(*list);
+    std::string name;
+    while (std::getline(in, name, ',')) {
+        auto kind = plannerKindFromName(name);
+        if (!kind)
+            return Error{ErrorKind::BadInput, "--planners: " + kind.error().message};
+        kinds.push_back(*kind);
+    }
+    if (kinds.empty())
+        return badInput("--planners: expected a comma-separated list of planner names");
+    return kinds;
+}
+
+std::string cell(const char *fmt, double value)
+{
+    char buffer[48];
+    std::snprintf(buffer, sizeof buffer, fmt, value);
+    return buffer;
+}
+
+} // namespace
+
+int runCompare(const std::vector<std::string> &words)
+{
+    Args::Spec spec{problemOptions(), {"json"}};
+    spec.options.insert({"planners", "seed"});
+    auto args = Args::parse(words, spec);
+    if (!args)
+        return fail(args.error());
+    auto problem = buildProblem(*args);
+    if (!problem)
+        return fail(problem.error());
+    auto costModel = costModelFromArgs(*args);
+    if (!costModel)
+        return fail(costModel.error());
+    auto kinds = plannersFromArgs(*args, problem->workload.mode);
+    if (!kinds)
+        return fail(kinds.error());
+    auto seed = args->integer("seed", 0, 1 << 30);
+    if (!seed)
+        return fail(seed.error());
+
+    nlohmann::json rows = nlohmann::json::array();
+    int succeeded = 0;
+    int noFit = 0;
+    if (!args->has("json"))
+        std::printf("%-12s %12s %8s %12s %10s %10s  %s\n", "planner", "iteration", "MFU",
+                    "tokens/s", "pipelines", "planned in", "status");
+    for (PlannerKind kind : *kinds) {
+        auto search = runPlanner(kind, *problem, **costModel, static_cast<std::uint64_t>(seed->value_or(1)));
+        nlohmann::json row{{"planner", plannerName(kind)}};
+        if (search) {
+            ++succeeded;
+            row.update(planSearchToJson(*search, *problem));
+            row["status"] = "ok";
+        } else {
+            noFit += search.error().kind == ErrorKind::NoPlanFits;
+            row["status"] = search.error().kind == ErrorKind::NoPlanFits ? "no plan fits" : "error";
+            row["error"] = search.error().message;
+        }
+        if (args->has("json")) {
+            rows.push_back(std::move(row));
+            continue;
+        }
+        if (search) {
+            std::printf("%-12s %12s %8s %12s %10zu %10s  ok\n", std::string(plannerName(kind)).c_str(),
+                        formatSeconds(search->evaluation.iterationS).c_str(),
+                        cell("%.1f %%", 100 * search->evaluation.mfu).c_str(),
+                        cell("%.0f", search->evaluation.tokensPerS).c_str(),
+                        search->plan.pipelines.size(), formatSeconds(search->planningS).c_str());
+        } else {
+            std::printf("%-12s %12s %8s %12s %10s %10s  %s\n", std::string(plannerName(kind)).c_str(),
+                        "-", "-", "-", "-", "-", search.error().message.c_str());
+        }
+    }
+    if (args->has("json"))
+        std::cout << nlohmann::json{{"cost_model", (*costModel)->name()}, {"results", rows}}.dump(2) << '\n';
+    if (succeeded > 0)
+        return 0;
+    return noFit > 0 ? 3 : 1;
+}
+
+} // namespace hetplan::cli

@@ -1,0 +1,81 @@
+#include "app/cli/commands.h"
+#include "app/cli/report.h"
+#include "app/cli/setup.h"
+
+#include "core/io/evaluation_json.h"
+#include "core/io/files.h"
+#include "core/io/formats.h"
+#include "core/plan/validator.h"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+namespace hetplan::cli {
+namespace {
+
+// Prints the problems of an invalid plan, as JSON or as lines on stderr; exit 2.
+int reportInvalid(const std::string &planPath, const std::vector<PlanIssue> &issues, bool json)
+{
+    if (json) {
+        nlohmann::json errors = nlohmann::json::array();
+        for (const PlanIssue &issue : issues)
+            errors.push_back(issue.message);
+        std::cout << nlohmann::json{{"valid", false}, {"errors", errors}}.dump(2) << '\n';
+    }
+    std::cerr << "hetplan-cli: error: " << planPath << " is not a valid plan:\n";
+    for (const PlanIssue &issue : issues)
+        std::cerr << "  " << issue.message << '\n';
+    return 2;
+}
+
+} // namespace
+
+int runEvaluate(const std::vector<std::string> &words)
+{
+    Args::Spec spec{problemOptions(), {"json"}};
+    spec.options.insert("plan");
+    auto args = Args::parse(words, spec);
+    if (!args)
+        return fail(args.error());
+    auto planPath = args->required("plan");
+    if (!planPath)
+        return fail(planPath.error());
+    auto planText = readTextFile(*planPath);
+    if (!planText)
+        return fail(planText.error());
+
+    std::optional<std::string> planCluster;
+    if (auto named = planClusterName(*planText, *planPath); named && !named->empty())
+        planCluster = *named;
+    auto topology = topologyFromArgs(*args, planCluster);
+    if (!topology)
+        return fail(topology.error());
+    auto plan = parsePlan(*planText, *planPath, *topology);
+    if (!plan)
+        return fail(plan.error());
+
+    ProblemDefaults defaults{plan->model.empty() ? std::nullopt : std::optional(plan->model),
+                             plan->workload};
+    auto problem = buildProblem(std::move(topology).value(), *args, defaults);
+    if (!problem)
+        return fail(problem.error());
+    auto costModel = costModelFromArgs(
+        *args, plan->costModel.empty() ? std::nullopt : std::optional(plan->costModel));
+    if (!costModel)
+        return fail(costModel.error());
+
+    const auto issues = validatePlan(*problem, *plan, costModel->get());
+    if (!issues.empty())
+        return reportInvalid(*planPath, issues, args->has("json"));
+
+    const Evaluation evaluation = (*costModel)->evaluate(*problem, *plan);
+    if (args->has("json")) {
+        std::cout << evaluationToJson(evaluation, problem->topology).dump(2) << '\n';
+    } else {
+        printPlan(std::cout, *problem, *plan);
+        printEvaluation(std::cout, *problem, evaluation);
+    }
+    return 0;
+}
+
+} // namespace hetplan::cli

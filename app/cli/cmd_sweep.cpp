@@ -1,0 +1,151 @@
+#include "app/cli/commands.h"
+#include "app/cli/planning.h"
+#include "app/cli/report.h"
+#include "app/cli/setup.h"
+
+#include "core/catalog/catalog.h"
+#include "core/cost/cost_model.h"
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+namespace hetplan::cli {
+namespace {
+
+// Which bandwidths a sweep sets: one link, every network link, or every machine's intra link.
+struct SweepTarget
+{
+    enum class Kind { Link, Inter, Intra } kind = Kind::Inter;
+    std::vector<size_t> links; // for Kind::Link: indices into Cluster::links
+    std::string label;
+};
+
+// "--link A-B": node names may contain '-', so try every split that names two nodes.
+Result<SweepTarget> linkTarget(const Cluster &cluster, const std::string &spec)
+{
+    SweepTarget target{SweepTarget::Kind::Link, {}, "link " + spec};
+    for (size_t dash = spec.find('-'); dash != std::string::npos; dash = spec.find('-', dash + 1)) {
+        const std::string a = spec.substr(0, dash);
+        const std::string b = spec.substr(dash + 1);
+        for (size_t i = 0; i < cluster.links.size(); ++i) {
+            const Link &l = cluster.links[i];
+            if ((l.a == a && l.b == b) || (l.a == b && l.b == a))
+                target.links.push_back(i);
+        }
+        if (!target.links.empty())
+            return target;
+    }
+    return badInput("--link: no link '" + spec + "' in cluster '" + cluster.name
+                    + "'; write it as A-B with the names of its two ends");
+}
+
+Result<SweepTarget> targetFromArgs(const Args &args, const Cluster &cluster)
+{
+    const int chosen = int(args.has("link")) + int(args.has("inter")) + int(args.has("intra"));
+    if (chosen != 1)
+        return badInput("sweep: choose exactly one of --link A-B, --inter, --intra");
+    if (const auto link = args.value("link"))
+        return linkTarget(cluster, *link);
+    if (args.has("intra"))
+        return SweepTarget{SweepTarget::Kind::Intra, {}, "every intra-machine link"};
+    if (cluster.links.empty())
+        return badInput("--inter: cluster '" + cluster.name + "' has no network links");
+    return SweepTarget{SweepTarget::Kind::Inter, {}, "every network link"};
+}
+
+Cluster withBandwidth(Cluster cluster, const SweepTarget &target, double bandwidthGBps)
+{
+    switch (target.kind) {
+    case SweepTarget::Kind::Link:
+        for (size_t i : target.links)
+            cluster.links[i].bandwidthGBps = bandwidthGBps;
+        break;
+    case SweepTarget::Kind::Inter:
+        for (Link &l : cluster.links)
+            l.bandwidthGBps = bandwidthGBps;
+        break;
+    case SweepTarget::Kind::Intra:
+        for (Machine &m : cluster.machines)
+            m.intra.bandwidthGBps = bandwidthGBps;
+        break;
+    }
+    return cluster;
+}
+
+} // namespace
+
+int runSweep(const std::vector<std::string> &words)
+{
+    Args::Spec spec{problemOptions(), {"json", "inter", "intra"}};
+    spec.options.insert({"link", "bandwidth", "planner", "seed"});
+    auto args = Args::parse(words, spec);
+    if (!args)
+        return fail(args.error());
+    auto problem = buildProblem(*args);
+    if (!problem)
+        return fail(problem.error());
+    auto costModel = costModelFromArgs(*args);
+    if (!costModel)
+        return fail(costModel.error());
+    auto target = targetFromArgs(*args, problem->topology.cluster());
+    if (!target)
+        return fail(target.error());
+    auto bandwidths = args->numberList("bandwidth", 1e-6, 1e6);
+    if (!bandwidths)
+        return fail(bandwidths.error());
+    if (bandwidths->empty())
+        return fail(badInput("--bandwidth is required: GB/s values, e.g. 0.5,1,2,5"));
+    PlannerKind kind = defaultPlanner(problem->workload.mode);
+    if (const auto name = args->value("planner")) {
+        auto parsed = plannerKindFromName(*name);
+        if (!parsed)
+            return fail(Error{ErrorKind::BadInput, "--planner: " + parsed.error().message});
+        kind = *parsed;
+    }
+    const auto seed = static_cast<std::uint64_t>(args->integer("seed", 0, 1 << 30)->value_or(1));
+
+    // The plan for the cluster as drawn; each point re-evaluates it and re-plans from it.
+    auto base = runPlanner(kind, *problem, **costModel, seed);
+    if (!base)
+        return fail(base.error());
+
+    nlohmann::json points = nlohmann::json::array();
+    if (!args->has("json"))
+        std::printf("Sweep of %s (planner %s, cost model %s)\n%12s %16s %16s %8s  %s\n",
+                    target->label.c_str(), std::string(plannerName(kind)).c_str(),
+                    std::string((*costModel)->name()).c_str(), "GB/s", "current plan",
+                    "re-planned", "MFU", "strategy");
+    for (double bandwidthGBps : *bandwidths) {
+        auto topology = Topology::build(withBandwidth(problem->topology.cluster(), *target, bandwidthGBps),
+                                        GpuCatalog::builtin());
+        if (!topology)
+            return fail(topology.error());
+        const Problem changed{std::move(topology).value(), problem->model, problem->workload};
+        const double currentS = (*costModel)->objectiveS(changed, base->plan);
+        auto replanned = runPlanner(kind, changed, **costModel, seed, &base->plan);
+        nlohmann::json point{{"bandwidth_GBps", bandwidthGBps}, {"current_plan_s", currentS}};
+        if (replanned) {
+            point["replanned_s"] = replanned->evaluation.iterationS;
+            point["mfu"] = replanned->evaluation.mfu;
+            point["strategy_changed"] = !replanned->plan.sameLayout(base->plan);
+            point["pipelines"] = replanned->plan.pipelines.size();
+        } else {
+            point["error"] = replanned.error().message;
+        }
+        if (!args->has("json")) {
+            const bool ok = replanned.ok();
+            std::printf("%12.3g %16s %16s %8s  %s\n", bandwidthGBps, formatSeconds(currentS).c_str(),
+                        ok ? formatSeconds(replanned->evaluation.iterationS).c_str() : "-",
+                        ok ? (std::to_string(int(100 * replanned->evaluation.mfu + 0.5)) + " %").c_str() : "-",
+                        ok ? (replanned->plan.sameLayout(base->plan) ? "same" : "changed")
+                           : replanned.error().message.c_str());
+        }
+        points.push_back(std::move(point));
+    }
+    if (args->has("json"))
+        std::cout << nlohmann::json{{"target", target->label}, {"points", points}}.dump(2) << '\n';
+    return 0;
+}
+
+} // namespace hetplan::cli

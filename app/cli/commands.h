@@ -1,0 +1,17 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hetplan::cli {
+
+// Each subcommand takes the words after its name and returns the process exit code:
+// 0 success, 2 bad input (or a plan that fails validation), 3 no plan fits, 1 anything else.
+int runPlan(const std::vector<std::string> &words);
+int runEvaluate(const std::vector<std::string> &words);
+int runCompare(const std::vector<std::string> &words);
+int runSweep(const std::vector<std::string> &words);
+int runValidate(const std::vector<std::string> &words);
+int runCatalog(const std::vector<std::string> &words);
+
+} // namespace hetplan::cli

@@ -1,0 +1,119 @@
+#include "app/cli/report.h"
+
+#include "core/cost/problem.h"
+#include "core/plan/plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace hetplan::cli {
+namespace {
+
+std::string format(const char *fmt, double value)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, fmt, value);
+    return buffer;
+}
+
+std::string padRight(std::string text, size_t width)
+{
+    if (text.size() < width)
+        text.append(width - text.size(), ' ');
+    return text;
+}
+
+std::string gpuList(const Problem &problem, const std::vector<int> &gpus)
+{
+    std::string text;
+    for (int g : gpus) {
+        if (!text.empty())
+            text += ' ';
+        text += g >= 0 && g < problem.topology.gpuCount() ? problem.topology.gpu(g).name : "?";
+    }
+    return text;
+}
+
+void printBreakdownRow(std::ostream &out, const char *name, double seconds, double total)
+{
+    const double share = total > 0 ? 100.0 * seconds / total : 0;
+    out << "    " << padRight(name, 10) << padRight(formatSeconds(seconds), 12)
+        << format("%5.1f %%", share) << '\n';
+}
+
+} // namespace
+
+std::string formatSeconds(double seconds)
+{
+    if (!std::isfinite(seconds))
+        return "inf";
+    const double magnitude = std::abs(seconds);
+    if (magnitude >= 1 || magnitude == 0)
+        return format("%.3f s", seconds);
+    if (magnitude >= 1e-3)
+        return format("%.2f ms", seconds * 1e3);
+    return format("%.2f us", seconds * 1e6);
+}
+
+void printPlan(std::ostream &out, const Problem &problem, const Plan &plan)
+{
+    const bool training = plan.workload.mode == Mode::Train;
+    out << "Plan: " << plan.model << " on " << plan.cluster << "  (planner " << plan.planner
+        << ", cost model " << plan.costModel << ")\n";
+    for (size_t p = 0; p < plan.pipelines.size(); ++p) {
+        const Pipeline &pipeline = plan.pipelines[p];
+        out << "\n  " << (training ? "Pipeline " : "Replica ") << p;
+        if (training)
+            out << ": " << pipeline.microBatches << " micro-batches of " << pipeline.microBatch;
+        else
+            out << ": batch " << pipeline.microBatch;
+        out << "\n    " << padRight("stage", 7) << padRight("layers", 10) << padRight("TP", 4)
+            << padRight("DP", 4) << "GPUs\n";
+        for (size_t s = 0; s < pipeline.stages.size(); ++s) {
+            const Stage &stage = pipeline.stages[s];
+            const std::string layers = std::to_string(stage.layerBegin) + "-"
+                                       + std::to_string(stage.layerEnd - 1);
+            out << "    " << padRight(std::to_string(s), 7) << padRight(layers, 10)
+                << padRight(std::to_string(stage.tp), 4) << padRight(std::to_string(stage.dp), 4)
+                << gpuList(problem, stage.gpus) << '\n';
+        }
+    }
+}
+
+void printEvaluation(std::ostream &out, const Problem &problem, const Evaluation &evaluation)
+{
+    const bool training = problem.workload.mode == Mode::Train;
+    out << '\n' << (training ? "Iteration " : "Latency (slowest replica) ")
+        << formatSeconds(evaluation.iterationS) << "   MFU " << format("%.1f %%", 100 * evaluation.mfu)
+        << "   " << format("%.0f", evaluation.tokensPerS) << " tokens/s";
+    if (evaluation.costPerIterationUsd)
+        out << "   " << format("$%.4f", *evaluation.costPerIterationUsd)
+            << (training ? " per iteration" : " per batch");
+    if (evaluation.costPerMillionTokensUsd)
+        out << "   " << format("$%.2f", *evaluation.costPerMillionTokensUsd) << " per 1M tokens";
+    out << "\n\n  Breakdown" << (training ? " (critical pipeline)" : " (slowest replica)") << '\n';
+    const Breakdown &b = evaluation.breakdown;
+    const double total = b.totalS();
+    printBreakdownRow(out, "compute", b.computeS, total);
+    printBreakdownRow(out, "TP comm", b.tpCommS, total);
+    printBreakdownRow(out, "PP comm", b.ppCommS, total);
+    if (training) {
+        printBreakdownRow(out, "DP comm", b.dpCommS, total);
+        printBreakdownRow(out, "bubble", b.bubbleS, total);
+    }
+
+    out << "\n  Memory per GPU\n    " << padRight("GPU", 12) << padRight("used", 12) << "capacity\n";
+    for (const GpuMemory &m : evaluation.memory) {
+        const std::string name = m.gpu >= 0 && m.gpu < problem.topology.gpuCount()
+                                     ? problem.topology.gpu(m.gpu).name
+                                     : "?";
+        out << "    " << padRight(name, 12) << padRight(format("%.1f GiB", m.usedGiB), 12)
+            << format("%.1f GiB", m.capacityGiB) << (m.fits() ? "" : "   OVER CAPACITY") << '\n';
+    }
+    for (const std::string &error : evaluation.errors)
+        out << "  ! " << error << '\n';
+}
+
+} // namespace hetplan::cli

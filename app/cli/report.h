@@ -1,0 +1,22 @@
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace hetplan {
+struct Problem;
+struct Plan;
+struct Evaluation;
+} // namespace hetplan
+
+namespace hetplan::cli {
+
+// Human output: readable tables of a plan, its estimate and its memory, for a terminal.
+void printPlan(std::ostream &out, const Problem &problem, const Plan &plan);
+void printEvaluation(std::ostream &out, const Problem &problem, const Evaluation &evaluation);
+
+// "12.3 s", "845 ms", "3.1 µs": a duration with a unit a person reads at a glance.
+std::string formatSeconds(double seconds);
+
+} // namespace hetplan::cli

@@ -1,0 +1,167 @@
+#include "app/cli/setup.h"
+
+#include "core/catalog/catalog.h"
+#include "core/io/formats.h"
+#include "core/io/loaders.h"
+
+#include <iostream>
+
+namespace hetplan::cli {
+namespace {
+
+Result<Workload> baseWorkload(const Args &args, const ProblemDefaults &defaults)
+{
+    if (const auto path = args.value("workload"))
+        return loadWorkload(*path);
+    if (defaults.workload)
+        return *defaults.workload;
+    if (const auto cluster = args.value("cluster")) {
+        if (const auto example = findExample(*cluster, ExampleKind::Workload))
+            return parseWorkload(example->text, example->path);
+    }
+    return Workload{};
+}
+
+Status applyTrainFlags(const Args &args, TrainWorkload &train)
+{
+    auto globalBatch = args.integer("global-batch", 1, 1 << 24);
+    auto microBatch = args.integer("micro-batch", 1, 1 << 16);
+    auto seqLen = args.integer("seq-len", 1, 1 << 22);
+    for (const auto *r : {&globalBatch, &microBatch, &seqLen})
+        if (!*r)
+            return r->error();
+    if (*globalBatch)
+        train.globalBatch = **globalBatch;
+    if (*microBatch)
+        train.microBatchSizes = {**microBatch};
+    if (*seqLen)
+        train.seqLen = **seqLen;
+    return okStatus();
+}
+
+Status applyInferFlags(const Args &args, InferWorkload &infer)
+{
+    auto promptLen = args.integer("prompt-len", 1, 1 << 22);
+    auto outputLen = args.integer("output-len", 1, 1 << 22);
+    for (const auto *r : {&promptLen, &outputLen})
+        if (!*r)
+            return r->error();
+    auto rate = args.number("request-rate", 1e-9, 1e9);
+    if (!rate)
+        return rate.error();
+    auto slo = args.number("slo", 1e-6, 1e9);
+    if (!slo)
+        return slo.error();
+    if (*promptLen)
+        infer.promptLen = **promptLen;
+    if (*outputLen)
+        infer.outputLen = **outputLen;
+    if (*rate)
+        infer.requestRatePerS = **rate;
+    if (*slo) {
+        infer.sloS = **slo;
+        infer.sloScale.reset();
+    }
+    return okStatus();
+}
+
+Result<Workload> workloadFromArgs(const Args &args, const ProblemDefaults &defaults)
+{
+    auto workload = baseWorkload(args, defaults);
+    if (!workload)
+        return workload;
+    if (const auto mode = args.value("mode")) {
+        if (*mode == "train")
+            workload->mode = Mode::Train;
+        else if (*mode == "infer")
+            workload->mode = Mode::Infer;
+        else
+            return badInput("--mode: '" + *mode + "' is not a mode; valid: train, infer");
+    }
+    if (auto s = applyTrainFlags(args, workload->train); !s)
+        return s.error();
+    if (auto s = applyInferFlags(args, workload->infer); !s)
+        return s.error();
+    return workload;
+}
+
+} // namespace
+
+std::set<std::string> problemOptions()
+{
+    return {"cluster",    "model",      "workload",    "mode",         "global-batch",
+            "micro-batch", "seq-len",   "prompt-len",  "output-len",   "request-rate",
+            "slo",        "cost-model"};
+}
+
+Result<Topology> topologyFromArgs(const Args &args, std::optional<std::string> fallbackCluster)
+{
+    const auto clusterName = args.value("cluster") ? args.value("cluster") : fallbackCluster;
+    if (!clusterName)
+        return badInput("--cluster is required (a bundled example such as case-study, or a "
+                        "cluster file; `hetplan-cli catalog examples` lists them)");
+    auto cluster = loadCluster(*clusterName);
+    if (!cluster)
+        return cluster.error();
+    auto topology = Topology::build(*cluster, GpuCatalog::builtin());
+    if (!topology)
+        return Error{topology.error().kind, *clusterName + ": " + topology.error().message};
+    return topology;
+}
+
+Result<Problem> buildProblem(const Args &args, const ProblemDefaults &defaults)
+{
+    auto topology = topologyFromArgs(args);
+    if (!topology)
+        return topology.error();
+    return buildProblem(std::move(topology).value(), args, defaults);
+}
+
+Result<Problem> buildProblem(Topology topology, const Args &args, const ProblemDefaults &defaults)
+{
+    const std::optional<std::string> modelName = args.value("model") ? args.value("model")
+                                                                     : defaults.model;
+    if (!modelName)
+        return badInput("--model is required (a catalog name such as llama2-13b, or a model file; "
+                        "`hetplan-cli catalog models` lists them)");
+    auto model = loadModel(*modelName);
+    if (!model)
+        return model.error();
+
+    auto workload = workloadFromArgs(args, defaults);
+    if (!workload)
+        return workload.error();
+    return Problem{std::move(topology), std::move(model).value(), std::move(workload).value()};
+}
+
+Result<std::unique_ptr<CostModel>> costModelFromArgs(const Args &args, std::optional<std::string> fallback)
+{
+    const std::string name = args.value("cost-model").value_or(fallback.value_or("hetplan"));
+    auto kind = costModelKindFromName(name);
+    if (!kind)
+        return Error{ErrorKind::BadInput, "--cost-model: " + kind.error().message};
+    return makeCostModel(*kind);
+}
+
+int exitCodeFor(const Error &error)
+{
+    switch (error.kind) {
+    case ErrorKind::BadInput:
+        return 2;
+    case ErrorKind::NoPlanFits:
+        return 3;
+    case ErrorKind::Cancelled:
+    case ErrorKind::Unsupported:
+    case ErrorKind::Internal:
+        break;
+    }
+    return 1;
+}
+
+int fail(const Error &error)
+{
+    std::cerr << "hetplan-cli: error: " << error.message << '\n';
+    return exitCodeFor(error);
+}
+
+} // namespace hetplan::cli

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "app/cli/args.h"
+#include "core/cost/cost_model.h"
+#include "core/cost/problem.h"
+
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+namespace hetplan::cli {
+
+// Options every problem-building subcommand accepts.
+std::set<std::string> problemOptions();
+
+// What a subcommand knows before reading the flags (e.g. a plan file's model and workload).
+struct ProblemDefaults
+{
+    std::optional<std::string> model;
+    std::optional<Workload> workload;
+};
+
+// --cluster NAME|FILE, resolved to a Topology (GPU types checked against the catalog).
+Result<Topology> topologyFromArgs(const Args &args, std::optional<std::string> fallbackCluster = {});
+
+// Cluster (--cluster, bundled name or file), model (--model), workload (--workload file, else
+// the bundled "<cluster>.workload.json" when the cluster is a bundled example, else defaults),
+// then the workload flags (--global-batch, --seq-len, ...) override single fields.
+Result<Problem> buildProblem(const Args &args, const ProblemDefaults &defaults = {});
+Result<Problem> buildProblem(Topology topology, const Args &args, const ProblemDefaults &defaults = {});
+
+// Maps an Error to the CLI's exit code contract: 2 bad input, 3 no plan fits, 1 otherwise.
+int exitCodeFor(const Error &error);
+// Prints "hetplan-cli: error: …" on stderr and returns exitCodeFor(error).
+int fail(const Error &error);
+
+// --cost-model NAME, default "hetplan".
+Result<std::unique_ptr<CostModel>> costModelFromArgs(const Args &args,
+                                                     std::optional<std::string> fallback = {});
+
+} // namespace hetplan::cli

@@ -1,0 +1,64 @@
+#include "core/io/evaluation_json.h"
+
+#include "core/model/topology.h"
+
+#include <nlohmann/json.hpp>
+
+namespace hetplan {
+namespace {
+
+nlohmann::json breakdownToJson(const Breakdown &b)
+{
+    return {{"compute", b.computeS}, {"tp_comm", b.tpCommS}, {"pp_comm", b.ppCommS},
+            {"dp_comm", b.dpCommS}, {"bubble", b.bubbleS}};
+}
+
+nlohmann::json stageToJson(const StageTiming &s)
+{
+    return {{"forward_s", s.forwardS}, {"backward_s", s.backwardS}, {"compute_s", s.computeS},
+            {"tp_comm_s", s.tpCommS},  {"hop_s", s.hopS},           {"dp_comm_s", s.dpCommS}};
+}
+
+} // namespace
+
+nlohmann::json evaluationToJson(const Evaluation &evaluation, const Topology &topology)
+{
+    nlohmann::json out;
+    out["valid"] = evaluation.valid;
+    out["errors"] = evaluation.errors;
+    out["iteration_s"] = evaluation.iterationS;
+    out["mfu"] = evaluation.mfu;
+    out["tokens_per_s"] = evaluation.tokensPerS;
+    out["breakdown_s"] = breakdownToJson(evaluation.breakdown);
+
+    nlohmann::json memory = nlohmann::json::array();
+    for (const GpuMemory &m : evaluation.memory) {
+        const bool known = m.gpu >= 0 && m.gpu < topology.gpuCount();
+        memory.push_back({{"gpu", known ? topology.gpu(m.gpu).name : std::string("?")},
+                          {"used_GiB", m.usedGiB},
+                          {"capacity_GiB", m.capacityGiB},
+                          {"fits", m.fits()}});
+    }
+    out["memory"] = std::move(memory);
+
+    if (evaluation.costPerIterationUsd)
+        out["cost_per_iteration_usd"] = *evaluation.costPerIterationUsd;
+    if (evaluation.costPerMillionTokensUsd)
+        out["cost_per_million_tokens_usd"] = *evaluation.costPerMillionTokensUsd;
+    if (!evaluation.replicaLatencyS.empty())
+        out["replica_latency_s"] = evaluation.replicaLatencyS;
+
+    nlohmann::json pipelines = nlohmann::json::array();
+    for (const PipelineTiming &p : evaluation.pipelines) {
+        nlohmann::json stages = nlohmann::json::array();
+        for (const StageTiming &s : p.stages)
+            stages.push_back(stageToJson(s));
+        pipelines.push_back({{"time_s", p.timeS},
+                             {"breakdown_s", breakdownToJson(p.breakdown)},
+                             {"stages", std::move(stages)}});
+    }
+    out["pipelines"] = std::move(pipelines);
+    return out;
+}
+
+} // namespace hetplan

@@ -1,0 +1,16 @@
+#pragma once
+
+#include "core/cost/evaluation.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace hetplan {
+
+class Topology;
+
+// The JSON form of an Evaluation, as plan files ("estimate") and `hetplan-cli --json` print
+// it: iteration_s, mfu, tokens_per_s, breakdown_s, memory (GPUs by name), valid, errors, and
+// the optional cost and per-pipeline figures.
+nlohmann::json evaluationToJson(const Evaluation &evaluation, const Topology &topology);
+
+} // namespace hetplan
