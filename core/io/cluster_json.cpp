@@ -1,0 +1,320 @@
+// hetplan.cluster/1 (DESIGN.md, "File formats") and the GPU type object it shares with the
+// GPU catalog.
+#include "core/catalog/catalog.h"
+#include "core/io/format_objects.h"
+#include "core/io/formats.h"
+
+#include <unordered_map>
+
+namespace hetplan {
+
+using namespace jsonio;
+
+namespace {
+
+constexpr Choice<LinkKind> kLinkKinds[] = {
+    {"nvlink", LinkKind::NvLink},     {"pcie", LinkKind::Pcie}, {"ethernet", LinkKind::Ethernet},
+    {"infiniband", LinkKind::InfiniBand}, {"roce", LinkKind::Roce},
+};
+constexpr Choice<NicKind> kNicKinds[] = {
+    {"ethernet", NicKind::Ethernet}, {"infiniband", NicKind::InfiniBand}, {"roce", NicKind::Roce}};
+
+constexpr std::size_t kMaxLinks = 1u << 20;
+constexpr std::size_t kMaxGpuTypes = 4096;
+// Canvas coordinates; generous, but finite so that the scene never sees 1e300.
+constexpr Range kCanvasRange{-1e7, 1e7};
+
+std::string nodeName(const Value &value, bool allowColon)
+{
+    std::string name = value.string(kMaxNameChars);
+    if (!allowColon && name.find(':') != std::string::npos)
+        value.fail("\"" + name + "\" contains ':'; GPUs are named \"machine:index\", so machine "
+                   "and switch names cannot contain it");
+    return name;
+}
+
+CanvasPosition readPosition(const Value &value)
+{
+    CanvasPosition p;
+    if (!value.present())
+        return p;
+    const Array xy = value.array(2, 2);
+    p.x = xy.at(0).number(kCanvasRange);
+    p.y = xy.at(1).number(kCanvasRange);
+    return p;
+}
+
+// Where a node was first defined, for duplicate-name messages.
+using NameIndex = std::unordered_map<std::string, std::string>;
+
+void claimName(NameIndex &names, const std::string &name, const Value &where)
+{
+    const auto [it, inserted] = names.emplace(name, where.path());
+    if (!inserted)
+        where.fail("\"" + name + "\" is already the name of " + it->second
+                   + "; names must be unique among machines and switches");
+}
+
+// The intra link a machine gets when its file gives none: its GPU type's typical one.
+IntraLink defaultIntra(const Cluster &cluster, const std::string &gpu)
+{
+    for (const GpuType &t : cluster.gpuTypes)
+        if (t.name == gpu)
+            return t.typicalIntra;
+    if (const GpuType *t = GpuCatalog::builtin().find(gpu))
+        return t->typicalIntra;
+    return IntraLink{};
+}
+
+Machine readMachine(const Value &value, const Cluster &cluster, NameIndex &names,
+                    long long &gpuTotal)
+{
+    Machine m;
+    Object o = value.object();
+    const Value name = o.required("name");
+    m.name = nodeName(name, false);
+    claimName(names, m.name, name);
+    m.gpu = o.required("gpu").string(kMaxNameChars);
+    const Value count = o.required("count");
+    m.count = count.integer({1, kMaxGpusPerMachine}, 1);
+    gpuTotal += m.count;
+    if (gpuTotal > kMaxGpus)
+        count.fail("the cluster would have more than " + std::to_string(kMaxGpus)
+                   + " GPUs in total; HetPlan handles at most that many");
+    m.host = o.optional("host").string(kMaxNameChars * 2, true);
+    const Value intra = o.optional("intra");
+    m.intra = intra.present() ? readIntraLink(intra) : defaultIntra(cluster, m.gpu);
+    m.nic = o.optional("nic").oneOf<NicKind>(kNicKinds, NicKind::Ethernet, "NIC kind");
+    m.position = readPosition(o.optional("position"));
+    o.finish();
+    return m;
+}
+
+Switch readSwitch(const Value &value, NameIndex &names)
+{
+    Switch s;
+    Object o = value.object();
+    const Value name = o.required("name");
+    s.name = nodeName(name, false);
+    claimName(names, s.name, name);
+    s.position = readPosition(o.optional("position"));
+    o.finish();
+    return s;
+}
+
+Link readLink(const Value &value, const NameIndex &names)
+{
+    Link l;
+    Object o = value.object();
+    const auto endpoint = [&](std::string_view key) {
+        const Value v = o.required(key);
+        std::string name = v.string(kMaxNameChars);
+        if (!v.context().failed() && !names.contains(name))
+            v.fail("\"" + name + "\" is neither a machine nor a switch of this cluster");
+        return name;
+    };
+    l.a = endpoint("a");
+    l.b = endpoint("b");
+    if (!o.context().failed() && l.a == l.b)
+        o.fail("links \"" + l.a + "\" to itself; a link joins two different nodes");
+    l.kind = o.optional("kind").oneOf<LinkKind>(kLinkKinds, LinkKind::Ethernet, "link kind");
+    l.bandwidthGBps = o.required("bandwidth_GBps").number(Range::positive());
+    l.latencyUs = o.optional("latency_us").number(Range::nonNegative(), Link{}.latencyUs);
+    o.finish();
+    return l;
+}
+
+// "A:2" must name machine A with at least 3 GPUs.
+std::string gpuName(const Value &value, const std::vector<Machine> &machines)
+{
+    std::string name = value.string(kMaxNameChars * 2);
+    if (value.context().failed())
+        return name;
+    const std::size_t colon = name.rfind(':');
+    if (colon != std::string::npos) {
+        const std::string machine = name.substr(0, colon);
+        const std::string index = name.substr(colon + 1);
+        for (const Machine &m : machines) {
+            if (m.name != machine)
+                continue;
+            if (!index.empty() && index.size() <= 5
+                && index.find_first_not_of("0123456789") == std::string::npos
+                && std::stoi(index) < m.count)
+                return name;
+            value.fail("\"" + name + "\": machine " + machine + " has GPUs " + machine + ":0.."
+                       + machine + ":" + std::to_string(m.count - 1));
+            return name;
+        }
+    }
+    value.fail("\"" + name + "\" is not a GPU of this cluster; GPUs are named \"machine:index\"");
+    return name;
+}
+
+PairOverride readOverride(const Value &value, const std::vector<Machine> &machines)
+{
+    PairOverride p;
+    Object o = value.object();
+    p.a = gpuName(o.required("a"), machines);
+    p.b = gpuName(o.required("b"), machines);
+    if (!o.context().failed() && p.a == p.b)
+        o.fail("pairs \"" + p.a + "\" with itself");
+    p.bandwidthGBps = o.required("bandwidth_GBps").number(Range::positive());
+    p.latencyUs = o.required("latency_us").number(Range::nonNegative());
+    o.finish();
+    return p;
+}
+
+} // namespace
+
+namespace jsonio {
+
+std::span<const Choice<LinkKind>> linkKinds() { return kLinkKinds; }
+
+IntraLink readIntraLink(const Value &value)
+{
+    IntraLink link;
+    Object o = value.object();
+    link.kind = o.required("kind").oneOf<LinkKind>(kLinkKinds, link.kind, "link kind");
+    link.bandwidthGBps = o.required("bandwidth_GBps").number(Range::positive());
+    link.latencyUs = o.optional("latency_us").number(Range::nonNegative(), link.latencyUs);
+    o.finish();
+    return link;
+}
+
+OrderedJson intraLinkJson(const IntraLink &link)
+{
+    OrderedJson j;
+    j["kind"] = nameOf<LinkKind>(kLinkKinds, link.kind);
+    j["bandwidth_GBps"] = link.bandwidthGBps;
+    j["latency_us"] = link.latencyUs;
+    return j;
+}
+
+GpuType readGpuType(const Value &value)
+{
+    GpuType t;
+    Object o = value.object();
+    t.name = o.required("name").string(kMaxNameChars);
+    t.tflops = o.required("tflops").number(Range::positive());
+    t.memoryGiB = o.required("memory_GiB").number(Range::positive());
+    t.memoryBandwidthGBps = o.required("membw_GBps").number(Range::positive());
+    const Value intra = o.optional("intra");
+    if (intra.present())
+        t.typicalIntra = readIntraLink(intra);
+    t.achievedFraction = o.optional("achieved_fraction").number(Range::positive(1),
+                                                                t.achievedFraction);
+    t.pricePerHourUsd = o.optional("price_per_hour_usd").optionalNumber(Range::nonNegative());
+    static constexpr Choice<int> kAccumulate[] = {{"fp32", 32}, {"fp16", 16}};
+    const Value accumulate = o.optional("accumulate");
+    if (accumulate.present() && accumulate.oneOf<int>(kAccumulate, 0, "accumulate precision"))
+        t.accumulate = accumulate.json()->get<std::string>();
+    t.source = o.optional("source").string(kMaxTextChars, true);
+    o.finish();
+    return t;
+}
+
+OrderedJson gpuTypeJson(const GpuType &type)
+{
+    OrderedJson j;
+    j["name"] = type.name;
+    j["tflops"] = type.tflops;
+    j["memory_GiB"] = type.memoryGiB;
+    j["membw_GBps"] = type.memoryBandwidthGBps;
+    j["intra"] = intraLinkJson(type.typicalIntra);
+    j["achieved_fraction"] = type.achievedFraction;
+    if (type.pricePerHourUsd)
+        j["price_per_hour_usd"] = *type.pricePerHourUsd;
+    if (!type.accumulate.empty())
+        j["accumulate"] = type.accumulate;
+    if (!type.source.empty())
+        j["source"] = type.source;
+    return j;
+}
+
+} // namespace jsonio
+
+Result<Cluster> parseCluster(std::string_view text, std::string_view source)
+{
+    auto doc = parseDocument(text, source);
+    if (!doc)
+        return doc.error();
+    Context context(source);
+    Object root = rootObject(context, *doc, kClusterFormat);
+    Cluster c;
+    c.name = root.required("name").string(kMaxNameChars);
+
+    // GPU types first: a machine without "intra" takes its type's typical link.
+    const Array types = root.optional("gpu_types").array(kMaxGpuTypes);
+    for (std::size_t i = 0; i < types.size(); ++i) {
+        const Value v = types.at(i);
+        c.gpuTypes.push_back(readGpuType(v));
+        for (std::size_t j = 0; j + 1 < c.gpuTypes.size(); ++j)
+            if (c.gpuTypes[j].name == c.gpuTypes.back().name)
+                v.fail("\"" + c.gpuTypes.back().name + "\" is already defined by gpu_types["
+                       + std::to_string(j) + "]");
+    }
+
+    NameIndex names;
+    long long gpuTotal = 0;
+    const Array machines = root.required("machines").array(kMaxMachines, 1);
+    for (std::size_t i = 0; i < machines.size(); ++i)
+        c.machines.push_back(readMachine(machines.at(i), c, names, gpuTotal));
+    const Array switches = root.optional("switches").array(kMaxMachines);
+    for (std::size_t i = 0; i < switches.size(); ++i)
+        c.switches.push_back(readSwitch(switches.at(i), names));
+    const Array links = root.optional("links").array(kMaxLinks);
+    for (std::size_t i = 0; i < links.size(); ++i)
+        c.links.push_back(readLink(links.at(i), names));
+    const Array overrides = root.optional("pair_overrides").array(kMaxLinks);
+    for (std::size_t i = 0; i < overrides.size(); ++i)
+        c.pairOverrides.push_back(readOverride(overrides.at(i), c.machines));
+    root.finish();
+    return context.result(std::move(c));
+}
+
+std::string writeCluster(const Cluster &cluster)
+{
+    OrderedJson j;
+    j["format"] = kClusterFormat;
+    j["name"] = cluster.name;
+    OrderedJson &machines = j["machines"] = OrderedJson::array();
+    for (const Machine &m : cluster.machines) {
+        OrderedJson o;
+        o["name"] = m.name;
+        o["gpu"] = m.gpu;
+        o["count"] = m.count;
+        o["host"] = m.host;
+        o["intra"] = intraLinkJson(m.intra);
+        o["nic"] = nameOf<NicKind>(kNicKinds, m.nic);
+        o["position"] = {m.position.x, m.position.y};
+        machines.push_back(std::move(o));
+    }
+    OrderedJson &switches = j["switches"] = OrderedJson::array();
+    for (const Switch &s : cluster.switches)
+        switches.push_back({{"name", s.name}, {"position", {s.position.x, s.position.y}}});
+    OrderedJson &links = j["links"] = OrderedJson::array();
+    for (const Link &l : cluster.links) {
+        OrderedJson o;
+        o["a"] = l.a;
+        o["b"] = l.b;
+        o["kind"] = nameOf<LinkKind>(kLinkKinds, l.kind);
+        o["bandwidth_GBps"] = l.bandwidthGBps;
+        o["latency_us"] = l.latencyUs;
+        links.push_back(std::move(o));
+    }
+    OrderedJson &types = j["gpu_types"] = OrderedJson::array();
+    for (const GpuType &t : cluster.gpuTypes)
+        types.push_back(gpuTypeJson(t));
+    OrderedJson &overrides = j["pair_overrides"] = OrderedJson::array();
+    for (const PairOverride &p : cluster.pairOverrides) {
+        OrderedJson o;
+        o["a"] = p.a;
+        o["b"] = p.b;
+        o["bandwidth_GBps"] = p.bandwidthGBps;
+        o["latency_us"] = p.latencyUs;
+        overrides.push_back(std::move(o));
+    }
+    return dumpPretty(j);
+}
+
+} // namespace hetplan

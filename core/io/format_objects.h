@@ -1,0 +1,35 @@
+#pragma once
+
+// Readers and writers of the objects that appear in more than one file: GPU types (cluster
+// gpu_types and the GPU catalog), models (model files and the model catalog), workloads
+// (workload files and plans). Internal to core/io and core/catalog.
+
+#include "core/io/json_util.h"
+#include "core/model/gpu_type.h"
+#include "core/model/model_spec.h"
+#include "core/model/workload.h"
+
+#include <span>
+
+namespace hetplan::jsonio {
+
+std::span<const Choice<LinkKind>> linkKinds();
+
+// {"kind", "bandwidth_GBps", "latency_us"}; latency defaults to IntraLink{}'s.
+IntraLink readIntraLink(const Value &value);
+OrderedJson intraLinkJson(const IntraLink &link);
+
+// {"name", "tflops", "memory_GiB", "membw_GBps", "intra"?, "achieved_fraction"?,
+//  "price_per_hour_usd"?, "accumulate"?, "source"?}
+GpuType readGpuType(const Value &value);
+OrderedJson gpuTypeJson(const GpuType &type);
+
+// The model fields of DESIGN.md; the caller has read (or rejected) "format".
+ModelSpec readModelFields(Object &object);
+void writeModelFields(OrderedJson &out, const ModelSpec &model);
+
+// The workload fields; "format" is accepted and checked when present.
+Workload readWorkloadFields(Object &object);
+void writeWorkloadFields(OrderedJson &out, const Workload &workload);
+
+} // namespace hetplan::jsonio

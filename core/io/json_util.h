@@ -1,0 +1,218 @@
+#pragma once
+
+// Strict, path-aware reading of nlohmann::json for the file formats (internal to core/io and
+// core/catalog). A reader walks a document with a JSON path ("machines[2].intra.kind"); the
+// first problem becomes the Error, later reads are no-ops that return their fallback, so the
+// format readers stay declarative: read every field, then ask the context for the result.
+
+#include "core/base/result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hetplan::jsonio {
+
+using Json = nlohmann::json;               // reading: std::map keys, O(log n) lookups
+using OrderedJson = nlohmann::ordered_json; // writing: fields in the order DESIGN.md shows
+
+inline constexpr int kMaxDepth = 64;
+inline constexpr std::size_t kMaxNameChars = 128;
+inline constexpr std::size_t kMaxTextChars = 4096;
+// Keeps absurd figures (1e300 GB/s) out of the cost models, where they would overflow.
+inline constexpr double kMaxFigure = 1e7;
+
+// Parses a whole document: size limit, nesting limit, JSON syntax. Never throws.
+// Errors: "<source>: line 3, column 7: syntax error …".
+Result<Json> parseDocument(std::string_view text, std::string_view source);
+
+// Allowed numbers, printed as "valid: > 0 and <= 10000000".
+struct Range
+{
+    double min = -kMaxFigure;
+    double max = kMaxFigure;
+    bool minOpen = false;
+
+    static Range positive(double max = kMaxFigure) { return {0, max, true}; }
+    static Range nonNegative(double max = kMaxFigure) { return {0, max, false}; }
+    bool contains(double x) const { return (minOpen ? x > min : x >= min) && x <= max; }
+    std::string describe() const;
+};
+
+// Allowed integers, printed as "valid: 1..1024".
+struct IntRange
+{
+    long long min = 0;
+    long long max = std::numeric_limits<int>::max();
+    std::string describe() const;
+};
+
+// One spelling of an enum value in a file.
+template<typename E>
+struct Choice
+{
+    std::string_view name;
+    E value;
+};
+
+template<typename E>
+std::string_view nameOf(std::span<const Choice<E>> choices, E value)
+{
+    for (const Choice<E> &c : choices)
+        if (c.value == value)
+            return c.name;
+    return choices.front().name; // unreachable for a complete table
+}
+
+std::string joinNames(const std::vector<std::string_view> &names);
+
+// The source name and the first error of one read.
+class Context
+{
+public:
+    explicit Context(std::string_view source) : m_source(source) {}
+
+    const std::string &source() const { return m_source; }
+    bool failed() const { return m_message.has_value(); }
+    // Keeps the first failure only: later ones are usually its consequences.
+    void fail(std::string_view path, std::string_view what);
+    Error error() const { return badInput(*m_message); }
+    template<typename T>
+    Result<T> result(T value) const
+    {
+        if (failed())
+            return error();
+        return value;
+    }
+
+private:
+    std::string m_source;
+    std::optional<std::string> m_message;
+};
+
+class Object;
+class Array;
+
+// One value at a path; `json` is null when the field is absent (or after a failure).
+// Every accessor returns `fallback` when the value is absent or wrong (recording why).
+class Value
+{
+public:
+    Value(Context &context, const Json *json, std::string path)
+        : m_context(&context), m_json(json), m_path(std::move(path))
+    {}
+
+    bool present() const { return m_json != nullptr && !m_context->failed(); }
+    const std::string &path() const { return m_path; }
+    Context &context() const { return *m_context; }
+    const Json *json() const { return present() ? m_json : nullptr; }
+    void fail(std::string_view what) const { m_context->fail(m_path, what); }
+
+    int integer(IntRange range, int fallback = 0) const;
+    double number(Range range, double fallback = 0) const;
+    std::optional<double> optionalNumber(Range range) const;
+    bool boolean(bool fallback = false) const;
+    // allowEmpty = false: names; a missing optional string is fallback either way.
+    std::string string(std::size_t maxChars = kMaxNameChars, bool allowEmpty = false,
+                       std::string fallback = {}) const;
+    // "what" names the set in the message: "unknown NIC kind 'x'; valid: ethernet, …".
+    template<typename E>
+    E oneOf(std::span<const Choice<E>> choices, E fallback, std::string_view what) const;
+
+    Object object() const;
+    Array array(std::size_t maxItems, std::size_t minItems = 0) const;
+
+    // Short human description of the value, for messages: "string \"abc\"", "an array".
+    std::string describe() const;
+
+private:
+    bool expect(bool ok, std::string_view expected) const;
+
+    Context *m_context;
+    const Json *m_json;
+    std::string m_path;
+};
+
+// An object being read. required()/optional() mark a field as known; finish() then rejects
+// fields nobody asked for (typos would otherwise silently fall back to defaults), except
+// "comment", "description" and names starting with '_', which people use for notes.
+class Object
+{
+public:
+    Object(Context &context, const Json *json, std::string path)
+        : m_context(&context), m_json(json), m_path(std::move(path))
+    {}
+
+    bool present() const { return m_json != nullptr && !m_context->failed(); }
+    bool has(std::string_view key) const;
+    Value required(std::string_view key);
+    Value optional(std::string_view key);
+    void fail(std::string_view what) const { m_context->fail(m_path, what); }
+    void failField(std::string_view key, std::string_view what) const;
+    std::string childPath(std::string_view key) const;
+    Context &context() const { return *m_context; }
+    void finish() const;
+
+private:
+    Context *m_context;
+    const Json *m_json;
+    std::string m_path;
+    std::vector<std::string_view> m_known;
+};
+
+class Array
+{
+public:
+    Array(Context &context, const Json *json, std::string path)
+        : m_context(&context), m_json(json), m_path(std::move(path))
+    {}
+
+    // 0 after a failure, so loops over a broken document stop at once.
+    std::size_t size() const;
+    Value at(std::size_t index) const;
+    const std::string &path() const { return m_path; }
+
+private:
+    Context *m_context;
+    const Json *m_json;
+    std::string m_path;
+};
+
+// The root of a document: must be an object; checks "format" when `format` is non-empty.
+// A format "kind/N" is accepted for the same kind and major version N ≤ the one we read.
+Object rootObject(Context &context, const Json &doc, std::string_view format,
+                  bool formatOptional = false);
+
+// Checks "<kind>/<major>" against `expected`; the message names the file and what we read.
+void checkFormat(const Value &value, std::string_view expected);
+
+// Writes pretty JSON (2-space indent); invalid UTF-8 (from a GUI edit) is replaced, not thrown.
+std::string dumpPretty(const OrderedJson &doc);
+
+// ---- templates ----
+
+template<typename E>
+E Value::oneOf(std::span<const Choice<E>> choices, E fallback, std::string_view what) const
+{
+    if (!present())
+        return fallback;
+    if (!expect(m_json->is_string(), "a string"))
+        return fallback;
+    const auto &text = m_json->get_ref<const std::string &>();
+    std::vector<std::string_view> names;
+    for (const Choice<E> &c : choices) {
+        if (c.name == text)
+            return c.value;
+        names.push_back(c.name);
+    }
+    fail(describe() + " is not a known " + std::string(what) + "; valid: " + joinNames(names));
+    return fallback;
+}
+
+} // namespace hetplan::jsonio

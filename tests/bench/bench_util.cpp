@@ -1,0 +1,88 @@
+#include "tests/bench/bench_util.h"
+
+#include "core/catalog/catalog.h"
+#include "core/io/formats.h"
+#include "core/io/loaders.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace hetplan::bench {
+namespace {
+
+template<typename T>
+T orDie(Result<T> result, const std::string &what)
+{
+    if (!result) {
+        std::fprintf(stderr, "bench setup failed (%s): %s\n", what.c_str(), result.error().message.c_str());
+        std::exit(1);
+    }
+    return std::move(result).value();
+}
+
+} // namespace
+
+std::vector<Benchmark> &registry()
+{
+    static std::vector<Benchmark> benchmarks;
+    return benchmarks;
+}
+
+double medianSecondsPerCall(const std::function<void()> &body, int rounds)
+{
+    using Clock = std::chrono::steady_clock;
+    long calls = 1;
+    for (;;) { // calibrate: one round lasts at least 0.2 s
+        const auto start = Clock::now();
+        for (long i = 0; i < calls; ++i)
+            body();
+        if (std::chrono::duration<double>(Clock::now() - start).count() >= 0.2 || calls > (1L << 30))
+            break;
+        calls *= 4;
+    }
+    std::vector<double> perCall;
+    for (int r = 0; r < rounds; ++r) {
+        const auto start = Clock::now();
+        for (long i = 0; i < calls; ++i)
+            body();
+        perCall.push_back(std::chrono::duration<double>(Clock::now() - start).count() / double(calls));
+    }
+    std::sort(perCall.begin(), perCall.end());
+    return perCall[perCall.size() / 2];
+}
+
+Problem exampleProblem(const std::string &cluster, const std::string &model)
+{
+    Cluster c = orDie(loadCluster(cluster), cluster);
+    Topology topology = orDie(Topology::build(c, GpuCatalog::builtin()), cluster);
+    Workload workload;
+    if (const auto example = findExample(cluster, ExampleKind::Workload))
+        workload = orDie(parseWorkload(example->text, example->path), example->path);
+    return Problem{std::move(topology), orDie(loadModel(model), model), workload};
+}
+
+Problem syntheticProblem(int machines, const std::string &model)
+{
+    static const char *const kTypes[] = {"A800-80G", "RTX4090-24G", "RTX3090-24G"};
+    Cluster c;
+    c.name = "synthetic-" + std::to_string(machines * 8);
+    c.switches.push_back({"tor", {}});
+    for (int m = 0; m < machines; ++m) {
+        const GpuType *type = GpuCatalog::builtin().find(kTypes[m % 3]);
+        Machine machine;
+        machine.name = "m" + std::to_string(m);
+        machine.gpu = kTypes[m % 3];
+        machine.count = 8;
+        machine.intra = type ? type->typicalIntra : IntraLink{};
+        c.machines.push_back(machine);
+        c.links.push_back({machine.name, "tor", LinkKind::Ethernet, 1.0 + (m % 4), 50});
+    }
+    Topology topology = orDie(Topology::build(c, GpuCatalog::builtin()), c.name);
+    Workload workload;
+    workload.train.globalBatch = 512;
+    workload.train.seqLen = 2048;
+    return Problem{std::move(topology), orDie(loadModel(model), model), workload};
+}
+
+} // namespace hetplan::bench

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "core/cost/problem.h"
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace hetplan::bench {
+
+struct Benchmark
+{
+    std::string name;
+    std::function<void()> run;
+};
+
+std::vector<Benchmark> &registry();
+
+struct Register
+{
+    Register(std::string name, std::function<void()> run)
+    {
+        registry().push_back({std::move(name), std::move(run)});
+    }
+};
+
+// Median seconds per call of `body`, over `rounds` rounds that each last at least ~0.2 s.
+double medianSecondsPerCall(const std::function<void()> &body, int rounds = 5);
+
+// A bundled example with its bundled workload (if any) and the named catalog model.
+Problem exampleProblem(const std::string &cluster, const std::string &model);
+
+// A synthetic cluster of `machines` × 8 GPUs (A800 / RTX 4090 / RTX 3090 in turn) on one
+// Ethernet switch, for scaling runs.
+Problem syntheticProblem(int machines, const std::string &model);
+
+} // namespace hetplan::bench
