@@ -124,33 +124,35 @@ Link readLink(const Value &value, const NameIndex &names)
     return l;
 }
 
+// GPU count per machine name, for checking "machine:index" names.
+using GpuCounts = std::unordered_map<std::string, int>;
+
 // "A:2" must name machine A with at least 3 GPUs.
-std::string gpuName(const Value &value, const std::vector<Machine> &machines)
+std::string gpuName(const Value &value, const GpuCounts &machines)
 {
     std::string name = value.string(kMaxNameChars * 2);
     if (value.context().failed())
         return name;
     const std::size_t colon = name.rfind(':');
-    if (colon != std::string::npos) {
-        const std::string machine = name.substr(0, colon);
-        const std::string index = name.substr(colon + 1);
-        for (const Machine &m : machines) {
-            if (m.name != machine)
-                continue;
-            if (!index.empty() && index.size() <= 5
-                && index.find_first_not_of("0123456789") == std::string::npos
-                && std::stoi(index) < m.count)
-                return name;
-            value.fail("\"" + name + "\": machine " + machine + " has GPUs " + machine + ":0.."
-                       + machine + ":" + std::to_string(m.count - 1));
-            return name;
-        }
+    const auto machine = colon == std::string::npos ? machines.end()
+                                                    : machines.find(name.substr(0, colon));
+    if (machine == machines.end()) {
+        value.fail("\"" + name
+                   + "\" is not a GPU of this cluster; GPUs are named \"machine:index\"");
+        return name;
     }
-    value.fail("\"" + name + "\" is not a GPU of this cluster; GPUs are named \"machine:index\"");
+    const std::string index = name.substr(colon + 1);
+    const int count = machine->second;
+    if (!index.empty() && index.size() <= 5
+        && index.find_first_not_of("0123456789") == std::string::npos && std::stoi(index) < count)
+        return name;
+    const std::string &m = machine->first;
+    value.fail("\"" + name + "\": machine " + m + " has GPUs " + m + ":0.." + m + ":"
+               + std::to_string(count - 1));
     return name;
 }
 
-PairOverride readOverride(const Value &value, const std::vector<Machine> &machines)
+PairOverride readOverride(const Value &value, const GpuCounts &machines)
 {
     PairOverride p;
     Object o = value.object();
@@ -204,10 +206,10 @@ GpuType readGpuType(const Value &value)
     t.achievedFraction = o.optional("achieved_fraction").number(Range::positive(1),
                                                                 t.achievedFraction);
     t.pricePerHourUsd = o.optional("price_per_hour_usd").optionalNumber(Range::nonNegative());
-    static constexpr Choice<int> kAccumulate[] = {{"fp32", 32}, {"fp16", 16}};
-    const Value accumulate = o.optional("accumulate");
-    if (accumulate.present() && accumulate.oneOf<int>(kAccumulate, 0, "accumulate precision"))
-        t.accumulate = accumulate.json()->get<std::string>();
+    static constexpr Choice<std::string_view> kAccumulate[] = {{"fp32", "fp32"},
+                                                               {"fp16", "fp16"}};
+    t.accumulate = o.optional("accumulate").oneOf<std::string_view>(kAccumulate, "",
+                                                                    "accumulate precision");
     t.source = o.optional("source").string(kMaxTextChars, true);
     o.finish();
     return t;
@@ -265,9 +267,12 @@ Result<Cluster> parseCluster(std::string_view text, std::string_view source)
     const Array links = root.optional("links").array(kMaxLinks);
     for (std::size_t i = 0; i < links.size(); ++i)
         c.links.push_back(readLink(links.at(i), names));
+    GpuCounts gpuCounts;
+    for (const Machine &m : c.machines)
+        gpuCounts.emplace(m.name, m.count);
     const Array overrides = root.optional("pair_overrides").array(kMaxLinks);
     for (std::size_t i = 0; i < overrides.size(); ++i)
-        c.pairOverrides.push_back(readOverride(overrides.at(i), c.machines));
+        c.pairOverrides.push_back(readOverride(overrides.at(i), gpuCounts));
     root.finish();
     return context.result(std::move(c));
 }

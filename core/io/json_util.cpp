@@ -2,6 +2,7 @@
 
 #include "core/io/files.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -67,6 +68,25 @@ std::optional<std::size_t> tooDeepAt(std::string_view text)
         }
     }
     return std::nullopt;
+}
+
+// Small edit distance (capped inputs) to point at a likely typo of a missing field.
+std::size_t editDistance(std::string_view a, std::string_view b)
+{
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                               diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
 }
 
 std::string prefixed(const std::string &source, std::string_view path, std::string_view what)
@@ -253,7 +273,7 @@ Array Value::array(std::size_t maxItems, std::size_t minItems) const
         return Array(*m_context, nullptr, m_path);
     const std::size_t n = m_json->size();
     if (n < minItems || n > maxItems) {
-        std::string what = "has " + std::to_string(n) + " entries; ";
+        std::string what = "has " + std::to_string(n) + (n == 1 ? " entry; " : " entries; ");
         what += minItems == maxItems ? "expected exactly " + std::to_string(minItems)
                                      : "valid: " + std::to_string(minItems) + ".."
                                            + std::to_string(maxItems);
@@ -289,8 +309,21 @@ Value Object::optional(std::string_view key)
 Value Object::required(std::string_view key)
 {
     Value v = optional(key);
-    if (present() && v.json() == nullptr)
-        v.fail("missing; this field is required");
+    if (!present() || v.json() != nullptr)
+        return v;
+    std::string what = "missing; this field is required";
+    constexpr std::size_t kMaxCompared = 64; // keys, and characters per key
+    std::size_t compared = 0;
+    for (const auto &[other, value] : m_json->items()) {
+        (void)value;
+        if (++compared > kMaxCompared)
+            break;
+        if (other.size() <= kMaxCompared && editDistance(other, key) <= 2) {
+            what += " (the object has \"" + other + "\": a typo?)";
+            break;
+        }
+    }
+    v.fail(what);
     return v;
 }
 

@@ -112,6 +112,7 @@ public:
     const std::string &path() const { return m_path; }
     Context &context() const { return *m_context; }
     const Json *json() const { return present() ? m_json : nullptr; }
+    bool is(Json::value_t type) const { return present() && m_json->type() == type; }
     void fail(std::string_view what) const { m_context->fail(m_path, what); }
 
     int integer(IntRange range, int fallback = 0) const;
@@ -121,9 +122,11 @@ public:
     // allowEmpty = false: names; a missing optional string is fallback either way.
     std::string string(std::size_t maxChars = kMaxNameChars, bool allowEmpty = false,
                        std::string fallback = {}) const;
-    // "what" names the set in the message: "unknown NIC kind 'x'; valid: ethernet, …".
+    // "what" names the set in the message: "\"x\" is not a known NIC kind; valid: ethernet, …";
+    // alsoValid lists spellings the caller accepted before asking (e.g. "true, false").
     template<typename E>
-    E oneOf(std::span<const Choice<E>> choices, E fallback, std::string_view what) const;
+    E oneOf(std::span<const Choice<E>> choices, E fallback, std::string_view what,
+            std::string_view alsoValid = {}) const;
 
     Object object() const;
     Array array(std::size_t maxItems, std::size_t minItems = 0) const;
@@ -198,7 +201,8 @@ std::string dumpPretty(const OrderedJson &doc);
 // ---- templates ----
 
 template<typename E>
-E Value::oneOf(std::span<const Choice<E>> choices, E fallback, std::string_view what) const
+E Value::oneOf(std::span<const Choice<E>> choices, E fallback, std::string_view what,
+                std::string_view alsoValid) const
 {
     if (!present())
         return fallback;
@@ -211,6 +215,8 @@ E Value::oneOf(std::span<const Choice<E>> choices, E fallback, std::string_view 
             return c.value;
         names.push_back(c.name);
     }
+    if (!alsoValid.empty())
+        names.push_back(alsoValid);
     fail(describe() + " is not a known " + std::string(what) + "; valid: " + joinNames(names));
     return fallback;
 }

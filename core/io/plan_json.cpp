@@ -81,7 +81,7 @@ Pipeline readPipeline(const Value &value, const Topology &topology)
 double estimateNumber(Object &o, std::string_view key)
 {
     const Value v = o.optional(key);
-    if (v.present() && v.json()->is_null())
+    if (v.is(Json::value_t::null))
         return std::nan("");
     return v.number(Range{-1e300, 1e300});
 }

@@ -23,9 +23,10 @@ constexpr std::size_t kMaxCandidates = 64;
 // DESIGN.md's example writes "recompute": true; true means full, false none.
 Recompute readRecompute(const Value &value)
 {
-    if (value.present() && value.json()->is_boolean())
+    if (value.is(Json::value_t::boolean))
         return value.boolean() ? Recompute::Full : Recompute::None;
-    return value.oneOf<Recompute>(kRecomputes, Recompute::Full, "recompute setting (or true, false)");
+    return value.oneOf<Recompute>(kRecomputes, Recompute::Full, "recompute setting",
+                                  "true (= full), false (= none)");
 }
 
 TrainWorkload readTrain(Object &o)

@@ -1,0 +1,194 @@
+#include "core/cost/hetplan_comm.h"
+
+#include "core/cost/cost_support.h"
+#include "core/plan/plan.h"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+namespace hetplan {
+
+GroupLinks groupLinks(const Topology &topology, std::span<const int> group)
+{
+    GroupLinks links{kInfinity, 0};
+    for (size_t i = 0; i < group.size(); ++i)
+        for (size_t k = i + 1; k < group.size(); ++k) {
+            links.slowestBytesPerS = std::min(links.slowestBytesPerS,
+                                              topology.bandwidthBytesPerS(group[i], group[k]));
+            links.worstLatencyS = std::max(links.worstLatencyS,
+                                           topology.latencyS(group[i], group[k]));
+        }
+    return links;
+}
+
+double ringAllReduceS(int n, double bytes, const GroupLinks &links)
+{
+    if (n < 2)
+        return 0;
+    // nccl-tests PERFORMANCE.md: all-reduce bus bandwidth = algorithm bandwidth · 2(n−1)/n.
+    return transferS(2.0 * (n - 1) / n * bytes, links.slowestBytesPerS)
+           + 2.0 * (n - 1) * links.worstLatencyS;
+}
+
+double ringBroadcastS(int n, double bytes, const GroupLinks &links)
+{
+    if (n < 2)
+        return 0;
+    // nccl-tests PERFORMANCE.md: broadcast bus bandwidth = algorithm bandwidth.
+    return transferS(bytes, links.slowestBytesPerS) + (n - 1) * links.worstLatencyS;
+}
+
+double sendAndBroadcastS(const Topology &topology, std::span<const int> from,
+                         std::span<const int> to, double bytes)
+{
+    double bestSendS = kInfinity;
+    for (int x : from)
+        for (int y : to)
+            if (x != y)
+                bestSendS = std::min(bestSendS,
+                                     topology.latencyS(x, y)
+                                         + transferS(bytes, topology.bandwidthBytesPerS(x, y)));
+    return bestSendS + ringBroadcastS(int(to.size()), bytes, groupLinks(topology, to));
+}
+
+namespace {
+
+// One DP replica of a layer range: a TP group holding 1/tp of each parameter tensor.
+struct Replica
+{
+    std::span<const int> gpus;
+};
+
+struct SyncScratch
+{
+    std::vector<Replica> replicas;
+    std::vector<int> holders;
+    std::vector<double> gpuS; // per flat GPU: its chunks' all-reduce time, in sequence
+};
+
+SyncScratch &syncScratch()
+{
+    thread_local SyncScratch s;
+    return s;
+}
+
+// Smallest shard as chunk (HexiScale §3.2): with TP degrees t_i every shard boundary is a
+// multiple of 1/lcm(t_i). TP degrees divide the head count, so the lcm stays small; the cap
+// only guards hand-written plans the validator would reject.
+int chunksPerTensor(const std::vector<Replica> &replicas)
+{
+    int chunks = 1;
+    for (const Replica &replica : replicas) {
+        chunks = std::lcm(chunks, int(replica.gpus.size()));
+        if (chunks > 4096)
+            return int(replicas.front().gpus.size());
+    }
+    return chunks;
+}
+
+// All-reduces every chunk of `tensors` tensors of `params` parameters each among the GPUs
+// holding that chunk (one per replica), and charges each GPU its chunks in sequence.
+void syncTensors(const Topology &topology, SyncScratch &s, double params, double tensors,
+                 double gradientBytesPerParam)
+{
+    const int n = int(s.replicas.size());
+    if (n < 2 || params <= 0 || tensors <= 0)
+        return;
+    const int chunks = chunksPerTensor(s.replicas);
+    const double chunkBytes = params * gradientBytesPerParam / chunks;
+    for (int c = 0; c < chunks; ++c) {
+        s.holders.clear();
+        for (const Replica &replica : s.replicas) {
+            const size_t shard = size_t(c) * replica.gpus.size() / size_t(chunks);
+            s.holders.push_back(replica.gpus[shard]);
+        }
+        // NCCL builds its ring machine by machine; with GPUs numbered machine by machine the
+        // ring in index order crosses each machine boundary once, and the slowest of its
+        // links sets the bus bandwidth.
+        std::sort(s.holders.begin(), s.holders.end());
+        GroupLinks ring{kInfinity, 0};
+        for (int i = 0; i < n; ++i) {
+            const int a = s.holders[size_t(i)];
+            const int b = s.holders[size_t((i + 1) % n)];
+            if (a == b)
+                continue;
+            ring.slowestBytesPerS = std::min(ring.slowestBytesPerS,
+                                             topology.bandwidthBytesPerS(a, b));
+            ring.worstLatencyS = std::max(ring.worstLatencyS, topology.latencyS(a, b));
+        }
+        const double chunkS = tensors * ringAllReduceS(n, chunkBytes, ring);
+        for (int gpu : s.holders)
+            s.gpuS[size_t(gpu)] += chunkS;
+    }
+}
+
+void collectReplicas(const Plan &plan, const LayerSegments &segments, int segment,
+                     std::vector<Replica> &replicas)
+{
+    replicas.clear();
+    for (int p = 0; p < segments.pipelineCount; ++p) {
+        const int stageIndex = segments.holder(segment, p);
+        if (stageIndex < 0)
+            continue;
+        const Stage &stage = plan.pipelines[size_t(p)].stages[size_t(stageIndex)];
+        const size_t tp = size_t(std::max(stage.tp, 1));
+        for (size_t first = 0; first + tp <= stage.gpus.size(); first += tp)
+            replicas.push_back({std::span<const int>(stage.gpus).subspan(first, tp)});
+    }
+}
+
+// The end stages' embedding (first) or output head (last) of every pipeline.
+void collectEndReplicas(const Plan &plan, bool first, std::vector<Replica> &replicas)
+{
+    replicas.clear();
+    for (const Pipeline &pipeline : plan.pipelines) {
+        if (pipeline.stages.empty())
+            continue;
+        const Stage &stage = first ? pipeline.stages.front() : pipeline.stages.back();
+        const size_t tp = size_t(std::max(stage.tp, 1));
+        for (size_t begin = 0; begin + tp <= stage.gpus.size(); begin += tp)
+            replicas.push_back({std::span<const int>(stage.gpus).subspan(begin, tp)});
+    }
+}
+
+} // namespace
+
+double asymmetricGradientSyncS(const Problem &problem, const Plan &plan,
+                               const LayerSegments &segments, std::span<double> perStageS)
+{
+    const Topology &topology = problem.topology;
+    const ModelSpec &model = problem.model;
+    // Gradients are reduced in the training precision, as ZeRO's 16 bytes/param accounting
+    // (2-byte gradients) and HexiScale eq. 4 (B_type) assume. Megatron's default for bf16
+    // accumulates and reduces in fp32, which would double this term.
+    const double gradientBytes = bytesPerElement(problem.workload.train.precision);
+    SyncScratch &s = syncScratch();
+    s.gpuS.assign(size_t(topology.gpuCount()), 0.0);
+
+    for (int segment = 0; segment < segments.segmentCount(); ++segment) {
+        collectReplicas(plan, segments, segment, s.replicas);
+        // Every layer of the segment is held the same way: its chunks repeat per layer.
+        syncTensors(topology, s, model.paramsPerLayer(), segments.length(segment), gradientBytes);
+    }
+    collectEndReplicas(plan, true, s.replicas);
+    syncTensors(topology, s, model.embeddingParams(), 1, gradientBytes);
+    collectEndReplicas(plan, false, s.replicas);
+    syncTensors(topology, s, model.headParams(), 1, gradientBytes);
+
+    // All stages synchronise at once after the pipelines drain; a GPU's chunks run in
+    // sequence, so the slowest GPU sets the DP time.
+    double slowestS = 0;
+    size_t flat = 0;
+    for (const Pipeline &pipeline : plan.pipelines)
+        for (const Stage &stage : pipeline.stages) {
+            double stageS = 0;
+            for (int gpu : stage.gpus)
+                stageS = std::max(stageS, s.gpuS[size_t(gpu)]);
+            perStageS[flat++] = stageS;
+            slowestS = std::max(slowestS, stageS);
+        }
+    return slowestS;
+}
+
+} // namespace hetplan

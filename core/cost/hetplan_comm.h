@@ -1,0 +1,41 @@
+#pragma once
+
+// Collective and point-to-point times of the `hetplan` model, in the conventions of
+// nccl-tests (doc/PERFORMANCE.md): a ring all-reduce moves 2(n−1)/n of the buffer over the
+// bus bandwidth of its slowest link, a broadcast moves the buffer once.
+
+#include "core/model/topology.h"
+
+#include <span>
+
+namespace hetplan {
+
+struct Plan;
+struct Problem;
+struct LayerSegments;
+
+// The slowest link and the worst latency among every pair of a group.
+struct GroupLinks
+{
+    double slowestBytesPerS = 0;
+    double worstLatencyS = 0;
+};
+GroupLinks groupLinks(const Topology &topology, std::span<const int> group);
+
+// Ring all-reduce: 2(n−1)/n · bytes / busBW + 2(n−1)·α (reduce-scatter then all-gather, n−1
+// steps each). 0 for one GPU.
+double ringAllReduceS(int n, double bytes, const GroupLinks &links);
+// Pipelined ring broadcast: bytes / busBW + (n−1)·α. 0 for one GPU.
+double ringBroadcastS(int n, double bytes, const GroupLinks &links);
+
+// One direction of a pipeline hop (HexiScale §3.2): the best GPU of `from` sends to the best
+// GPU of `to`, which broadcasts inside `to` (its TP group).
+double sendAndBroadcastS(const Topology &topology, std::span<const int> from,
+                         std::span<const int> to, double bytes);
+
+// HexiScale §3.2 asymmetric gradient synchronisation over a whole plan. Fills the per-stage
+// figure (flat, pipeline by pipeline) and returns the iteration's DP time.
+double asymmetricGradientSyncS(const Problem &problem, const Plan &plan,
+                               const LayerSegments &segments, std::span<double> perStageS);
+
+} // namespace hetplan

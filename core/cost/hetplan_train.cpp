@@ -1,0 +1,221 @@
+// `hetplan` training terms: compute, TP communication, pipeline hops and memory of one stage.
+
+#include "core/cost/hetplan_comm.h"
+#include "core/cost/hetplan_model.h"
+
+#include <algorithm>
+
+namespace hetplan {
+
+namespace {
+
+// Achieved FLOP/s of a TP group: its slowest GPU sets the pace of every GEMM, and the group
+// splits each GEMM tp ways (Megatron tensor parallelism).
+double groupFlopsPerS(const Topology &topology, std::span<const int> gpus)
+{
+    double slowest = kInfinity;
+    for (int gpu : gpus) {
+        const GpuType &type = topology.gpuType(gpu);
+        slowest = std::min(slowest, type.tflops * 1e12 * type.achievedFraction);
+    }
+    return slowest * double(gpus.size());
+}
+
+struct ReplicaTiming
+{
+    double forwardComputeS = 0;
+    double backwardComputeS = 0; // backward plus recomputation
+    double forwardTpS = 0;
+    double backwardTpS = 0;      // backward plus recomputation
+    double totalS() const { return forwardComputeS + backwardComputeS + forwardTpS + backwardTpS; }
+};
+
+ReplicaTiming replicaTiming(const Problem &problem, const StageQuery &stage, int replica)
+{
+    const ModelSpec &model = problem.model;
+    const TrainWorkload &train = problem.workload.train;
+    const std::span<const int> gpus = replicaGpus(stage, replica);
+    const double b = replicaShare(stage, replica);
+    const double s = train.seqLen;
+    const double h = model.hidden;
+    const double layers = stage.layerEnd - stage.layerBegin;
+    const bool lastStage = stage.stageIndex + 1 == stage.stageCount;
+
+    // Forward FLOPs per layer (Narayanan et al., SC'21, §5.1): 2 per weight per token for
+    // the GEMMs (norm vectors are not GEMMs), plus attention scores QKᵀ and their product
+    // with V, 2·2·b·s²·h, of which causal masking with FlashAttention skips half: 2·b·s²·h.
+    const double gemmParams = model.paramsPerLayer() - 2.0 * h;
+    const double attentionFlops = 2.0 * b * s * s * h;
+    const double layerForwardFlops = 2.0 * b * s * gemmParams + attentionFlops;
+    // The output head (2·V·H per token) runs on the last stage; the embedding is a gather.
+    const double headFlops = lastStage ? 2.0 * b * s * double(model.vocab) * h : 0.0;
+    const double forwardFlops = layers * layerForwardFlops + headFlops;
+    // Backward is twice the forward (input and weight gradients; Narayanan et al.).
+    double backwardFlops = 2.0 * forwardFlops;
+    // Recomputation (Korthikanti et al., 2022): full reruns each layer's forward; selective
+    // reruns the attention core only.
+    if (train.recompute == Recompute::Full)
+        backwardFlops += layers * layerForwardFlops;
+    else if (train.recompute == Recompute::Selective)
+        backwardFlops += layers * attentionFlops;
+
+    ReplicaTiming timing;
+    const double flopsPerS = groupFlopsPerS(problem.topology, gpus);
+    timing.forwardComputeS = forwardFlops / flopsPerS;
+    timing.backwardComputeS = backwardFlops / flopsPerS;
+
+    if (stage.tp > 1) {
+        // Megatron (Shoeybi et al., 2019, §3): two all-reduces of the b·s·h activations per
+        // layer in the forward, two in the backward, two more when full recomputation reruns
+        // the forward.
+        const double bytes = b * s * h * bytesPerElement(train.precision);
+        const double allReduceS = ringAllReduceS(stage.tp, bytes,
+                                                 groupLinks(problem.topology, gpus));
+        timing.forwardTpS = 2.0 * layers * allReduceS;
+        timing.backwardTpS = (train.recompute == Recompute::Full ? 4.0 : 2.0) * layers
+                             * allReduceS;
+    }
+    return timing;
+}
+
+class TrainingTerms final : public StageTerms
+{
+public:
+    StageTiming stageTiming(const Problem &problem, const StageQuery &stage) const override
+    {
+        // A dp > 1 stage runs at its slowest replica (each replica its share of the batch).
+        ReplicaTiming slowest;
+        double slowestS = -1;
+        for (int r = 0; r < stage.dp; ++r) {
+            const ReplicaTiming timing = replicaTiming(problem, stage, r);
+            if (timing.totalS() > slowestS) {
+                slowestS = timing.totalS();
+                slowest = timing;
+            }
+        }
+        StageTiming timing;
+        timing.forwardS = slowest.forwardComputeS + slowest.forwardTpS;
+        timing.backwardS = slowest.backwardComputeS + slowest.backwardTpS;
+        timing.computeS = slowest.forwardComputeS + slowest.backwardComputeS;
+        timing.tpCommS = slowest.forwardTpS + slowest.backwardTpS;
+        return timing;
+    }
+
+    void stageMemory(const Problem &problem, const StageQuery &stage, int dpReplicas,
+                     std::span<double> bytesPerGpu) const override;
+
+    double hopS(const Problem &problem, const StageQuery &from,
+                const StageQuery &to) const override
+    {
+        if (from.gpus.empty() || to.gpus.empty())
+            return 0;
+        const double bytesPerSequence = double(problem.workload.train.seqLen)
+                                        * problem.model.hidden
+                                        * bytesPerElement(problem.workload.train.precision);
+        // HexiScale §3.2: the activation goes leader to leader, then the receiving leader
+        // broadcasts it in its TP group; the gradient takes the same way back. Into (or back
+        // into) a dp > 1 stage, every replica receives its share; the slowest one counts.
+        double forwardS = 0;
+        for (int r = 0; r < to.dp; ++r)
+            forwardS = std::max(forwardS,
+                                sendAndBroadcastS(problem.topology, from.gpus, replicaGpus(to, r),
+                                                  replicaShare(to, r) * bytesPerSequence));
+        double backwardS = 0;
+        for (int r = 0; r < from.dp; ++r)
+            backwardS = std::max(backwardS,
+                                 sendAndBroadcastS(problem.topology, to.gpus,
+                                                   replicaGpus(from, r),
+                                                   replicaShare(from, r) * bytesPerSequence));
+        return forwardS + backwardS;
+    }
+
+    double dataParallelS(const Problem &problem, const Plan &plan, const LayerSegments &segments,
+                         std::span<double> perStageS) const override
+    {
+        return asymmetricGradientSyncS(problem, plan, segments, perStageS);
+    }
+};
+
+void TrainingTerms::stageMemory(const Problem &problem, const StageQuery &stage, int dpReplicas,
+                                std::span<double> bytesPerGpu) const
+{
+    const ModelSpec &model = problem.model;
+    const TrainWorkload &train = problem.workload.train;
+    const double bytes = bytesPerElement(train.precision);
+    const double tp = stage.tp;
+    const double s = train.seqLen;
+    const double h = model.hidden;
+    const double a = model.heads;
+    const double layers = stage.layerEnd - stage.layerBegin;
+    const bool firstStage = stage.stageIndex == 0;
+    const bool lastStage = stage.stageIndex + 1 == stage.stageCount;
+
+    // Parameters a GPU holds: its 1/tp of the stage's layers, and of the (vocab-parallel)
+    // embedding and head on the end stages.
+    const double params = (layers * model.paramsPerLayer()
+                           + (firstStage ? model.embeddingParams() : 0.0)
+                           + (lastStage ? model.headParams() : 0.0))
+                          / tp;
+    // ZeRO (Rajbhandari et al., 2020, §3.1): mixed-precision Adam keeps 2-byte weights and
+    // gradients plus fp32 master weights, momentum and variance: 2 + 2 + 12 = 16 bytes per
+    // parameter. SGD keeps one fp32 momentum instead of two moments. In fp32 training the
+    // weights are their own master copy. ZeRO-1 shards the fp32 state over the replicas.
+    const double masterBytes = bytes < 4 ? 4.0 : 0.0;
+    const double momentBytes = train.optimizer == Optimizer::Adam ? 8.0 : 4.0;
+    const double shardedBytes = (masterBytes + momentBytes)
+                                / (train.shardOptimizer ? std::max(dpReplicas, 1) : 1);
+    const double staticBytes = params * (2.0 * bytes + shardedBytes);
+
+    // 1F1B (Narayanan et al., SC'21, §2.2): stage j of p holds min(m, p − j) micro-batches'
+    // activations at its peak.
+    const double inFlight = std::max(std::min(stage.microBatches, stage.stageCount - stage.stageIndex), 1);
+
+    double overheadGiB = HetPlanConstants::cudaContextGiB;
+    overheadGiB += stage.tp > 1 ? HetPlanConstants::ncclBuffersGiB : 0.0;
+    overheadGiB += stage.stageCount > 1 ? HetPlanConstants::ncclBuffersGiB : 0.0;
+    overheadGiB += dpReplicas > 1 ? HetPlanConstants::ncclBuffersGiB : 0.0;
+
+    for (int r = 0; r < stage.dp; ++r) {
+        const double b = replicaShare(stage, r);
+        const double sbh = s * b * h;
+        // Korthikanti et al., 2022, eq. 2 with TP, no sequence parallelism, for 16-bit
+        // activations: s·b·h·(10 + 24/t + 5·a·s/(h·t)) bytes per layer; selective
+        // recomputation drops the attention-score term (§4.2). Scaled for fp32.
+        const double elementScale = bytes / 2.0;
+        const double fullLayerBytes = sbh * (10.0 + 24.0 / tp + 5.0 * a * s / (h * tp))
+                                      * elementScale;
+        const double selectiveLayerBytes = sbh * (10.0 + 24.0 / tp) * elementScale;
+        double activationBytes = 0;
+        switch (train.recompute) {
+        case Recompute::None:
+            activationBytes = inFlight * layers * fullLayerBytes;
+            break;
+        case Recompute::Selective:
+            activationBytes = inFlight * layers * selectiveLayerBytes;
+            break;
+        case Recompute::Full:
+            // Only each layer's input is kept (Korthikanti §4.1: 2·s·b·h per layer), plus one
+            // layer's full activations while it is recomputed for its backward.
+            activationBytes = inFlight * layers * sbh * bytes + fullLayerBytes;
+            break;
+        }
+        // The last stage's fp32 logits for the loss, one micro-batch at a time, split over
+        // the vocab-parallel group.
+        if (lastStage)
+            activationBytes += 4.0 * s * b * double(model.vocab) / tp;
+
+        const double total = staticBytes + activationBytes + overheadGiB * kBytesPerGiB;
+        for (int i = 0; i < stage.tp; ++i)
+            bytesPerGpu[size_t(r * stage.tp + i)] = total;
+    }
+}
+
+} // namespace
+
+const StageTerms &hetPlanTrainingTerms()
+{
+    static const TrainingTerms terms;
+    return terms;
+}
+
+} // namespace hetplan

@@ -1,0 +1,359 @@
+// Topology: the flat GPU list and pair bandwidth/latency of a Cluster (DESIGN.md, cluster format).
+#include "core/model/topology.h"
+
+#include "core/catalog/catalog.h"
+
+#include <algorithm>
+#include <cassert>
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+namespace hetplan {
+
+namespace {
+
+bool equalsIgnoringCase(std::string_view a, std::string_view b)
+{
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+        const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
+        return lower(x) == lower(y);
+    });
+}
+
+std::string indexed(std::string_view array, size_t index)
+{
+    return std::string(array) + "[" + std::to_string(index) + "]";
+}
+
+std::string quoted(std::string_view text)
+{
+    return "'" + std::string(text) + "'";
+}
+
+Status checkLinkValue(double value, const std::string &field)
+{
+    if (!std::isfinite(value) || value < 0)
+        return badInput(field + ": must be a finite number >= 0, got " + std::to_string(value));
+    return okStatus();
+}
+
+// The network as a graph: machines are nodes [0, machineCount), switches follow.
+struct Edge
+{
+    int to;
+    double bandwidthGBps;
+    double latencyUs;
+};
+using Graph = std::vector<std::vector<Edge>>;
+
+// Widest (max-min bandwidth) path from `source` to every node; 0 where unreachable.
+std::vector<double> widestFrom(const Graph &graph, int source)
+{
+    std::vector<double> width(graph.size(), 0.0);
+    width[static_cast<size_t>(source)] = std::numeric_limits<double>::infinity();
+    using Entry = std::pair<double, int>; // width, node; widest first
+    std::priority_queue<Entry> queue;
+    queue.push({width[static_cast<size_t>(source)], source});
+    while (!queue.empty()) {
+        const auto [w, node] = queue.top();
+        queue.pop();
+        if (w < width[static_cast<size_t>(node)])
+            continue;
+        for (const Edge &e : graph[static_cast<size_t>(node)]) {
+            const double through = std::min(w, e.bandwidthGBps);
+            if (through > width[static_cast<size_t>(e.to)]) {
+                width[static_cast<size_t>(e.to)] = through;
+                queue.push({through, e.to});
+            }
+        }
+    }
+    return width;
+}
+
+// Lowest-latency path from `source` over links at least `minBandwidthGBps` wide.
+std::vector<double> lowestLatencyFrom(const Graph &graph, int source, double minBandwidthGBps)
+{
+    const double unreachable = std::numeric_limits<double>::infinity();
+    std::vector<double> latency(graph.size(), unreachable);
+    latency[static_cast<size_t>(source)] = 0;
+    using Entry = std::pair<double, int>; // latency, node; lowest first
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+    queue.push({0.0, source});
+    while (!queue.empty()) {
+        const auto [l, node] = queue.top();
+        queue.pop();
+        if (l > latency[static_cast<size_t>(node)])
+            continue;
+        for (const Edge &e : graph[static_cast<size_t>(node)]) {
+            if (e.bandwidthGBps < minBandwidthGBps)
+                continue;
+            const double through = l + e.latencyUs;
+            if (through < latency[static_cast<size_t>(e.to)]) {
+                latency[static_cast<size_t>(e.to)] = through;
+                queue.push({through, e.to});
+            }
+        }
+    }
+    return latency;
+}
+
+long long pairKey(int a, int b)
+{
+    return static_cast<long long>(std::min(a, b)) * kMaxGpus + std::max(a, b);
+}
+
+} // namespace
+
+Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catalog)
+{
+    Topology t;
+    t.m_cluster = cluster;
+    const std::vector<Machine> &machines = cluster.machines;
+
+    if (machines.empty())
+        return badInput("machines: a cluster needs at least one machine with GPUs");
+    if (machines.size() > static_cast<size_t>(kMaxMachines))
+        return badInput("machines: " + std::to_string(machines.size())
+                        + " machines; at most " + std::to_string(kMaxMachines));
+
+    // Names of machines and switches share one namespace: links refer to either.
+    std::unordered_map<std::string, int> nodeIndex;
+    std::unordered_map<std::string, std::string> nodeField;
+    const auto claim = [&](const std::string &name, const std::string &field,
+                           int index) -> Status {
+        if (name.empty())
+            return badInput(field + ".name: must not be empty");
+        if (name.find(':') != std::string::npos)
+            return badInput(field + ".name: " + quoted(name)
+                            + " contains ':', which separates machine and GPU index");
+        if (const auto it = nodeField.find(name); it != nodeField.end())
+            return badInput(field + ".name: duplicate name " + quoted(name) + " (also "
+                            + it->second + "); machine and switch names must be unique");
+        nodeIndex.emplace(name, index);
+        nodeField.emplace(name, field);
+        return okStatus();
+    };
+
+    long long gpuTotal = 0;
+    for (size_t i = 0; i < machines.size(); ++i) {
+        const Machine &m = machines[i];
+        const std::string field = indexed("machines", i);
+        if (Status s = claim(m.name, field, static_cast<int>(i)); !s)
+            return s.error();
+        if (m.count < 1 || m.count > kMaxGpusPerMachine)
+            return badInput(field + ".count: must be between 1 and "
+                            + std::to_string(kMaxGpusPerMachine) + ", got "
+                            + std::to_string(m.count));
+        gpuTotal += m.count;
+        if (Status s = checkLinkValue(m.intra.bandwidthGBps, field + ".intra.bandwidth_GBps"); !s)
+            return s.error();
+        if (Status s = checkLinkValue(m.intra.latencyUs, field + ".intra.latency_us"); !s)
+            return s.error();
+    }
+    if (gpuTotal > kMaxGpus)
+        return badInput("machines: " + std::to_string(gpuTotal) + " GPUs in total; at most "
+                        + std::to_string(kMaxGpus));
+    const int machineCount = static_cast<int>(machines.size());
+    for (size_t i = 0; i < cluster.switches.size(); ++i)
+        if (Status s = claim(cluster.switches[i].name, indexed("switches", i),
+                             machineCount + static_cast<int>(i));
+            !s)
+            return s.error();
+
+    // GPU types: the cluster's own shadow the catalog's; one resolved entry per name used.
+    for (size_t i = 0; i < cluster.gpuTypes.size(); ++i)
+        for (size_t j = 0; j < i; ++j)
+            if (equalsIgnoringCase(cluster.gpuTypes[i].name, cluster.gpuTypes[j].name))
+                return badInput(indexed("gpu_types", i) + ".name: duplicate GPU type "
+                                + quoted(cluster.gpuTypes[i].name) + " (also "
+                                + indexed("gpu_types", j) + ")");
+    const auto resolve = [&](std::string_view name) -> const GpuType * {
+        for (const GpuType &type : cluster.gpuTypes)
+            if (equalsIgnoringCase(type.name, name))
+                return &type;
+        return catalog.find(name);
+    };
+    const auto knownTypes = [&] {
+        std::string list;
+        for (const GpuType &type : cluster.gpuTypes)
+            list += (list.empty() ? "" : ", ") + type.name;
+        for (const GpuType &type : catalog.all()) {
+            const auto shadows = [&](const GpuType &own) {
+                return equalsIgnoringCase(own.name, type.name);
+            };
+            if (std::none_of(cluster.gpuTypes.begin(), cluster.gpuTypes.end(), shadows))
+                list += (list.empty() ? "" : ", ") + type.name;
+        }
+        return list.empty() ? std::string("(none)") : list;
+    };
+
+    std::unordered_map<const GpuType *, int> typeIndexOf;
+    t.m_gpus.reserve(static_cast<size_t>(gpuTotal));
+    for (size_t i = 0; i < machines.size(); ++i) {
+        const Machine &m = machines[i];
+        const GpuType *type = resolve(m.gpu);
+        if (!type)
+            return badInput(indexed("machines", i) + ".gpu: unknown GPU type " + quoted(m.gpu)
+                            + "; known: " + knownTypes()
+                            + " (or define it in the cluster's gpu_types)");
+        auto [it, added] = typeIndexOf.emplace(type, static_cast<int>(t.m_types.size()));
+        if (added)
+            t.m_types.push_back(*type);
+        t.m_machineFirstGpu.push_back(static_cast<int>(t.m_gpus.size()));
+        for (int local = 0; local < m.count; ++local)
+            t.m_gpus.push_back({static_cast<int>(i), local, m.name + ":" + std::to_string(local),
+                                it->second});
+    }
+
+    Graph graph(static_cast<size_t>(machineCount) + cluster.switches.size());
+    for (size_t i = 0; i < cluster.links.size(); ++i) {
+        const Link &link = cluster.links[i];
+        const std::string field = indexed("links", i);
+        const auto a = nodeIndex.find(link.a);
+        if (a == nodeIndex.end())
+            return badInput(field + ".a: " + quoted(link.a) + " is neither a machine nor a switch");
+        const auto b = nodeIndex.find(link.b);
+        if (b == nodeIndex.end())
+            return badInput(field + ".b: " + quoted(link.b) + " is neither a machine nor a switch");
+        if (a->second == b->second)
+            return badInput(field + ": links " + quoted(link.a)
+                            + " to itself; a link joins two different nodes");
+        if (Status s = checkLinkValue(link.bandwidthGBps, field + ".bandwidth_GBps"); !s)
+            return s.error();
+        if (Status s = checkLinkValue(link.latencyUs, field + ".latency_us"); !s)
+            return s.error();
+        if (link.bandwidthGBps == 0)
+            continue; // a cut link carries nothing
+        graph[static_cast<size_t>(a->second)].push_back({b->second, link.bandwidthGBps,
+                                                         link.latencyUs});
+        graph[static_cast<size_t>(b->second)].push_back({a->second, link.bandwidthGBps,
+                                                         link.latencyUs});
+    }
+
+    // Machine pairs: the widest path, then among paths that wide the lowest latency. The two
+    // criteria are computed separately because "widest, then fastest" is not a label Dijkstra
+    // can settle in one pass (a wide slow prefix may lose to a narrow fast one further on).
+    t.m_machineCount = machineCount;
+    const size_t cells = static_cast<size_t>(machineCount) * static_cast<size_t>(machineCount);
+    t.m_machineBandwidthGBps.assign(cells, 0.0);
+    t.m_machineLatencyUs.assign(cells, 0.0);
+    for (int source = 0; source < machineCount; ++source) {
+        const std::vector<double> width = widestFrom(graph, source);
+        std::vector<double> thresholds;
+        for (int target = source + 1; target < machineCount; ++target)
+            if (width[static_cast<size_t>(target)] > 0)
+                thresholds.push_back(width[static_cast<size_t>(target)]);
+        std::sort(thresholds.begin(), thresholds.end());
+        thresholds.erase(std::unique(thresholds.begin(), thresholds.end()), thresholds.end());
+        for (const double threshold : thresholds) {
+            const std::vector<double> latency = lowestLatencyFrom(graph, source, threshold);
+            for (int target = source + 1; target < machineCount; ++target) {
+                if (width[static_cast<size_t>(target)] != threshold)
+                    continue;
+                const size_t forward = static_cast<size_t>(source * machineCount + target);
+                const size_t backward = static_cast<size_t>(target * machineCount + source);
+                t.m_machineBandwidthGBps[forward] = t.m_machineBandwidthGBps[backward] = threshold;
+                t.m_machineLatencyUs[forward] = t.m_machineLatencyUs[backward]
+                    = latency[static_cast<size_t>(target)];
+            }
+        }
+    }
+
+    std::unordered_map<long long, size_t> overrideField;
+    for (size_t i = 0; i < cluster.pairOverrides.size(); ++i) {
+        const PairOverride &o = cluster.pairOverrides[i];
+        const std::string field = indexed("pair_overrides", i);
+        const std::optional<int> a = t.findGpu(o.a);
+        if (!a)
+            return badInput(field + ".a: unknown GPU " + quoted(o.a)
+                            + "; GPUs are named machine:index, e.g. "
+                            + quoted(t.m_gpus.front().name));
+        const std::optional<int> b = t.findGpu(o.b);
+        if (!b)
+            return badInput(field + ".b: unknown GPU " + quoted(o.b)
+                            + "; GPUs are named machine:index, e.g. "
+                            + quoted(t.m_gpus.front().name));
+        if (*a == *b)
+            return badInput(field + ": " + quoted(o.a) + " paired with itself");
+        if (Status s = checkLinkValue(o.bandwidthGBps, field + ".bandwidth_GBps"); !s)
+            return s.error();
+        if (Status s = checkLinkValue(o.latencyUs, field + ".latency_us"); !s)
+            return s.error();
+        const long long key = pairKey(*a, *b);
+        if (const auto seen = overrideField.find(key); seen != overrideField.end())
+            return badInput(field + ": the pair " + o.a + " / " + o.b
+                            + " is already measured by "
+                            + indexed("pair_overrides", seen->second));
+        overrideField.emplace(key, i);
+        t.m_overrides.emplace(key, PairValue{o.bandwidthGBps, o.latencyUs});
+    }
+    return t;
+}
+
+std::optional<int> Topology::findGpu(std::string_view name) const
+{
+    const size_t colon = name.rfind(':');
+    if (colon == std::string_view::npos)
+        return std::nullopt;
+    const std::string_view machineName = name.substr(0, colon);
+    const std::string_view indexText = name.substr(colon + 1);
+    int local = -1;
+    const auto [end, error] = std::from_chars(indexText.data(),
+                                              indexText.data() + indexText.size(), local);
+    if (error != std::errc() || end != indexText.data() + indexText.size() || local < 0)
+        return std::nullopt;
+    for (size_t m = 0; m < m_cluster.machines.size(); ++m) {
+        if (m_cluster.machines[m].name != machineName)
+            continue;
+        if (local >= m_cluster.machines[m].count)
+            return std::nullopt;
+        return m_machineFirstGpu[m] + local;
+    }
+    return std::nullopt;
+}
+
+double Topology::bandwidthGBps(int a, int b) const
+{
+    assert(a != b && a >= 0 && b >= 0 && a < gpuCount() && b < gpuCount());
+    if (!m_overrides.empty())
+        if (const auto it = m_overrides.find(pairKey(a, b)); it != m_overrides.end())
+            return it->second.bandwidthGBps;
+    const GpuInfo &ga = gpu(a);
+    const GpuInfo &gb = gpu(b);
+    if (ga.machine == gb.machine)
+        return m_cluster.machines[static_cast<size_t>(ga.machine)].intra.bandwidthGBps;
+    return machineBandwidthGBps(ga.machine, gb.machine);
+}
+
+double Topology::latencyUs(int a, int b) const
+{
+    assert(a != b && a >= 0 && b >= 0 && a < gpuCount() && b < gpuCount());
+    if (!m_overrides.empty())
+        if (const auto it = m_overrides.find(pairKey(a, b)); it != m_overrides.end())
+            return it->second.latencyUs;
+    const GpuInfo &ga = gpu(a);
+    const GpuInfo &gb = gpu(b);
+    if (ga.machine == gb.machine)
+        return m_cluster.machines[static_cast<size_t>(ga.machine)].intra.latencyUs;
+    return machineLatencyUs(ga.machine, gb.machine);
+}
+
+double Topology::machineBandwidthGBps(int ma, int mb) const
+{
+    assert(ma >= 0 && mb >= 0 && ma < m_machineCount && mb < m_machineCount);
+    return m_machineBandwidthGBps[static_cast<size_t>(ma * m_machineCount + mb)];
+}
+
+double Topology::machineLatencyUs(int ma, int mb) const
+{
+    assert(ma >= 0 && mb >= 0 && ma < m_machineCount && mb < m_machineCount);
+    return m_machineLatencyUs[static_cast<size_t>(ma * m_machineCount + mb)];
+}
+
+} // namespace hetplan

@@ -1,0 +1,25 @@
+#pragma once
+
+#include "core/planners/planner.h"
+
+namespace hetplan {
+
+// The oracle (DESIGN.md, Planners): a provably complete enumeration of HexiScale's plan space
+// on small clusters, to measure how far the heuristics are from the optimum. Refuses clusters
+// past kMaxGpus GPUs or kMaxMachines machines (ErrorKind::Unsupported). The space and the
+// completeness argument are spelled out in exhaustive.cpp.
+class ExhaustivePlanner final : public Planner
+{
+public:
+    static constexpr int kMaxGpus = 8;
+    static constexpr int kMaxMachines = 3;
+
+    PlannerKind kind() const override { return PlannerKind::Exhaustive; }
+
+private:
+    Result<PlanSearch> planImpl(const Problem &problem, const CostModel &costModel,
+                                const PlannerOptions &options, std::stop_token stop,
+                                ProgressSink &progress) const override;
+};
+
+} // namespace hetplan

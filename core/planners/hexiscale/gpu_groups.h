@@ -1,0 +1,27 @@
+#pragma once
+
+#include "core/base/result.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace hetplan {
+class Topology;
+}
+
+namespace hetplan::hexiscale {
+
+// HexiScale §4.4's two ways to hand out bandwidth in phase 1: minimise the bandwidth between
+// the groups (pipelines keep the fast links, data parallelism gets the slow ones), or maximise
+// it (data parallelism gets the fast links, pipelines run over the slow ones).
+enum class CutOption { MinimiseBetweenGroups, MaximiseBetweenGroups };
+
+// Splits `gpus` into at most `parts` groups with METIS on the GPU graph (§4.2): vertex weight =
+// peak tflops, edge weight = pair bandwidth, `ufactor` the balance constraint in 1/1000.
+// Groups come back non-empty, each sorted, ordered by their first GPU.
+Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::span<const int> gpus,
+                                                int parts, CutOption option, int ufactor,
+                                                std::uint64_t seed);
+
+} // namespace hetplan::hexiscale

@@ -1,0 +1,502 @@
+#include "core/planners/hexiscale/hexiscale_planner.h"
+
+#include "core/cost/cost_model.h"
+#include "core/plan/validator.h"
+#include "core/planners/hexiscale/batch_balance.h"
+#include "core/planners/hexiscale/gpu_groups.h"
+#include "core/planners/hexiscale/layer_assignment.h"
+#include "core/planners/hexiscale/local_search.h"
+#include "core/planners/hexiscale/pipeline_builder.h"
+#include "core/planners/hexiscale/search_context.h"
+#include "core/planners/megatron.h"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <random>
+#include <set>
+
+namespace hetplan {
+namespace {
+
+using namespace hexiscale;
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// Layouts polished by local search at the end (more on small clusters, where it is cheap).
+constexpr size_t kPolished = 4;
+constexpr size_t kPolishedSmall = 16;
+constexpr int kSmallCluster = 16;
+
+double knob(const PlannerOptions &options, const char *name, double fallback)
+{
+    const auto it = options.knobs.find(name);
+    return it == options.knobs.end() ? fallback : it->second;
+}
+
+// How many parts a group is split into in phase 2 (§4.4 varies k_i).
+enum class PartCount { Machines, MachinesPlusOne, TwiceMachines, One, Random };
+
+struct Choice
+{
+    int pipelines = 1;
+    CutOption cut = CutOption::MinimiseBetweenGroups;
+    PartCount parts = PartCount::Machines;
+    TpPolicy policy = TpPolicy::LocallyBest;
+    int ufactor = 200;
+    int microBatch = 1;
+};
+
+struct Candidate
+{
+    Plan plan;
+    Evaluation evaluation;
+    double costS = kInfinity;
+};
+
+// objectiveS of the cost model, from an evaluation already at hand.
+double costOf(const Evaluation &evaluation)
+{
+    if (!evaluation.valid || !evaluation.fitsInMemory())
+        return kInfinity;
+    return evaluation.iterationS;
+}
+
+class Search
+{
+public:
+    Search(const Problem &problem, const CostModel &costModel, const PlannerOptions &options,
+           std::stop_token stop, ProgressSink &progress)
+        : m_problem(problem)
+        , m_costModel(costModel)
+        , m_options(options)
+        , m_stop(std::move(stop))
+        , m_progress(progress)
+        , m_context(problem, costModel)
+        , m_random(options.seed)
+        , m_started(std::chrono::steady_clock::now())
+    {
+        for (int g = 0; g < problem.topology.gpuCount(); ++g)
+            m_allGpus.push_back(g);
+        const TrainWorkload &train = problem.workload.train;
+        for (int b : train.microBatchSizes)
+            if (b >= 1 && train.globalBatch % b == 0
+                && std::find(m_microBatches.begin(), m_microBatches.end(), b) == m_microBatches.end())
+                m_microBatches.push_back(b);
+        m_iterations = options.maxIterations > 0 ? options.maxIterations
+                                                 : std::max(1, int(knob(options, "iterations", 50)));
+        const double balance = std::max(1.001, knob(options, "balance", 1.2));
+        m_ufactor = int(std::lround((balance - 1) * 1000));
+        m_tau = std::max(1, int(knob(options, "tau", 2)));
+        m_maxPipelines = std::max(1, int(knob(options, "max_pipelines", 64)));
+    }
+
+    Result<PlanSearch> run()
+    {
+        if (m_microBatches.empty())
+            return badInput("workload: no micro-batch size candidate divides global_batch "
+                            + std::to_string(m_problem.workload.train.globalBatch));
+        considerWarmStart();
+        if (knob(m_options, "megatron_seed", 1) != 0)
+            considerMegatron();
+
+        const std::vector<int> ladder = pipelineLadder();
+        for (int iteration = 0; iteration < m_iterations && !shouldStop(); ++iteration) {
+            const Choice choice = iteration < int(ladder.size()) ? ladderChoice(ladder[size_t(iteration)])
+                                                                 : exploreChoice(ladder);
+            tryChoice(choice);
+            // Small clusters are cheap to plan: every TP policy on the same groups.
+            if (m_problem.topology.gpuCount() <= kSmallCluster)
+                for (TpPolicy policy : {TpPolicy::LocallyBest, TpPolicy::Widest, TpPolicy::Narrowest})
+                    if (policy != choice.policy) {
+                        Choice variant = choice;
+                        variant.policy = policy;
+                        tryChoice(variant);
+                    }
+            report(iteration + 1);
+        }
+        polishBest();
+        if (!m_trace.empty())
+            report(m_trace.back().iteration + 1);
+
+        if (!m_best)
+            return Error{shouldStop() ? ErrorKind::Cancelled : ErrorKind::NoPlanFits,
+                         shouldStop() ? std::string("stopped before any plan that fits was found")
+                                      : "no HexiScale plan for model '" + m_problem.model.name
+                                            + "' fits in the memory of cluster '"
+                                            + m_problem.topology.cluster().name
+                                            + "'; add GPUs or lower the micro-batch size"};
+        PlanSearch search;
+        search.plan = m_best->plan;
+        search.evaluation = m_best->evaluation;
+        search.trace = std::move(m_trace);
+        search.stoppedEarly = m_stop.stop_requested();
+        return search;
+    }
+
+private:
+    bool shouldStop() const
+    {
+        if (m_stop.stop_requested())
+            return true;
+        return m_options.timeLimitS > 0 && elapsedS() > m_options.timeLimitS;
+    }
+    double elapsedS() const
+    {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
+    }
+
+    void report(int iteration)
+    {
+        const double bestS = m_best ? m_best->costS : kInfinity;
+        m_trace.push_back({iteration, elapsedS(), bestS});
+        Progress progress;
+        progress.iteration = iteration;
+        progress.elapsedS = elapsedS();
+        progress.bestCostS = bestS;
+        progress.bestPlan = m_best ? &m_best->plan : nullptr;
+        m_progress.report(progress);
+    }
+
+    // Evaluates a plan, keeps it when it is the best so far; returns its objective.
+    double offer(Plan plan)
+    {
+        Candidate candidate;
+        candidate.evaluation = m_costModel.evaluate(m_problem, plan);
+        candidate.costS = costOf(candidate.evaluation);
+        // §4.4: the simulated DP and PP communication feed the cut option's moving average.
+        if (candidate.costS < kInfinity) {
+            constexpr double kWeight = 0.3;
+            m_averageDpS += kWeight * (candidate.evaluation.breakdown.dpCommS - m_averageDpS);
+            m_averagePpS += kWeight * (candidate.evaluation.breakdown.ppCommS - m_averagePpS);
+        }
+        const double costS = candidate.costS;
+        if (costS >= (m_best ? m_best->costS : kInfinity))
+            return costS;
+        plan.planner = "hexiscale";
+        candidate.plan = std::move(plan);
+        candidate.plan.estimate = candidate.evaluation;
+        m_best = std::move(candidate);
+        return costS;
+    }
+
+    double offerLayout(const Layout &layout)
+    {
+        const double costS = offer(m_context.toPlan(layout.drafts, layout.microBatches,
+                                                    layout.microBatch));
+        remember(layout, costS);
+        return costS;
+    }
+
+    // The few best distinct layouts, for polishing at the end.
+    void remember(const Layout &layout, double costS)
+    {
+        if (!(costS < kInfinity))
+            return;
+        for (const auto &[knownS, known] : m_top)
+            if (knownS == costS)
+                return;
+        m_top.emplace_back(costS, layout);
+        std::stable_sort(m_top.begin(), m_top.end(),
+                         [](const auto &a, const auto &b) { return a.first < b.first; });
+        if (m_top.size() > (m_problem.topology.gpuCount() <= kSmallCluster ? kPolishedSmall : kPolished))
+            m_top.pop_back();
+    }
+
+    // A plan from outside (warm start, Megatron) as a layout, when it is one: dp = 1 and one
+    // micro-batch size.
+    std::optional<Layout> layoutOf(const Plan &plan)
+    {
+        Layout layout;
+        layout.microBatch = plan.pipelines.empty() ? 1 : plan.pipelines.front().microBatch;
+        for (const Pipeline &pipeline : plan.pipelines) {
+            if (pipeline.microBatch != layout.microBatch)
+                return std::nullopt;
+            PipelineDraft draft;
+            for (const Stage &stage : pipeline.stages) {
+                if (stage.dp != 1)
+                    return std::nullopt;
+                draft.stages.push_back(m_context.makeStage(stage.gpus));
+                draft.layers.push_back(stage.layerCount());
+            }
+            layout.drafts.push_back(std::move(draft));
+            layout.microBatches.push_back(pipeline.microBatches);
+        }
+        return layout;
+    }
+
+    void polishBest()
+    {
+        const int evaluations = std::max(
+            0, int(knob(m_options, "polish",
+                        std::clamp(20000 / std::max(1, m_problem.topology.gpuCount()), 40, 1500))));
+        const std::function<double(const Layout &)> costS = [this](const Layout &layout) {
+            return offer(m_context.toPlan(layout.drafts, layout.microBatches, layout.microBatch));
+        };
+        const auto top = m_top;
+        for (const auto &[knownS, layout] : top) {
+            if (shouldStop())
+                return;
+            polish(m_context, layout, evaluations, costS, m_stop);
+        }
+    }
+
+    void considerWarmStart()
+    {
+        if (!m_options.warmStart)
+            return;
+        // A warm start from another cluster or model does not apply; it is ignored, not an error.
+        if (!validatePlan(m_problem, *m_options.warmStart, &m_costModel).empty())
+            return;
+        const double costS = offer(*m_options.warmStart);
+        if (const std::optional<Layout> layout = layoutOf(*m_options.warmStart))
+            remember(*layout, costS);
+    }
+
+    void considerMegatron()
+    {
+        NullProgress quiet;
+        PlannerOptions options;
+        options.seed = m_options.seed;
+        Result<PlanSearch> baseline = MegatronPlanner().plan(m_problem, m_costModel, options,
+                                                             m_stop, quiet);
+        if (!baseline)
+            return;
+        const double costS = offer(baseline.value().plan);
+        if (const std::optional<Layout> layout = layoutOf(baseline.value().plan))
+            remember(*layout, costS);
+    }
+
+    // K values swept first (§4.4 enumerates D_dp across iterations).
+    std::vector<int> pipelineLadder() const
+    {
+        const int units = m_problem.workload.train.globalBatch / m_microBatches.front();
+        const int most = std::min({m_problem.topology.gpuCount(), units, m_maxPipelines});
+        std::set<int> ladder;
+        for (int k : {1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 96, 128})
+            if (k <= most)
+                ladder.insert(k);
+        const int machines = int(m_problem.topology.cluster().machines.size());
+        if (machines <= most)
+            ladder.insert(machines);
+        ladder.insert(most);
+        return {ladder.begin(), ladder.end()};
+    }
+
+    CutOption adaptiveCut()
+    {
+        // Give the wide links to whichever communication has cost more on average (§4.4):
+        // DP heavier → maximise the cut (DP runs between groups), else minimise it.
+        CutOption cut = m_averageDpS > m_averagePpS ? CutOption::MaximiseBetweenGroups
+                                                    : CutOption::MinimiseBetweenGroups;
+        if (std::uniform_real_distribution<double>(0, 1)(m_random) < 0.2)
+            cut = cut == CutOption::MinimiseBetweenGroups ? CutOption::MaximiseBetweenGroups
+                                                          : CutOption::MinimiseBetweenGroups;
+        return cut;
+    }
+
+    Choice ladderChoice(int pipelines)
+    {
+        Choice choice;
+        choice.pipelines = pipelines;
+        choice.cut = adaptiveCut();
+        choice.ufactor = m_ufactor;
+        choice.microBatch = m_microBatches.front();
+        return choice;
+    }
+
+    Choice exploreChoice(const std::vector<int> &ladder)
+    {
+        std::uniform_real_distribution<double> unit(0, 1);
+        Choice choice;
+        const int bestK = m_best ? int(m_best->plan.pipelines.size()) : ladder.back();
+        if (unit(m_random) < 0.3) {
+            choice.pipelines = ladder[std::uniform_int_distribution<size_t>(0, ladder.size() - 1)(m_random)];
+        } else {
+            const int step = std::uniform_int_distribution<int>(-2, 2)(m_random);
+            choice.pipelines = std::clamp(bestK + step, 1, ladder.back());
+        }
+        choice.cut = adaptiveCut();
+        constexpr PartCount kParts[] = {PartCount::Machines, PartCount::MachinesPlusOne,
+                                        PartCount::TwiceMachines, PartCount::One, PartCount::Random};
+        choice.parts = kParts[std::uniform_int_distribution<int>(0, 4)(m_random)];
+        const double policy = unit(m_random);
+        choice.policy = policy < 0.6 ? TpPolicy::LocallyBest
+                                     : (policy < 0.8 ? TpPolicy::Widest : TpPolicy::Narrowest);
+        constexpr int kUfactors[] = {0, 50, 500, 1000};
+        const int u = std::uniform_int_distribution<int>(0, 4)(m_random);
+        choice.ufactor = u == 4 ? m_ufactor : kUfactors[u];
+        choice.microBatch = m_microBatches[std::uniform_int_distribution<size_t>(
+            0, m_microBatches.size() - 1)(m_random)];
+        return choice;
+    }
+
+    int partsFor(const std::vector<int> &group, PartCount mode)
+    {
+        std::set<int> machines;
+        for (int g : group)
+            machines.insert(m_problem.topology.gpu(g).machine);
+        const int n = int(group.size());
+        const int m = int(machines.size());
+        int parts = m;
+        switch (mode) {
+        case PartCount::Machines:
+            break;
+        case PartCount::MachinesPlusOne:
+            parts = m + 1;
+            break;
+        case PartCount::TwiceMachines:
+            parts = 2 * m;
+            break;
+        case PartCount::One:
+            parts = 1;
+            break;
+        case PartCount::Random:
+            parts = std::uniform_int_distribution<int>(1, n)(m_random);
+            break;
+        }
+        return std::clamp(parts, 1, std::min(n, m_problem.model.layers));
+    }
+
+    std::vector<PipelineShapeCost> shapes(const std::vector<PipelineDraft> &drafts, int microBatch,
+                                          const std::vector<int> &counts)
+    {
+        std::vector<PipelineShapeCost> result;
+        for (size_t p = 0; p < drafts.size(); ++p)
+            result.push_back(m_context.pipelineCost(drafts[p], microBatch, counts[p]));
+        return result;
+    }
+
+    void tryChoice(const Choice &choice)
+    {
+        const int units = m_problem.workload.train.globalBatch / choice.microBatch;
+        Result<std::vector<std::vector<int>>> groups =
+            splitGpus(m_problem.topology, m_allGpus, choice.pipelines, choice.cut, choice.ufactor,
+                      m_random());
+        if (!groups)
+            return;
+        const int expected = std::max(1, units / int(groups->size()));
+        std::vector<PipelineDraft> drafts;
+        for (const std::vector<int> &group : groups.value()) {
+            if (shouldStop())
+                return;
+            PipelineBuildOptions build;
+            build.parts = partsFor(group, choice.parts);
+            build.policy = choice.policy;
+            build.tau = m_tau;
+            build.microBatch = choice.microBatch;
+            build.microBatches = expected;
+            build.ufactor = choice.ufactor;
+            build.seed = m_random();
+            // A group that cannot hold the model stays idle.
+            if (std::optional<PipelineDraft> draft = buildPipeline(m_context, group, build, m_stop))
+                drafts.push_back(std::move(*draft));
+        }
+        if (drafts.empty())
+            return;
+        // More pipelines than micro-batches: the slowest stay idle.
+        std::vector<int> counts(drafts.size(), expected);
+        while (int(drafts.size()) > units) {
+            const auto costs = shapes(drafts, choice.microBatch, counts);
+            size_t slowest = 0;
+            for (size_t p = 1; p < costs.size(); ++p)
+                if (costs[p].timeS(1) > costs[slowest].timeS(1))
+                    slowest = p;
+            drafts.erase(drafts.begin() + long(slowest));
+            counts.pop_back();
+        }
+        counts = balanceMicroBatches(shapes(drafts, choice.microBatch, counts), units);
+        // Eq. 9 weighs the bottleneck by each pipeline's own micro-batch count: re-assign the
+        // layers for it once, then balance again.
+        for (size_t p = 0; p < drafts.size(); ++p) {
+            PipelineDraft again = drafts[p];
+            if (optimiseLayers(m_context, again, choice.microBatch, counts[p]))
+                drafts[p] = std::move(again);
+        }
+        counts = balanceMicroBatches(shapes(drafts, choice.microBatch, counts), units);
+        offerWithIdlePipelines(std::move(drafts), choice.microBatch, units);
+    }
+
+    // §4.4's plans may leave GPUs idle: while it helps, one pipeline is dropped and the
+    // micro-batches rebalanced over the rest. Every pipeline is tried while there are few, the
+    // one with the lowest throughput when there are many.
+    void offerWithIdlePipelines(std::vector<PipelineDraft> drafts, int microBatch, int units)
+    {
+        constexpr size_t kTryEveryPipeline = 16;
+        std::vector<int> counts(drafts.size(), std::max(1, units / int(drafts.size())));
+        counts = balanceMicroBatches(shapes(drafts, microBatch, counts), units);
+        double currentS = offerLayout({drafts, counts, microBatch});
+        while (drafts.size() > 1 && !shouldStop()) {
+            const auto costs = shapes(drafts, microBatch, counts);
+            std::vector<size_t> tries;
+            if (drafts.size() <= kTryEveryPipeline) {
+                for (size_t p = 0; p < drafts.size(); ++p)
+                    tries.push_back(p);
+            } else {
+                size_t weakest = 0;
+                double weakestRate = kInfinity;
+                for (size_t p = 0; p < costs.size(); ++p) {
+                    const double rate = counts[p] / costs[p].timeS(counts[p]);
+                    if (rate < weakestRate) {
+                        weakestRate = rate;
+                        weakest = p;
+                    }
+                }
+                tries.push_back(weakest);
+            }
+            double bestS = currentS;
+            std::optional<std::pair<std::vector<PipelineDraft>, std::vector<int>>> best;
+            for (size_t drop : tries) {
+                std::vector<PipelineDraft> fewer = drafts;
+                fewer.erase(fewer.begin() + long(drop));
+                std::vector<int> fewerCounts(fewer.size(), std::max(1, units / int(fewer.size())));
+                fewerCounts = balanceMicroBatches(shapes(fewer, microBatch, fewerCounts), units);
+                const double fewerS = offerLayout({fewer, fewerCounts, microBatch});
+                if (fewerS < bestS) {
+                    bestS = fewerS;
+                    best.emplace(std::move(fewer), std::move(fewerCounts));
+                }
+            }
+            if (!best)
+                return;
+            drafts = std::move(best->first);
+            counts = std::move(best->second);
+            currentS = bestS;
+        }
+    }
+
+    const Problem &m_problem;
+    const CostModel &m_costModel;
+    const PlannerOptions &m_options;
+    std::stop_token m_stop;
+    ProgressSink &m_progress;
+    SearchContext m_context;
+    std::mt19937_64 m_random;
+    std::chrono::steady_clock::time_point m_started;
+
+    std::vector<int> m_allGpus;
+    std::vector<int> m_microBatches;
+    int m_iterations = 50;
+    int m_ufactor = 200;
+    int m_tau = 2;
+    int m_maxPipelines = 64;
+
+    std::optional<Candidate> m_best;
+    std::vector<std::pair<double, Layout>> m_top;
+    std::vector<TracePoint> m_trace;
+    double m_averageDpS = 0;
+    double m_averagePpS = 0;
+};
+
+} // namespace
+
+Result<PlanSearch> HexiScalePlanner::planImpl(const Problem &problem, const CostModel &costModel,
+                                              const PlannerOptions &options, std::stop_token stop,
+                                              ProgressSink &progress) const
+{
+    return Search(problem, costModel, options, std::move(stop), progress).run();
+}
+
+} // namespace hetplan

@@ -1,0 +1,276 @@
+#include "core/planners/hexiscale/local_search.h"
+
+#include "core/planners/hexiscale/batch_balance.h"
+#include "core/planners/hexiscale/layer_assignment.h"
+
+#include <algorithm>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <set>
+
+namespace hetplan::hexiscale {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+void rebalance(SearchContext &context, Layout &layout, int globalBatch)
+{
+    const int units = globalBatch / layout.microBatch;
+    std::vector<PipelineShapeCost> shapes;
+    for (size_t p = 0; p < layout.drafts.size(); ++p)
+        shapes.push_back(context.pipelineCost(layout.drafts[p], layout.microBatch,
+                                              layout.microBatches[p]));
+    std::vector<int> counts = balanceMicroBatches(shapes, units);
+    if (!counts.empty())
+        layout.microBatches = std::move(counts);
+}
+
+namespace {
+
+class Climber
+{
+public:
+    Climber(SearchContext &context, const std::function<double(const Layout &)> &costS,
+            std::stop_token stop, int evaluations)
+        : m_context(context)
+        , m_costS(costS)
+        , m_stop(std::move(stop))
+        , m_left(evaluations)
+    {}
+
+    Layout run(Layout layout)
+    {
+        double currentS = m_costS(layout);
+        while (m_left > 0 && !m_stop.stop_requested()) {
+            m_bestS = currentS;
+            m_best.reset();
+            neighbours(layout);
+            if (!m_best)
+                break;
+            layout = std::move(*m_best);
+            currentS = m_bestS;
+        }
+        return layout;
+    }
+
+private:
+    bool exhausted() const { return m_left <= 0 || m_stop.stop_requested(); }
+
+    // Re-optimises the layers of the changed pipelines, rebalances, and keeps the candidate if
+    // it is the best neighbour so far.
+    void consider(Layout candidate, std::initializer_list<size_t> changed)
+    {
+        if (exhausted())
+            return;
+        for (size_t p : changed) {
+            if (!optimiseLayers(m_context, candidate.drafts[p], candidate.microBatch,
+                                candidate.microBatches[p]))
+                return;
+        }
+        const int globalBatch = m_context.problem().workload.train.globalBatch;
+        rebalance(m_context, candidate, globalBatch);
+        // The layers were chosen for the old counts; once more for the new ones (eq. 9 weighs
+        // the bottleneck by m).
+        if (changed.size() > 0) {
+            for (size_t p : changed)
+                optimiseLayers(m_context, candidate.drafts[p], candidate.microBatch,
+                               candidate.microBatches[p]);
+            rebalance(m_context, candidate, globalBatch);
+        }
+        --m_left;
+        const double costS = m_costS(candidate);
+        if (costS < m_bestS * (1 - 1e-9)) {
+            m_bestS = costS;
+            m_best = std::move(candidate);
+        }
+    }
+
+    void neighbours(const Layout &layout)
+    {
+        const Topology &topology = m_context.problem().topology;
+        std::set<int> used;
+        for (const PipelineDraft &d : layout.drafts)
+            for (const StageShape &s : d.stages)
+                used.insert(s.gpus.begin(), s.gpus.end());
+
+        betweenPipelines(layout, used);
+        for (size_t p = 0; p < layout.drafts.size() && !exhausted(); ++p) {
+            const std::vector<StageShape> &stages = layout.drafts[p].stages;
+            const int count = int(stages.size());
+            consider(layout, {p}); // the layers alone
+            for (int j = 0; j < count; ++j) {
+                if (count > 1) { // idle stage j
+                    Layout next = layout;
+                    next.drafts[p].stages.erase(next.drafts[p].stages.begin() + j);
+                    consider(std::move(next), {p});
+                }
+                for (int k = 0; k < count; ++k) { // stage j to position k
+                    if (k == j || k == j + 1)
+                        continue;
+                    Layout next = layout;
+                    auto &s = next.drafts[p].stages;
+                    StageShape moved = s[size_t(j)];
+                    s.erase(s.begin() + j);
+                    s.insert(s.begin() + (k > j ? k - 1 : k), std::move(moved));
+                    consider(std::move(next), {p});
+                }
+                if (j + 1 < count) // merge j and j + 1 into one TP group
+                    tryMerge(layout, p, j);
+                if (stages[size_t(j)].gpus.size() > 1) // split j in two
+                    trySplit(layout, p, j);
+            }
+            // An idle GPU (or all idle GPUs of its machine) as a new stage anywhere.
+            for (int g = 0; g < topology.gpuCount(); ++g) {
+                if (used.count(g))
+                    continue;
+                if (g > 0 && !used.count(g - 1) && topology.gpu(g - 1).machine == topology.gpu(g).machine)
+                    continue; // one representative per machine's idle run
+                for (const std::vector<int> &gpus : idleGroups(g, used)) {
+                    StageShape stage = m_context.makeStage(gpus);
+                    if (gpus.size() > 1 && !m_context.tpAllowed(stage))
+                        continue;
+                    for (int k = 0; k <= count && count < m_context.layerCount(); ++k) {
+                        Layout next = layout;
+                        next.drafts[p].stages.insert(next.drafts[p].stages.begin() + k, stage);
+                        consider(std::move(next), {p});
+                    }
+                }
+            }
+        }
+    }
+
+    // Moves that change the set of pipelines: idle one, split one in two data-parallel
+    // replicas, join two, move a stage from one to another, an idle GPU as a pipeline.
+    void betweenPipelines(const Layout &layout, const std::set<int> &used)
+    {
+        const size_t k = layout.drafts.size();
+        const int units = m_context.problem().workload.train.globalBatch / layout.microBatch;
+        for (size_t p = 0; p < k && !exhausted(); ++p) {
+            if (k > 1) {
+                Layout next = layout;
+                next.drafts.erase(next.drafts.begin() + long(p));
+                next.microBatches.erase(next.microBatches.begin() + long(p));
+                consider(std::move(next), {});
+            }
+            const auto &stages = layout.drafts[p].stages;
+            for (size_t cut = 1; cut < stages.size() && int(k) < units; ++cut) {
+                Layout next = layout;
+                PipelineDraft tail{{stages.begin() + long(cut), stages.end()}, {}};
+                next.drafts[p].stages.resize(cut);
+                next.drafts.push_back(std::move(tail));
+                next.microBatches.push_back(1);
+                consider(std::move(next), {p, k});
+            }
+            for (size_t q = 0; q < k && !exhausted(); ++q) {
+                if (q == p)
+                    continue;
+                if (stages.size() + layout.drafts[q].stages.size() <= size_t(m_context.layerCount())) {
+                    Layout next = layout;
+                    auto &joined = next.drafts[p].stages;
+                    joined.insert(joined.end(), layout.drafts[q].stages.begin(),
+                                  layout.drafts[q].stages.end());
+                    next.drafts.erase(next.drafts.begin() + long(q));
+                    next.microBatches.erase(next.microBatches.begin() + long(q));
+                    consider(std::move(next), {q < p ? p - 1 : p});
+                }
+                if (stages.size() < 2 || layout.drafts[q].stages.size() >= size_t(m_context.layerCount()))
+                    continue;
+                for (size_t j = 0; j < stages.size(); ++j)
+                    for (size_t at = 0; at <= layout.drafts[q].stages.size(); ++at) {
+                        Layout next = layout;
+                        auto &from = next.drafts[p].stages;
+                        auto &to = next.drafts[q].stages;
+                        to.insert(to.begin() + long(at), from[j]);
+                        from.erase(from.begin() + long(j));
+                        consider(std::move(next), {p, q});
+                    }
+            }
+        }
+        if (int(k) >= units)
+            return;
+        const Topology &topology = m_context.problem().topology;
+        for (int g = 0; g < topology.gpuCount() && !exhausted(); ++g) {
+            if (used.count(g))
+                continue;
+            if (g > 0 && !used.count(g - 1) && topology.gpu(g - 1).machine == topology.gpu(g).machine)
+                continue;
+            for (const std::vector<int> &gpus : idleGroups(g, used)) {
+                StageShape stage = m_context.makeStage(gpus);
+                if (gpus.size() > 1 && !m_context.tpAllowed(stage))
+                    continue;
+                Layout next = layout;
+                next.drafts.push_back({{stage}, {}});
+                next.microBatches.push_back(1);
+                consider(std::move(next), {k});
+            }
+        }
+    }
+
+    std::vector<std::vector<int>> idleGroups(int first, const std::set<int> &used) const
+    {
+        const Topology &topology = m_context.problem().topology;
+        std::vector<int> run;
+        for (int g = first; g < topology.gpuCount() && !used.count(g)
+                            && topology.gpu(g).machine == topology.gpu(first).machine;
+             ++g)
+            run.push_back(g);
+        std::vector<std::vector<int>> groups{{first}};
+        if (run.size() > 1)
+            groups.push_back(run);
+        return groups;
+    }
+
+    void tryMerge(const Layout &layout, size_t p, int j)
+    {
+        const auto &stages = layout.drafts[p].stages;
+        const Topology &topology = m_context.problem().topology;
+        if (topology.gpu(stages[size_t(j)].gpus.front()).machine
+            != topology.gpu(stages[size_t(j) + 1].gpus.front()).machine)
+            return;
+        std::vector<int> gpus = stages[size_t(j)].gpus;
+        gpus.insert(gpus.end(), stages[size_t(j) + 1].gpus.begin(), stages[size_t(j) + 1].gpus.end());
+        std::sort(gpus.begin(), gpus.end());
+        StageShape merged = m_context.makeStage(std::move(gpus));
+        if (!m_context.tpAllowed(merged))
+            return;
+        Layout next = layout;
+        auto &s = next.drafts[p].stages;
+        s[size_t(j)] = std::move(merged);
+        s.erase(s.begin() + j + 1);
+        consider(std::move(next), {p});
+    }
+
+    void trySplit(const Layout &layout, size_t p, int j)
+    {
+        const std::vector<int> &gpus = layout.drafts[p].stages[size_t(j)].gpus;
+        const size_t half = gpus.size() / 2;
+        StageShape a = m_context.makeStage({gpus.begin(), gpus.begin() + long(half)});
+        StageShape b = m_context.makeStage({gpus.begin() + long(half), gpus.end()});
+        if ((a.gpus.size() > 1 && !m_context.tpAllowed(a)) || (b.gpus.size() > 1 && !m_context.tpAllowed(b)))
+            return;
+        if (int(layout.drafts[p].stages.size()) >= m_context.layerCount())
+            return;
+        Layout next = layout;
+        auto &s = next.drafts[p].stages;
+        s[size_t(j)] = std::move(a);
+        s.insert(s.begin() + j + 1, std::move(b));
+        consider(std::move(next), {p});
+    }
+
+    SearchContext &m_context;
+    const std::function<double(const Layout &)> &m_costS;
+    std::stop_token m_stop;
+    int m_left;
+    double m_bestS = kInfinity;
+    std::optional<Layout> m_best;
+};
+
+} // namespace
+
+Layout polish(SearchContext &context, Layout layout, int evaluations,
+              const std::function<double(const Layout &)> &costS, std::stop_token stop)
+{
+    return Climber(context, costS, std::move(stop), evaluations).run(std::move(layout));
+}
+
+} // namespace hetplan::hexiscale

@@ -1,0 +1,90 @@
+#pragma once
+
+#include "core/cost/cost_model.h"
+#include "core/plan/plan.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace hetplan::hexiscale {
+
+// A pipeline stage before layers are known: one TP group inside one machine (dp = 1).
+struct StageShape
+{
+    std::vector<int> gpus; // flat Topology indices
+    int id = -1;           // interned by SearchContext; equal GPU lists share an id
+};
+
+// A pipeline under construction: ordered stages and the layer count of each.
+struct PipelineDraft
+{
+    std::vector<StageShape> stages;
+    std::vector<int> layers; // one per stage, each >= 1, summing to the model's layers
+};
+
+// Per micro-batch closed-form shape of one pipeline (HexiScale Appendix A, eq. 9): the time of
+// m micro-batches is sumS + (m − 1) · bottleneckS.
+struct PipelineShapeCost
+{
+    double sumS = 0;
+    double bottleneckS = 0;
+    bool fits = true;
+    double timeS(int microBatches) const { return sumS + (microBatches - 1) * bottleneckS; }
+};
+
+// What every step of the search shares for one planning call: the problem, the cost model and
+// caches of stage and hop estimates, so that repeated questions about the same GPU set, layer
+// count and micro-batch cost one hash lookup (the planner asks them thousands of times).
+// Not thread-safe; one per planning call.
+class SearchContext
+{
+public:
+    SearchContext(const Problem &problem, const CostModel &costModel);
+
+    const Problem &problem() const { return m_problem; }
+    const CostModel &costModel() const { return m_costModel; }
+    int layerCount() const { return m_problem.model.layers; }
+    double tflops(int gpu) const { return m_tflops[static_cast<size_t>(gpu)]; }
+
+    StageShape makeStage(std::vector<int> gpus);
+    bool tpAllowed(const StageShape &stage);
+
+    struct StageCost
+    {
+        double timeS = 0; // per micro-batch: compute + TP comm, forward and backward
+        bool fits = true;
+    };
+    // The stage holding `layers` layers at position stageIndex of stageCount.
+    StageCost stageCost(const StageShape &stage, int layers, int stageIndex, int stageCount,
+                        int microBatch, int microBatches);
+    double hopS(const StageShape &from, const StageShape &to, int microBatch);
+
+    PipelineShapeCost pipelineCost(const PipelineDraft &draft, int microBatch, int microBatches);
+
+    Plan toPlan(std::span<const PipelineDraft> drafts, std::span<const int> microBatches,
+                int microBatch) const;
+
+private:
+    struct StageKey
+    {
+        int stage, layers, stageIndex, stageCount, microBatch, microBatches;
+        bool operator==(const StageKey &) const = default;
+    };
+    struct StageKeyHash
+    {
+        size_t operator()(const StageKey &k) const;
+    };
+
+    const Problem &m_problem;
+    const CostModel &m_costModel;
+    std::vector<double> m_tflops;
+    std::unordered_map<std::string, int> m_stageIds; // key: GPU list as bytes
+    std::vector<signed char> m_tpAllowed;            // per stage id: -1 unknown, 0, 1
+    std::unordered_map<StageKey, StageCost, StageKeyHash> m_stageCosts;
+    std::unordered_map<std::uint64_t, double> m_hops;
+};
+
+} // namespace hetplan::hexiscale

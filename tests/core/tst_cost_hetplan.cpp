@@ -1,0 +1,304 @@
+// hetplan (the realistic default): outcomes a person planning a real run relies on.
+
+#include "cost_test_fixtures.h"
+
+#include "core/cost/hetplan_model.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace hetplan;
+using namespace hetplan::testing;
+
+Q_DECLARE_METATYPE(hetplan::Plan)
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+// HexiScale §3.1: A 3 × A800-80G (NVLink 200 GB/s), B 3 × RTX 4090 (PCIe 32 GB/s),
+// C 2 × RTX 3090 (PCIe 16 GB/s), 1 GB/s between machines. Built-in GPU catalog.
+Problem caseStudy()
+{
+    Cluster c;
+    c.name = "case-study";
+    c.machines = {machine("A", "A800-80G", 3, 200, 5), machine("B", "RTX4090-24G", 3, 32, 10),
+                  machine("C", "RTX3090-24G", 2, 16, 10)};
+    c.switches = {{"ethernet", {}}};
+    c.links = {{"A", "ethernet", LinkKind::Ethernet, 1, 50},
+               {"B", "ethernet", LinkKind::Ethernet, 1, 50},
+               {"C", "ethernet", LinkKind::Ethernet, 1, 50}};
+    auto topology = Topology::build(c, GpuCatalog::builtin());
+    if (!topology)
+        qFatal("case study: %s", topology.error().message.c_str());
+    const ModelSpec *llama = ModelCatalog::builtin().find("llama2-13b");
+    if (!llama)
+        qFatal("llama2-13b missing from the model catalog");
+    Workload w = trainWorkload(24, 4096);
+    return Problem{std::move(topology).value(), *llama, w};
+}
+
+// One pipeline over all 8 GPUs, cluster order, the given layer counts, 24 micro-batches of 1.
+Plan onePipeline(std::initializer_list<int> layerCounts)
+{
+    Pipeline p;
+    p.microBatch = 1;
+    p.microBatches = 24;
+    int gpu = 0;
+    int layer = 0;
+    for (int count : layerCounts) {
+        p.stages.push_back(stage({gpu}, 1, 1, layer, layer + count));
+        ++gpu;
+        layer += count;
+    }
+    Plan plan;
+    plan.pipelines = {p};
+    return plan;
+}
+
+// A:0 + A:1 (tp 2) layers 0–5 → B:0 + B:1 (tp 2) layers 5–8; A:2 → B:2 as a second pipeline.
+// Uses every kind of communication: TP in A and B, hops A → B, gradient sync across.
+Plan mixedPlan()
+{
+    Plan plan;
+    plan.pipelines = {pipeline(1, 4, {stage({0, 1}, 2, 1, 0, 5), stage({3, 4}, 2, 1, 5, 8)}),
+                      pipeline(1, 4, {stage({2}, 1, 1, 0, 4), stage({5}, 1, 1, 4, 8)})};
+    return plan;
+}
+
+} // namespace
+
+class TestCostHetPlan : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void moreBandwidthIsNeverSlower_data();
+    void moreBandwidthIsNeverSlower();
+    void llama13bSymmetricPipelineDoesNotFitButAsymmetricDoes();
+    void tpGroupRules_data();
+    void tpGroupRules();
+    void memoryGrowsWithMicroBatchesInFlight();
+    void recomputationTradesMemoryForTime();
+    void computeFromRealFlops();
+    void asymmetricGradientSyncRunsChunksInSequence();
+    void breakdownAddsUpAndMfuIsAFraction();
+    void inferenceLatencyAndMemory();
+};
+
+void TestCostHetPlan::moreBandwidthIsNeverSlower_data()
+{
+    QTest::addColumn<double>("slowInterGBps");
+    QTest::addColumn<double>("fastInterGBps");
+    QTest::addColumn<double>("slowIntraBGBps");
+    QTest::addColumn<double>("fastIntraBGBps");
+    QTest::addColumn<int>("mode");
+    QTest::newRow("network 1 → 10 GB/s") << 1.0 << 10.0 << 10.0 << 10.0 << int(Mode::Train);
+    QTest::newRow("network 0.1 → 1 GB/s") << 0.1 << 1.0 << 10.0 << 10.0 << int(Mode::Train);
+    QTest::newRow("B's PCIe 10 → 50 GB/s") << 1.0 << 1.0 << 10.0 << 50.0 << int(Mode::Train);
+    QTest::newRow("both, inference") << 1.0 << 5.0 << 10.0 << 50.0 << int(Mode::Infer);
+}
+
+void TestCostHetPlan::moreBandwidthIsNeverSlower()
+{
+    QFETCH(double, slowInterGBps);
+    QFETCH(double, fastInterGBps);
+    QFETCH(double, slowIntraBGBps);
+    QFETCH(double, fastIntraBGBps);
+    QFETCH(int, mode);
+    Workload w = trainWorkload(8, 512);
+    w.mode = Mode(mode);
+    const Problem slow = makeProblem(twoMachineCluster(slowInterGBps, slowIntraBGBps),
+                                     smallModel(), w);
+    const Problem fast = makeProblem(twoMachineCluster(fastInterGBps, fastIntraBGBps),
+                                     smallModel(), w);
+    const HetPlanModel model;
+    const Evaluation slowEvaluation = model.evaluate(slow, mixedPlan());
+    const Evaluation fastEvaluation = model.evaluate(fast, mixedPlan());
+    QVERIFY(slowEvaluation.valid && fastEvaluation.valid);
+    // Every link that got faster carries traffic in this plan, so it is strictly faster.
+    QVERIFY(fastEvaluation.iterationS < slowEvaluation.iterationS);
+}
+
+void TestCostHetPlan::llama13bSymmetricPipelineDoesNotFitButAsymmetricDoes()
+{
+    const Problem problem = caseStudy();
+    // 13.0e9 parameters × 16 bytes (mixed-precision Adam) ≈ 194 GiB of the 360 GiB in total:
+    // it fits only if the 80 GiB A800s hold most of the layers.
+    const double stateGiB = problem.model.totalParams() * 16 / kGiB;
+    QVERIFY(stateGiB > 190 && stateGiB < 200);
+    const HetPlanModel model;
+
+    // Megatron's symmetric pp = 8: 5 layers per GPU. A 24 GiB GPU would need
+    // 5 × 317 204 480 params × 16 bytes = 23.6 GiB for weights and optimizer alone, plus the
+    // CUDA context and NCCL buffers.
+    const Evaluation symmetric = model.evaluate(problem, onePipeline({5, 5, 5, 5, 5, 5, 5, 5}));
+    QVERIFY(!symmetric.fitsInMemory());
+    QCOMPARE(symmetric.memory.size(), size_t(8));
+    const double stateOf5LayersGiB = 5 * 317204480.0 * 16 / kGiB;
+    for (const GpuMemory &m : symmetric.memory) {
+        QVERIFY(m.usedGiB > stateOf5LayersGiB + 1.0);
+        QCOMPARE(m.fits(), m.capacityGiB == 80); // only the A800s have room
+    }
+    QCOMPARE(symmetric.errors.size(), size_t(5));
+    QVERIFY(QString::fromStdString(symmetric.errors.front())
+                .startsWith(QStringLiteral("pipeline 0, stage 3, GPU B:0: needs ")));
+    QVERIFY(std::isinf(model.objectiveS(problem, onePipeline({5, 5, 5, 5, 5, 5, 5, 5}))));
+
+    // Layers by memory: 9 + 8 + 8 on the A800s, 3 on each 24 GiB GPU.
+    const Plan asymmetric = onePipeline({9, 8, 8, 3, 3, 3, 3, 3});
+    const Evaluation fitted = model.evaluate(problem, asymmetric);
+    QVERIFY2(fitted.fitsInMemory(), fitted.errors.empty() ? "" : fitted.errors.front().c_str());
+    QVERIFY(fitted.errors.empty());
+    QCOMPARE(model.objectiveS(problem, asymmetric), fitted.iterationS);
+}
+
+void TestCostHetPlan::tpGroupRules_data()
+{
+    QTest::addColumn<QList<int>>("gpus");
+    QTest::addColumn<int>("kvHeads");
+    QTest::addColumn<QString>("problem");
+    QTest::newRow("two A800s") << QList<int>{0, 1} << 40 << QString();
+    QTest::newRow("one GPU") << QList<int>{3} << 40 << QString();
+    QTest::newRow("across machines")
+        << QList<int>{2, 3} << 40
+        << QStringLiteral("GPUs A:2 and B:0 are in different machines; tensor parallelism needs "
+                          "one machine");
+    QTest::newRow("3 does not divide 40 heads")
+        << QList<int>{0, 1, 2} << 40 << QStringLiteral("tp = 3 does not divide 40 attention heads");
+    QTest::newRow("GQA: 2 divides 40 heads but not 5 kv heads")
+        << QList<int>{0, 1} << 5 << QStringLiteral("tp = 2 does not divide 5 key-value heads");
+}
+
+void TestCostHetPlan::tpGroupRules()
+{
+    QFETCH(QList<int>, gpus);
+    QFETCH(int, kvHeads);
+    QFETCH(QString, problem);
+    Problem p = caseStudy();
+    p.model.kvHeads = kvHeads;
+    const std::vector<int> group(gpus.begin(), gpus.end());
+    const HetPlanModel model;
+    QCOMPARE(QString::fromStdString(model.tpGroupProblem(p, group)), problem);
+    QCOMPARE(model.allowsTpGroup(p, group), problem.isEmpty());
+}
+
+void TestCostHetPlan::memoryGrowsWithMicroBatchesInFlight()
+{
+    const Problem problem = caseStudy();
+    const HetPlanModel model;
+    const Stage first = stage({0}, 1, 1, 0, 10);
+    // 1F1B: the first of 4 stages holds min(m, 4) micro-batches.
+    double previousGiB = 0;
+    for (int microBatches : {1, 2, 3, 4}) {
+        const double gib = model.estimateStage(problem, queryOf(first, 1, 0, 4, microBatches))
+                               .peakMemoryGiB;
+        QVERIFY(gib > previousGiB);
+        previousGiB = gib;
+    }
+    const double atEight = model.estimateStage(problem, queryOf(first, 1, 0, 4, 8)).peakMemoryGiB;
+    QCOMPARE(atEight, previousGiB);
+    // The last stage holds one micro-batch whatever m is.
+    const Stage last = stage({0}, 1, 1, 30, 40);
+    QCOMPARE(model.estimateStage(problem, queryOf(last, 1, 3, 4, 1)).peakMemoryGiB,
+             model.estimateStage(problem, queryOf(last, 1, 3, 4, 8)).peakMemoryGiB);
+}
+
+void TestCostHetPlan::recomputationTradesMemoryForTime()
+{
+    Problem problem = caseStudy();
+    const HetPlanModel model;
+    const Stage tenLayers = stage({0}, 1, 1, 0, 10);
+    const StageQuery query = queryOf(tenLayers, 1, 0, 4, 4);
+    double memoryGiB[3];
+    double computeS[3];
+    const Recompute modes[3] = {Recompute::None, Recompute::Selective, Recompute::Full};
+    for (int i = 0; i < 3; ++i) {
+        problem.workload.train.recompute = modes[i];
+        const StageEstimate estimate = model.estimateStage(problem, query);
+        memoryGiB[i] = estimate.peakMemoryGiB;
+        computeS[i] = estimate.timing.computeS;
+    }
+    QVERIFY(memoryGiB[0] > memoryGiB[1] && memoryGiB[1] > memoryGiB[2]);
+    QVERIFY(computeS[0] < computeS[1] && computeS[1] < computeS[2]);
+}
+
+void TestCostHetPlan::computeFromRealFlops()
+{
+    // One layer on one Fast GPU (100 tflops × 0.5 achieved), S = 512, b = 1, full
+    // recomputation, not the last stage: forward 2·b·S·(GEMM params) + 2·b·S²·H (causal),
+    // then backward 2× and the recomputed forward: 4 forwards in all.
+    const Problem problem = makeProblem(twoMachineCluster(), smallModel(), trainWorkload(1, 512));
+    const Stage oneLayer = stage({0}, 1, 1, 0, 1);
+    const StageEstimate estimate = HetPlanModel().estimateStage(problem,
+                                                                queryOf(oneLayer, 1, 0, 2));
+    // GEMM params of a layer: 4·1024² (attention) + 3·1024·4096 (SwiGLU) = 16 777 216.
+    const double forwardFlops = 2.0 * 512 * 16777216 + 2.0 * 512 * 512 * 1024;
+    QVERIFY(near(estimate.timing.computeS, 4 * forwardFlops / (100e12 * 0.5)));
+    QVERIFY(near(estimate.timing.forwardS, forwardFlops / (100e12 * 0.5)));
+    QCOMPARE(estimate.timing.tpCommS, 0.0);
+}
+
+void TestCostHetPlan::asymmetricGradientSyncRunsChunksInSequence()
+{
+    // Pipeline 0 holds every layer on A:0 + A:1 (tp 2), pipeline 1 on A:2 alone. Each tensor
+    // is cut into 2 chunks (the tp 2 shard); chunk 0 is all-reduced by A:0 and A:2, chunk 1
+    // by A:1 and A:2. A:2 runs both in sequence. Ring of 2 at 100 GB/s, 1 µs:
+    // 2·(2−1)/2 · bytes/100e9 + 2·(2−1)·1e-6 per chunk, chunk = params·2 bytes / 2.
+    const Problem problem = makeProblem(twoMachineCluster(), smallModel(), trainWorkload(2, 512));
+    Plan plan;
+    plan.pipelines = {pipeline(1, 1, {stage({0, 1}, 2, 1, 0, 8)}),
+                      pipeline(1, 1, {stage({2}, 1, 1, 0, 8)})};
+    const auto twoChunksS = [](double params) { return 2 * (params / 100e9 + 2e-6); };
+    // Layer: 4·1024² + 3·1024·4096 + 2·1024 = 16 779 264; embedding 1000·1024; head + norm.
+    const double expected = 8 * twoChunksS(16779264) + twoChunksS(1024000)
+                            + twoChunksS(1025024);
+    const Evaluation e = HetPlanModel().evaluate(problem, plan);
+    QVERIFY(near(e.breakdown.dpCommS, expected));
+    QVERIFY(near(e.pipelines[1].stages[0].dpCommS, expected));
+    QVERIFY(near(e.pipelines[0].stages[0].dpCommS, expected / 2));
+}
+
+void TestCostHetPlan::breakdownAddsUpAndMfuIsAFraction()
+{
+    const Problem problem = caseStudy();
+    const Evaluation e = HetPlanModel().evaluate(problem, onePipeline({9, 8, 8, 3, 3, 3, 3, 3}));
+    QVERIFY(e.valid);
+    QVERIFY(near(e.breakdown.totalS(), e.iterationS, 1e-12));
+    QVERIFY(e.breakdown.bubbleS > 0);
+    QCOMPARE(e.breakdown.dpCommS, 0.0); // one replica: nothing to synchronise
+    QVERIFY(e.mfu > 0.05 && e.mfu < 1);
+    QVERIFY(near(e.tokensPerS, 24.0 * 4096 / e.iterationS));
+    QVERIFY(e.costPerMillionTokensUsd.has_value() && *e.costPerMillionTokensUsd > 0);
+
+    const Evaluation mixed = HetPlanModel().evaluate(
+        makeProblem(twoMachineCluster(), smallModel(), trainWorkload(8, 512)), mixedPlan());
+    QVERIFY(mixed.breakdown.dpCommS > 0);
+    QVERIFY(mixed.pipelines[0].breakdown.tpCommS > 0);
+    QVERIFY(near(mixed.breakdown.totalS(), mixed.iterationS, 1e-12));
+    QVERIFY(mixed.mfu > 0 && mixed.mfu < 1);
+}
+
+void TestCostHetPlan::inferenceLatencyAndMemory()
+{
+    Workload w;
+    w.mode = Mode::Infer;
+    w.infer.promptLen = 512;
+    w.infer.outputLen = 128;
+    w.infer.batch = 4;
+    const Problem problem = makeProblem(twoMachineCluster(), smallModel(), w);
+    const Evaluation e = HetPlanModel().evaluate(problem, mixedPlan());
+    QVERIFY(e.valid && e.fitsInMemory());
+    QCOMPARE(e.replicaLatencyS.size(), size_t(2));
+    QCOMPARE(e.iterationS, std::max(e.replicaLatencyS[0], e.replicaLatencyS[1]));
+    QVERIFY(near(e.tokensPerS, 4.0 * 128 / e.replicaLatencyS[0] + 4.0 * 128 / e.replicaLatencyS[1]));
+    QVERIFY(near(e.breakdown.totalS(), e.iterationS, 1e-12));
+    // Decoding is bound by memory bandwidth: no faster than scanning the stage's weights
+    // 128 times at 80% of 1000 GB/s (B:2 holds 4 layers and the head in fp16).
+    const double weightBytes = (4 * 16779264.0 + 1000 * 1024) * 2;
+    QVERIFY(e.replicaLatencyS[1] > 128 * weightBytes / (0.8 * 1000e9));
+}
+
+QTEST_APPLESS_MAIN(TestCostHetPlan)
+#include "tst_cost_hetplan.moc"
