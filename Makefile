@@ -15,11 +15,10 @@ build: deps
 	@cmake --preset $(PRESET) >/dev/null
 	@cmake --build --preset $(PRESET) -j $(JOBS)
 
-# Until the desktop app lands, the main job is planning the bundled case study. It uses the
-# HexiScale paper's cost model: under the realistic one no symmetric plan fits (full Adam
-# state of a 13B model needs ~200 GB), and the asymmetric planner arrives with its issue.
+# Until the desktop app lands, the main job is planning the bundled case study with the
+# default planner (HexiScale) and the default, realistic cost model.
 run: build
-	$(CLI) plan --cluster case-study --model llama2-13b --cost-model hexiscale-paper
+	$(CLI) plan --cluster case-study --model llama2-13b
 
 test: build
 	ctest --preset $(PRESET) -j $(JOBS)

@@ -407,9 +407,63 @@ Object rootObject(Context &context, const Json &doc, std::string_view format, bo
     return root;
 }
 
+namespace {
+
+std::string dumpScalar(const OrderedJson &value)
+{
+    return value.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+}
+
+// Short arrays of scalars ("position": [80, 60], "gpus": ["A:0", "A:1"]) on one line.
+constexpr std::size_t kMaxInlineArrayChars = 80;
+
+void writePretty(std::string &out, const OrderedJson &value, int indent)
+{
+    if (!value.is_structured()) {
+        out += dumpScalar(value);
+        return;
+    }
+    const bool isObject = value.is_object();
+    if (value.empty()) {
+        out += isObject ? "{}" : "[]";
+        return;
+    }
+    if (!isObject) {
+        bool flat = true;
+        std::string line = "[";
+        for (const OrderedJson &element : value) {
+            flat = flat && !element.is_structured();
+            if (!flat || line.size() > kMaxInlineArrayChars)
+                break;
+            line += (line.size() > 1 ? ", " : "") + dumpScalar(element);
+        }
+        if (flat && line.size() < kMaxInlineArrayChars) {
+            out += line + "]";
+            return;
+        }
+    }
+    out += isObject ? "{\n" : "[\n";
+    bool first = true;
+    for (auto it = value.begin(); it != value.end(); ++it) {
+        out += first ? "" : ",\n";
+        first = false;
+        out.append(std::size_t(indent + 2), ' ');
+        if (isObject)
+            out += dumpScalar(OrderedJson(it.key())) + ": ";
+        writePretty(out, it.value(), indent + 2);
+    }
+    out += "\n";
+    out.append(std::size_t(indent), ' ');
+    out += isObject ? "}" : "]";
+}
+
+} // namespace
+
 std::string dumpPretty(const OrderedJson &doc)
 {
-    return doc.dump(2, ' ', false, OrderedJson::error_handler_t::replace) + "\n";
+    std::string out;
+    writePretty(out, doc, 0);
+    return out + "\n";
 }
 
 } // namespace hetplan::jsonio

@@ -195,7 +195,8 @@ Object rootObject(Context &context, const Json &doc, std::string_view format,
 // Checks "<kind>/<major>" against `expected`; the message names the file and what we read.
 void checkFormat(const Value &value, std::string_view expected);
 
-// Writes pretty JSON (2-space indent); invalid UTF-8 (from a GUI edit) is replaced, not thrown.
+// Writes pretty JSON (2-space indent, short scalar arrays on one line); invalid UTF-8 (from a
+// GUI edit) is replaced, not thrown.
 std::string dumpPretty(const OrderedJson &doc);
 
 // ---- templates ----

@@ -130,9 +130,6 @@ OrderedJson number(double x)
 OrderedJson estimateJson(const Evaluation &e, const Topology &topology)
 {
     OrderedJson j;
-    j["valid"] = e.valid;
-    if (!e.errors.empty())
-        j["errors"] = e.errors;
     j["iteration_s"] = number(e.iterationS);
     j["mfu"] = number(e.mfu);
     j["tokens_per_s"] = number(e.tokensPerS);
@@ -151,6 +148,9 @@ OrderedJson estimateJson(const Evaluation &e, const Topology &topology)
         g["capacity_GiB"] = number(m.capacityGiB);
         memory.push_back(std::move(g));
     }
+    j["valid"] = e.valid;
+    if (!e.errors.empty())
+        j["errors"] = e.errors;
     if (e.costPerIterationUsd)
         j["cost_per_iteration_usd"] = number(*e.costPerIterationUsd);
     if (e.costPerMillionTokensUsd)

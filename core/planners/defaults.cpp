@@ -5,7 +5,7 @@ namespace hetplan {
 // Default: the strongest planner built so far for each mode.
 PlannerKind defaultPlanner(Mode mode)
 {
-    return mode == Mode::Train ? PlannerKind::Megatron : PlannerKind::HexGen;
+    return mode == Mode::Train ? PlannerKind::HexiScale : PlannerKind::HexGen;
 }
 
 std::vector<PlannerKind> plannersFor(Mode mode)

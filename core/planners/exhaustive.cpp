@@ -97,7 +97,14 @@ public:
     bool found() const { return m_best.has_value(); }
     const Plan &bestPlan() const { return *m_best; }
     double bestS() const { return m_bestS; }
-    std::vector<TracePoint> trace() const { return m_trace; }
+    std::vector<TracePoint> trace() const
+    {
+        std::vector<TracePoint> result = m_trace;
+        const double elapsedS =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
+        result.push_back({m_structures, elapsedS, m_bestS});
+        return result;
+    }
     bool stopped() const { return m_stop.stop_requested(); }
 
 private:
@@ -420,9 +427,11 @@ Result<PlanSearch> ExhaustivePlanner::planImpl(const Problem &problem, const Cos
     NullProgress quiet;
     PlannerOptions seedOptions;
     seedOptions.seed = options.seed;
-    if (Result<PlanSearch> heuristic = HexiScalePlanner().plan(problem, costModel, seedOptions,
-                                                               stop, quiet))
-        enumerator.seed(std::move(heuristic.value().plan));
+    const auto knob = options.knobs.find("heuristic_seed");
+    if (knob == options.knobs.end() || knob->second != 0)
+        if (Result<PlanSearch> heuristic = HexiScalePlanner().plan(problem, costModel, seedOptions,
+                                                                   stop, quiet))
+            enumerator.seed(std::move(heuristic.value().plan));
     enumerator.run();
     if (!enumerator.found())
         return Error{enumerator.stopped() ? ErrorKind::Cancelled : ErrorKind::NoPlanFits,
@@ -434,7 +443,6 @@ Result<PlanSearch> ExhaustivePlanner::planImpl(const Problem &problem, const Cos
     search.plan = enumerator.bestPlan();
     search.plan.planner = "exhaustive";
     search.trace = enumerator.trace();
-    search.trace.push_back({int(search.trace.size()) + 1, 0, enumerator.bestS()});
     return search;
 }
 

@@ -8,6 +8,8 @@ namespace hetplan {
 // on small clusters, to measure how far the heuristics are from the optimum. Refuses clusters
 // past kMaxGpus GPUs or kMaxMachines machines (ErrorKind::Unsupported). The space and the
 // completeness argument are spelled out in exhaustive.cpp.
+// Knob "heuristic_seed" (default 1): start from HexiScale's plan as the incumbent, which only
+// sharpens the bounds; 0 enumerates from nothing (same optimum, slower).
 class ExhaustivePlanner final : public Planner
 {
 public:

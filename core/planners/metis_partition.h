@@ -40,7 +40,10 @@ struct PartitionOptions
 // Part index (0 … parts-1) of every vertex, minimising the total weight of cut edges under the
 // balance constraint. Parts may come back empty on tiny or disconnected graphs. One part, or
 // at least as many parts as vertices, is answered without calling METIS (vertex i → part i).
-// METIS failures come back as ErrorKind::Internal.
+// METIS failures come back as ErrorKind::Internal. Beware: METIS itself prints to stdout and
+// may fail when parts come close to the vertex count (k-way: measured clean for
+// 2·parts <= vertices + 1) or, with recursive bisection, when one vertex outweighs a part's
+// share; callers stay within those limits.
 Result<std::vector<int>> partitionGraph(const WeightedGraph &graph, const PartitionOptions &options);
 
 } // namespace hetplan

@@ -4,6 +4,8 @@
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
 #include "core/plan/validator.h"
+#include "core/planners/exhaustive.h"
+#include "core/planners/hexiscale/hexiscale_planner.h"
 #include "core/planners/megatron.h"
 
 #include <algorithm>
@@ -22,7 +24,8 @@ constexpr std::array kAllPlanners{PlannerKind::HexiScale, PlannerKind::Metis,
                                   PlannerKind::Megatron,  PlannerKind::Exhaustive};
 
 // Planners that exist so far; each later issue adds its kind here and a case in makePlanner.
-constexpr std::array kBuiltPlanners{PlannerKind::Megatron};
+constexpr std::array kBuiltPlanners{PlannerKind::HexiScale, PlannerKind::Megatron,
+                                    PlannerKind::Exhaustive};
 
 std::string nameList(std::span<const PlannerKind> kinds)
 {
@@ -153,10 +156,12 @@ Result<std::unique_ptr<Planner>> makePlanner(PlannerKind kind)
     case PlannerKind::Megatron:
         return std::unique_ptr<Planner>(std::make_unique<MegatronPlanner>());
     case PlannerKind::HexiScale:
+        return std::unique_ptr<Planner>(std::make_unique<HexiScalePlanner>());
+    case PlannerKind::Exhaustive:
+        return std::unique_ptr<Planner>(std::make_unique<ExhaustivePlanner>());
     case PlannerKind::Metis:
     case PlannerKind::Holmes:
     case PlannerKind::HexGen:
-    case PlannerKind::Exhaustive:
         break;
     }
     return Error{ErrorKind::Unsupported, "planner '" + std::string(plannerName(kind))

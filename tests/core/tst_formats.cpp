@@ -10,6 +10,8 @@
 #include <QDir>
 #include <QTest>
 
+#include <cmath>
+#include <limits>
 #include <string>
 
 using namespace hetplan;
@@ -197,6 +199,7 @@ private Q_SLOTS:
     void workloadRoundTrip_data();
     void workloadRoundTrip();
     void planRoundTrip();
+    void planEstimateIsInformational();
     void bundledExamplesRoundTrip();
     void badFiles_data();
     void badFiles();
@@ -390,6 +393,9 @@ void TestFormats::planRoundTrip()
     QCOMPARE(plan->estimate->breakdown.dpCommS, 1.5);
 
     const std::string written = writePlan(*plan, t);
+    // Readable by a person: short lists on one line.
+    QVERIFY2(written.find(R"("gpus": ["A:0", "A:1"],)") != std::string::npos, written.c_str());
+    QVERIFY(written.find(R"("layers": [0, 24])") != std::string::npos);
     auto back = parsePlan(written, "written", t);
     QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
     QVERIFY(back->sameLayout(*plan));
@@ -409,6 +415,39 @@ void TestFormats::planRoundTrip()
     QVERIFY(madeBack.ok());
     QVERIFY(madeBack->sameLayout(made));
     QVERIFY(!madeBack->estimate.has_value());
+}
+
+void TestFormats::planEstimateIsInformational()
+{
+    const Topology &t = caseStudy();
+    Plan plan;
+    plan.cluster = "case-study";
+    plan.model = "llama2-13b";
+    plan.pipelines = {{1, 24, {{{0}, 1, 1, 0, 40, {}}}}};
+    Evaluation e;
+    e.valid = false;
+    e.errors = {"pipeline 0, stage 0: A:0 needs 120 GiB; it has 80"};
+    e.iterationS = std::numeric_limits<double>::infinity(); // no finite time: written as null
+    e.memory = {{0, 120, 80}};
+    plan.estimate = e;
+    auto back = parsePlan(writePlan(plan, t), "p", t);
+    QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+    QVERIFY(back->estimate.has_value());
+    QVERIFY(!back->estimate->valid);
+    QVERIFY(back->estimate->errors == e.errors);
+    QVERIFY(std::isnan(back->estimate->iterationS));
+    QCOMPARE(back->estimate->memory.at(0).usedGiB, 120.0);
+
+    // Whatever else a producer adds to the estimate (per-pipeline timings) is not an error.
+    auto extra = parsePlan(R"({"format": "hetplan.plan/1", "cluster": "case-study",
+        "model": "m", "workload": {"mode": "train", "global_batch": 1, "seq_len": 8},
+        "pipelines": [{"micro_batch": 1, "stages": [{"gpus": ["B:0"], "layers": [0, 2]}]}],
+        "estimate": {"iteration_s": 1, "pipelines": [{"time_s": 1}],
+                     "memory": [{"gpu": "B:0", "used_GiB": 1, "capacity_GiB": 24,
+                                 "fits": true}]}})",
+                           "extra.json", t);
+    QVERIFY2(extra.ok(), extra.ok() ? "" : extra.error().message.c_str());
+    QCOMPARE(extra->estimate->memory.at(0).gpu, *t.findGpu("B:0"));
 }
 
 void TestFormats::bundledExamplesRoundTrip()

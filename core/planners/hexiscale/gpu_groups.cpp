@@ -115,4 +115,25 @@ Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::s
     return groups;
 }
 
+std::vector<std::vector<int>> stripeGpus(const Topology &topology, std::span<const int> gpus,
+                                         int parts)
+{
+    std::vector<std::vector<int>> groups(static_cast<size_t>(std::max(parts, 1)));
+    size_t at = 0;
+    while (at < gpus.size()) {
+        size_t end = at;
+        while (end < gpus.size() && topology.gpu(gpus[end]).machine == topology.gpu(gpus[at]).machine)
+            ++end;
+        const size_t count = end - at;
+        for (size_t i = 0; i < count; ++i)
+            groups[i * groups.size() / count].push_back(gpus[at + i]);
+        at = end;
+    }
+    std::erase_if(groups, [](const std::vector<int> &g) { return g.empty(); });
+    for (auto &g : groups)
+        std::sort(g.begin(), g.end());
+    std::sort(groups.begin(), groups.end());
+    return groups;
+}
+
 } // namespace hetplan::hexiscale

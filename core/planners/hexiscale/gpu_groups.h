@@ -24,4 +24,10 @@ Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::s
                                                 int parts, CutOption option, int ufactor,
                                                 std::uint64_t seed);
 
+// The extreme of MaximiseBetweenGroups on machine-shaped clusters, as a second opinion next to
+// METIS: every machine's GPUs cut into `parts` contiguous slices, slice i to group i, so all
+// intra-machine links run between the groups. Same output conventions as splitGpus.
+std::vector<std::vector<int>> stripeGpus(const Topology &topology, std::span<const int> gpus,
+                                         int parts);
+
 } // namespace hetplan::hexiscale

@@ -89,6 +89,8 @@ public:
                                                  : std::max(1, int(knob(options, "iterations", 50)));
         const double balance = std::max(1.001, knob(options, "balance", 1.2));
         m_ufactor = int(std::lround((balance - 1) * 1000));
+        const double secondaryBalance = std::max(1.001, knob(options, "secondary_balance", 2.0));
+        m_secondaryUfactor = int(std::lround((secondaryBalance - 1) * 1000));
         m_tau = std::max(1, int(knob(options, "tau", 2)));
         m_maxPipelines = std::max(1, int(knob(options, "max_pipelines", 64)));
     }
@@ -107,14 +109,16 @@ public:
             const Choice choice = iteration < int(ladder.size()) ? ladderChoice(ladder[size_t(iteration)])
                                                                  : exploreChoice(ladder);
             tryChoice(choice);
-            // Small clusters are cheap to plan: every TP policy on the same groups.
+            // Small clusters are cheap to plan: both cut options and every TP policy.
             if (m_problem.topology.gpuCount() <= kSmallCluster)
-                for (TpPolicy policy : {TpPolicy::LocallyBest, TpPolicy::Widest, TpPolicy::Narrowest})
-                    if (policy != choice.policy) {
-                        Choice variant = choice;
-                        variant.policy = policy;
-                        tryChoice(variant);
-                    }
+                for (CutOption cut : {CutOption::MinimiseBetweenGroups, CutOption::MaximiseBetweenGroups})
+                    for (TpPolicy policy : {TpPolicy::LocallyBest, TpPolicy::Widest, TpPolicy::Narrowest})
+                        if (policy != choice.policy || cut != choice.cut) {
+                            Choice variant = choice;
+                            variant.cut = cut;
+                            variant.policy = policy;
+                            tryChoice(variant);
+                        }
             report(iteration + 1);
         }
         polishBest();
@@ -371,15 +375,21 @@ private:
 
     void tryChoice(const Choice &choice)
     {
-        const int units = m_problem.workload.train.globalBatch / choice.microBatch;
         Result<std::vector<std::vector<int>>> groups =
             splitGpus(m_problem.topology, m_allGpus, choice.pipelines, choice.cut, choice.ufactor,
                       m_random());
-        if (!groups)
-            return;
-        const int expected = std::max(1, units / int(groups->size()));
+        if (groups)
+            tryGroups(choice, groups.value());
+        if (choice.cut == CutOption::MaximiseBetweenGroups && choice.pipelines > 1)
+            tryGroups(choice, stripeGpus(m_problem.topology, m_allGpus, choice.pipelines));
+    }
+
+    void tryGroups(const Choice &choice, const std::vector<std::vector<int>> &groups)
+    {
+        const int units = m_problem.workload.train.globalBatch / choice.microBatch;
+        const int expected = std::max(1, units / int(groups.size()));
         std::vector<PipelineDraft> drafts;
-        for (const std::vector<int> &group : groups.value()) {
+        for (const std::vector<int> &group : groups) {
             if (shouldStop())
                 return;
             PipelineBuildOptions build;
@@ -388,7 +398,7 @@ private:
             build.tau = m_tau;
             build.microBatch = choice.microBatch;
             build.microBatches = expected;
-            build.ufactor = choice.ufactor;
+            build.ufactor = m_secondaryUfactor;
             build.seed = m_random();
             // A group that cannot hold the model stays idle.
             if (std::optional<PipelineDraft> draft = buildPipeline(m_context, group, build, m_stop))
@@ -480,6 +490,7 @@ private:
     std::vector<int> m_microBatches;
     int m_iterations = 50;
     int m_ufactor = 200;
+    int m_secondaryUfactor = 1000;
     int m_tau = 2;
     int m_maxPipelines = 64;
 

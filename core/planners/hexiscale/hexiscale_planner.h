@@ -16,6 +16,8 @@ namespace hetplan {
 //   "iterations"    50   outer iterations, where the paper's search converged (§5.3);
 //                        options.maxIterations wins when set
 //   "balance"       1.2  phase-1 balance factor (max group tflops / average, §4.2)
+//   "secondary_balance" 2.0  the same for phase 2's parts, which follow machines more than
+//                        compute, so it is looser
 //   "tau"           2    top-τ of the stage-order search (§4.3 step (iii))
 //   "max_pipelines" 64   upper bound on K
 //   "megatron_seed" 1    0: do not seed with the Megatron baseline

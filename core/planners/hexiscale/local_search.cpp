@@ -4,7 +4,6 @@
 #include "core/planners/hexiscale/layer_assignment.h"
 
 #include <algorithm>
-#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <set>
@@ -58,7 +57,7 @@ private:
 
     // Re-optimises the layers of the changed pipelines, rebalances, and keeps the candidate if
     // it is the best neighbour so far.
-    void consider(Layout candidate, std::initializer_list<size_t> changed)
+    void consider(Layout candidate, const std::vector<size_t> &changed)
     {
         if (exhausted())
             return;
@@ -99,25 +98,25 @@ private:
             const int count = int(stages.size());
             consider(layout, {p}); // the layers alone
             for (int j = 0; j < count; ++j) {
-                if (count > 1) { // idle stage j
-                    Layout next = layout;
-                    next.drafts[p].stages.erase(next.drafts[p].stages.begin() + j);
-                    consider(std::move(next), {p});
-                }
+                if (count > 1) // idle stage j
+                    apply(layout, p, [j](std::vector<StageShape> &s) {
+                        s.erase(s.begin() + j);
+                        return true;
+                    });
                 for (int k = 0; k < count; ++k) { // stage j to position k
                     if (k == j || k == j + 1)
                         continue;
-                    Layout next = layout;
-                    auto &s = next.drafts[p].stages;
-                    StageShape moved = s[size_t(j)];
-                    s.erase(s.begin() + j);
-                    s.insert(s.begin() + (k > j ? k - 1 : k), std::move(moved));
-                    consider(std::move(next), {p});
+                    apply(layout, p, [j, k](std::vector<StageShape> &s) {
+                        StageShape moved = s[size_t(j)];
+                        s.erase(s.begin() + j);
+                        s.insert(s.begin() + (k > j ? k - 1 : k), std::move(moved));
+                        return true;
+                    });
                 }
                 if (j + 1 < count) // merge j and j + 1 into one TP group
-                    tryMerge(layout, p, j);
+                    apply(layout, p, [this, j](std::vector<StageShape> &s) { return merge(s, j); });
                 if (stages[size_t(j)].gpus.size() > 1) // split j in two
-                    trySplit(layout, p, j);
+                    apply(layout, p, [this, j](std::vector<StageShape> &s) { return split(s, j); });
             }
             // An idle GPU (or all idle GPUs of its machine) as a new stage anywhere.
             for (int g = 0; g < topology.gpuCount(); ++g) {
@@ -220,41 +219,76 @@ private:
         return groups;
     }
 
-    void tryMerge(const Layout &layout, size_t p, int j)
+    // Pipelines with the same machines and group sizes at every position as pipeline p.
+    std::vector<size_t> twinsOf(const Layout &layout, size_t p) const
     {
-        const auto &stages = layout.drafts[p].stages;
+        const Topology &topology = m_context.problem().topology;
+        const auto shape = [&](const PipelineDraft &d) {
+            std::vector<std::pair<int, size_t>> result;
+            for (const StageShape &s : d.stages)
+                result.emplace_back(topology.gpu(s.gpus.front()).machine, s.gpus.size());
+            return result;
+        };
+        const auto mine = shape(layout.drafts[p]);
+        std::vector<size_t> twins;
+        for (size_t q = 0; q < layout.drafts.size(); ++q)
+            if (shape(layout.drafts[q]) == mine)
+                twins.push_back(q);
+        return twins;
+    }
+
+    // A move on pipeline p alone, and the same move on all its twins: data-parallel replicas
+    // of one shape usually have to change together, or the gradient sync no longer lines up.
+    template<typename Move>
+    void apply(const Layout &layout, size_t p, Move &&move)
+    {
+        if (exhausted())
+            return;
+        {
+            Layout next = layout;
+            if (move(next.drafts[p].stages))
+                consider(std::move(next), {p});
+        }
+        const std::vector<size_t> twins = twinsOf(layout, p);
+        if (twins.size() < 2)
+            return;
+        Layout next = layout;
+        for (size_t q : twins)
+            if (!move(next.drafts[q].stages))
+                return;
+        consider(std::move(next), twins);
+    }
+
+    bool merge(std::vector<StageShape> &stages, int j)
+    {
         const Topology &topology = m_context.problem().topology;
         if (topology.gpu(stages[size_t(j)].gpus.front()).machine
             != topology.gpu(stages[size_t(j) + 1].gpus.front()).machine)
-            return;
+            return false;
         std::vector<int> gpus = stages[size_t(j)].gpus;
         gpus.insert(gpus.end(), stages[size_t(j) + 1].gpus.begin(), stages[size_t(j) + 1].gpus.end());
         std::sort(gpus.begin(), gpus.end());
         StageShape merged = m_context.makeStage(std::move(gpus));
         if (!m_context.tpAllowed(merged))
-            return;
-        Layout next = layout;
-        auto &s = next.drafts[p].stages;
-        s[size_t(j)] = std::move(merged);
-        s.erase(s.begin() + j + 1);
-        consider(std::move(next), {p});
+            return false;
+        stages[size_t(j)] = std::move(merged);
+        stages.erase(stages.begin() + j + 1);
+        return true;
     }
 
-    void trySplit(const Layout &layout, size_t p, int j)
+    bool split(std::vector<StageShape> &stages, int j)
     {
-        const std::vector<int> &gpus = layout.drafts[p].stages[size_t(j)].gpus;
+        if (int(stages.size()) >= m_context.layerCount())
+            return false;
+        const std::vector<int> gpus = stages[size_t(j)].gpus;
         const size_t half = gpus.size() / 2;
         StageShape a = m_context.makeStage({gpus.begin(), gpus.begin() + long(half)});
         StageShape b = m_context.makeStage({gpus.begin() + long(half), gpus.end()});
         if ((a.gpus.size() > 1 && !m_context.tpAllowed(a)) || (b.gpus.size() > 1 && !m_context.tpAllowed(b)))
-            return;
-        if (int(layout.drafts[p].stages.size()) >= m_context.layerCount())
-            return;
-        Layout next = layout;
-        auto &s = next.drafts[p].stages;
-        s[size_t(j)] = std::move(a);
-        s.insert(s.begin() + j + 1, std::move(b));
-        consider(std::move(next), {p});
+            return false;
+        stages[size_t(j)] = std::move(a);
+        stages.insert(stages.begin() + j + 1, std::move(b));
+        return true;
     }
 
     SearchContext &m_context;

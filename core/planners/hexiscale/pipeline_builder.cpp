@@ -192,13 +192,12 @@ std::optional<PipelineDraft> buildPipeline(SearchContext &context, std::span<con
         std::map<int, std::vector<int>> byMachine;
         for (int g : group)
             byMachine[topology.gpu(g).machine].push_back(g);
-        std::vector<StageShape> stages;
+        // Each machine's stages of a part stay together; the order search below places these
+        // blocks (the paper's "intra-group strategies", one per machine, Figure 3).
         for (const auto &[machine, chunk] : byMachine) {
             const double share = context.layerCount() * sumTflops(context, chunk) / totalTflops;
-            for (StageShape &s : stagesOfChunk(context, chunk, share, options))
-                stages.push_back(std::move(s));
+            partStages.push_back(stagesOfChunk(context, chunk, share, options));
         }
-        partStages.push_back(std::move(stages));
     }
     if (stop.stop_requested())
         return std::nullopt;

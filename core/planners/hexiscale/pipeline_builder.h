@@ -29,8 +29,9 @@ struct PipelineBuildOptions
 
 // Phase 2 of HexiScale (§4.3) for one group of GPUs: secondary METIS partition into k_i parts,
 // locally best stages per machine inside each part, top-τ greedy order of the parts along
-// high bandwidth, then layers by capacity and refinement. Empty when the group cannot hold the
-// model (memory) or a stop was requested.
+// high bandwidth, then layers (optimiseLayers: exact when the compositions are few, capacity
+// and refinement otherwise). Empty when the group cannot hold the model (memory) or a stop was
+// requested.
 std::optional<PipelineDraft> buildPipeline(SearchContext &context, std::span<const int> gpus,
                                            const PipelineBuildOptions &options,
                                            std::stop_token stop);
