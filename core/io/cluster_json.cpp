@@ -244,6 +244,7 @@ Result<Cluster> parseCluster(std::string_view text, std::string_view source)
     Object root = rootObject(context, *doc, kClusterFormat);
     Cluster c;
     c.name = root.required("name").string(kMaxNameChars);
+    c.description = root.optional("description").string(kMaxTextChars, true);
 
     // GPU types first: a machine without "intra" takes its type's typical link.
     const Array types = root.optional("gpu_types").array(kMaxGpuTypes);
@@ -282,6 +283,8 @@ std::string writeCluster(const Cluster &cluster)
     OrderedJson j;
     j["format"] = kClusterFormat;
     j["name"] = cluster.name;
+    if (!cluster.description.empty())
+        j["description"] = cluster.description;
     OrderedJson &machines = j["machines"] = OrderedJson::array();
     for (const Machine &m : cluster.machines) {
         OrderedJson o;
