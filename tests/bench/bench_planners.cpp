@@ -30,9 +30,16 @@ void planOnce(const char *label, const Problem &problem, PlannerKind kind, CostM
                     search.error().message.substr(0, 80).c_str());
         return;
     }
-    std::printf("%-44s %-10s %8.3f s  iteration %.3f s  MFU %.1f %%  (%zu candidates)\n", label,
-                std::string(plannerName(kind)).c_str(), seconds, search->evaluation.iterationS,
-                100 * search->evaluation.mfu, search->trace.size());
+    // Convergence: the iteration at which the final best was first reached.
+    int settledAt = 0;
+    for (const TracePoint &t : search->trace)
+        if (t.bestCostS > search->evaluation.iterationS * (1 + 1e-9))
+            settledAt = t.iteration + 1;
+    const double firstS = search->trace.empty() ? 0 : search->trace.front().bestCostS;
+    std::printf("%-44s %-10s %8.3f s  iteration %.3f s  MFU %.1f %%  (%zu candidates; first %.3f s, "
+                "best from iteration %d)\n",
+                label, std::string(plannerName(kind)).c_str(), seconds, search->evaluation.iterationS,
+                100 * search->evaluation.mfu, search->trace.size(), firstS, settledAt);
 }
 
 void benchPlanners()
@@ -45,6 +52,9 @@ void benchPlanners()
         planOnce("synthetic 64 GPUs, llama2-70b, hetplan", synthetic64, kind, CostModelKind::HetPlan);
         planOnce("large-cluster 240 GPUs, llama2-70b, hetplan", large, kind, CostModelKind::HetPlan);
     }
+    const Problem synthetic1024 = syntheticProblem(128, "llama2-70b");
+    planOnce("synthetic 1024 GPUs, llama2-70b, hetplan", synthetic1024, PlannerKind::HexiScale,
+             CostModelKind::HetPlan);
 }
 
 const Register kPlanners("planners", benchPlanners);
