@@ -12,7 +12,10 @@
 //     machine's GPUs in the order the enumeration takes them. Machines with overrides get
 //     every subset.
 //  2. Pipelines are an unordered set (the cost is symmetric in them), so they are enumerated
-//     with non-increasing signatures; relabelling (1) is applied after sorting them.
+//     with non-increasing signatures; relabelling (1) is applied after sorting them. A stage
+//     list whose signature already exceeds the previous pipeline's is not extended: appending
+//     stages keeps it lexicographically greater. No structure has more pipelines than the
+//     largest G / b (every pipeline needs a micro-batch).
 //  3. Memory: a layer split is dropped when a stage does not fit even with one micro-batch
 //     (memory only grows with the micro-batches in flight).
 //  4. Micro-batches: for fixed stages and layers the cost model's iteration time is
@@ -22,6 +25,11 @@
 //     after it is smallest minimises max_i T_i exactly, so only that distribution is evaluated.
 //  5. Bound: max_i T_i is a lower bound of the iteration time, so layouts whose bound is not
 //     below the best found are skipped without a full evaluation (objectiveS).
+// Size: a layout is a structure (reductions 1-2), a micro-batch size and one layer composition
+// per pipeline; there are Σ_structures Σ_b Π_i C(L − 1, p_i − 1) of them. They are counted
+// before anything is evaluated and the planner refuses past the knob max_plans. Nothing is
+// materialised: structures, compositions and layouts are generated depth-first, so memory is
+// O(GPUs · layers) plus SearchContext's per-stage caches.
 // The per-stage times come from estimateStage/hopS, the final costs from objectiveS.
 #include "core/planners/exhaustive.h"
 
@@ -32,8 +40,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
-#include <map>
 #include <optional>
 
 namespace hetplan {
@@ -42,13 +50,36 @@ namespace {
 using namespace hexiscale;
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr std::uint64_t kSaturated = std::numeric_limits<std::uint64_t>::max();
+// Past this many structures the count stops at "more than"; counting stays well under a second.
+constexpr long kMostStructuresCounted = 200000;
 
-struct LayerSplit
+std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b)
 {
-    std::vector<int> layers;
-    PipelineShapeCost cost;  // per micro-batch shape (sumS, bottleneckS)
-    int mostMicroBatches = 0; // largest m that still fits (stageCount means any)
-};
+    return a > kSaturated - b ? kSaturated : a + b;
+}
+
+std::uint64_t saturatingMul(std::uint64_t a, std::uint64_t b)
+{
+    std::uint64_t product = 0;
+    return __builtin_mul_overflow(a, b, &product) ? kSaturated : product;
+}
+
+// C(n, k); exact while every partial product fits, kSaturated past that.
+std::uint64_t binomial(int n, int k)
+{
+    if (k < 0 || k > n)
+        return 0;
+    k = std::min(k, n - k);
+    std::uint64_t result = 1;
+    for (int i = 1; i <= k; ++i) {
+        const std::uint64_t scaled = saturatingMul(result, std::uint64_t(n - k + i));
+        if (scaled == kSaturated)
+            return kSaturated;
+        result = scaled / std::uint64_t(i); // C(n−k+i, i) = C(n−k+i−1, i−1)·(n−k+i)/i exactly
+    }
+    return result;
+}
 
 class Enumerator
 {
@@ -73,8 +104,30 @@ public:
         const TrainWorkload &train = problem.workload.train;
         for (int b : train.microBatchSizes)
             if (b >= 1 && train.globalBatch % b == 0
-                && std::find(m_microBatches.begin(), m_microBatches.end(), b) == m_microBatches.end())
+                && std::find(m_microBatches.begin(), m_microBatches.end(), b) == m_microBatches.end()) {
                 m_microBatches.push_back(b);
+                m_mostPipelines = std::max(m_mostPipelines, train.globalBatch / b);
+            }
+    }
+
+    struct Count
+    {
+        std::uint64_t layouts = 0;
+        bool exact = true; // false: counting stopped early, layouts is a lower bound
+    };
+
+    // Reduction-free size of the enumeration (see the file comment); stops counting once past
+    // `budget` and kMostStructuresCounted structures, since the answer is then "refuse".
+    Count countLayouts(std::uint64_t budget)
+    {
+        m_pass = Pass::Count;
+        m_count = {};
+        m_countBudget = budget;
+        m_halted = false;
+        forEachStructure();
+        m_halted = false;
+        m_structures = 0;
+        return m_count;
     }
 
     // A known plan (HexiScale's) as the first incumbent: only the bounds get sharper; the
@@ -90,25 +143,30 @@ public:
 
     void run()
     {
-        std::vector<std::vector<StageShape>> pipelines;
-        addPipeline(pipelines);
+        m_pass = Pass::Evaluate;
+        forEachStructure();
     }
 
     bool found() const { return m_best.has_value(); }
     const Plan &bestPlan() const { return *m_best; }
-    double bestS() const { return m_bestS; }
     std::vector<TracePoint> trace() const
     {
         std::vector<TracePoint> result = m_trace;
-        const double elapsedS =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
-        result.push_back({m_structures, elapsedS, m_bestS});
+        result.push_back({m_structures, elapsedS(), m_bestS});
         return result;
     }
     bool stopped() const { return m_stop.stop_requested(); }
 
 private:
+    enum class Pass { Count, Evaluate };
     using Signature = std::vector<long>;
+
+    bool halted() const { return m_halted || m_stop.stop_requested(); }
+
+    double elapsedS() const
+    {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
+    }
 
     Signature signatureOf(const std::vector<StageShape> &stages) const
     {
@@ -129,29 +187,46 @@ private:
         return signature;
     }
 
-    // Either the set of pipelines is complete (evaluate it), or one more pipeline starts.
-    void addPipeline(std::vector<std::vector<StageShape>> &pipelines)
+    void forEachStructure()
     {
-        if (m_stop.stop_requested())
+        std::vector<std::vector<StageShape>> pipelines;
+        std::vector<Signature> signatures;
+        addPipeline(pipelines, signatures);
+    }
+
+    // Either the set of pipelines is complete (visit it), or one more pipeline starts.
+    void addPipeline(std::vector<std::vector<StageShape>> &pipelines,
+                     std::vector<Signature> &signatures)
+    {
+        if (halted())
             return;
-        if (!pipelines.empty())
-            evaluateStructure(pipelines);
+        if (!pipelines.empty()) {
+            if (m_pass == Pass::Count)
+                countStructure(pipelines);
+            else
+                evaluateStructure(pipelines);
+        }
+        if (int(pipelines.size()) >= m_mostPipelines)
+            return;
         std::vector<StageShape> stages;
-        extendPipeline(pipelines, stages);
+        extendPipeline(pipelines, signatures, stages);
     }
 
     void extendPipeline(std::vector<std::vector<StageShape>> &pipelines,
-                        std::vector<StageShape> &stages)
+                        std::vector<Signature> &signatures, std::vector<StageShape> &stages)
     {
-        if (m_stop.stop_requested())
+        if (halted())
             return;
         if (!stages.empty()) {
             // Non-increasing signatures: the set of pipelines is generated once per order.
-            if (pipelines.empty() || signatureOf(stages) <= signatureOf(pipelines.back())) {
-                pipelines.push_back(stages);
-                addPipeline(pipelines);
-                pipelines.pop_back();
-            }
+            Signature signature = signatureOf(stages);
+            if (!signatures.empty() && signatures.back() < signature)
+                return; // every extension is greater too
+            pipelines.push_back(stages);
+            signatures.push_back(std::move(signature));
+            addPipeline(pipelines, signatures);
+            signatures.pop_back();
+            pipelines.pop_back();
         }
         if (int(stages.size()) == m_problem.model.layers)
             return;
@@ -159,7 +234,7 @@ private:
             for (int g : stage.gpus)
                 m_free[size_t(g)] = false;
             stages.push_back(std::move(stage));
-            extendPipeline(pipelines, stages);
+            extendPipeline(pipelines, signatures, stages);
             for (int g : stages.back().gpus)
                 m_free[size_t(g)] = true;
             stages.pop_back();
@@ -171,7 +246,7 @@ private:
     {
         const Topology &topology = m_problem.topology;
         const int machines = int(topology.cluster().machines.size());
-        for (int machine = 0; machine < machines; ++machine) {
+        for (int machine = 0; machine < machines && !halted(); ++machine) {
             const int first = topology.firstGpuOf(machine);
             const int count = topology.cluster().machines[size_t(machine)].count;
             std::vector<int> free;
@@ -199,90 +274,120 @@ private:
         }
     }
 
-    // Every composition of the layers over the stages that fits with one micro-batch, sorted
-    // by the time of one micro-batch (so the cross product can stop early).
-    const std::vector<LayerSplit> &splitsOf(const std::vector<StageShape> &stages, int microBatch)
+    void countStructure(const std::vector<std::vector<StageShape>> &pipelines)
     {
-        std::vector<int> key{microBatch};
-        for (const StageShape &s : stages)
-            key.push_back(s.id);
-        auto [it, inserted] = m_splits.try_emplace(key);
-        if (!inserted)
-            return it->second;
-        const int p = int(stages.size());
         const int total = m_problem.model.layers;
-        PipelineDraft draft;
-        draft.stages = stages;
+        for (int b : m_microBatches) {
+            if (int(pipelines.size()) > m_problem.workload.train.globalBatch / b)
+                continue;
+            std::uint64_t layouts = 1;
+            for (const auto &stages : pipelines)
+                layouts = saturatingMul(layouts, binomial(total - 1, int(stages.size()) - 1));
+            m_count.layouts = saturatingAdd(m_count.layouts, layouts);
+        }
+        ++m_structures;
+        if (m_count.layouts > m_countBudget && m_structures >= kMostStructuresCounted) {
+            m_count.exact = false;
+            m_halted = true;
+        }
+    }
+
+    // Every composition of the layers over draft.stages whose stages fit with one micro-batch,
+    // written into draft.layers, depth-first: nothing is stored between visits.
+    template<typename Visit>
+    void forEachSplit(PipelineDraft &draft, int microBatch, Visit &&visit)
+    {
+        const int p = int(draft.stages.size());
+        if (p > m_problem.model.layers)
+            return;
         draft.layers.assign(size_t(p), 1);
-        const auto compose = [&](auto &&self, int j, int left) -> void {
-            if (j == p - 1) {
+        compose(draft, microBatch, 0, m_problem.model.layers, visit);
+    }
+
+    template<typename Visit>
+    void compose(PipelineDraft &draft, int microBatch, int j, int left, Visit &visit)
+    {
+        const int p = int(draft.stages.size());
+        if (j == p - 1) {
+            if (m_context.stageCost(draft.stages[size_t(j)], left, j, p, microBatch, 1).fits) {
                 draft.layers[size_t(j)] = left;
-                if (!m_context.stageCost(stages[size_t(j)], left, j, p, microBatch, 1).fits)
-                    return;
-                LayerSplit split;
-                split.layers = draft.layers;
-                split.cost = m_context.pipelineCost(draft, microBatch, 1);
-                split.mostMicroBatches = 1;
-                for (int m = 2; m <= p; ++m) {
-                    if (!m_context.pipelineCost(draft, microBatch, m).fits)
-                        break;
-                    split.mostMicroBatches = m;
-                }
-                if (split.mostMicroBatches == p)
-                    split.mostMicroBatches = std::numeric_limits<int>::max();
-                it->second.push_back(std::move(split));
-                return;
+                visit();
             }
-            for (int l = 1; l <= left - (p - 1 - j); ++l) {
-                if (!m_context.stageCost(stages[size_t(j)], l, j, p, microBatch, 1).fits)
-                    break; // more layers only need more memory
-                draft.layers[size_t(j)] = l;
-                self(self, j + 1, left - l);
-            }
-        };
-        if (p <= total)
-            compose(compose, 0, total);
-        std::sort(it->second.begin(), it->second.end(),
-                  [](const LayerSplit &a, const LayerSplit &b) { return a.cost.sumS < b.cost.sumS; });
-        return it->second;
+            return;
+        }
+        for (int l = 1; l <= left - (p - 1 - j) && !halted(); ++l) {
+            if (!m_context.stageCost(draft.stages[size_t(j)], l, j, p, microBatch, 1).fits)
+                break; // more layers only need more memory
+            draft.layers[size_t(j)] = l;
+            compose(draft, microBatch, j + 1, left - l, visit);
+        }
+    }
+
+    bool fitsWith(const PipelineDraft &draft, int microBatch, int microBatches)
+    {
+        const int p = int(draft.stages.size());
+        for (int j = 0; j < p; ++j)
+            if (!m_context.stageCost(draft.stages[size_t(j)], draft.layers[size_t(j)], j, p,
+                                     microBatch, microBatches).fits)
+                return false;
+        return true;
+    }
+
+    // Largest m that still fits; memory stops growing at stageCount micro-batches in flight,
+    // so fitting stageCount means any m.
+    int mostMicroBatches(const PipelineDraft &draft, int microBatch)
+    {
+        const int p = int(draft.stages.size());
+        int most = 1;
+        for (int m = 2; m <= p; ++m) {
+            if (!fitsWith(draft, microBatch, m))
+                return most;
+            most = m;
+        }
+        return std::numeric_limits<int>::max();
     }
 
     void evaluateStructure(const std::vector<std::vector<StageShape>> &pipelines)
     {
+        const size_t k = pipelines.size();
         for (int b : m_microBatches) {
             const int units = m_problem.workload.train.globalBatch / b;
-            if (int(pipelines.size()) > units)
+            if (int(k) > units)
                 continue;
-            std::vector<const std::vector<LayerSplit> *> options;
-            for (const auto &stages : pipelines) {
-                options.push_back(&splitsOf(stages, b));
-                if (options.back()->empty())
-                    break;
-            }
-            if (options.size() < pipelines.size() || options.back()->empty())
+            std::vector<PipelineDraft> drafts(k);
+            for (size_t i = 0; i < k; ++i)
+                drafts[i].stages = pipelines[i];
+            if (structureBoundS(drafts, b, units) >= m_bestS)
                 continue;
-            if (structureBoundS(options, units) >= m_bestS)
-                continue;
-            std::vector<const LayerSplit *> chosen;
-            crossProduct(pipelines, options, chosen, b, units);
+            std::vector<PipelineShapeCost> shapes(k);
+            crossProduct(drafts, shapes, 0, b, units);
         }
         ++m_structures;
         if (m_structures % 256 == 0)
             report();
     }
 
-    // Reduction 5 for a whole structure: pipeline i needs at least
-    // min over its splits of T(m) for m micro-batches; the exact min-max distribution over
-    // those lower envelopes bounds every layout of the structure from below.
-    double structureBoundS(const std::vector<const std::vector<LayerSplit> *> &options, int units)
+    // Reduction 5 for a whole structure: pipeline i needs at least the minimum over its splits
+    // of T(m) for m micro-batches; the exact min-max distribution over those lower envelopes
+    // bounds every layout of the structure from below (+∞ when some pipeline has no split).
+    double structureBoundS(std::vector<PipelineDraft> &drafts, int microBatch, int units)
     {
-        const size_t k = options.size();
+        const size_t k = drafts.size();
         const int most = units - int(k) + 1;
-        std::vector<std::vector<double>> envelope(k, std::vector<double>(size_t(most) + 1, kInfinity));
-        for (size_t i = 0; i < k; ++i)
-            for (const LayerSplit &split : *options[i])
-                for (int m = 1; m <= std::min(most, split.mostMicroBatches); ++m)
-                    envelope[i][size_t(m)] = std::min(envelope[i][size_t(m)], split.cost.timeS(m));
+        std::vector<std::vector<double>> envelope(k, std::vector<double>(size_t(most) + 2, kInfinity));
+        for (size_t i = 0; i < k && !halted(); ++i) {
+            std::vector<double> &lowest = envelope[i];
+            forEachSplit(drafts[i], microBatch, [&] {
+                const PipelineShapeCost cost = m_context.pipelineCost(drafts[i], microBatch, 1);
+                if (cost.sumS >= lowest[size_t(most)])
+                    return; // T(m) >= sumS: this split lowers no point of the envelope
+                const int fitting = std::min(most, mostMicroBatches(drafts[i], microBatch));
+                for (int m = 1; m <= fitting; ++m)
+                    lowest[size_t(m)] = std::min(lowest[size_t(m)], cost.timeS(m));
+            });
+            if (lowest[1] == kInfinity)
+                return kInfinity;
+        }
         std::vector<int> counts(k, 1);
         for (int left = units - int(k); left > 0; --left) {
             size_t next = 0;
@@ -297,52 +402,46 @@ private:
         return boundS;
     }
 
-    void crossProduct(const std::vector<std::vector<StageShape>> &pipelines,
-                      const std::vector<const std::vector<LayerSplit> *> &options,
-                      std::vector<const LayerSplit *> &chosen, int microBatch, int units)
+    // Every layer split of pipeline `level` and, for each, every split of the ones after it.
+    void crossProduct(std::vector<PipelineDraft> &drafts, std::vector<PipelineShapeCost> &shapes,
+                      size_t level, int microBatch, int units)
     {
-        if (m_stop.stop_requested())
-            return;
-        if (chosen.size() == pipelines.size()) {
-            evaluateLayout(pipelines, chosen, microBatch, units);
+        if (level == drafts.size()) {
+            evaluateLayout(drafts, shapes, microBatch, units);
             return;
         }
-        for (const LayerSplit &split : *options[chosen.size()]) {
-            if (split.cost.sumS >= m_bestS)
-                break; // T_i(m) >= T_i(1) = sumS for every m: nothing below can win
-            chosen.push_back(&split);
-            crossProduct(pipelines, options, chosen, microBatch, units);
-            chosen.pop_back();
-        }
+        forEachSplit(drafts[level], microBatch, [&] {
+            const PipelineShapeCost cost = m_context.pipelineCost(drafts[level], microBatch, 1);
+            if (cost.sumS >= m_bestS)
+                return; // T_i(m) >= T_i(1) = sumS for every m: this split cannot win
+            shapes[level] = cost;
+            crossProduct(drafts, shapes, level + 1, microBatch, units);
+        });
     }
 
-    void evaluateLayout(const std::vector<std::vector<StageShape>> &pipelines,
-                        const std::vector<const LayerSplit *> &chosen, int microBatch, int units)
+    void evaluateLayout(const std::vector<PipelineDraft> &drafts,
+                        const std::vector<PipelineShapeCost> &shapes, int microBatch, int units)
     {
+        if (++m_layouts % 65536 == 0)
+            report();
         // Reduction 4: exact min-max distribution, +∞ past a pipeline's memory.
-        std::vector<PipelineShapeCost> shapes;
-        for (const LayerSplit *split : chosen)
-            shapes.push_back(split->cost);
         std::vector<int> counts = balanceMicroBatches(shapes, units);
-        double boundS = 0;
-        for (size_t i = 0; i < chosen.size(); ++i) {
-            if (counts[i] > chosen[i]->mostMicroBatches) {
-                counts = balanceWithinMemory(chosen, units);
+        for (size_t i = 0; i < drafts.size(); ++i) {
+            const int inFlight = std::min(counts[i], int(drafts[i].stages.size()));
+            if (inFlight > 1 && !fitsWith(drafts[i], microBatch, inFlight)) {
+                counts = balanceWithinMemory(drafts, shapes, microBatch, units);
                 break;
             }
         }
         if (counts.empty())
             return;
-        for (size_t i = 0; i < chosen.size(); ++i)
-            boundS = std::max(boundS, chosen[i]->cost.timeS(counts[i]));
+        double boundS = 0;
+        for (size_t i = 0; i < drafts.size(); ++i)
+            boundS = std::max(boundS, shapes[i].timeS(counts[i]));
         if (boundS >= m_bestS)
             return;
-        std::vector<PipelineDraft> drafts;
-        for (size_t i = 0; i < pipelines.size(); ++i)
-            drafts.push_back({pipelines[i], chosen[i]->layers});
         Plan plan = m_context.toPlan(drafts, counts, microBatch);
         const double costS = m_costModel.objectiveS(m_problem, plan);
-        ++m_evaluated;
         if (costS < m_bestS) {
             m_bestS = costS;
             m_best = std::move(plan);
@@ -350,22 +449,28 @@ private:
     }
 
     // The same greedy with T_i(m) = +∞ past pipeline i's memory; empty when nothing fits.
-    std::vector<int> balanceWithinMemory(const std::vector<const LayerSplit *> &chosen, int units)
+    std::vector<int> balanceWithinMemory(const std::vector<PipelineDraft> &drafts,
+                                         const std::vector<PipelineShapeCost> &shapes,
+                                         int microBatch, int units)
     {
-        std::vector<int> counts(chosen.size(), 1);
-        for (int left = units - int(chosen.size()); left > 0; --left) {
-            size_t best = chosen.size();
+        const size_t k = drafts.size();
+        std::vector<int> most(k);
+        for (size_t i = 0; i < k; ++i)
+            most[i] = mostMicroBatches(drafts[i], microBatch);
+        std::vector<int> counts(k, 1);
+        for (int left = units - int(k); left > 0; --left) {
+            size_t best = k;
             double bestS = kInfinity;
-            for (size_t i = 0; i < chosen.size(); ++i) {
-                if (counts[i] + 1 > chosen[i]->mostMicroBatches)
+            for (size_t i = 0; i < k; ++i) {
+                if (counts[i] + 1 > most[i])
                     continue;
-                const double t = chosen[i]->cost.timeS(counts[i] + 1);
+                const double t = shapes[i].timeS(counts[i] + 1);
                 if (t < bestS) {
                     bestS = t;
                     best = i;
                 }
             }
-            if (best == chosen.size())
+            if (best == k)
                 return {};
             ++counts[best];
         }
@@ -374,12 +479,11 @@ private:
 
     void report()
     {
-        const double elapsedS =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
-        m_trace.push_back({m_structures, elapsedS, m_bestS});
+        const double nowS = elapsedS();
+        m_trace.push_back({m_structures, nowS, m_bestS});
         Progress progress;
         progress.iteration = m_structures;
-        progress.elapsedS = elapsedS;
+        progress.elapsedS = nowS;
         progress.bestCostS = m_bestS;
         progress.bestPlan = m_best ? &*m_best : nullptr;
         m_progress.report(progress);
@@ -395,14 +499,25 @@ private:
     std::vector<bool> m_symmetric; // per machine
     std::vector<bool> m_free;      // per GPU
     std::vector<int> m_microBatches;
-    std::map<std::vector<int>, std::vector<LayerSplit>> m_splits;
+    int m_mostPipelines = 0;       // largest G / b
+
+    Pass m_pass = Pass::Evaluate;
+    bool m_halted = false;         // counting has seen enough
+    Count m_count;
+    std::uint64_t m_countBudget = 0;
 
     std::optional<Plan> m_best;
     double m_bestS = kInfinity;
     int m_structures = 0;
-    long m_evaluated = 0;
+    long m_layouts = 0;
     std::vector<TracePoint> m_trace;
 };
+
+double knobOr(const PlannerOptions &options, const std::string &name, double fallback)
+{
+    const auto it = options.knobs.find(name);
+    return it == options.knobs.end() ? fallback : it->second;
+}
 
 } // namespace
 
@@ -423,12 +538,36 @@ Result<PlanSearch> ExhaustivePlanner::planImpl(const Problem &problem, const Cos
                          + " machines; cluster '" + topology.cluster().name + "' has "
                          + std::to_string(topology.gpuCount()) + " GPUs in "
                          + std::to_string(machines) + " machines (use hexiscale)"};
+    const double maxPlans = knobOr(options, "max_plans", double(kDefaultMaxPlans));
+    if (!(maxPlans >= 1) || maxPlans > 1e18)
+        return Error{ErrorKind::BadInput,
+                     "knob max_plans of the exhaustive planner must be a number of plans "
+                     "between 1 and 1e18; got " + std::to_string(maxPlans)};
+    const auto budget = std::uint64_t(maxPlans);
+
     Enumerator enumerator(problem, costModel, stop, progress);
+    const Enumerator::Count count = enumerator.countLayouts(budget);
+    if (enumerator.stopped())
+        return Error{ErrorKind::Cancelled, "stopped while sizing the exhaustive enumeration"};
+    if (count.layouts > budget) {
+        const std::string size = count.layouts == kSaturated ? std::string("more than 1.8e19")
+                                 : count.exact ? std::to_string(count.layouts)
+                                               : "more than " + std::to_string(count.layouts);
+        return Error{ErrorKind::Unsupported,
+                     "the exhaustive planner would have to enumerate " + size
+                         + " plans (pipeline structure x layer split x micro-batch size) for "
+                           "model '" + problem.model.name + "' ("
+                         + std::to_string(problem.model.layers) + " layers) on cluster '"
+                         + topology.cluster().name + "' (" + std::to_string(topology.gpuCount())
+                         + " GPUs), over its budget max_plans = " + std::to_string(budget)
+                         + "; use a model with fewer layers or a smaller cluster, or raise the "
+                           "knob max_plans (or use hexiscale)"};
+    }
+
     NullProgress quiet;
     PlannerOptions seedOptions;
     seedOptions.seed = options.seed;
-    const auto knob = options.knobs.find("heuristic_seed");
-    if (knob == options.knobs.end() || knob->second != 0)
+    if (knobOr(options, "heuristic_seed", 1) != 0)
         if (Result<PlanSearch> heuristic = HexiScalePlanner().plan(problem, costModel, seedOptions,
                                                                    stop, quiet))
             enumerator.seed(std::move(heuristic.value().plan));

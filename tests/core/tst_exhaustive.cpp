@@ -11,14 +11,21 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <thread>
 
 using namespace hetplan;
 
 namespace {
 
-Problem problemOf(Cluster cluster, int globalBatch, Mode mode = Mode::Train)
+Problem problemOf(Cluster cluster, int globalBatch, Mode mode = Mode::Train, int layers = 4)
 {
     auto topology = Topology::build(cluster, GpuCatalog::builtin());
     if (!topology)
@@ -29,7 +36,43 @@ Problem problemOf(Cluster cluster, int globalBatch, Mode mode = Mode::Train)
     workload.train.microBatchSizes = {1};
     workload.train.seqLen = 2048;
     return {std::move(topology).value(),
-            {"tiny-4", 4, 2048, 5504, 16, 16, 32000, 2048, MlpKind::SwiGlu}, workload};
+            {"tiny-" + std::to_string(layers), layers, 2048, 5504, 16, 16, 32000, 2048,
+             MlpKind::SwiGlu},
+            workload};
+}
+
+// HexiScale §3.1's case study as the paper runs it: Llama-2 13B (40 layers), global batch 24.
+Problem caseStudyProblem()
+{
+    const auto cluster = loadCluster("case-study");
+    const auto model = loadModel("llama2-13b");
+    if (!cluster || !model)
+        qFatal("fixture: bundled case study or llama2-13b missing");
+    Problem problem = problemOf(cluster.value(), 24);
+    problem.model = model.value();
+    problem.workload.train.seqLen = 4096;
+    return problem;
+}
+
+// Peak resident memory of this process so far (Linux), 0 where unknown.
+long peakResidentKiB()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0)
+            return std::stol(line.substr(6));
+    return 0;
+}
+
+// The number of plans the refusal message states ("would have to enumerate N plans").
+std::uint64_t statedPlanCount(const std::string &message)
+{
+    const std::string marker = "enumerate ";
+    const size_t at = message.find(marker);
+    if (at == std::string::npos)
+        return 0;
+    return std::stoull(message.substr(at + marker.size()));
 }
 
 // Machine A: two RTX 4090 over PCIe; machine B: one RTX 3090; 2 GB/s between them.
@@ -45,12 +88,15 @@ Cluster smallCluster()
 }
 
 Result<PlanSearch> runExhaustive(const Problem &problem, const CostModel &costModel,
-                                 bool heuristicSeed = true)
+                                 bool heuristicSeed = true, std::optional<double> maxPlans = {},
+                                 std::stop_token stop = {})
 {
     NullProgress progress;
     PlannerOptions options;
     options.knobs["heuristic_seed"] = heuristicSeed ? 1 : 0;
-    return ExhaustivePlanner().plan(problem, costModel, options, {}, progress);
+    if (maxPlans)
+        options.knobs["max_plans"] = *maxPlans;
+    return ExhaustivePlanner().plan(problem, costModel, options, std::move(stop), progress);
 }
 
 // Independent brute force over the same space for three GPUs, written without the oracle's
@@ -207,21 +253,105 @@ private Q_SLOTS:
         QCOMPARE(result.error().kind, ErrorKind::Unsupported);
     }
 
+    // The 40-layer case study has ~1.2e11 layer splits on 8 GPUs: it must be refused up front,
+    // quickly and without materialising the space (it once ate > 20 GB).
+    void refusesHugeLayerSpaces()
+    {
+        const Problem problem = caseStudyProblem();
+        const auto model = makeCostModel(CostModelKind::HexiScalePaper);
+        const auto started = std::chrono::steady_clock::now();
+        const auto result = runExhaustive(problem, *model);
+        const double elapsedS =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        QVERIFY(!result.ok());
+        QCOMPARE(result.error().kind, ErrorKind::Unsupported);
+        const std::string &message = result.error().message;
+        qInfo("%s (%.3f s, peak %ld KiB)", message.c_str(), elapsedS, peakResidentKiB());
+        QVERIFY(statedPlanCount(message) > std::uint64_t(ExhaustivePlanner::kDefaultMaxPlans));
+        QVERIFY(message.find("max_plans = "
+                             + std::to_string(ExhaustivePlanner::kDefaultMaxPlans))
+                != std::string::npos);
+        QVERIFY(message.find("fewer layers or a smaller cluster") != std::string::npos);
+        QVERIFY(message.find("raise the knob max_plans") != std::string::npos);
+        QVERIFY(elapsedS < 5);
+        QVERIFY(peakResidentKiB() < 512 * 1024);
+    }
+
+    // The stated size is the budget boundary: exactly that many plans runs, one fewer refuses.
+    void budgetIsTheStatedSize()
+    {
+        const Problem problem = problemOf(smallCluster(), 6);
+        const auto model = makeCostModel(CostModelKind::HexiScalePaper);
+        const auto refused = runExhaustive(problem, *model, true, 1);
+        QVERIFY(!refused.ok());
+        QCOMPARE(refused.error().kind, ErrorKind::Unsupported);
+        const std::uint64_t plans = statedPlanCount(refused.error().message);
+        QVERIFY(plans > 1);
+        QVERIFY(runExhaustive(problem, *model, true, double(plans)).ok());
+        const auto justUnder = runExhaustive(problem, *model, true, double(plans - 1));
+        QVERIFY(!justUnder.ok());
+        QCOMPARE(statedPlanCount(justUnder.error().message), plans);
+    }
+
+    void rejectsNonsenseBudget_data()
+    {
+        QTest::addColumn<double>("maxPlans");
+        QTest::newRow("zero") << 0.0;
+        QTest::newRow("negative") << -5.0;
+        QTest::newRow("not a number") << std::numeric_limits<double>::quiet_NaN();
+    }
+
+    void rejectsNonsenseBudget()
+    {
+        QFETCH(double, maxPlans);
+        const Problem problem = problemOf(smallCluster(), 6);
+        const auto model = makeCostModel(CostModelKind::HexiScalePaper);
+        const auto result = runExhaustive(problem, *model, true, maxPlans);
+        QVERIFY(!result.ok());
+        QCOMPARE(result.error().kind, ErrorKind::BadInput);
+        QVERIFY(result.error().message.find("max_plans") != std::string::npos);
+    }
+
+    // A space allowed by a raised budget but far too long to finish: a stop ends it promptly.
+    void honoursStop()
+    {
+        Problem problem = caseStudyProblem();
+        problem.model.layers = 16; // ~5e8 plans, tens of seconds
+        const auto model = makeCostModel(CostModelKind::HexiScalePaper);
+        std::stop_source stop;
+        std::jthread stopper([&stop] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            stop.request_stop();
+        });
+        const auto started = std::chrono::steady_clock::now();
+        const auto result = runExhaustive(problem, *model, false, 1e12, stop.get_token());
+        const double elapsedS =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        QVERIFY2(elapsedS < 3, qPrintable(QString::number(elapsedS)));
+        if (result.ok())
+            QVERIFY(result->stoppedEarly);
+        else
+            QCOMPARE(result.error().kind, ErrorKind::Cancelled);
+    }
+
     void matchesBruteForce_data()
     {
         QTest::addColumn<int>("costModel");
         QTest::addColumn<bool>("heuristicSeed");
-        QTest::newRow("hexiscale-paper") << int(CostModelKind::HexiScalePaper) << true;
-        QTest::newRow("hetplan") << int(CostModelKind::HetPlan) << true;
-        QTest::newRow("hexiscale-paper, no seed") << int(CostModelKind::HexiScalePaper) << false;
-        QTest::newRow("hetplan, no seed") << int(CostModelKind::HetPlan) << false;
+        QTest::addColumn<int>("layers");
+        QTest::newRow("hexiscale-paper") << int(CostModelKind::HexiScalePaper) << true << 4;
+        QTest::newRow("hetplan") << int(CostModelKind::HetPlan) << true << 4;
+        QTest::newRow("hexiscale-paper, no seed") << int(CostModelKind::HexiScalePaper) << false << 4;
+        QTest::newRow("hetplan, no seed") << int(CostModelKind::HetPlan) << false << 4;
+        QTest::newRow("hetplan, 7 layers, no seed") << int(CostModelKind::HetPlan) << false << 7;
     }
 
     void matchesBruteForce()
     {
         QFETCH(int, costModel);
         QFETCH(bool, heuristicSeed);
-        const Problem problem = problemOf(smallCluster(), 6);
+        QFETCH(int, layers);
+        const Problem problem = problemOf(smallCluster(), 6, Mode::Train, layers);
         const auto model = makeCostModel(CostModelKind(costModel));
         const auto oracle = runExhaustive(problem, *model, heuristicSeed);
         QVERIFY2(oracle.ok(), oracle.ok() ? "" : oracle.error().message.c_str());
