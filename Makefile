@@ -36,8 +36,8 @@ core:
 FUZZ_SECONDS ?= 60
 fuzz:
 	@scripts/install-deps.sh core
-	cmake --preset fuzz && cmake --build --preset fuzz -j $(JOBS)
-	scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
+	cmake --preset fuzz && cmake --build --preset fuzz -j $(JOBS) --target fuzz-targets
+	FUZZ_PARALLEL=1 scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD_DIR) build-core build-fuzz
