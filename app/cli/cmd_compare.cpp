@@ -41,43 +41,34 @@ std::string cell(const char *fmt, double value)
 
 int runCompare(const std::vector<std::string> &words)
 {
-    Args::Spec spec{problemOptions(), {"json"}};
-    spec.options.insert({"planners", "seed"});
-    auto args = Args::parse(words, spec);
-    if (!args)
-        return fail(args.error());
-    auto problem = buildProblem(*args);
-    if (!problem)
-        return fail(problem.error());
-    auto costModel = costModelFromArgs(*args);
-    if (!costModel)
-        return fail(costModel.error());
-    auto kinds = plannersFromArgs(*args, problem->workload.mode);
+    auto run = prepare(words, {"planners"});
+    if (!run)
+        return fail(run.error());
+    const Args &args = run->args;
+    const Problem &problem = run->problem;
+    auto kinds = plannersFromArgs(args, problem.workload.mode);
     if (!kinds)
         return fail(kinds.error());
-    auto seed = args->integer("seed", 0, 1 << 30);
-    if (!seed)
-        return fail(seed.error());
 
     nlohmann::json rows = nlohmann::json::array();
     int succeeded = 0;
     int noFit = 0;
-    if (!args->has("json"))
+    if (!args.has("json"))
         std::printf("%-12s %12s %8s %12s %10s %10s  %s\n", "planner", "iteration", "MFU",
                     "tokens/s", "pipelines", "planned in", "status");
     for (PlannerKind kind : *kinds) {
-        auto search = runPlanner(kind, *problem, **costModel, static_cast<std::uint64_t>(seed->value_or(1)));
+        auto search = runPlanner(kind, problem, *run->costModel, run->seed);
         nlohmann::json row{{"planner", plannerName(kind)}};
         if (search) {
             ++succeeded;
-            row.update(planSearchToJson(*search, *problem));
+            row.update(planSearchToJson(*search, problem));
             row["status"] = "ok";
         } else {
             noFit += search.error().kind == ErrorKind::NoPlanFits;
             row["status"] = search.error().kind == ErrorKind::NoPlanFits ? "no plan fits" : "error";
             row["error"] = search.error().message;
         }
-        if (args->has("json")) {
+        if (args.has("json")) {
             rows.push_back(std::move(row));
             continue;
         }
@@ -92,8 +83,8 @@ int runCompare(const std::vector<std::string> &words)
                         "-", "-", "-", "-", "-", search.error().message.c_str());
         }
     }
-    if (args->has("json"))
-        std::cout << nlohmann::json{{"cost_model", (*costModel)->name()}, {"results", rows}}.dump(2) << '\n';
+    if (args.has("json"))
+        std::cout << nlohmann::json{{"cost_model", run->costModel->name()}, {"results", rows}}.dump(2) << '\n';
     if (succeeded > 0)
         return 0;
     return noFit > 0 ? 3 : 1;

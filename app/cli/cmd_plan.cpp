@@ -13,43 +13,24 @@ namespace hetplan::cli {
 
 int runPlan(const std::vector<std::string> &words)
 {
-    Args::Spec spec{problemOptions(), {"json"}};
-    spec.options.insert({"planner", "seed", "out"});
-    auto args = Args::parse(words, spec);
-    if (!args)
-        return fail(args.error());
-
-    auto problem = buildProblem(*args);
-    if (!problem)
-        return fail(problem.error());
-    auto costModel = costModelFromArgs(*args);
-    if (!costModel)
-        return fail(costModel.error());
-
-    PlannerKind kind = defaultPlanner(problem->workload.mode);
-    if (const auto name = args->value("planner")) {
-        auto parsed = plannerKindFromName(*name);
-        if (!parsed)
-            return fail(Error{ErrorKind::BadInput, "--planner: " + parsed.error().message});
-        kind = *parsed;
-    }
-    auto seed = args->integer("seed", 0, 1 << 30);
-    if (!seed)
-        return fail(seed.error());
-
-    auto search = runPlanner(kind, *problem, **costModel, static_cast<std::uint64_t>(seed->value_or(1)));
+    auto run = prepare(words, {"out"});
+    if (!run)
+        return fail(run.error());
+    const Args &args = run->args;
+    const Problem &problem = run->problem;
+    auto search = runPlanner(run->planner, problem, *run->costModel, run->seed);
     if (!search)
         return fail(search.error());
 
-    if (const auto out = args->value("out")) {
-        if (auto written = writeFileAtomic(*out, writePlan(search->plan, problem->topology)); !written)
+    if (const auto out = args.value("out")) {
+        if (auto written = writeFileAtomic(*out, writePlan(search->plan, problem.topology)); !written)
             return fail(written.error());
     }
-    if (args->has("json")) {
-        std::cout << planSearchToJson(*search, *problem).dump(2) << '\n';
+    if (args.has("json")) {
+        std::cout << planSearchToJson(*search, problem).dump(2) << '\n';
     } else {
-        printPlan(std::cout, *problem, search->plan);
-        printEvaluation(std::cout, *problem, search->evaluation);
+        printPlan(std::cout, problem, search->plan);
+        printEvaluation(std::cout, problem, search->evaluation);
         std::cout << "\n  Planned in " << formatSeconds(search->planningS) << " ("
                   << search->trace.size() << " candidates)\n";
     }

@@ -77,53 +77,41 @@ Cluster withBandwidth(Cluster cluster, const SweepTarget &target, double bandwid
 
 int runSweep(const std::vector<std::string> &words)
 {
-    Args::Spec spec{problemOptions(), {"json", "inter", "intra"}};
-    spec.options.insert({"link", "bandwidth", "planner", "seed"});
-    auto args = Args::parse(words, spec);
-    if (!args)
-        return fail(args.error());
-    auto problem = buildProblem(*args);
-    if (!problem)
-        return fail(problem.error());
-    auto costModel = costModelFromArgs(*args);
-    if (!costModel)
-        return fail(costModel.error());
-    auto target = targetFromArgs(*args, problem->topology.cluster());
+    auto run = prepare(words, {"link", "bandwidth"}, {"inter", "intra"});
+    if (!run)
+        return fail(run.error());
+    const Args &args = run->args;
+    const Problem &problem = run->problem;
+    const CostModel &costModel = *run->costModel;
+    const PlannerKind kind = run->planner;
+    const std::uint64_t seed = run->seed;
+    auto target = targetFromArgs(args, problem.topology.cluster());
     if (!target)
         return fail(target.error());
-    auto bandwidths = args->numberList("bandwidth", 1e-6, 1e6);
+    auto bandwidths = args.numberList("bandwidth", 1e-6, 1e6);
     if (!bandwidths)
         return fail(bandwidths.error());
     if (bandwidths->empty())
         return fail(badInput("--bandwidth is required: GB/s values, e.g. 0.5,1,2,5"));
-    PlannerKind kind = defaultPlanner(problem->workload.mode);
-    if (const auto name = args->value("planner")) {
-        auto parsed = plannerKindFromName(*name);
-        if (!parsed)
-            return fail(Error{ErrorKind::BadInput, "--planner: " + parsed.error().message});
-        kind = *parsed;
-    }
-    const auto seed = static_cast<std::uint64_t>(args->integer("seed", 0, 1 << 30)->value_or(1));
-
     // The plan for the cluster as drawn; each point re-evaluates it and re-plans from it.
-    auto base = runPlanner(kind, *problem, **costModel, seed);
+    auto base = runPlanner(kind, problem, costModel, seed);
     if (!base)
         return fail(base.error());
 
     nlohmann::json points = nlohmann::json::array();
-    if (!args->has("json"))
+    if (!args.has("json"))
         std::printf("Sweep of %s (planner %s, cost model %s)\n%12s %16s %16s %8s  %s\n",
                     target->label.c_str(), std::string(plannerName(kind)).c_str(),
-                    std::string((*costModel)->name()).c_str(), "GB/s", "current plan",
+                    std::string(costModel.name()).c_str(), "GB/s", "current plan",
                     "re-planned", "MFU", "strategy");
     for (double bandwidthGBps : *bandwidths) {
-        auto topology = Topology::build(withBandwidth(problem->topology.cluster(), *target, bandwidthGBps),
+        auto topology = Topology::build(withBandwidth(problem.topology.cluster(), *target, bandwidthGBps),
                                         GpuCatalog::builtin());
         if (!topology)
             return fail(topology.error());
-        const Problem changed{std::move(topology).value(), problem->model, problem->workload};
-        const double currentS = (*costModel)->objectiveS(changed, base->plan);
-        auto replanned = runPlanner(kind, changed, **costModel, seed, &base->plan);
+        const Problem changed{std::move(topology).value(), problem.model, problem.workload};
+        const double currentS = costModel.objectiveS(changed, base->plan);
+        auto replanned = runPlanner(kind, changed, costModel, seed, &base->plan);
         nlohmann::json point{{"bandwidth_GBps", bandwidthGBps}, {"current_plan_s", currentS}};
         if (replanned) {
             point["replanned_s"] = replanned->evaluation.iterationS;
@@ -133,7 +121,7 @@ int runSweep(const std::vector<std::string> &words)
         } else {
             point["error"] = replanned.error().message;
         }
-        if (!args->has("json")) {
+        if (!args.has("json")) {
             const bool ok = replanned.ok();
             std::printf("%12.3g %16s %16s %8s  %s\n", bandwidthGBps, formatSeconds(currentS).c_str(),
                         ok ? formatSeconds(replanned->evaluation.iterationS).c_str() : "-",
@@ -143,7 +131,7 @@ int runSweep(const std::vector<std::string> &words)
         }
         points.push_back(std::move(point));
     }
-    if (args->has("json"))
+    if (args.has("json"))
         std::cout << nlohmann::json{{"target", target->label}, {"points", points}}.dump(2) << '\n';
     return 0;
 }

@@ -143,6 +143,36 @@ Result<std::unique_ptr<CostModel>> costModelFromArgs(const Args &args, std::opti
     return makeCostModel(*kind);
 }
 
+Result<Invocation> prepare(const std::vector<std::string> &words, std::set<std::string> extraOptions,
+                           std::set<std::string> extraSwitches)
+{
+    Args::Spec spec{problemOptions(), std::move(extraSwitches)};
+    spec.options.merge(extraOptions);
+    spec.options.insert({"planner", "seed"});
+    spec.switches.insert("json");
+    auto args = Args::parse(words, spec);
+    if (!args)
+        return args.error();
+    auto problem = buildProblem(*args);
+    if (!problem)
+        return problem.error();
+    auto costModel = costModelFromArgs(*args);
+    if (!costModel)
+        return costModel.error();
+    PlannerKind planner = defaultPlanner(problem->workload.mode);
+    if (const auto name = args->value("planner")) {
+        auto parsed = plannerKindFromName(*name);
+        if (!parsed)
+            return Error{ErrorKind::BadInput, "--planner: " + parsed.error().message};
+        planner = *parsed;
+    }
+    auto seed = args->integer("seed", 0, 1 << 30);
+    if (!seed)
+        return seed.error();
+    return Invocation{std::move(args).value(), std::move(problem).value(), std::move(costModel).value(),
+                      planner, static_cast<std::uint64_t>(seed->value_or(1))};
+}
+
 int exitCodeFor(const Error &error)
 {
     switch (error.kind) {

@@ -3,11 +3,15 @@
 #include "app/cli/args.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
+#include "core/planners/planner.h"
+
+#include <cstdint>
 
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace hetplan::cli {
 
@@ -29,6 +33,19 @@ Result<Topology> topologyFromArgs(const Args &args, std::optional<std::string> f
 // then the workload flags (--global-batch, --seq-len, ...) override single fields.
 Result<Problem> buildProblem(const Args &args, const ProblemDefaults &defaults = {});
 Result<Problem> buildProblem(Topology topology, const Args &args, const ProblemDefaults &defaults = {});
+
+// What a planning subcommand (plan, compare, sweep) starts from: its parsed options, the
+// problem, the cost model, the planner (--planner, else the mode's default) and --seed.
+struct Invocation
+{
+    Args args;
+    Problem problem;
+    std::unique_ptr<CostModel> costModel;
+    PlannerKind planner = PlannerKind::HexiScale;
+    std::uint64_t seed = 1;
+};
+Result<Invocation> prepare(const std::vector<std::string> &words,
+                           std::set<std::string> extraOptions, std::set<std::string> extraSwitches = {});
 
 // Maps an Error to the CLI's exit code contract: 2 bad input, 3 no plan fits, 1 otherwise.
 int exitCodeFor(const Error &error);

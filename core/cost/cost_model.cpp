@@ -3,6 +3,7 @@
 #include "core/cost/hetplan_model.h"
 #include "core/cost/hexgen_paper.h"
 #include "core/cost/hexiscale_paper.h"
+#include "core/cost/paper_model.h"
 #include "core/plan/plan.h"
 
 #include <algorithm>

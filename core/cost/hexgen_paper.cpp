@@ -118,47 +118,12 @@ public:
     }
 };
 
-const StageTerms &termsFor(const Problem &problem)
-{
-    return problem.workload.mode == Mode::Infer ? hexGenInferenceTerms()
-                                                : hexiScaleTrainingTerms();
-}
-
 } // namespace
 
 const StageTerms &hexGenInferenceTerms()
 {
     static const HexGenTerms terms;
     return terms;
-}
-
-Evaluation HexGenPaperModel::evaluate(const Problem &problem, const Plan &plan) const
-{
-    Evaluation evaluation;
-    if (problem.workload.mode == Mode::Infer)
-        evaluateInference(hexGenInferenceTerms(), problem, plan, &evaluation);
-    else
-        evaluateTraining(hexiScaleTrainingTerms(), problem, plan, &evaluation);
-    return evaluation;
-}
-
-StageEstimate HexGenPaperModel::estimateStage(const Problem &problem,
-                                              const StageQuery &stage) const
-{
-    return estimateStageWith(termsFor(problem), problem, stage);
-}
-
-double HexGenPaperModel::hopS(const Problem &problem, const StageQuery &from,
-                              const StageQuery &to) const
-{
-    return termsFor(problem).hopS(problem, from, to);
-}
-
-double HexGenPaperModel::objectiveS(const Problem &problem, const Plan &plan) const
-{
-    if (problem.workload.mode == Mode::Infer)
-        return evaluateInference(hexGenInferenceTerms(), problem, plan, nullptr);
-    return evaluateTraining(hexiScaleTrainingTerms(), problem, plan, nullptr);
 }
 
 } // namespace hetplan

@@ -149,47 +149,12 @@ public:
     }
 };
 
-const StageTerms &termsFor(const Problem &problem)
-{
-    return problem.workload.mode == Mode::Train ? hexiScaleTrainingTerms()
-                                                : hexGenInferenceTerms();
-}
-
 } // namespace
 
 const StageTerms &hexiScaleTrainingTerms()
 {
     static const HexiScaleTerms terms;
     return terms;
-}
-
-Evaluation HexiScalePaperModel::evaluate(const Problem &problem, const Plan &plan) const
-{
-    Evaluation evaluation;
-    if (problem.workload.mode == Mode::Train)
-        evaluateTraining(hexiScaleTrainingTerms(), problem, plan, &evaluation);
-    else
-        evaluateInference(hexGenInferenceTerms(), problem, plan, &evaluation);
-    return evaluation;
-}
-
-StageEstimate HexiScalePaperModel::estimateStage(const Problem &problem,
-                                                 const StageQuery &stage) const
-{
-    return estimateStageWith(termsFor(problem), problem, stage);
-}
-
-double HexiScalePaperModel::hopS(const Problem &problem, const StageQuery &from,
-                                 const StageQuery &to) const
-{
-    return termsFor(problem).hopS(problem, from, to);
-}
-
-double HexiScalePaperModel::objectiveS(const Problem &problem, const Plan &plan) const
-{
-    if (problem.workload.mode == Mode::Train)
-        return evaluateTraining(hexiScaleTrainingTerms(), problem, plan, nullptr);
-    return evaluateInference(hexGenInferenceTerms(), problem, plan, nullptr);
 }
 
 } // namespace hetplan

@@ -4,6 +4,7 @@
 
 #include "core/cost/hexgen_paper.h"
 #include "core/cost/hexiscale_paper.h"
+#include "core/cost/paper_model.h"
 
 #include <QtTest>
 

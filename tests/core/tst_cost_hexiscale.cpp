@@ -4,6 +4,7 @@
 
 #include "core/cost/cost_model.h"
 #include "core/cost/hexiscale_paper.h"
+#include "core/cost/paper_model.h"
 
 #include <QtTest>
 

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "core/cost/cost_model.h"
+
+namespace hetplan {
+
+// The papers' own cost models, as printed: training by HexiScale Appendix A, inference by
+// HexGen Appendix B. Neither paper models the other mode, so `hexiscale-paper` and
+// `hexgen-paper` are the same formulas under two names; each is the name its paper's results
+// are reproduced under.
+class PaperModel : public CostModel
+{
+public:
+    explicit PaperModel(CostModelKind kind) : m_kind(kind) {}
+
+    CostModelKind kind() const override { return m_kind; }
+    // Neither paper restricts TP groups: TP across machines merely costs what the formula says
+    // (HexGen keeps TP on one machine by search heuristic, §4.2, not as a cost rule).
+    std::string tpGroupProblem(const Problem &, std::span<const int>) const override { return {}; }
+    Evaluation evaluate(const Problem &problem, const Plan &plan) const override;
+    StageEstimate estimateStage(const Problem &problem, const StageQuery &stage) const override;
+    double hopS(const Problem &problem, const StageQuery &from,
+                const StageQuery &to) const override;
+    double objectiveS(const Problem &problem, const Plan &plan) const override;
+
+private:
+    CostModelKind m_kind;
+};
+
+class HexiScalePaperModel final : public PaperModel
+{
+public:
+    HexiScalePaperModel() : PaperModel(CostModelKind::HexiScalePaper) {}
+};
+
+class HexGenPaperModel final : public PaperModel
+{
+public:
+    HexGenPaperModel() : PaperModel(CostModelKind::HexGenPaper) {}
+};
+
+} // namespace hetplan
