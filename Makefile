@@ -35,7 +35,7 @@ core:
 # Coverage-guided fuzzing with libFuzzer (clang). FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 60
 fuzz:
-	@scripts/install-deps.sh core
+	@scripts/install-deps.sh fuzz
 	cmake --preset fuzz && cmake --build --preset fuzz -j $(JOBS) --target fuzz-targets
 	FUZZ_PARALLEL=1 scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages HetPlan builds and tests with, when any is missing.
-# Usage: scripts/install-deps.sh [core|all]   (default: all)
+# Usage: scripts/install-deps.sh [core|all|fuzz]   (default: all)
+#   core: core, CLI and core tests; all: everything `make test` builds; fuzz: core + clang
 set -euo pipefail
 
 profile=${1:-all}
@@ -10,8 +11,13 @@ app_pkgs=(qt6-base-dev-tools qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l
           libqcustomplot-dev libssh-dev libgloo-dev libgl-dev fonts-dejavu-core xvfb xauth)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 
-pkgs=("${core_pkgs[@]}" "${fuzz_pkgs[@]}")
-[[ $profile == all ]] && pkgs+=("${app_pkgs[@]}")
+pkgs=("${core_pkgs[@]}")
+case $profile in
+    core) ;;
+    all) pkgs+=("${app_pkgs[@]}") ;;
+    fuzz) pkgs+=("${fuzz_pkgs[@]}") ;;
+    *) echo "usage: $0 [core|all|fuzz]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${pkgs[@]}"; do
