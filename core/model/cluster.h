@@ -73,7 +73,10 @@ struct Cluster
 
 // Limits that keep hostile files from exhausting memory; readers reject anything beyond.
 inline constexpr int kMaxGpusPerMachine = 1024;
-inline constexpr int kMaxMachines = 8192;
+inline constexpr int kMaxMachines = 2048;      // machine-pair tables: 2048² cells, 64 MiB
+// Path work Topology::build may do: machines × distinct widths × (nodes + links). Bounds the
+// time a hostile network file can take to about a second; real fleets are far below it.
+inline constexpr double kMaxPathWork = 4e8;
 inline constexpr int kMaxGpus = 65536;
 
 } // namespace hetplan

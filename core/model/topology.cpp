@@ -236,6 +236,25 @@ Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catal
                                                          link.latencyUs});
     }
 
+    // Each source runs one lowest-latency search per distinct width it sees, so the work grows
+    // with the number of distinct link bandwidths; refuse networks beyond a fixed budget
+    // rather than hang on them.
+    std::vector<double> distinctWidths;
+    for (const Link &link : cluster.links)
+        distinctWidths.push_back(link.bandwidthGBps);
+    std::sort(distinctWidths.begin(), distinctWidths.end());
+    distinctWidths.erase(std::unique(distinctWidths.begin(), distinctWidths.end()), distinctWidths.end());
+    const double searchesPerSource = 1.0 + double(std::min<size_t>(distinctWidths.size(), machines.size()));
+    const double pathWork = double(machines.size()) * searchesPerSource
+                            * double(graph.size() + 2 * cluster.links.size());
+    if (pathWork > kMaxPathWork)
+        return badInput("links: " + std::to_string(machines.size()) + " machines joined by "
+                        + std::to_string(cluster.links.size()) + " links with "
+                        + std::to_string(distinctWidths.size())
+                        + " distinct bandwidths are more than HetPlan computes paths for; round "
+                          "the bandwidths to fewer distinct values or connect machines through "
+                          "switches");
+
     // Machine pairs: the widest path, then among paths that wide the lowest latency. The two
     // criteria are computed separately because "widest, then fastest" is not a label Dijkstra
     // can settle in one pass (a wide slow prefix may lose to a narrow fast one further on).

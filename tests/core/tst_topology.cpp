@@ -93,6 +93,8 @@ private Q_SLOTS:
     void customTypeShadowsCatalog();
     void buildErrors_data();
     void buildErrors();
+    void hostileNetworkIsRefusedNotComputed();
+    void largeRealisticFabricBuilds();
 };
 
 void TestTopology::gpusAreNumberedMachineByMachine()
@@ -272,6 +274,48 @@ void TestTopology::buildErrors()
     const QString message = QString::fromStdString(topology.error().message);
     QVERIFY2(message.contains(expected), qPrintable(message));
     QVERIFY(topology.error().kind == ErrorKind::BadInput);
+}
+
+
+// A ring of the most machines allowed with a different bandwidth on every link would take
+// minutes of path searches; it is refused with a message instead.
+void TestTopology::hostileNetworkIsRefusedNotComputed()
+{
+    Cluster c;
+    c.name = "hostile";
+    for (int i = 0; i < kMaxMachines; ++i)
+        c.machines.push_back(machine("m" + std::to_string(i), 1));
+    for (int i = 0; i < kMaxMachines; ++i)
+        c.links.push_back({"m" + std::to_string(i), "m" + std::to_string((i + 1) % kMaxMachines),
+                           LinkKind::Ethernet, 1.0 + i * 1e-3, 5});
+    const auto topology = Topology::build(c, testCatalog());
+    QVERIFY(!topology.ok());
+    QVERIFY2(topology.error().message.find("distinct bandwidths") != std::string::npos,
+             topology.error().message.c_str());
+}
+
+// 1024 machines of 8 GPUs behind 32 leaf switches and one spine: a real fleet's shape.
+void TestTopology::largeRealisticFabricBuilds()
+{
+    Cluster c;
+    c.name = "fabric";
+    c.switches.push_back({"spine", {}});
+    for (int leaf = 0; leaf < 32; ++leaf) {
+        c.switches.push_back({"leaf" + std::to_string(leaf), {}});
+        c.links.push_back({"leaf" + std::to_string(leaf), "spine", LinkKind::InfiniBand,
+                           50.0 * (1 + leaf % 3), 2});
+    }
+    for (int i = 0; i < 1024; ++i) {
+        c.machines.push_back(machine("m" + std::to_string(i), 8));
+        c.links.push_back({"m" + std::to_string(i), "leaf" + std::to_string(i / 32),
+                           LinkKind::InfiniBand, 25, 2});
+    }
+    const Topology t = buildOrFail(c);
+    QCOMPARE(t.gpuCount(), 8192);
+    // m0 and m1023 meet at the spine: the narrowest link is a machine uplink, 25 GB/s,
+    // over four hops of 2 us.
+    QCOMPARE(t.machineBandwidthGBps(0, 1023), 25.0);
+    QCOMPARE(t.machineLatencyUs(0, 1023), 8.0);
 }
 
 QTEST_APPLESS_MAIN(TestTopology)
