@@ -253,16 +253,24 @@ StageEstimate estimateStageWith(const StageTerms &terms, const Problem &problem,
     return estimate;
 }
 
+namespace {
+
+double rejectEmptyPlan(Evaluation *out)
+{
+    if (out) {
+        out->valid = false;
+        out->errors.push_back("the plan has no pipelines");
+    }
+    return kInfinity;
+}
+
+} // namespace
+
 double evaluateTraining(const StageTerms &terms, const Problem &problem, const Plan &plan,
                         Evaluation *out)
 {
-    if (plan.pipelines.empty()) {
-        if (out) {
-            out->valid = false;
-            out->errors.push_back("the plan has no pipelines");
-        }
-        return kInfinity;
-    }
+    if (plan.pipelines.empty())
+        return rejectEmptyPlan(out);
     Scratch &s = scratch();
     s.segments.build(plan);
     size_t stageTotal = 0;
@@ -349,13 +357,8 @@ double evaluateTraining(const StageTerms &terms, const Problem &problem, const P
 double evaluateInference(const StageTerms &terms, const Problem &problem, const Plan &plan,
                          Evaluation *out)
 {
-    if (plan.pipelines.empty()) {
-        if (out) {
-            out->valid = false;
-            out->errors.push_back("the plan has no pipelines");
-        }
-        return kInfinity;
-    }
+    if (plan.pipelines.empty())
+        return rejectEmptyPlan(out);
     const InferWorkload &infer = problem.workload.infer;
     Scratch &s = scratch();
     if (out) {
