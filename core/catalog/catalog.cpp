@@ -86,19 +86,15 @@ const GpuCatalog &GpuCatalog::builtin()
 
 Result<GpuCatalog> GpuCatalog::parse(std::string_view text, std::string_view source)
 {
-    auto doc = parseDocument(text, source);
-    if (!doc)
-        return doc.error();
-    Context context(source);
-    Object root = rootObject(context, *doc, kGpuCatalogFormat);
-    GpuCatalog catalog;
-    const Array gpus = root.required("gpus").array(kMaxCatalogEntries);
-    for (std::size_t i = 0; i < gpus.size(); ++i) {
-        catalog.m_types.push_back(readGpuType(gpus.at(i)));
-        checkUniqueName(catalog.m_types, gpus.at(i));
-    }
-    root.finish();
-    return context.result(std::move(catalog));
+    return readDocument(text, source, kGpuCatalogFormat, [&](Object &root) {
+        GpuCatalog catalog;
+        const Array gpus = root.required("gpus").array(kMaxCatalogEntries);
+        for (std::size_t i = 0; i < gpus.size(); ++i) {
+            catalog.m_types.push_back(readGpuType(gpus.at(i)));
+            checkUniqueName(catalog.m_types, gpus.at(i));
+        }
+        return catalog;
+    });
 }
 
 const GpuType *GpuCatalog::find(std::string_view name) const
@@ -114,21 +110,17 @@ const ModelCatalog &ModelCatalog::builtin()
 
 Result<ModelCatalog> ModelCatalog::parse(std::string_view text, std::string_view source)
 {
-    auto doc = parseDocument(text, source);
-    if (!doc)
-        return doc.error();
-    Context context(source);
-    Object root = rootObject(context, *doc, kModelCatalogFormat);
-    ModelCatalog catalog;
-    const Array models = root.required("models").array(kMaxCatalogEntries);
-    for (std::size_t i = 0; i < models.size(); ++i) {
-        Object entry = models.at(i).object();
-        catalog.m_models.push_back(readModelFields(entry));
-        entry.finish();
-        checkUniqueName(catalog.m_models, models.at(i));
-    }
-    root.finish();
-    return context.result(std::move(catalog));
+    return readDocument(text, source, kModelCatalogFormat, [&](Object &root) {
+        ModelCatalog catalog;
+        const Array models = root.required("models").array(kMaxCatalogEntries);
+        for (std::size_t i = 0; i < models.size(); ++i) {
+            Object entry = models.at(i).object();
+            catalog.m_models.push_back(readModelFields(entry));
+            entry.finish();
+            checkUniqueName(catalog.m_models, models.at(i));
+        }
+        return catalog;
+    });
 }
 
 const ModelSpec *ModelCatalog::find(std::string_view name) const

@@ -237,45 +237,41 @@ OrderedJson gpuTypeJson(const GpuType &type)
 
 Result<Cluster> parseCluster(std::string_view text, std::string_view source)
 {
-    auto doc = parseDocument(text, source);
-    if (!doc)
-        return doc.error();
-    Context context(source);
-    Object root = rootObject(context, *doc, kClusterFormat);
-    Cluster c;
-    c.name = root.required("name").string(kMaxNameChars);
-    c.description = root.optional("description").string(kMaxTextChars, true);
+    return readDocument(text, source, kClusterFormat, [&](Object &root) {
+        Cluster c;
+        c.name = root.required("name").string(kMaxNameChars);
+        c.description = root.optional("description").string(kMaxTextChars, true);
 
-    // GPU types first: a machine without "intra" takes its type's typical link.
-    const Array types = root.optional("gpu_types").array(kMaxGpuTypes);
-    for (std::size_t i = 0; i < types.size(); ++i) {
-        const Value v = types.at(i);
-        c.gpuTypes.push_back(readGpuType(v));
-        for (std::size_t j = 0; j + 1 < c.gpuTypes.size(); ++j)
-            if (c.gpuTypes[j].name == c.gpuTypes.back().name)
-                v.fail("\"" + c.gpuTypes.back().name + "\" is already defined by gpu_types["
-                       + std::to_string(j) + "]");
-    }
+        // GPU types first: a machine without "intra" takes its type's typical link.
+        const Array types = root.optional("gpu_types").array(kMaxGpuTypes);
+        for (std::size_t i = 0; i < types.size(); ++i) {
+            const Value v = types.at(i);
+            c.gpuTypes.push_back(readGpuType(v));
+            for (std::size_t j = 0; j + 1 < c.gpuTypes.size(); ++j)
+                if (c.gpuTypes[j].name == c.gpuTypes.back().name)
+                    v.fail("\"" + c.gpuTypes.back().name + "\" is already defined by gpu_types["
+                           + std::to_string(j) + "]");
+        }
 
-    NameIndex names;
-    long long gpuTotal = 0;
-    const Array machines = root.required("machines").array(kMaxMachines, 1);
-    for (std::size_t i = 0; i < machines.size(); ++i)
-        c.machines.push_back(readMachine(machines.at(i), c, names, gpuTotal));
-    const Array switches = root.optional("switches").array(kMaxMachines);
-    for (std::size_t i = 0; i < switches.size(); ++i)
-        c.switches.push_back(readSwitch(switches.at(i), names));
-    const Array links = root.optional("links").array(kMaxLinks);
-    for (std::size_t i = 0; i < links.size(); ++i)
-        c.links.push_back(readLink(links.at(i), names));
-    GpuCounts gpuCounts;
-    for (const Machine &m : c.machines)
-        gpuCounts.emplace(m.name, m.count);
-    const Array overrides = root.optional("pair_overrides").array(kMaxLinks);
-    for (std::size_t i = 0; i < overrides.size(); ++i)
-        c.pairOverrides.push_back(readOverride(overrides.at(i), gpuCounts));
-    root.finish();
-    return context.result(std::move(c));
+        NameIndex names;
+        long long gpuTotal = 0;
+        const Array machines = root.required("machines").array(kMaxMachines, 1);
+        for (std::size_t i = 0; i < machines.size(); ++i)
+            c.machines.push_back(readMachine(machines.at(i), c, names, gpuTotal));
+        const Array switches = root.optional("switches").array(kMaxMachines);
+        for (std::size_t i = 0; i < switches.size(); ++i)
+            c.switches.push_back(readSwitch(switches.at(i), names));
+        const Array links = root.optional("links").array(kMaxLinks);
+        for (std::size_t i = 0; i < links.size(); ++i)
+            c.links.push_back(readLink(links.at(i), names));
+        GpuCounts gpuCounts;
+        for (const Machine &m : c.machines)
+            gpuCounts.emplace(m.name, m.count);
+        const Array overrides = root.optional("pair_overrides").array(kMaxLinks);
+        for (std::size_t i = 0; i < overrides.size(); ++i)
+            c.pairOverrides.push_back(readOverride(overrides.at(i), gpuCounts));
+        return c;
+    });
 }
 
 std::string writeCluster(const Cluster &cluster)

@@ -22,13 +22,10 @@ Result<std::string> fileFormat(std::string_view text, std::string_view source)
 
 Result<std::string> planClusterName(std::string_view text, std::string_view source)
 {
-    auto doc = parseDocument(text, source);
-    if (!doc)
-        return doc.error();
-    Context context(source);
-    Object root = rootObject(context, *doc, kPlanFormat);
-    std::string cluster = root.required("cluster").string(kMaxNameChars);
-    return context.result(std::move(cluster));
+    return readDocument(
+        text, source, kPlanFormat,
+        [](Object &root) { return root.required("cluster").string(kMaxNameChars); },
+        UnknownFields::Ignore);
 }
 
 } // namespace hetplan

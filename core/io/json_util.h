@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace hetplan::jsonio {
@@ -191,6 +192,28 @@ private:
 // A format "kind/N" is accepted for the same kind and major version N ≤ the one we read.
 Object rootObject(Context &context, const Json &doc, std::string_view format,
                   bool formatOptional = false);
+
+enum class UnknownFields { Reject, Ignore };
+
+// Reads one whole document: parses `text` within the size and depth limits, checks that the
+// root is an object of `format` (empty: checked by `read`), runs `read(root)`, and rejects
+// fields `read` did not ask for unless told to ignore them. The first problem anywhere is the
+// Error, naming `source` and the JSON path.
+template<typename Read>
+auto readDocument(std::string_view text, std::string_view source, std::string_view format,
+                  Read read, UnknownFields unknown = UnknownFields::Reject)
+    -> Result<std::invoke_result_t<Read, Object &>>
+{
+    auto doc = parseDocument(text, source);
+    if (!doc)
+        return doc.error();
+    Context context(source);
+    Object root = rootObject(context, *doc, format);
+    auto value = read(root);
+    if (unknown == UnknownFields::Reject)
+        root.finish();
+    return context.result(std::move(value));
+}
 
 // Checks "<kind>/<major>" against `expected`; the message names the file and what we read.
 void checkFormat(const Value &value, std::string_view expected);

@@ -63,14 +63,7 @@ void writeModelFields(OrderedJson &j, const ModelSpec &m)
 
 Result<ModelSpec> parseModel(std::string_view text, std::string_view source)
 {
-    auto doc = parseDocument(text, source);
-    if (!doc)
-        return doc.error();
-    Context context(source);
-    Object root = rootObject(context, *doc, kModelFormat);
-    ModelSpec model = readModelFields(root);
-    root.finish();
-    return context.result(std::move(model));
+    return readDocument(text, source, kModelFormat, [](Object &root) { return readModelFields(root); });
 }
 
 std::string writeModel(const ModelSpec &model)

@@ -162,27 +162,23 @@ OrderedJson estimateJson(const Evaluation &e, const Topology &topology)
 
 Result<Plan> parsePlan(std::string_view text, std::string_view source, const Topology &topology)
 {
-    auto doc = parseDocument(text, source);
-    if (!doc)
-        return doc.error();
-    Context context(source);
-    Object root = rootObject(context, *doc, kPlanFormat);
-    Plan plan;
-    plan.planner = root.optional("planner").string(kMaxNameChars, true);
-    plan.costModel = root.optional("cost_model").string(kMaxNameChars, true);
-    plan.cluster = root.required("cluster").string(kMaxNameChars);
-    plan.model = root.required("model").string(kMaxNameChars);
-    Object workload = root.required("workload").object();
-    plan.workload = readWorkloadFields(workload);
-    workload.finish();
-    const Array pipelines = root.required("pipelines").array(std::size_t(kMaxGpus), 1);
-    for (std::size_t i = 0; i < pipelines.size(); ++i)
-        plan.pipelines.push_back(readPipeline(pipelines.at(i), topology));
-    const Value estimate = root.optional("estimate");
-    if (estimate.present())
-        plan.estimate = readEstimate(estimate, topology);
-    root.finish();
-    return context.result(std::move(plan));
+    return readDocument(text, source, kPlanFormat, [&](Object &root) {
+        Plan plan;
+        plan.planner = root.optional("planner").string(kMaxNameChars, true);
+        plan.costModel = root.optional("cost_model").string(kMaxNameChars, true);
+        plan.cluster = root.required("cluster").string(kMaxNameChars);
+        plan.model = root.required("model").string(kMaxNameChars);
+        Object workload = root.required("workload").object();
+        plan.workload = readWorkloadFields(workload);
+        workload.finish();
+        const Array pipelines = root.required("pipelines").array(std::size_t(kMaxGpus), 1);
+        for (std::size_t i = 0; i < pipelines.size(); ++i)
+            plan.pipelines.push_back(readPipeline(pipelines.at(i), topology));
+        const Value estimate = root.optional("estimate");
+        if (estimate.present())
+            plan.estimate = readEstimate(estimate, topology);
+        return plan;
+    });
 }
 
 std::string writePlan(const Plan &plan, const Topology &topology)

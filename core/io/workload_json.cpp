@@ -124,14 +124,7 @@ void writeWorkloadFields(OrderedJson &j, const Workload &w)
 
 Result<Workload> parseWorkload(std::string_view text, std::string_view source)
 {
-    auto doc = parseDocument(text, source);
-    if (!doc)
-        return doc.error();
-    Context context(source);
-    Object root = rootObject(context, *doc, {});
-    Workload workload = readWorkloadFields(root);
-    root.finish();
-    return context.result(std::move(workload));
+    return readDocument(text, source, {}, [](Object &root) { return readWorkloadFields(root); });
 }
 
 std::string writeWorkload(const Workload &workload)
