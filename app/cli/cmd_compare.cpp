@@ -57,7 +57,7 @@ int runCompare(const std::vector<std::string> &words)
         std::printf("%-12s %12s %8s %12s %10s %10s  %s\n", "planner", "iteration", "MFU",
                     "tokens/s", "pipelines", "planned in", "status");
     for (PlannerKind kind : *kinds) {
-        auto search = runPlanner(kind, problem, *run->costModel, run->seed);
+        auto search = runPlanner(kind, problem, *run->costModel, run->options);
         nlohmann::json row{{"planner", plannerName(kind)}};
         if (search) {
             ++succeeded;

@@ -1,4 +1,5 @@
 #include "app/cli/commands.h"
+#include "app/cli/planning.h"
 #include "app/cli/report.h"
 #include "app/cli/setup.h"
 
@@ -68,7 +69,8 @@ int runEvaluate(const std::vector<std::string> &words)
     if (!issues.empty())
         return reportInvalid(*planPath, issues, args->has("json"));
 
-    const Evaluation evaluation = (*costModel)->evaluate(*problem, *plan);
+    Evaluation evaluation = (*costModel)->evaluate(*problem, *plan);
+    addServingFigures(*problem, **costModel, *plan, evaluation);
     if (args->has("json")) {
         std::cout << evaluationToJson(evaluation, problem->topology).dump(2) << '\n';
     } else {

@@ -84,7 +84,7 @@ int runSweep(const std::vector<std::string> &words)
     const Problem &problem = run->problem;
     const CostModel &costModel = *run->costModel;
     const PlannerKind kind = run->planner;
-    const std::uint64_t seed = run->seed;
+    const PlannerOptions &options = run->options;
     auto target = targetFromArgs(args, problem.topology.cluster());
     if (!target)
         return fail(target.error());
@@ -94,7 +94,7 @@ int runSweep(const std::vector<std::string> &words)
     if (bandwidths->empty())
         return fail(badInput("--bandwidth is required: GB/s values, e.g. 0.5,1,2,5"));
     // The plan for the cluster as drawn; each point re-evaluates it and re-plans from it.
-    auto base = runPlanner(kind, problem, costModel, seed);
+    auto base = runPlanner(kind, problem, costModel, options);
     if (!base)
         return fail(base.error());
 
@@ -111,7 +111,7 @@ int runSweep(const std::vector<std::string> &words)
             return fail(topology.error());
         const Problem changed{std::move(topology).value(), problem.model, problem.workload};
         const double currentS = costModel.objectiveS(changed, base->plan);
-        auto replanned = runPlanner(kind, changed, costModel, seed, &base->plan);
+        auto replanned = runPlanner(kind, changed, costModel, options, &base->plan);
         nlohmann::json point{{"bandwidth_GBps", bandwidthGBps}, {"current_plan_s", currentS}};
         if (replanned) {
             point["replanned_s"] = replanned->evaluation.iterationS;

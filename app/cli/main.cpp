@@ -14,7 +14,9 @@ Commands:
   plan      --cluster FILE|EXAMPLE --model NAME|FILE [--planner NAME] [--cost-model NAME]
             [--workload FILE] [--mode train|infer] [--global-batch N] [--micro-batch N]
             [--seq-len N] [--prompt-len N] [--output-len N] [--request-rate R] [--slo S]
-            [--seed N] [--out FILE] [--json]
+            [--seed N] [--knob NAME=V,...] [--out FILE] [--json]
+            [--warm-start FILE] [--remove-gpus A:0,A:1]   (hexgen re-planning, §5.3)
+            see 'hetplan-cli plan --help' for every option
   evaluate  --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--cost-model NAME] [--json]
   compare   --cluster ... --model ... [--planners a,b,...] [--json]
   sweep     --cluster ... --model ... (--link A-B | --inter | --intra) --bandwidth 0.5,1,2,5 [--json]

@@ -1,5 +1,6 @@
 #include "app/cli/report.h"
 
+#include "core/cost/evaluation.h"
 #include "core/cost/problem.h"
 #include "core/plan/plan.h"
 
@@ -104,16 +105,40 @@ void printEvaluation(std::ostream &out, const Problem &problem, const Evaluation
         printBreakdownRow(out, "bubble", b.bubbleS, total);
     }
 
-    out << "\n  Memory per GPU\n    " << padRight("GPU", 12) << padRight("used", 12) << "capacity\n";
+    const auto gpuName = [&problem](int gpu) {
+        return gpu >= 0 && gpu < problem.topology.gpuCount() ? problem.topology.gpu(gpu).name
+                                                             : std::string("?");
+    };
+    size_t nameWidth = 12; // "machine:index" of long machine names needs more
+    for (const GpuMemory &m : evaluation.memory)
+        nameWidth = std::max(nameWidth, gpuName(m.gpu).size() + 2);
+    out << "\n  Memory per GPU\n    " << padRight("GPU", nameWidth) << padRight("used", 12)
+        << "capacity\n";
     for (const GpuMemory &m : evaluation.memory) {
-        const std::string name = m.gpu >= 0 && m.gpu < problem.topology.gpuCount()
-                                     ? problem.topology.gpu(m.gpu).name
-                                     : "?";
-        out << "    " << padRight(name, 12) << padRight(format("%.1f GiB", m.usedGiB), 12)
+        out << "    " << padRight(gpuName(m.gpu), nameWidth)
+            << padRight(format("%.1f GiB", m.usedGiB), 12)
             << format("%.1f GiB", m.capacityGiB) << (m.fits() ? "" : "   OVER CAPACITY") << '\n';
     }
     for (const std::string &error : evaluation.errors)
         out << "  ! " << error << '\n';
+    if (evaluation.serving)
+        printServing(out, *evaluation.serving);
+}
+
+void printServing(std::ostream &out, const ServingFigures &s)
+{
+    out << "\n  Serving (Poisson arrivals at " << format("%g", s.requestRatePerS)
+        << " requests/s, SLO " << formatSeconds(s.sloS);
+    if (s.referenceLatencyS > 0)
+        out << " = " << format("%g", s.sloS / s.referenceLatencyS) << " x "
+            << formatSeconds(s.referenceLatencyS) << " on 4x A100-40G";
+    out << ")\n";
+    out << "    " << padRight("SLO attainment", 26) << format("%.1f %%", 100 * s.attainment)
+        << '\n';
+    out << "    " << padRight("latency p50 / p99", 26) << formatSeconds(s.p50S) << " / "
+        << formatSeconds(s.p99S) << '\n';
+    out << "    " << padRight("max sustainable rate", 26) << format("%.3f", s.maxRatePerS)
+        << " requests/s at " << format("%.0f %%", 100 * s.targetAttainment) << " attainment\n";
 }
 
 } // namespace hetplan::cli

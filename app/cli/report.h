@@ -8,6 +8,7 @@ namespace hetplan {
 struct Problem;
 struct Plan;
 struct Evaluation;
+struct ServingFigures;
 } // namespace hetplan
 
 namespace hetplan::cli {
@@ -15,6 +16,8 @@ namespace hetplan::cli {
 // Human output: readable tables of a plan, its estimate and its memory, for a terminal.
 void printPlan(std::ostream &out, const Problem &problem, const Plan &plan);
 void printEvaluation(std::ostream &out, const Problem &problem, const Evaluation &evaluation);
+// Inference under load: attainment, latency percentiles, highest sustainable rate.
+void printServing(std::ostream &out, const ServingFigures &serving);
 
 // "12.3 s", "845 ms", "3.1 µs": a duration with a unit a person reads at a glance.
 std::string formatSeconds(double seconds);

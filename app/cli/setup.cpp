@@ -4,10 +4,37 @@
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
 
+#include <charconv>
+#include <cmath>
 #include <iostream>
+#include <map>
+#include <sstream>
 
 namespace hetplan::cli {
 namespace {
+
+// "--knob variance=0.3,max_permutation_length=8": planner-specific settings by name.
+Result<std::map<std::string, double>> parseKnobs(const std::string &text)
+{
+    std::map<std::string, double> knobs;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        const auto equals = item.find('=');
+        double value = 0;
+        const char *begin = item.c_str() + (equals == std::string::npos ? 0 : equals + 1);
+        const char *end = item.c_str() + item.size();
+        const auto [parsedEnd, code] = std::from_chars(begin, end, value);
+        if (equals == 0 || equals == std::string::npos || code != std::errc() || parsedEnd != end
+            || !std::isfinite(value))
+            return badInput("--knob: expected name=number pairs separated by commas, e.g. "
+                            "variance=0.3,max_permutation_length=8; got '" + item + "'");
+        knobs[item.substr(0, equals)] = value;
+    }
+    if (knobs.empty())
+        return badInput("--knob: expected name=number, e.g. alpha=1.05");
+    return knobs;
+}
 
 Result<Workload> baseWorkload(const Args &args, const ProblemDefaults &defaults)
 {
@@ -148,7 +175,7 @@ Result<Invocation> prepare(const std::vector<std::string> &words, std::set<std::
 {
     Args::Spec spec{problemOptions(), std::move(extraSwitches)};
     spec.options.merge(extraOptions);
-    spec.options.insert({"planner", "seed"});
+    spec.options.insert({"planner", "seed", "knob"});
     spec.switches.insert("json");
     auto args = Args::parse(words, spec);
     if (!args)
@@ -169,8 +196,16 @@ Result<Invocation> prepare(const std::vector<std::string> &words, std::set<std::
     auto seed = args->integer("seed", 0, 1 << 30);
     if (!seed)
         return seed.error();
+    PlannerOptions options;
+    options.seed = static_cast<std::uint64_t>(seed->value_or(1));
+    if (const auto knobs = args->value("knob")) {
+        auto parsed = parseKnobs(*knobs);
+        if (!parsed)
+            return parsed.error();
+        options.knobs = std::move(parsed).value();
+    }
     return Invocation{std::move(args).value(), std::move(problem).value(), std::move(costModel).value(),
-                      planner, static_cast<std::uint64_t>(seed->value_or(1))};
+                      planner, std::move(options)};
 }
 
 int exitCodeFor(const Error &error)

@@ -35,14 +35,15 @@ Result<Problem> buildProblem(const Args &args, const ProblemDefaults &defaults =
 Result<Problem> buildProblem(Topology topology, const Args &args, const ProblemDefaults &defaults = {});
 
 // What a planning subcommand (plan, compare, sweep) starts from: its parsed options, the
-// problem, the cost model, the planner (--planner, else the mode's default) and --seed.
+// problem, the cost model, the planner (--planner, else the mode's default), --seed and
+// --knob name=value[,name=value...] (planner-specific settings, e.g. metis variance=0.3).
 struct Invocation
 {
     Args args;
     Problem problem;
     std::unique_ptr<CostModel> costModel;
     PlannerKind planner = PlannerKind::HexiScale;
-    std::uint64_t seed = 1;
+    PlannerOptions options; // --seed and --knob; no warm start
 };
 Result<Invocation> prepare(const std::vector<std::string> &words,
                            std::set<std::string> extraOptions, std::set<std::string> extraSwitches = {});

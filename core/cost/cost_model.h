@@ -37,6 +37,8 @@ struct StageQuery
     int stageIndex = 0;             // position in its pipeline: end stages hold embedding/head,
     int stageCount = 1;             // and 1F1B keeps (stageCount - stageIndex) micro-batches in flight
     int microBatches = 1;
+    PathKind tpPath = PathKind::Widest;  // links between machines its TP groups use, and
+    PathKind hopPath = PathKind::Widest; // the hop to the next stage (core/plan/transport.h)
 };
 
 struct StageEstimate

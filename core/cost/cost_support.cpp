@@ -2,6 +2,7 @@
 
 #include "core/cost/flops.h"
 #include "core/plan/plan.h"
+#include "core/plan/transport.h"
 
 #include <algorithm>
 #include <cmath>
@@ -171,7 +172,8 @@ double replicaShare(const StageQuery &stage, int replica)
     return double(stage.microBatch) * stage.dpSplit[size_t(replica)] / total;
 }
 
-StageQuery stageQueryOf(const Pipeline &pipeline, int stageIndex, int microBatch)
+StageQuery stageQueryOf(const Pipeline &pipeline, int stageIndex, int microBatch,
+                        const PlanPaths *paths)
 {
     const Stage &stage = pipeline.stages[size_t(stageIndex)];
     StageQuery query;
@@ -185,6 +187,10 @@ StageQuery stageQueryOf(const Pipeline &pipeline, int stageIndex, int microBatch
     query.stageIndex = stageIndex;
     query.stageCount = int(pipeline.stages.size());
     query.microBatches = pipeline.microBatches;
+    if (paths) {
+        query.tpPath = paths->tp(stage);
+        query.hopPath = paths->hop(stage);
+    }
     return query;
 }
 
@@ -278,6 +284,7 @@ double evaluateTraining(const StageTerms &terms, const Problem &problem, const P
         stageTotal += pipeline.stages.size();
     s.perStageDpS.assign(stageTotal, 0.0);
     const double dpS = terms.dataParallelS(problem, plan, s.segments, s.perStageDpS);
+    const PlanPaths paths(problem.topology, plan);
 
     if (out) {
         out->pipelines.assign(plan.pipelines.size(), PipelineTiming{});
@@ -291,7 +298,7 @@ double evaluateTraining(const StageTerms &terms, const Problem &problem, const P
         const int stageCount = int(pipeline.stages.size());
         s.queries.clear();
         for (int j = 0; j < stageCount; ++j)
-            s.queries.push_back(stageQueryOf(pipeline, j, pipeline.microBatch));
+            s.queries.push_back(stageQueryOf(pipeline, j, pipeline.microBatch, &paths));
 
         double sumS = 0;
         double bottleneckS = -1;

@@ -17,6 +17,7 @@ namespace hetplan {
 
 struct Plan;
 struct Pipeline;
+class PlanPaths;
 
 inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
 inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
@@ -42,8 +43,10 @@ double replicaShare(const StageQuery &stage, int replica);
 
 // The view of stage `stageIndex` of `pipeline` that evaluate hands to the same per-stage
 // terms planners call. `microBatch` is the pipeline's (training) or the request batch
-// (inference, HexGen's b_t).
-StageQuery stageQueryOf(const Pipeline &pipeline, int stageIndex, int microBatch);
+// (inference, HexGen's b_t). `paths`: the links its TP groups and its hop use (the plan's
+// transports); without, the widest paths.
+StageQuery stageQueryOf(const Pipeline &pipeline, int stageIndex, int microBatch,
+                        const PlanPaths *paths = nullptr);
 
 // The transformer layers cut at every stage boundary of every pipeline: inside one segment
 // the same stages (hence the same GPUs) hold each layer, so per-layer DP terms are computed

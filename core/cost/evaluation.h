@@ -48,6 +48,20 @@ struct PipelineTiming
     Breakdown breakdown;
 };
 
+// Inference under load (core/serving): the plan's replicas serving a Poisson stream of
+// requests at the workload's rate, each request one batch of b_t sequences.
+struct ServingFigures
+{
+    double requestRatePerS = 0;
+    double sloS = 0;               // the latency target, absolute or scale × reference
+    double referenceLatencyS = 0;  // what slo_scale multiplies (0 when slo_s was given)
+    double attainment = 0;         // fraction of requests within the SLO at requestRatePerS
+    double p50S = 0;               // request latency percentiles at requestRatePerS
+    double p99S = 0;
+    double targetAttainment = 0;   // what maxRatePerS is the highest rate for
+    double maxRatePerS = 0;        // highest rate that still reaches targetAttainment
+};
+
 // The result of evaluating one plan with one cost model.
 struct Evaluation
 {
@@ -63,6 +77,8 @@ struct Evaluation
     std::optional<double> costPerMillionTokensUsd;
     // Inference: per-replica request latency (prefill + decode) for one batch.
     std::vector<double> replicaLatencyS;
+    // Inference: filled by whoever simulates serving (core/serving); cost models leave it.
+    std::optional<ServingFigures> serving;
 
     bool fitsInMemory() const;
 };

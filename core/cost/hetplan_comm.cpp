@@ -2,6 +2,7 @@
 
 #include "core/cost/cost_support.h"
 #include "core/plan/plan.h"
+#include "core/plan/transport.h"
 
 #include <algorithm>
 #include <numeric>
@@ -9,15 +10,15 @@
 
 namespace hetplan {
 
-GroupLinks groupLinks(const Topology &topology, std::span<const int> group)
+GroupLinks groupLinks(const Topology &topology, std::span<const int> group, PathKind path)
 {
     GroupLinks links{kInfinity, 0};
     for (size_t i = 0; i < group.size(); ++i)
         for (size_t k = i + 1; k < group.size(); ++k) {
-            links.slowestBytesPerS = std::min(links.slowestBytesPerS,
-                                              topology.bandwidthBytesPerS(group[i], group[k]));
+            const double bytesPerS = topology.bandwidthBytesPerS(group[i], group[k], path);
+            links.slowestBytesPerS = std::min(links.slowestBytesPerS, bytesPerS);
             links.worstLatencyS = std::max(links.worstLatencyS,
-                                           topology.latencyS(group[i], group[k]));
+                                           topology.latencyS(group[i], group[k], path));
         }
     return links;
 }
@@ -40,16 +41,17 @@ double ringBroadcastS(int n, double bytes, const GroupLinks &links)
 }
 
 double sendAndBroadcastS(const Topology &topology, std::span<const int> from,
-                         std::span<const int> to, double bytes)
+                         std::span<const int> to, double bytes, PathKind path)
 {
     double bestSendS = kInfinity;
     for (int x : from)
         for (int y : to)
             if (x != y)
-                bestSendS = std::min(bestSendS,
-                                     topology.latencyS(x, y)
-                                         + transferS(bytes, topology.bandwidthBytesPerS(x, y)));
-    return bestSendS + ringBroadcastS(int(to.size()), bytes, groupLinks(topology, to));
+                bestSendS = std::min(bestSendS, topology.latencyS(x, y, path)
+                                                    + transferS(bytes, topology.bandwidthBytesPerS(
+                                                                           x, y, path)));
+    // The broadcast runs in the receiving stage's TP group, over the hop's transport too.
+    return bestSendS + ringBroadcastS(int(to.size()), bytes, groupLinks(topology, to, path));
 }
 
 namespace {
@@ -63,6 +65,7 @@ struct Replica
 struct SyncScratch
 {
     std::vector<Replica> replicas;
+    PathKind path = PathKind::Widest; // the links the replicas' all-reduce uses
     std::vector<int> holders;
     std::vector<double> gpuS; // per flat GPU: its chunks' all-reduce time, in sequence
 };
@@ -114,8 +117,8 @@ void syncTensors(const Topology &topology, SyncScratch &s, double params, double
             if (a == b)
                 continue;
             ring.slowestBytesPerS = std::min(ring.slowestBytesPerS,
-                                             topology.bandwidthBytesPerS(a, b));
-            ring.worstLatencyS = std::max(ring.worstLatencyS, topology.latencyS(a, b));
+                                             topology.bandwidthBytesPerS(a, b, s.path));
+            ring.worstLatencyS = std::max(ring.worstLatencyS, topology.latencyS(a, b, s.path));
         }
         const double chunkS = tensors * ringAllReduceS(n, chunkBytes, ring);
         for (int gpu : s.holders)
@@ -123,32 +126,40 @@ void syncTensors(const Topology &topology, SyncScratch &s, double params, double
     }
 }
 
-void collectReplicas(const Plan &plan, const LayerSegments &segments, int segment,
-                     std::vector<Replica> &replicas)
+// Adds a stage's DP replicas to the all-reduce being collected, and its transport.
+void addReplicas(const Stage &stage, const PlanPaths &paths, bool firstHolder, SyncScratch &s)
 {
-    replicas.clear();
+    const size_t tp = size_t(std::max(stage.tp, 1));
+    for (size_t first = 0; first + tp <= stage.gpus.size(); first += tp)
+        s.replicas.push_back({std::span<const int>(stage.gpus).subspan(first, tp)});
+    s.path = firstHolder ? paths.dp(stage) : PlanPaths::shared(s.path, paths.dp(stage));
+}
+
+void collectReplicas(const Plan &plan, const LayerSegments &segments, int segment,
+                     const PlanPaths &paths, SyncScratch &s)
+{
+    s.replicas.clear();
+    bool firstHolder = true;
     for (int p = 0; p < segments.pipelineCount; ++p) {
         const int stageIndex = segments.holder(segment, p);
         if (stageIndex < 0)
             continue;
-        const Stage &stage = plan.pipelines[size_t(p)].stages[size_t(stageIndex)];
-        const size_t tp = size_t(std::max(stage.tp, 1));
-        for (size_t first = 0; first + tp <= stage.gpus.size(); first += tp)
-            replicas.push_back({std::span<const int>(stage.gpus).subspan(first, tp)});
+        addReplicas(plan.pipelines[size_t(p)].stages[size_t(stageIndex)], paths, firstHolder, s);
+        firstHolder = false;
     }
 }
 
 // The end stages' embedding (first) or output head (last) of every pipeline.
-void collectEndReplicas(const Plan &plan, bool first, std::vector<Replica> &replicas)
+void collectEndReplicas(const Plan &plan, bool first, const PlanPaths &paths, SyncScratch &s)
 {
-    replicas.clear();
+    s.replicas.clear();
+    bool firstHolder = true;
     for (const Pipeline &pipeline : plan.pipelines) {
         if (pipeline.stages.empty())
             continue;
-        const Stage &stage = first ? pipeline.stages.front() : pipeline.stages.back();
-        const size_t tp = size_t(std::max(stage.tp, 1));
-        for (size_t begin = 0; begin + tp <= stage.gpus.size(); begin += tp)
-            replicas.push_back({std::span<const int>(stage.gpus).subspan(begin, tp)});
+        addReplicas(first ? pipeline.stages.front() : pipeline.stages.back(), paths, firstHolder,
+                    s);
+        firstHolder = false;
     }
 }
 
@@ -165,15 +176,16 @@ double asymmetricGradientSyncS(const Problem &problem, const Plan &plan,
     const double gradientBytes = bytesPerElement(problem.workload.train.precision);
     SyncScratch &s = syncScratch();
     s.gpuS.assign(size_t(topology.gpuCount()), 0.0);
+    const PlanPaths paths(topology, plan);
 
     for (int segment = 0; segment < segments.segmentCount(); ++segment) {
-        collectReplicas(plan, segments, segment, s.replicas);
+        collectReplicas(plan, segments, segment, paths, s);
         // Every layer of the segment is held the same way: its chunks repeat per layer.
         syncTensors(topology, s, model.paramsPerLayer(), segments.length(segment), gradientBytes);
     }
-    collectEndReplicas(plan, true, s.replicas);
+    collectEndReplicas(plan, true, paths, s);
     syncTensors(topology, s, model.embeddingParams(), 1, gradientBytes);
-    collectEndReplicas(plan, false, s.replicas);
+    collectEndReplicas(plan, false, paths, s);
     syncTensors(topology, s, model.headParams(), 1, gradientBytes);
 
     // All stages synchronise at once after the pipelines drain; a GPU's chunks run in

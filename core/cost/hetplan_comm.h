@@ -20,7 +20,8 @@ struct GroupLinks
     double slowestBytesPerS = 0;
     double worstLatencyS = 0;
 };
-GroupLinks groupLinks(const Topology &topology, std::span<const int> group);
+GroupLinks groupLinks(const Topology &topology, std::span<const int> group,
+                      PathKind path = PathKind::Widest);
 
 // Ring all-reduce: 2(n−1)/n · bytes / busBW + 2(n−1)·α (reduce-scatter then all-gather, n−1
 // steps each). 0 for one GPU.
@@ -31,10 +32,11 @@ double ringBroadcastS(int n, double bytes, const GroupLinks &links);
 // One direction of a pipeline hop (HexiScale §3.2): the best GPU of `from` sends to the best
 // GPU of `to`, which broadcasts inside `to` (its TP group).
 double sendAndBroadcastS(const Topology &topology, std::span<const int> from,
-                         std::span<const int> to, double bytes);
+                         std::span<const int> to, double bytes, PathKind path = PathKind::Widest);
 
 // HexiScale §3.2 asymmetric gradient synchronisation over a whole plan. Fills the per-stage
-// figure (flat, pipeline by pipeline) and returns the iteration's DP time.
+// figure (flat, pipeline by pipeline) and returns the iteration's DP time. Each all-reduce
+// travels over the links its holders' transport allows (PlanPaths).
 double asymmetricGradientSyncS(const Problem &problem, const Plan &plan,
                                const LayerSegments &segments, std::span<double> perStageS);
 

@@ -70,7 +70,7 @@ ReplicaTiming replicaTiming(const Problem &problem, const StageQuery &stage, int
         // the forward.
         const double bytes = b * s * h * bytesPerElement(train.precision);
         const double allReduceS = ringAllReduceS(stage.tp, bytes,
-                                                 groupLinks(problem.topology, gpus));
+                                                 groupLinks(problem.topology, gpus, stage.tpPath));
         timing.forwardTpS = 2.0 * layers * allReduceS;
         timing.backwardTpS = (train.recompute == Recompute::Full ? 4.0 : 2.0) * layers
                              * allReduceS;
@@ -119,13 +119,15 @@ public:
         for (int r = 0; r < to.dp; ++r)
             forwardS = std::max(forwardS,
                                 sendAndBroadcastS(problem.topology, from.gpus, replicaGpus(to, r),
-                                                  replicaShare(to, r) * bytesPerSequence));
+                                                  replicaShare(to, r) * bytesPerSequence,
+                                                  from.hopPath));
         double backwardS = 0;
         for (int r = 0; r < from.dp; ++r)
             backwardS = std::max(backwardS,
                                  sendAndBroadcastS(problem.topology, to.gpus,
                                                    replicaGpus(from, r),
-                                                   replicaShare(from, r) * bytesPerSequence));
+                                                   replicaShare(from, r) * bytesPerSequence,
+                                                   from.hopPath));
         return forwardS + backwardS;
     }
 

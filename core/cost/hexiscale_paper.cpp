@@ -3,6 +3,7 @@
 #include "core/cost/hexgen_paper.h"
 #include "core/cost/paper_formulas.h"
 #include "core/plan/plan.h"
+#include "core/plan/transport.h"
 
 #include <algorithm>
 
@@ -56,7 +57,7 @@ public:
             // Eq. 3: 12·max_x Σ_y (α_xy + b·S·H·B / (|d|·β_xy)).
             const double tpS = 12.0
                                * paperExchangeS(problem.topology, gpus,
-                                                b * y.sequence * y.hidden * y.bytes);
+                                                b * y.sequence * y.hidden * y.bytes, stage.tpPath);
             if (computeS + tpS > slowestS) {
                 slowestS = computeS + tpS;
                 computeLayerS = computeS;
@@ -103,8 +104,9 @@ public:
         double slowestS = 0;
         for (int r = 0; r < to.dp; ++r) {
             const double bytes = replicaShare(to, r) * y.sequence * y.hidden * y.bytes;
-            slowestS = std::max(slowestS, paperSendAndBroadcastS(problem.topology, from.gpus,
-                                                                 replicaGpus(to, r), bytes));
+            slowestS = std::max(slowestS,
+                                paperSendAndBroadcastS(problem.topology, from.gpus,
+                                                       replicaGpus(to, r), bytes, from.hopPath));
         }
         return 2.0 * slowestS;
     }
@@ -116,22 +118,25 @@ public:
         thread_local std::vector<int> holders;   // D_k: every GPU holding the segment's layers
         thread_local std::vector<double> layerS; // Comm-DP-Layer of each segment
         layerS.assign(size_t(segments.segmentCount()), 0.0);
+        const PlanPaths paths(problem.topology, plan);
         for (int segment = 0; segment < segments.segmentCount(); ++segment) {
             // A single replica holding the layers has nothing to synchronise.
             if (segments.replicas(plan, segment) <= 1)
                 continue;
             holders.clear();
+            PathKind path = PathKind::Widest;
             for (int p = 0; p < segments.pipelineCount; ++p) {
-                const int stage = segments.holder(segment, p);
-                if (stage < 0)
+                const int stageIndex = segments.holder(segment, p);
+                if (stageIndex < 0)
                     continue;
-                const std::vector<int> &gpus = plan.pipelines[size_t(p)].stages[size_t(stage)].gpus;
-                holders.insert(holders.end(), gpus.begin(), gpus.end());
+                const Stage &stage = plan.pipelines[size_t(p)].stages[size_t(stageIndex)];
+                path = holders.empty() ? paths.dp(stage) : PlanPaths::shared(path, paths.dp(stage));
+                holders.insert(holders.end(), stage.gpus.begin(), stage.gpus.end());
             }
             // Eq. 4: 2·max_x Σ_y (α_xy + 12·H²·B / (|D_k|·β_xy)).
             layerS[size_t(segment)] = 2.0
                                       * paperExchangeS(problem.topology, holders,
-                                                       12.0 * y.hidden * y.hidden * y.bytes);
+                                                       12.0 * y.hidden * y.hidden * y.bytes, path);
         }
         // Eq. 7: every stage synchronises its own layers; the slowest stage bounds DP.
         double slowestS = 0;

@@ -47,6 +47,16 @@ nlohmann::json evaluationToJson(const Evaluation &evaluation, const Topology &to
         out["cost_per_million_tokens_usd"] = *evaluation.costPerMillionTokensUsd;
     if (!evaluation.replicaLatencyS.empty())
         out["replica_latency_s"] = evaluation.replicaLatencyS;
+    if (const std::optional<ServingFigures> &s = evaluation.serving) {
+        out["serving"] = {{"request_rate", s->requestRatePerS},
+                          {"slo_s", s->sloS},
+                          {"reference_latency_s", s->referenceLatencyS},
+                          {"attainment", s->attainment},
+                          {"p50_s", s->p50S},
+                          {"p99_s", s->p99S},
+                          {"target_attainment", s->targetAttainment},
+                          {"max_rate", s->maxRatePerS}};
+    }
 
     nlohmann::json pipelines = nlohmann::json::array();
     for (const PipelineTiming &p : evaluation.pipelines) {

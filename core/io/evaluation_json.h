@@ -10,7 +10,9 @@ class Topology;
 
 // The JSON form of an Evaluation, as plan files ("estimate") and `hetplan-cli --json` print
 // it: iteration_s, mfu, tokens_per_s, breakdown_s, memory (GPUs by name), valid, errors, and
-// the optional cost and per-pipeline figures.
+// the optional cost and per-pipeline figures, and for inference the serving simulation
+// ("serving": request_rate, slo_s, reference_latency_s, attainment, p50_s, p99_s,
+// target_attainment, max_rate; rates in requests per second).
 nlohmann::json evaluationToJson(const Evaluation &evaluation, const Topology &topology);
 
 } // namespace hetplan

@@ -18,6 +18,9 @@ constexpr IntRange kDegree{1, kMaxGpus};
 constexpr IntRange kLayer{0, 1000}; // ModelSpec allows at most 1000 layers
 constexpr IntRange kShare{0, 1 << 20};
 constexpr std::size_t kMaxListedMachines = 8;
+constexpr Choice<Transport> kTransports[] = {{"infiniband", Transport::InfiniBand},
+                                             {"roce", Transport::Roce},
+                                             {"socket", Transport::Socket}};
 
 std::string machineList(const Topology &topology)
 {
@@ -44,6 +47,36 @@ int readGpu(const Value &value, const Topology &topology)
     return 0;
 }
 
+// {"tp"?, "pp"?, "dp"?}: each the transport of one kind of group (plan.h, StageTransport).
+StageTransport readTransport(const Value &value)
+{
+    StageTransport t;
+    Object o = value.object();
+    const auto read = [&](std::string_view key, std::optional<Transport> &field) {
+        const Value v = o.optional(key);
+        if (v.present())
+            field = v.oneOf<Transport>(kTransports, Transport::Socket, "transport");
+    };
+    read("tp", t.tp);
+    read("pp", t.pp);
+    read("dp", t.dp);
+    o.finish();
+    return t;
+}
+
+OrderedJson transportJson(const StageTransport &t)
+{
+    OrderedJson j = OrderedJson::object();
+    const auto write = [&](const char *key, const std::optional<Transport> &field) {
+        if (field)
+            j[key] = nameOf<Transport>(kTransports, *field);
+    };
+    write("tp", t.tp);
+    write("pp", t.pp);
+    write("dp", t.dp);
+    return j;
+}
+
 Stage readStage(const Value &value, const Topology &topology)
 {
     Stage s;
@@ -59,6 +92,8 @@ Stage readStage(const Value &value, const Topology &topology)
     const Array split = o.optional("dp_split").array(std::size_t(kMaxGpus));
     for (std::size_t i = 0; i < split.size(); ++i)
         s.dpSplit.push_back(split.at(i).integer(kShare));
+    if (const Value transport = o.optional("transport"); transport.present())
+        s.transport = readTransport(transport);
     o.finish();
     return s;
 }
@@ -208,6 +243,8 @@ std::string writePlan(const Plan &plan, const Topology &topology)
             sj["layers"] = {s.layerBegin, s.layerEnd};
             if (!s.dpSplit.empty())
                 sj["dp_split"] = s.dpSplit;
+            if (!s.transport.empty())
+                sj["transport"] = transportJson(s.transport);
             stages.push_back(std::move(sj));
         }
         pipelines.push_back(std::move(pj));

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <mutex>
 #include <queue>
 #include <string>
 #include <unordered_map>
@@ -109,6 +110,80 @@ long long pairKey(int a, int b)
 }
 
 } // namespace
+
+struct Topology::KindPaths
+{
+    std::once_flag once;
+    MachinePaths ethernet;
+    MachinePaths infiniBand;
+    MachinePaths roce;
+};
+
+// Machine pairs: the widest path, then among paths that wide the lowest latency. The two
+// criteria are computed separately because "widest, then fastest" is not a label Dijkstra
+// can settle in one pass (a wide slow prefix may lose to a narrow fast one further on).
+Topology::MachinePaths Topology::computePaths(const std::vector<NetworkLink> &links,
+                                              int nodeCount, int machineCount,
+                                              std::optional<LinkKind> only)
+{
+    Graph graph(static_cast<size_t>(nodeCount));
+    for (const NetworkLink &link : links) {
+        if (only && link.kind != *only)
+            continue;
+        graph[static_cast<size_t>(link.a)].push_back({link.b, link.bandwidthGBps, link.latencyUs});
+        graph[static_cast<size_t>(link.b)].push_back({link.a, link.bandwidthGBps, link.latencyUs});
+    }
+    MachinePaths paths;
+    const size_t cells = static_cast<size_t>(machineCount) * static_cast<size_t>(machineCount);
+    paths.bandwidthGBps.assign(cells, 0.0);
+    paths.latencyUs.assign(cells, 0.0);
+    for (int source = 0; source < machineCount; ++source) {
+        const std::vector<double> width = widestFrom(graph, source);
+        std::vector<double> thresholds;
+        for (int target = source + 1; target < machineCount; ++target)
+            if (width[static_cast<size_t>(target)] > 0)
+                thresholds.push_back(width[static_cast<size_t>(target)]);
+        std::sort(thresholds.begin(), thresholds.end());
+        thresholds.erase(std::unique(thresholds.begin(), thresholds.end()), thresholds.end());
+        for (const double threshold : thresholds) {
+            const std::vector<double> latency = lowestLatencyFrom(graph, source, threshold);
+            for (int target = source + 1; target < machineCount; ++target) {
+                if (width[static_cast<size_t>(target)] != threshold)
+                    continue;
+                const size_t forward = static_cast<size_t>(source * machineCount + target);
+                const size_t backward = static_cast<size_t>(target * machineCount + source);
+                paths.bandwidthGBps[forward] = paths.bandwidthGBps[backward] = threshold;
+                paths.latencyUs[forward] = paths.latencyUs[backward]
+                    = latency[static_cast<size_t>(target)];
+            }
+        }
+    }
+    return paths;
+}
+
+const Topology::MachinePaths &Topology::pathsOf(PathKind path) const
+{
+    if (path == PathKind::Widest)
+        return m_widest;
+    assert(m_kindPaths);
+    KindPaths &kinds = *m_kindPaths;
+    std::call_once(kinds.once, [&] {
+        kinds.ethernet = computePaths(m_links, m_nodeCount, m_machineCount, LinkKind::Ethernet);
+        kinds.infiniBand = computePaths(m_links, m_nodeCount, m_machineCount, LinkKind::InfiniBand);
+        kinds.roce = computePaths(m_links, m_nodeCount, m_machineCount, LinkKind::Roce);
+    });
+    switch (path) {
+    case PathKind::Ethernet:
+        return kinds.ethernet;
+    case PathKind::InfiniBand:
+        return kinds.infiniBand;
+    case PathKind::Roce:
+        return kinds.roce;
+    case PathKind::Widest:
+        break;
+    }
+    return m_widest;
+}
 
 Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catalog)
 {
@@ -211,7 +286,7 @@ Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catal
                                 it->second});
     }
 
-    Graph graph(static_cast<size_t>(machineCount) + cluster.switches.size());
+    t.m_nodeCount = machineCount + static_cast<int>(cluster.switches.size());
     for (size_t i = 0; i < cluster.links.size(); ++i) {
         const Link &link = cluster.links[i];
         const std::string field = indexed("links", i);
@@ -230,10 +305,8 @@ Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catal
             return s.error();
         if (link.bandwidthGBps == 0)
             continue; // a cut link carries nothing
-        graph[static_cast<size_t>(a->second)].push_back({b->second, link.bandwidthGBps,
-                                                         link.latencyUs});
-        graph[static_cast<size_t>(b->second)].push_back({a->second, link.bandwidthGBps,
-                                                         link.latencyUs});
+        t.m_links.push_back({a->second, b->second, link.kind, link.bandwidthGBps,
+                             link.latencyUs});
     }
 
     // Each source runs one lowest-latency search per distinct width it sees, so the work grows
@@ -246,7 +319,7 @@ Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catal
     distinctWidths.erase(std::unique(distinctWidths.begin(), distinctWidths.end()), distinctWidths.end());
     const double searchesPerSource = 1.0 + double(std::min<size_t>(distinctWidths.size(), machines.size()));
     const double pathWork = double(machines.size()) * searchesPerSource
-                            * double(graph.size() + 2 * cluster.links.size());
+                            * double(size_t(t.m_nodeCount) + 2 * cluster.links.size());
     if (pathWork > kMaxPathWork)
         return badInput("links: " + std::to_string(machines.size()) + " machines joined by "
                         + std::to_string(cluster.links.size()) + " links with "
@@ -255,34 +328,15 @@ Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catal
                           "the bandwidths to fewer distinct values or connect machines through "
                           "switches");
 
-    // Machine pairs: the widest path, then among paths that wide the lowest latency. The two
-    // criteria are computed separately because "widest, then fastest" is not a label Dijkstra
-    // can settle in one pass (a wide slow prefix may lose to a narrow fast one further on).
+    // A kind's paths use a subset of these links and widths, so each costs at most this much.
     t.m_machineCount = machineCount;
-    const size_t cells = static_cast<size_t>(machineCount) * static_cast<size_t>(machineCount);
-    t.m_machineBandwidthGBps.assign(cells, 0.0);
-    t.m_machineLatencyUs.assign(cells, 0.0);
-    for (int source = 0; source < machineCount; ++source) {
-        const std::vector<double> width = widestFrom(graph, source);
-        std::vector<double> thresholds;
-        for (int target = source + 1; target < machineCount; ++target)
-            if (width[static_cast<size_t>(target)] > 0)
-                thresholds.push_back(width[static_cast<size_t>(target)]);
-        std::sort(thresholds.begin(), thresholds.end());
-        thresholds.erase(std::unique(thresholds.begin(), thresholds.end()), thresholds.end());
-        for (const double threshold : thresholds) {
-            const std::vector<double> latency = lowestLatencyFrom(graph, source, threshold);
-            for (int target = source + 1; target < machineCount; ++target) {
-                if (width[static_cast<size_t>(target)] != threshold)
-                    continue;
-                const size_t forward = static_cast<size_t>(source * machineCount + target);
-                const size_t backward = static_cast<size_t>(target * machineCount + source);
-                t.m_machineBandwidthGBps[forward] = t.m_machineBandwidthGBps[backward] = threshold;
-                t.m_machineLatencyUs[forward] = t.m_machineLatencyUs[backward]
-                    = latency[static_cast<size_t>(target)];
-            }
-        }
-    }
+    t.m_widest = computePaths(t.m_links, t.m_nodeCount, machineCount, std::nullopt);
+    t.m_kindPaths = std::make_shared<KindPaths>();
+    const auto hasNic = [&](NicKind nic) {
+        return std::any_of(machines.begin(), machines.end(),
+                           [nic](const Machine &m) { return m.nic == nic; });
+    };
+    t.m_mixesRdmaNics = hasNic(NicKind::InfiniBand) && hasNic(NicKind::Roce);
 
     std::unordered_map<long long, size_t> overrideField;
     for (size_t i = 0; i < cluster.pairOverrides.size(); ++i) {
@@ -339,6 +393,16 @@ std::optional<int> Topology::findGpu(std::string_view name) const
 
 double Topology::bandwidthGBps(int a, int b) const
 {
+    return bandwidthGBps(a, b, PathKind::Widest);
+}
+
+double Topology::latencyUs(int a, int b) const
+{
+    return latencyUs(a, b, PathKind::Widest);
+}
+
+double Topology::bandwidthGBps(int a, int b, PathKind path) const
+{
     assert(a != b && a >= 0 && b >= 0 && a < gpuCount() && b < gpuCount());
     if (!m_overrides.empty())
         if (const auto it = m_overrides.find(pairKey(a, b)); it != m_overrides.end())
@@ -347,10 +411,10 @@ double Topology::bandwidthGBps(int a, int b) const
     const GpuInfo &gb = gpu(b);
     if (ga.machine == gb.machine)
         return m_cluster.machines[static_cast<size_t>(ga.machine)].intra.bandwidthGBps;
-    return machineBandwidthGBps(ga.machine, gb.machine);
+    return machineBandwidthGBps(ga.machine, gb.machine, path);
 }
 
-double Topology::latencyUs(int a, int b) const
+double Topology::latencyUs(int a, int b, PathKind path) const
 {
     assert(a != b && a >= 0 && b >= 0 && a < gpuCount() && b < gpuCount());
     if (!m_overrides.empty())
@@ -360,19 +424,29 @@ double Topology::latencyUs(int a, int b) const
     const GpuInfo &gb = gpu(b);
     if (ga.machine == gb.machine)
         return m_cluster.machines[static_cast<size_t>(ga.machine)].intra.latencyUs;
-    return machineLatencyUs(ga.machine, gb.machine);
+    return machineLatencyUs(ga.machine, gb.machine, path);
 }
 
 double Topology::machineBandwidthGBps(int ma, int mb) const
 {
-    assert(ma >= 0 && mb >= 0 && ma < m_machineCount && mb < m_machineCount);
-    return m_machineBandwidthGBps[static_cast<size_t>(ma * m_machineCount + mb)];
+    return machineBandwidthGBps(ma, mb, PathKind::Widest);
 }
 
 double Topology::machineLatencyUs(int ma, int mb) const
 {
+    return machineLatencyUs(ma, mb, PathKind::Widest);
+}
+
+double Topology::machineBandwidthGBps(int ma, int mb, PathKind path) const
+{
     assert(ma >= 0 && mb >= 0 && ma < m_machineCount && mb < m_machineCount);
-    return m_machineLatencyUs[static_cast<size_t>(ma * m_machineCount + mb)];
+    return pathsOf(path).bandwidthGBps[static_cast<size_t>(ma * m_machineCount + mb)];
+}
+
+double Topology::machineLatencyUs(int ma, int mb, PathKind path) const
+{
+    assert(ma >= 0 && mb >= 0 && ma < m_machineCount && mb < m_machineCount);
+    return pathsOf(path).latencyUs[static_cast<size_t>(ma * m_machineCount + mb)];
 }
 
 } // namespace hetplan

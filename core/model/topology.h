@@ -3,6 +3,7 @@
 #include "core/base/result.h"
 #include "core/model/cluster.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,11 @@
 namespace hetplan {
 
 class GpuCatalog;
+
+// Which links a path between two machines may use: all of them (the widest path), or only
+// links of one kind, as a NCCL communicator bound to one kind of NIC does (Holmes §3.2): TCP
+// sockets travel over Ethernet, InfiniBand and RoCE over their own fabrics.
+enum class PathKind : unsigned char { Widest, Ethernet, InfiniBand, Roce };
 
 // One GPU of the cluster, flattened: GPUs are numbered machine by machine, in file order.
 struct GpuInfo
@@ -29,6 +35,8 @@ struct GpuInfo
 //    path's bandwidth is its narrowest link); latency is the sum along that path (among
 //    equally wide paths, the one with the lowest latency);
 //  - a pair override wins over both; no path means not connected (bandwidth 0).
+// The PathKind overloads restrict the network path to links of one kind; the intra link and
+// pair overrides (measurements of what the pair really achieves) are the same for every kind.
 class Topology
 {
 public:
@@ -53,18 +61,63 @@ public:
     double bandwidthBytesPerS(int a, int b) const { return bandwidthGBps(a, b) * 1e9; }
     double latencyS(int a, int b) const { return latencyUs(a, b) * 1e-6; }
 
+    double bandwidthGBps(int a, int b, PathKind path) const;
+    double latencyUs(int a, int b, PathKind path) const;
+    bool connected(int a, int b, PathKind path) const
+    {
+        return a == b || bandwidthGBps(a, b, path) > 0;
+    }
+    double bandwidthBytesPerS(int a, int b, PathKind path) const
+    {
+        return bandwidthGBps(a, b, path) * 1e9;
+    }
+    double latencyS(int a, int b, PathKind path) const { return latencyUs(a, b, path) * 1e-6; }
+
     // Machine-to-machine network path (widest, then lowest latency); 0 = no path.
     double machineBandwidthGBps(int ma, int mb) const;
     double machineLatencyUs(int ma, int mb) const;
+    double machineBandwidthGBps(int ma, int mb, PathKind path) const;
+    double machineLatencyUs(int ma, int mb, PathKind path) const;
+
+    // Whether the machines carry both InfiniBand and RoCE NICs, two RDMA kinds one NCCL
+    // transport cannot join (Holmes §2.1).
+    bool mixesRdmaNics() const { return m_mixesRdmaNics; }
 
 private:
+    // Machine pairs' widest paths, row-major machineCount², over all links or one kind's.
+    struct MachinePaths
+    {
+        std::vector<double> bandwidthGBps;
+        std::vector<double> latencyUs;
+    };
+    // A validated network link between nodes (machines first, then switches).
+    struct NetworkLink
+    {
+        int a;
+        int b;
+        LinkKind kind;
+        double bandwidthGBps;
+        double latencyUs;
+    };
+    // Paths over each link kind, computed on first use (only plans that record transports or
+    // mix RDMA kinds ask) and shared by copies of this Topology, which describe the same
+    // network. Each kind's search is bounded by kMaxPathWork like the widest paths' (its links
+    // and widths are a subset); the three tables take up to 3 × 64 MiB at kMaxMachines.
+    struct KindPaths;
+    const MachinePaths &pathsOf(PathKind path) const;
+    static MachinePaths computePaths(const std::vector<NetworkLink> &links, int nodeCount,
+                                     int machineCount, std::optional<LinkKind> only);
+
     Cluster m_cluster;
     std::vector<GpuType> m_types; // resolved types, one per distinct name in use
     std::vector<GpuInfo> m_gpus;
     std::vector<int> m_machineFirstGpu;
     int m_machineCount = 0;
-    std::vector<double> m_machineBandwidthGBps; // machineCount², row-major
-    std::vector<double> m_machineLatencyUs;
+    MachinePaths m_widest;
+    std::vector<NetworkLink> m_links;
+    int m_nodeCount = 0;
+    std::shared_ptr<KindPaths> m_kindPaths;
+    bool m_mixesRdmaNics = false;
     struct PairValue
     {
         double bandwidthGBps;

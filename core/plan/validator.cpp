@@ -6,11 +6,13 @@
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
 #include "core/plan/plan.h"
+#include "core/plan/transport.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -70,6 +72,7 @@ public:
         // What follows reads GPU indices and DP replicas: only meaningful on a sound structure.
         if (!m_issues.empty())
             return std::move(m_issues);
+        m_paths.emplace(m_problem.topology, m_plan);
         for (int p = 0; p < pipelineCount(); ++p)
             checkPipelineLinks(p);
         if (m_problem.workload.mode == Mode::Train) // serving replicas share no gradients
@@ -111,6 +114,11 @@ private:
 
     bool knownGpu(int gpu) const { return gpu >= 0 && gpu < m_problem.topology.gpuCount(); }
 
+    static std::string transportText(const std::optional<Transport> &transport)
+    {
+        return transport ? std::string(transportName(*transport)) : std::string("none");
+    }
+
     void checkPipeline(int p)
     {
         const Pipeline &pipe = pipeline(p);
@@ -128,6 +136,11 @@ private:
         for (int s = 0; s < static_cast<int>(pipe.stages.size()); ++s)
             checkStage(p, s);
         checkCoverage(p);
+        if (const Stage &last = pipe.stages.back(); last.transport.pp)
+            add(p, static_cast<int>(pipe.stages.size()) - 1, -1,
+                where(p, static_cast<int>(pipe.stages.size()) - 1) + "transport.pp is "
+                    + transportText(last.transport.pp)
+                    + " but the last stage sends to no next stage; remove it");
     }
 
     void checkStage(int p, int s)
@@ -279,11 +292,12 @@ private:
     }
 
     // A connected pair between two GPU sets, or -1s: the first GPUs of each when none is.
-    std::pair<int, int> disconnectedPair(std::span<const int> a, std::span<const int> b) const
+    std::pair<int, int> disconnectedPair(std::span<const int> a, std::span<const int> b,
+                                         PathKind path) const
     {
         for (int x : a)
             for (int y : b)
-                if (m_problem.topology.connected(x, y))
+                if (m_problem.topology.connected(x, y, path))
                     return {-1, -1};
         return {a.front(), b.front()};
     }
@@ -295,27 +309,29 @@ private:
     {
         const int stageCount = static_cast<int>(pipeline(p).stages.size());
         for (int s = 0; s < stageCount; ++s) {
+            const PathKind tpPath = m_paths->tp(stage(p, s));
             for (const Holder &h : replicas(p, s))
                 for (size_t i = 0; i < h.gpus.size(); ++i)
                     for (size_t k = i + 1; k < h.gpus.size(); ++k)
-                        if (!m_problem.topology.connected(h.gpus[i], h.gpus[k]))
+                        if (!m_problem.topology.connected(h.gpus[i], h.gpus[k], tpPath))
                             add(p, s, h.gpus[i],
                                 where(p, s) + "GPUs " + gpuName(h.gpus[i]) + " and "
-                                    + gpuName(h.gpus[k])
-                                    + " of one TP group are not connected (no network path)");
+                                    + gpuName(h.gpus[k]) + " of one TP group are not connected"
+                                    + noPath(tpPath));
             if (s + 1 == stageCount)
                 continue;
             const std::vector<Holder> from = replicas(p, s);
             const std::vector<Holder> to = replicas(p, s + 1);
+            const PathKind hopPath = m_paths->hop(stage(p, s));
             std::set<std::pair<int, int>> reported;
             const auto check = [&](std::span<const int> a, std::span<const int> b) {
-                const auto [x, y] = disconnectedPair(a, b);
+                const auto [x, y] = disconnectedPair(a, b, hopPath);
                 if (x < 0 || !reported.insert({x, y}).second)
                     return;
                 add(p, s, x,
                     "pipeline " + str(p) + ", stage " + str(s) + " → stage " + str(s + 1)
-                        + ": GPUs " + gpuName(x) + " and " + gpuName(y)
-                        + " are not connected (no network path)");
+                        + ": GPUs " + gpuName(x) + " and " + gpuName(y) + " are not connected"
+                        + noPath(hopPath));
             };
             for (const Holder &receiver : to)
                 check(stage(p, s).gpus, receiver.gpus);
@@ -324,8 +340,16 @@ private:
         }
     }
 
+    // " (no network path)", or which links it lacks when the transport restricts them.
+    static std::string noPath(PathKind path)
+    {
+        return path == PathKind::Widest ? std::string(" (no network path)")
+                                        : " (no path" + overLinks(path) + ")";
+    }
+
     // Gradients of a layer are all-reduced among every replica holding it (DESIGN.md, DP
-    // comm): replicas that share a layer must reach each other.
+    // comm): replicas that share a layer must reach each other over one transport, which
+    // every stage holding the layer must therefore record alike.
     void checkGradientSync()
     {
         std::vector<Holder> holders;
@@ -334,6 +358,7 @@ private:
                 for (const Holder &h : replicas(p, s))
                     holders.push_back(h);
         std::set<std::pair<int, int>> reportedPipelines;
+        std::set<std::pair<int, int>> reportedTransports;
         for (size_t i = 0; i < holders.size(); ++i)
             for (size_t k = i + 1; k < holders.size(); ++k) {
                 const Holder &a = holders[i];
@@ -342,7 +367,19 @@ private:
                 const int end = std::min(a.layerEnd, b.layerEnd);
                 if (begin >= end)
                     continue;
-                const auto [x, y] = disconnectedPair(a.gpus, b.gpus);
+                const Stage &sa = stage(a.pipeline, a.stage);
+                const Stage &sb = stage(b.pipeline, b.stage);
+                if (sa.transport.dp != sb.transport.dp
+                    && reportedTransports.insert({a.pipeline, b.pipeline}).second)
+                    add(b.pipeline, b.stage, -1,
+                        "pipeline " + str(a.pipeline) + " stage " + str(a.stage) + " and pipeline "
+                            + str(b.pipeline) + " stage " + str(b.stage) + " both hold "
+                            + layerRange(begin, end) + " but record dp transports "
+                            + transportText(sa.transport.dp) + " and "
+                            + transportText(sb.transport.dp)
+                            + "; one gradient all-reduce uses one transport");
+                const PathKind path = PlanPaths::shared(m_paths->dp(sa), m_paths->dp(sb));
+                const auto [x, y] = disconnectedPair(a.gpus, b.gpus, path);
                 if (x < 0 || !reportedPipelines.insert({a.pipeline, b.pipeline}).second)
                     continue;
                 const std::string owners = a.pipeline == b.pipeline
@@ -352,8 +389,8 @@ private:
                                                      + str(b.pipeline);
                 add(b.pipeline, b.stage, y,
                     owners + ": GPUs " + gpuName(x) + " and " + gpuName(y) + " both hold "
-                        + layerRange(begin, end)
-                        + " but are not connected, so their gradients cannot be synchronised");
+                        + layerRange(begin, end) + " but are not connected" + overLinks(path)
+                        + ", so their gradients cannot be synchronised");
             }
     }
 
@@ -398,6 +435,7 @@ private:
     const Problem &m_problem;
     const Plan &m_plan;
     const CostModel *m_costModel; // not owned; may be null
+    std::optional<PlanPaths> m_paths; // once the structure is sound
     std::vector<PlanIssue> m_issues;
 };
 

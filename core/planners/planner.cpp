@@ -5,8 +5,11 @@
 #include "core/cost/problem.h"
 #include "core/plan/validator.h"
 #include "core/planners/exhaustive.h"
+#include "core/planners/hexgen/hexgen_planner.h"
 #include "core/planners/hexiscale/hexiscale_planner.h"
+#include "core/planners/holmes/holmes_planner.h"
 #include "core/planners/megatron.h"
+#include "core/planners/metis/metis_planner.h"
 
 #include <algorithm>
 #include <array>
@@ -24,8 +27,9 @@ constexpr std::array kAllPlanners{PlannerKind::HexiScale, PlannerKind::Metis,
                                   PlannerKind::Megatron,  PlannerKind::Exhaustive};
 
 // Planners that exist so far; each later issue adds its kind here and a case in makePlanner.
-constexpr std::array kBuiltPlanners{PlannerKind::HexiScale, PlannerKind::Megatron,
-                                    PlannerKind::Exhaustive};
+constexpr std::array kBuiltPlanners{PlannerKind::HexiScale, PlannerKind::Metis,
+                                    PlannerKind::Megatron,  PlannerKind::Exhaustive,
+                                    PlannerKind::HexGen,    PlannerKind::Holmes};
 
 std::string nameList(std::span<const PlannerKind> kinds)
 {
@@ -160,9 +164,11 @@ Result<std::unique_ptr<Planner>> makePlanner(PlannerKind kind)
     case PlannerKind::Exhaustive:
         return std::unique_ptr<Planner>(std::make_unique<ExhaustivePlanner>());
     case PlannerKind::Metis:
-    case PlannerKind::Holmes:
+        return std::unique_ptr<Planner>(std::make_unique<MetisPlanner>());
     case PlannerKind::HexGen:
-        break;
+        return std::unique_ptr<Planner>(std::make_unique<HexGenPlanner>());
+    case PlannerKind::Holmes:
+        return std::unique_ptr<Planner>(std::make_unique<HolmesPlanner>());
     }
     return Error{ErrorKind::Unsupported, "planner '" + std::string(plannerName(kind))
                                              + "' is not built yet; available: "

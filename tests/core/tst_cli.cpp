@@ -1,32 +1,16 @@
 // The CLI is a contract that scripts rely on: exit codes, JSON fields, error messages.
+#include "tests/core/cli_runner.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 namespace {
 
-struct Run
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Run cli(const QStringList &arguments)
-{
-    QProcess process;
-    process.start(QStringLiteral(HETPLAN_CLI), arguments);
-    if (!process.waitForFinished(120000)) {
-        process.kill();
-        process.waitForFinished();
-        return {};
-    }
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            process.readAllStandardOutput(), process.readAllStandardError()};
-}
+using Run = hetplan::test::CliRun;
+using hetplan::test::cli;
 
 QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &content)
 {

@@ -1,0 +1,123 @@
+#pragma once
+
+#include "core/base/result.h"
+#include "model/cluster_model.h"
+
+#include <QGraphicsScene>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+class QGraphicsLineItem;
+
+namespace hetplan::gui {
+
+class LinkItem;
+class NodeItem;
+
+// The canvas scene: mirrors a ClusterModel, one item per id (STYLE.md §5), and turns what a
+// person does on it into model edits, each an undo step:
+//  - drag a node (or a selection) to move it: one undo step per drag;
+//  - drag from a node's connector handle, or Shift+drag from a node, to another node to
+//    link them (Escape cancels);
+//  - clipboard, duplicate, delete, select all and auto-layout act on the selection.
+// Nothing here stores cluster data: items are rebuilt from the model on every change.
+class ClusterScene : public QGraphicsScene
+{
+    Q_OBJECT
+
+public:
+    ClusterScene(ClusterModel *model, QObject *parent);
+    ~ClusterScene() override;
+
+    ClusterModel *model() const { return m_model; }
+
+    // Selected machines, switches and links, in ascending id order.
+    std::vector<ItemId> selectedIds() const;
+    void setSelectedIds(const std::vector<ItemId> &ids);
+    QGraphicsItem *itemFor(ItemId id) const;
+    // The machine or switch under a scene point; 0 when none.
+    ItemId nodeAt(QPointF scenePos) const;
+    // Bounding box of every node card; empty when the cluster has none.
+    QRectF contentRect() const;
+    bool isDrawingLink() const { return m_linkLine != nullptr; }
+
+    // Emphasises GPUs ("A:0", "B:2") on the cards, e.g. a plan stage's; empty clears.
+    void setHighlightedGpus(const std::vector<std::string> &gpuNames);
+
+    // Adds a palette template or pasted fragment with its bounding-box centre at `scenePos`,
+    // selects what was added and returns its ids.
+    // A refusal is reported by ClusterModel::editRefused.
+    Result<std::vector<ItemId>> insertFragmentAt(const Cluster &fragment, QPointF scenePos);
+
+public Q_SLOTS:
+    void selectAll();
+    void deleteSelection();
+    void duplicateSelection();
+    // `copies` copies of the selected nodes (and the links among them) in a row to the right.
+    void addCopies(int copies);
+    void copySelection();
+    void cutSelection();
+    // Pastes beside where the copied nodes were; pasteAt() centres them on a point.
+    void paste();
+    void pasteAt(QPointF scenePos);
+    void autoLayout();
+    void cancelLinkDrawing();
+    // Re-renders every card, e.g. after the palette or the font changed.
+    void restyle();
+
+Q_SIGNALS:
+    void selectionChangedIds(std::vector<hetplan::gui::ItemId> ids);
+    // The clipboard held nothing to paste, in words for a status bar. Edits the model
+    // refuses are reported by ClusterModel::editRefused.
+    void pasteRefused(const QString &message);
+
+protected:
+    bool event(QEvent *event) override;
+    void mousePressEvent(QGraphicsSceneMouseEvent *event) override;
+    void mouseMoveEvent(QGraphicsSceneMouseEvent *event) override;
+    void mouseReleaseEvent(QGraphicsSceneMouseEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+    void drawBackground(QPainter *painter, const QRectF &rect) override;
+
+private:
+    void rebuild();
+    void addItemFor(ItemId id);
+    void refreshItem(ItemId id);
+    void removeItemFor(ItemId id);
+    void updateLinkEnds(ItemId link);
+    void updateLinksOf(ItemId node);
+    void updateSceneRect();
+    std::vector<ItemId> selectedNodeIds() const;
+    void duplicateNodes(int copies);
+    void emitSelection();
+    void finishMove();
+
+    void startLink(ItemId source, QPointF scenePos);
+    void finishLink(QPointF scenePos);
+    void setLinkTarget(NodeItem *target);
+
+    ClusterModel *m_model; // not owned
+    std::unordered_map<ItemId, QGraphicsItem *> m_items;
+    bool m_rebuilding = false;
+
+    // A drag moving nodes: where it started and where the nodes were.
+    struct MoveDrag
+    {
+        QPointF pressScenePos;
+        std::vector<std::pair<ItemId, CanvasPosition>> start;
+        bool moved = false;
+    };
+    std::optional<MoveDrag> m_move;
+
+    // A link being drawn.
+    ItemId m_linkSource = 0;
+    QGraphicsLineItem *m_linkLine = nullptr;
+    NodeItem *m_linkTarget = nullptr;
+
+    int m_pasteCount = 0;
+    std::vector<QPointF> m_gridPoints; // reused by drawBackground: no allocation per frame
+};
+
+} // namespace hetplan::gui

@@ -1,0 +1,318 @@
+#include "mainwindow.h"
+
+#include "canvas/cluster_scene.h"
+#include "canvas/cluster_view.h"
+#include "canvas/palette.h"
+#include "inspector/inspector.h"
+#include "model/cluster_model.h"
+#include "model/cluster_names.h"
+#include "model/document.h"
+#include "panels/workload_panel.h"
+#include "settings_dialog.h"
+
+#include "core/catalog/catalog.h"
+
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLocale>
+#include <QMenu>
+#include <QMessageBox>
+#include <QScrollArea>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTimer>
+#include <QUndoStack>
+
+namespace hetplan::gui {
+
+namespace {
+
+const QString kGeometryKey = QStringLiteral("window/geometry");
+const QString kStateKey = QStringLiteral("window/state");
+constexpr int kStatusMessageMs = 8000;
+
+QDockWidget *makeDock(const QString &title, const QString &objectName, QWidget *content,
+                      QWidget *parent)
+{
+    auto *dock = new QDockWidget(title, parent);
+    dock->setObjectName(objectName); // the saveState() key
+    dock->setWidget(content);
+    return dock;
+}
+
+// Σ GPUs × peak TFLOPS, types resolved as the topology does (the cluster's own first).
+double totalTflops(const Cluster &cluster)
+{
+    double total = 0;
+    for (const Machine &m : cluster.machines) {
+        const GpuType *type = nullptr;
+        for (const GpuType &t : cluster.gpuTypes)
+            if (sameTypeName(t.name, m.gpu))
+                type = &t;
+        if (!type)
+            type = GpuCatalog::builtin().find(m.gpu);
+        if (type)
+            total += m.count * type->tflops;
+    }
+    return total;
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent), m_document(new Document)
+{
+    setWindowIcon(QIcon(QStringLiteral(":/icons/hetplan.svg")));
+    m_document->setAutosaveInterval(SettingsDialog::autosaveIntervalS());
+    ClusterModel *model = m_document->clusterModel();
+
+    m_scene = new ClusterScene(model, this);
+    m_view = new ClusterView(m_scene, this);
+    setCentralWidget(m_view);
+
+    m_palette = new Palette(this);
+    m_paletteDock = makeDock(tr("Palette"), QStringLiteral("palette"), m_palette, this);
+    addDockWidget(Qt::LeftDockWidgetArea, m_paletteDock);
+
+    m_inspector = new Inspector(model, this);
+    m_inspectorDock = makeDock(tr("Inspector"), QStringLiteral("inspector"), m_inspector, this);
+    addDockWidget(Qt::RightDockWidgetArea, m_inspectorDock);
+    connect(m_scene, &ClusterScene::selectionChangedIds, m_inspector, &Inspector::setSelection);
+
+    m_workloadPanel = new WorkloadPanel(m_document, this);
+    auto *workloadScroll = new QScrollArea(this);
+    workloadScroll->setWidget(m_workloadPanel);
+    workloadScroll->setWidgetResizable(true);
+    workloadScroll->setFrameShape(QFrame::NoFrame);
+    m_workloadDock = makeDock(tr("Workload"), QStringLiteral("workload"), workloadScroll, this);
+    addDockWidget(Qt::RightDockWidgetArea, m_workloadDock);
+    connect(m_palette, &Palette::templateActivated, this, [this](const Cluster &fragment) {
+        (void)m_scene->insertFragmentAt(fragment,
+                                        m_view->mapToScene(m_view->viewport()->rect().center()));
+    });
+
+    m_totals = new QLabel(this);
+    statusBar()->addPermanentWidget(m_totals);
+
+    createActions();
+    createMenus();
+    createToolBar();
+    // The results half (planning, plan view, charts) hooks in here: it adds its docks, the
+    // Plan menu after View, and its progress area to the status bar.
+
+    connect(model, &ClusterModel::clusterChanged, this, &MainWindow::updateStatus);
+    connect(model, &ClusterModel::editRefused, this, [this](const QString &message) {
+        statusBar()->showMessage(message, kStatusMessageMs);
+    });
+    connect(m_scene, &ClusterScene::pasteRefused, this, [this](const QString &message) {
+        statusBar()->showMessage(message, kStatusMessageMs);
+    });
+    connect(m_document, &Document::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &Document::filePathChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &Document::projectReplaced, this, [this] {
+        updateTitle();
+        // After the new items are laid out in the view.
+        QTimer::singleShot(0, m_view, &ClusterView::fitToWindow);
+    });
+
+    resize(1280, 800);
+    // First-start proportions; restoreState() below brings back the person's own.
+    resizeDocks({m_paletteDock, m_inspectorDock}, {200, 340}, Qt::Horizontal);
+    resizeDocks({m_inspectorDock, m_workloadDock}, {300, 420}, Qt::Vertical);
+    QSettings settings;
+    restoreGeometry(settings.value(kGeometryKey).toByteArray());
+    restoreState(settings.value(kStateKey).toByteArray());
+    updateTitle();
+    updateStatus();
+    // The window's last child, so that QObject deletes it after everything that reads it (the
+    // canvas and the panels touch the model while they are torn down).
+    m_document->setParent(this);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::addPanelDock(QDockWidget *dock, Qt::DockWidgetArea area)
+{
+    addDockWidget(area, dock);
+    m_panelsMenu->addAction(dock->toggleViewAction());
+}
+
+void MainWindow::updateTitle()
+{
+    setWindowTitle(tr("%1[*] — HetPlan").arg(m_document->displayName()));
+    setWindowModified(m_document->isModified());
+    setWindowFilePath(m_document->filePath());
+}
+
+void MainWindow::updateStatus()
+{
+    const Cluster &c = m_document->clusterModel()->cluster();
+    int gpus = 0;
+    for (const Machine &m : c.machines)
+        gpus += m.count;
+    m_totals->setText(tr("%n GPU(s)", nullptr, gpus) + QStringLiteral("  ·  ")
+                      + tr("%n machine(s)", nullptr, int(c.machines.size()))
+                      + QStringLiteral("  ·  ")
+                      + tr("%1 TFLOPS").arg(QLocale().toString(totalTflops(c), 'f', 0)));
+}
+
+void MainWindow::showError(const QString &title, const QString &message)
+{
+    QMessageBox::warning(this, title, message);
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_document->isModified())
+        return true;
+    const auto answer = QMessageBox::warning(
+        this, tr("Unsaved Changes"),
+        tr("“%1” has unsaved changes. Save them first?").arg(m_document->displayName()),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Save)
+        return save();
+    if (answer == QMessageBox::Discard) {
+        m_document->discardAutosave();
+        return true;
+    }
+    return false;
+}
+
+void MainWindow::offerRecovery(const QString &filePath)
+{
+    const auto autosave = Document::recoverableAutosave(filePath);
+    if (!autosave)
+        return;
+    const auto answer = QMessageBox::question(
+        this, tr("Recover Unsaved Changes"),
+        filePath.isEmpty()
+            ? tr("HetPlan was closed with unsaved changes in an untitled project. Recover them?")
+            : tr("HetPlan was closed with unsaved changes to “%1”. Recover them?")
+                  .arg(QFileInfo(filePath).fileName()),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+    if (answer != QMessageBox::Yes) {
+        QFile::remove(*autosave);
+        return;
+    }
+    if (Status s = m_document->recover(*autosave, filePath); !s)
+        showError(tr("Recover Unsaved Changes"), QString::fromStdString(s.error().message));
+}
+
+bool MainWindow::openFile(const QString &path)
+{
+    if (Status s = m_document->open(path); !s) {
+        showError(tr("Open"), QString::fromStdString(s.error().message));
+        return false;
+    }
+    addRecentFile(m_document->filePath());
+    offerRecovery(m_document->filePath());
+    return true;
+}
+
+bool MainWindow::openExample(const QString &name)
+{
+    if (Status s = m_document->openExample(name); !s) {
+        showError(tr("Open Example"), QString::fromStdString(s.error().message));
+        return false;
+    }
+    return true;
+}
+
+void MainWindow::openStartDocument()
+{
+    openExample(QStringLiteral("case-study"));
+    offerRecovery({});
+}
+
+void MainWindow::newProject()
+{
+    if (maybeSave())
+        m_document->newProject();
+}
+
+void MainWindow::open()
+{
+    if (!maybeSave())
+        return;
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open"), QString(),
+        tr("HetPlan projects and clusters (*.json);;All files (*)"));
+    if (!path.isEmpty())
+        openFile(path);
+}
+
+bool MainWindow::save()
+{
+    if (m_document->filePath().isEmpty())
+        return saveAs();
+    if (Status s = m_document->save(m_document->filePath()); !s) {
+        showError(tr("Save"), QString::fromStdString(s.error().message));
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved %1").arg(m_document->filePath()), kStatusMessageMs);
+    return true;
+}
+
+bool MainWindow::saveAs()
+{
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Save As"), m_document->displayName() + QStringLiteral(".hetplan.json"),
+        tr("HetPlan projects (*.hetplan.json);;All files (*)"));
+    if (path.isEmpty())
+        return false;
+    if (Status s = m_document->save(path); !s) {
+        showError(tr("Save As"), QString::fromStdString(s.error().message));
+        return false;
+    }
+    addRecentFile(m_document->filePath());
+    return true;
+}
+
+void MainWindow::importCluster()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Import Cluster"), QString(), tr("Cluster files (*.json);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    if (Status s = m_document->importCluster(path); !s)
+        showError(tr("Import Cluster"), QString::fromStdString(s.error().message));
+}
+
+void MainWindow::exportCluster()
+{
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Cluster"),
+        QString::fromStdString(m_document->clusterModel()->cluster().name)
+            + QStringLiteral(".cluster.json"),
+        tr("Cluster files (*.cluster.json);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    if (Status s = m_document->exportCluster(path); !s)
+        showError(tr("Export Cluster"), QString::fromStdString(s.error().message));
+}
+
+void MainWindow::showSettings()
+{
+    SettingsDialog dialog(this);
+    if (dialog.exec() == QDialog::Accepted)
+        m_document->setAutosaveInterval(SettingsDialog::autosaveIntervalS());
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    m_document->discardAutosave();
+    QSettings settings;
+    settings.setValue(kGeometryKey, saveGeometry());
+    settings.setValue(kStateKey, saveState());
+    event->accept();
+}
+
+} // namespace hetplan::gui

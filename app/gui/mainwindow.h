@@ -1,0 +1,101 @@
+#pragma once
+
+#include <QMainWindow>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
+
+namespace hetplan::gui {
+
+class ClusterScene;
+class ClusterView;
+class Document;
+class Inspector;
+class Palette;
+class WorkloadPanel;
+
+// The designer's window: the canvas in the middle, the palette on the left, the inspector
+// and the workload on the right, File / Edit / View menus, and the document's life cycle
+// (open, save, autosave, recovery, asking before unsaved work is lost).
+//
+// The results half (planning, plan views, charts) adds its own docks and Plan menu through
+// the public accessors below; see addPanelDock().
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    Document *document() const { return m_document; }
+    ClusterScene *scene() const { return m_scene; }
+    ClusterView *view() const { return m_view; }
+    QMenu *viewMenu() const { return m_viewMenu; }
+    // Docks of other parts of the app: placed in `area` and listed in View ▸ Panels.
+    void addPanelDock(QDockWidget *dock, Qt::DockWidgetArea area);
+
+    // Opens a project or cluster file, offering a newer autosave; on error shows why and
+    // keeps the current document. Returns whether the file is now open.
+    bool openFile(const QString &path);
+    bool openExample(const QString &name);
+    // At start without a file: the case study, or an untitled document's autosave.
+    void openStartDocument();
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    // mainwindow_actions.cpp
+    void createActions();
+    void createMenus();
+    void createToolBar();
+    void updateRecentMenu();
+    void addRecentFile(const QString &path);
+
+    void newProject();
+    void open();
+    bool save();
+    bool saveAs();
+    void importCluster();
+    void exportCluster();
+    void showSettings();
+    // Asks what to do with unsaved changes; false: the person cancelled.
+    bool maybeSave();
+    void showError(const QString &title, const QString &message);
+    void updateTitle();
+    void updateStatus();
+    void offerRecovery(const QString &filePath);
+
+    Document *m_document;  // Owned (QObject child), as are the widgets below.
+    ClusterScene *m_scene;
+    ClusterView *m_view;
+    Palette *m_palette;
+    Inspector *m_inspector;
+    WorkloadPanel *m_workloadPanel;
+    QDockWidget *m_paletteDock;
+    QDockWidget *m_inspectorDock;
+    QDockWidget *m_workloadDock;
+    QLabel *m_totals;
+
+    QMenu *m_fileMenu = nullptr;
+    QMenu *m_editMenu = nullptr;
+    QMenu *m_viewMenu = nullptr;
+    QMenu *m_panelsMenu = nullptr;
+    QMenu *m_examplesMenu = nullptr;
+    QMenu *m_recentMenu = nullptr;
+    QAction *m_newAction = nullptr;
+    QAction *m_openAction = nullptr;
+    QAction *m_saveAction = nullptr;
+    QAction *m_saveAsAction = nullptr;
+    QAction *m_importAction = nullptr;
+    QAction *m_exportAction = nullptr;
+    QAction *m_settingsAction = nullptr;
+    QAction *m_quitAction = nullptr;
+    QAction *m_undoAction = nullptr;
+    QAction *m_redoAction = nullptr;
+};
+
+} // namespace hetplan::gui

@@ -1,0 +1,177 @@
+#include "model/project.h"
+
+#include "core/catalog/catalog.h"
+#include "core/io/cluster_check.h"
+#include "core/io/files.h"
+#include "core/io/format_objects.h"
+#include "core/io/formats.h"
+#include "core/model/topology.h"
+
+namespace hetplan::gui {
+
+using namespace jsonio;
+
+namespace {
+
+// A nested whole document ("cluster", "plan") handed to the core reader of its kind, whose
+// messages then start with "<file>: cluster: …".
+std::string nestedText(const Value &value)
+{
+    const Json *json = value.json();
+    return json ? json->dump() : std::string();
+}
+
+template<typename Kind>
+Kind readKind(const Value &value, Kind fallback, Result<Kind> (*fromName)(std::string_view))
+{
+    if (!value.present())
+        return fallback;
+    const std::string name = value.string();
+    if (value.context().failed())
+        return fallback;
+    auto kind = fromName(name);
+    if (!kind) {
+        value.fail(kind.error().message);
+        return fallback;
+    }
+    return *kind;
+}
+
+std::string nestedSource(std::string_view source, std::string_view field)
+{
+    return std::string(source) + ": " + std::string(field);
+}
+
+Project readProject(Object &root, std::string_view source)
+{
+    Project p;
+    const Value cluster = root.required("cluster");
+    if (cluster.present() && cluster.object().present()) {
+        const std::string clusterSource = nestedSource(source, "cluster");
+        auto read = parseCluster(nestedText(cluster), clusterSource);
+        if (read)
+            if (Status s = checkCluster(*read, clusterSource); !s)
+                read = s.error();
+        if (read)
+            p.cluster = std::move(*read);
+        else
+            root.context().fail({}, read.error().message.substr(std::string(source).size() + 2));
+    }
+
+    const Value model = root.required("model");
+    if (model.is(Json::value_t::string)) {
+        p.modelName = model.string();
+        if (!ModelCatalog::builtin().find(p.modelName)) {
+            std::string names;
+            for (const ModelSpec &m : ModelCatalog::builtin().all())
+                names += (names.empty() ? "" : ", ") + m.name;
+            model.fail("\"" + p.modelName + "\" is not a catalog model; valid: " + names
+                       + ", or an object with the fields of a model file");
+        }
+    } else if (model.present()) {
+        Object o = model.object();
+        if (o.present()) {
+            p.customModel = readModelFields(o);
+            o.finish();
+        }
+    }
+
+    Object workload = root.required("workload").object();
+    if (workload.present()) {
+        p.workload = readWorkloadFields(workload);
+        workload.finish();
+    }
+    p.planner = readKind(root.optional("planner"), p.planner, &plannerKindFromName);
+    p.costModel = readKind(root.optional("cost_model"), p.costModel, &costModelKindFromName);
+
+    const Value plan = root.optional("plan");
+    if (plan.present() && plan.object().present() && !root.context().failed()) {
+        auto topology = Topology::build(p.cluster, GpuCatalog::builtin());
+        if (topology) {
+            auto read = parsePlan(nestedText(plan), nestedSource(source, "plan"), *topology);
+            if (read)
+                p.lastPlan = std::move(*read);
+            else
+                root.context().fail({}, read.error().message.substr(std::string(source).size()
+                                                                    + 2));
+        }
+    }
+    return p;
+}
+
+} // namespace
+
+Result<ModelSpec> Project::model() const
+{
+    if (customModel)
+        return *customModel;
+    if (const ModelSpec *m = ModelCatalog::builtin().find(modelName))
+        return *m;
+    return badInput("\"" + modelName + "\" is not a catalog model");
+}
+
+Result<Project> parseProject(std::string_view text, std::string_view source)
+{
+    return readDocument(text, source, kProjectFormat,
+                        [&](Object &root) { return readProject(root, source); });
+}
+
+std::string writeProject(const Project &project)
+{
+    OrderedJson j;
+    j["format"] = kProjectFormat;
+    j["cluster"] = OrderedJson::parse(writeCluster(project.cluster));
+    if (project.customModel) {
+        OrderedJson model;
+        writeModelFields(model, *project.customModel);
+        j["model"] = std::move(model);
+    } else {
+        j["model"] = project.modelName;
+    }
+    OrderedJson workload;
+    writeWorkloadFields(workload, project.workload);
+    j["workload"] = std::move(workload);
+    j["planner"] = plannerName(project.planner);
+    j["cost_model"] = costModelName(project.costModel);
+    if (project.lastPlan) {
+        // A plan that no longer matches the cluster (edited since) is not saved.
+        auto topology = Topology::build(project.cluster, GpuCatalog::builtin());
+        if (topology)
+            j["plan"] = OrderedJson::parse(writePlan(*project.lastPlan, *topology));
+    }
+    return dumpPretty(j);
+}
+
+Result<Project> readProjectFile(const std::string &path)
+{
+    auto text = readTextFile(path);
+    if (!text)
+        return text.error();
+    auto format = fileFormat(*text, path);
+    if (!format)
+        return format.error();
+    if (format->rfind("hetplan.cluster/", 0) == 0) {
+        auto cluster = parseCluster(*text, path);
+        if (!cluster)
+            return cluster.error();
+        if (Status s = checkCluster(*cluster, path); !s)
+            return s.error();
+        Project p;
+        p.cluster = std::move(*cluster);
+        return p;
+    }
+    if (format->rfind(std::string(kProjectFormat.substr(0, kProjectFormat.find('/') + 1)), 0)
+        != 0)
+        return badInput(path + ": format: \"" + *format
+                        + "\" is neither a project nor a cluster; HetPlan opens "
+                        + std::string(kProjectFormat) + " and " + std::string(kClusterFormat)
+                        + " files");
+    return parseProject(*text, path);
+}
+
+Status saveProjectFile(const Project &project, const std::string &path)
+{
+    return writeFileAtomic(path, writeProject(project));
+}
+
+} // namespace hetplan::gui

@@ -1,0 +1,80 @@
+#include "results/breakdown_chart.h"
+
+#include "results/chart_support.h"
+
+namespace hetplan::gui {
+
+BreakdownChart::BreakdownChart(QWidget *parent)
+    : QCustomPlot(parent)
+{
+    setUpChart(this, tr("Time breakdown"));
+    const QStringList parts = ResultsText::breakdownParts();
+    const std::vector<QColor> colors = ResultsText::breakdownColors();
+    for (int i = 0; i < parts.size(); ++i) {
+        auto *bars = new QCPBars(xAxis, yAxis);
+        bars->setName(parts[i]);
+        bars->setBrush(colors[size_t(i)]);
+        bars->setPen(QPen(colors[size_t(i)].darker(130)));
+        bars->setWidth(0.6);
+        if (!m_parts.empty())
+            bars->moveAbove(m_parts.back());
+        m_parts.push_back(bars);
+    }
+    yAxis->setLabel(tr("seconds per iteration"));
+    clear();
+}
+
+void BreakdownChart::clear(const QString &message)
+{
+    for (QCPBars *bars : m_parts)
+        bars->data()->clear();
+    setCategoryAxis(xAxis, {});
+    setChartPlaceholder(this, message.isEmpty() ? tr("No plan yet") : message);
+    yAxis->setRange(0, 1);
+    replot();
+}
+
+void BreakdownChart::setPlan(const ShownPlan &shown)
+{
+    const Evaluation &e = shown.evaluation;
+    const Mode mode = shown.plan.workload.mode;
+    yAxis->setLabel(mode == Mode::Infer ? tr("seconds per request batch")
+                                        : tr("seconds per iteration"));
+    QStringList labels{tr("Overall")};
+    std::vector<Breakdown> bars{e.breakdown};
+    for (size_t p = 0; p < e.pipelines.size(); ++p) {
+        labels << ResultsText::pipelineName(mode, int(p));
+        bars.push_back(e.pipelines[p].breakdown);
+    }
+    double highest = 0;
+    for (size_t part = 0; part < m_parts.size(); ++part) {
+        QVector<double> keys;
+        QVector<double> values;
+        for (size_t bar = 0; bar < bars.size(); ++bar) {
+            keys << double(bar);
+            values << ResultsText::breakdownValues(bars[bar])[part];
+        }
+        m_parts[part]->setData(keys, values, true);
+    }
+    for (const Breakdown &b : bars)
+        highest = std::max(highest, b.totalS());
+    setCategoryAxis(xAxis, labels);
+    setChartPlaceholder(this, {});
+    yAxis->setRange(0, highest > 0 ? highest * 1.08 : 1);
+    setChartTitle(this, tr("Time breakdown: %1 per %2")
+                            .arg(ResultsText::duration(e.iterationS),
+                                 mode == Mode::Infer ? tr("request batch") : tr("iteration")));
+    replot();
+}
+
+int BreakdownChart::barCount() const
+{
+    return m_parts.front()->data()->size();
+}
+
+double BreakdownChart::value(int bar, int part) const
+{
+    return m_parts[size_t(part)]->data()->at(bar)->value;
+}
+
+} // namespace hetplan::gui

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "results/qcustomplot_include.h"
+#include "results/results_text.h"
+
+#include <vector>
+
+namespace hetplan::gui {
+
+// Where the time of an iteration goes (evaluation.h, Breakdown): one stacked bar for the
+// whole plan (what the iteration time is made of) and one per pipeline, stacked as
+// compute, TP comm, PP comm, DP comm and bubble.
+class BreakdownChart : public QCustomPlot
+{
+    Q_OBJECT
+
+public:
+    explicit BreakdownChart(QWidget *parent = nullptr);
+
+    void setPlan(const ShownPlan &shown);
+    void clear(const QString &message = {});
+
+    // Bar 0 is the whole plan, bar 1 + p pipeline p; parts in ResultsText::breakdownParts()
+    // order. Read back from the plotted data.
+    int barCount() const;
+    double value(int bar, int part) const;
+
+private:
+    std::vector<QCPBars *> m_parts;
+};
+
+} // namespace hetplan::gui

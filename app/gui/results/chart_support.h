@@ -1,0 +1,20 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+class QCustomPlot;
+class QCPAxis;
+
+namespace hetplan::gui {
+
+// What every results chart shares: a title row, a legend that does not cover the data,
+// readable tick labels, and category axes for bar charts.
+void setUpChart(QCustomPlot *plot, const QString &title);
+void setChartTitle(QCustomPlot *plot, const QString &title);
+// Labels ticks 0..n-1 on `axis` with `labels`; rotates them when they would collide.
+void setCategoryAxis(QCPAxis *axis, const QStringList &labels);
+// Shows a line of text in the middle of an empty chart (no plan yet, no data).
+void setChartPlaceholder(QCustomPlot *plot, const QString &text);
+
+} // namespace hetplan::gui

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "results/planning_controller.h"
+
+#include <QAbstractTableModel>
+
+#include <vector>
+
+namespace hetplan::gui {
+
+// Every planner of a "compare all" run, one row each (STYLE.md §6): columns as an enum,
+// SortRole hands numbers to the proxy, OutcomeRole the row's index into outcomes().
+class CompareModel : public QAbstractTableModel
+{
+    Q_OBJECT
+
+public:
+    enum Column { Planner, IterationTime, Mfu, TokensPerS, Pipelines, PlanningTime, ColumnCount };
+    enum Role { SortRole = Qt::UserRole, OutcomeRole };
+
+    explicit CompareModel(QObject *parent = nullptr);
+
+    void clear();
+    // Adds or replaces the row of one planner (rows stay in run order).
+    void setOutcome(int index, const PlannerOutcome &outcome);
+    const std::vector<PlannerOutcome> &outcomes() const { return m_outcomes; }
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+    // "no plan fits: …" and the like, for a planner that found nothing.
+    static QString failureText(const Error &error);
+
+private:
+    QVariant display(const PlannerOutcome &outcome, int column) const;
+    QVariant sortValue(const PlannerOutcome &outcome, int column) const;
+
+    std::vector<PlannerOutcome> m_outcomes;
+};
+
+} // namespace hetplan::gui

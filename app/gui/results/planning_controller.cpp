@@ -1,0 +1,245 @@
+#include "results/planning_controller.h"
+
+#include <QCoreApplication>
+#include <QPromise>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <limits>
+#include <mutex>
+
+namespace hetplan::gui {
+
+// State the planning thread writes and the GUI thread reads; `ticks` only grows, so every
+// report is a new progress value for the promise (which drops values that do not increase).
+struct PlanningShared
+{
+    mutable std::mutex mutex;
+    PlanningProgress progress;
+    int ticks = 0;
+};
+
+namespace {
+
+constexpr double kInfinityS = std::numeric_limits<double>::infinity();
+
+// Receives the planner's reports on the planning thread. Evaluates the best plan only when
+// it improves (once per improvement, microseconds to a millisecond), so the GUI can show
+// its MFU without evaluating anything itself.
+class PromiseSink final : public ProgressSink
+{
+public:
+    PromiseSink(PlanningShared &shared, QPromise<PlannerOutcome> &promise,
+                const Problem &problem, const CostModel &costModel, int plannerIndex)
+        : m_shared(shared)
+        , m_promise(promise)
+        , m_problem(problem)
+        , m_costModel(costModel)
+        , m_plannerIndex(plannerIndex)
+    {
+        std::lock_guard lock(m_shared.mutex);
+        m_shared.progress = PlanningProgress{};
+        m_shared.progress.plannerIndex = plannerIndex;
+        m_shared.progress.bestCostS = kInfinityS;
+    }
+
+    void report(const Progress &progress) override
+    {
+        std::optional<Plan> plan;
+        std::optional<Evaluation> evaluation;
+        if (progress.bestPlan && progress.bestCostS < m_bestS) {
+            m_bestS = progress.bestCostS;
+            plan = *progress.bestPlan;
+            evaluation = m_costModel.evaluate(m_problem, *plan);
+        }
+        int tick = 0;
+        {
+            std::lock_guard lock(m_shared.mutex);
+            PlanningProgress &p = m_shared.progress;
+            p.plannerIndex = m_plannerIndex;
+            p.iteration = progress.iteration;
+            p.elapsedS = progress.elapsedS;
+            p.bestCostS = progress.bestCostS;
+            p.trace.push_back({progress.iteration, progress.elapsedS, progress.bestCostS});
+            if (plan) {
+                p.bestPlan = std::move(plan);
+                p.bestEvaluation = std::move(evaluation);
+            }
+            tick = ++m_shared.ticks;
+        }
+        m_promise.setProgressValue(tick);
+    }
+
+    // What a search stopped before returning anything still found, if anything.
+    std::optional<PlanSearch> bestSoFar() const
+    {
+        std::lock_guard lock(m_shared.mutex);
+        const PlanningProgress &p = m_shared.progress;
+        if (!p.bestPlan || !p.bestEvaluation)
+            return std::nullopt;
+        PlanSearch search;
+        search.plan = *p.bestPlan;
+        search.evaluation = *p.bestEvaluation;
+        search.trace = p.trace;
+        search.planningS = p.elapsedS;
+        search.stoppedEarly = true;
+        return search;
+    }
+
+private:
+    PlanningShared &m_shared;
+    QPromise<PlannerOutcome> &m_promise;
+    const Problem &m_problem;
+    const CostModel &m_costModel;
+    int m_plannerIndex = 0;
+    double m_bestS = kInfinityS;
+};
+
+// A search that found nothing says so in its own words; the Megatron baseline enumerates
+// every symmetric layout and names the GPUs its closest one overflows and by how much, which
+// is what a person needs to decide what to add or shrink.
+void explainNoFit(Error &error, const PlanRequest &request, const CostModel &costModel,
+                  std::stop_token stop)
+{
+    if (request.problem.workload.mode != Mode::Train
+        || error.message.find(" GiB on ") != std::string::npos)
+        return;
+    auto megatron = makePlanner(PlannerKind::Megatron);
+    if (!megatron)
+        return;
+    NullProgress quiet;
+    auto baseline = (*megatron)->plan(request.problem, costModel, {}, stop, quiet);
+    if (!baseline && baseline.error().kind == ErrorKind::NoPlanFits)
+        error.message += "; " + baseline.error().message;
+}
+
+PlannerOutcome runOne(QPromise<PlannerOutcome> &promise, const PlanRequest &request,
+                      const CostModel &costModel, PlanningShared &shared, int index,
+                      std::stop_token stop)
+{
+    PlannerOutcome outcome;
+    outcome.planner = request.planners[size_t(index)];
+    if (stop.stop_requested()) {
+        outcome.error = Error{ErrorKind::Cancelled, "not run: planning was cancelled"};
+        return outcome;
+    }
+    auto planner = makePlanner(outcome.planner);
+    if (!planner) {
+        outcome.error = planner.error();
+        return outcome;
+    }
+    PromiseSink sink(shared, promise, request.problem, costModel, index);
+    auto search = (*planner)->plan(request.problem, costModel, request.options, stop, sink);
+    if (search) {
+        outcome.search = std::move(search).value();
+    } else if (auto kept = sink.bestSoFar();
+               kept && search.error().kind == ErrorKind::Cancelled) {
+        outcome.search = std::move(kept);
+    } else {
+        outcome.error = search.error();
+        if (outcome.error->kind == ErrorKind::NoPlanFits)
+            explainNoFit(*outcome.error, request, costModel, stop);
+    }
+    return outcome;
+}
+
+} // namespace
+
+PlanningController::PlanningController(QObject *parent)
+    : QObject(parent)
+    , m_watcher(new QFutureWatcher<PlannerOutcome>(this))
+    , m_shared(std::make_shared<PlanningShared>())
+{
+    connect(m_watcher, &QFutureWatcherBase::progressValueChanged, this,
+            &PlanningController::progressChanged);
+    connect(m_watcher, &QFutureWatcherBase::resultReadyAt, this,
+            &PlanningController::onResultReady);
+    connect(m_watcher, &QFutureWatcherBase::finished, this, &PlanningController::onFinished);
+    if (QCoreApplication *app = QCoreApplication::instance())
+        connect(app, &QCoreApplication::aboutToQuit, this, &PlanningController::cancelAndWait);
+}
+
+PlanningController::~PlanningController()
+{
+    cancelAndWait();
+}
+
+bool PlanningController::isRunning() const
+{
+    return m_request && !m_watcher->isFinished();
+}
+
+void PlanningController::start(PlanRequest request)
+{
+    Q_ASSERT(!request.planners.empty());
+    if (isRunning()) {
+        m_pending = std::move(request);
+        cancel();
+        return;
+    }
+    launch(std::move(request));
+}
+
+void PlanningController::launch(PlanRequest request)
+{
+    m_request = std::make_shared<const PlanRequest>(std::move(request));
+    m_outcomes.clear();
+    m_cancelled = false;
+    m_stop = std::stop_source();
+    {
+        std::lock_guard lock(m_shared->mutex);
+        m_shared->progress = PlanningProgress{};
+        m_shared->ticks = 0;
+    }
+    auto work = [request = m_request, shared = m_shared,
+                 stop = m_stop.get_token()](QPromise<PlannerOutcome> &promise) {
+        const std::unique_ptr<CostModel> costModel = makeCostModel(request->costModel);
+        for (int i = 0; i < int(request->planners.size()); ++i)
+            promise.addResult(runOne(promise, *request, *costModel, *shared, i, stop), i);
+    };
+    m_watcher->setFuture(QtConcurrent::run(std::move(work)));
+    Q_EMIT started();
+}
+
+void PlanningController::cancel()
+{
+    if (!isRunning())
+        return;
+    m_cancelled = true;
+    m_stop.request_stop();
+}
+
+void PlanningController::cancelAndWait()
+{
+    m_pending.reset();
+    m_stop.request_stop();
+    m_watcher->waitForFinished();
+}
+
+PlanningProgress PlanningController::progress() const
+{
+    std::lock_guard lock(m_shared->mutex);
+    return m_shared->progress;
+}
+
+void PlanningController::onResultReady(int index)
+{
+    // Results arrive in order (one planner after the other); keep the vector dense anyway.
+    if (index >= int(m_outcomes.size()))
+        m_outcomes.resize(size_t(index) + 1);
+    m_outcomes[size_t(index)] = m_watcher->resultAt(index);
+    Q_EMIT plannerFinished(index);
+}
+
+void PlanningController::onFinished()
+{
+    if (m_pending) {
+        PlanRequest next = std::move(*m_pending);
+        m_pending.reset();
+        Q_EMIT finished(true);
+        launch(std::move(next));
+        return;
+    }
+    Q_EMIT finished(m_cancelled);
+}
+
+} // namespace hetplan::gui

@@ -1,0 +1,165 @@
+#pragma once
+
+#include "model/cluster_model.h"
+#include "results/problems_view.h"
+#include "results/results_text.h"
+
+#include "core/cost/cost_model.h"
+#include "core/model/model_spec.h"
+#include "core/model/workload.h"
+#include "core/planners/planner.h"
+
+#include <QList>
+#include <QObject>
+
+#include <optional>
+
+class QAction;
+class QActionGroup;
+class QDockWidget;
+class QLabel;
+class QMainWindow;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QTabWidget;
+
+namespace hetplan::gui {
+
+class BreakdownChart;
+class ClusterScene;
+class Document;
+class CompareModel;
+class CompareView;
+class ConvergenceChart;
+class MemoryChart;
+class PlanView;
+class PlanningController;
+class ServingView;
+class TimelineChart;
+class WhatIfPanel;
+
+// The results half of the window: planning in the background, the plan, its charts, the
+// what-if sliders and the planner comparison. The main window creates one and hands it the
+// model and workload; it adds its docks, a "Plan" menu and a progress area to the window.
+// Planning works on a snapshot of the cluster, so the cluster can be edited meanwhile.
+class ResultsPanel : public QObject
+{
+    Q_OBJECT
+
+public:
+    // The Plan menu goes before `menuBefore` (e.g. Help's menu action), else at the end.
+    ResultsPanel(ClusterModel *clusterModel, QMainWindow *window, QAction *menuBefore = nullptr);
+    ~ResultsPanel() override;
+
+    // Takes model, workload, planner and cost model from the document and keeps following
+    // it; the Plan menu's choices and each plan shown go back into it.
+    void followDocument(Document *document);
+    // Selection both ways with the canvas: a stage's GPUs are highlighted on the cards, a
+    // selected machine highlights its stages, a clicked problem selects its culprit.
+    void connectScene(ClusterScene *scene);
+
+    void setModel(const ModelSpec &model);
+    void setWorkload(const Workload &workload);
+    // Empty: the workload's default planner (defaultPlanner(mode)).
+    void setPlanner(std::optional<PlannerKind> planner);
+    void setCostModel(CostModelKind costModel);
+
+    // What Plan would run: the cluster as it is now, the model and the workload.
+    Result<Problem> currentProblem() const;
+    std::optional<PlannerKind> planner() const { return m_planner; }
+    CostModelKind costModel() const { return m_costModel; }
+
+    const std::optional<ShownPlan> &shownPlan() const { return m_shown; }
+    void showPlan(const ShownPlan &shown);
+
+    // Views and actions, for the window's own layout choices and for tests.
+    PlanningController *controller() const { return m_controller; }
+    PlanView *planView() const { return m_planView; }
+    BreakdownChart *breakdownChart() const { return m_breakdown; }
+    MemoryChart *memoryChart() const { return m_memory; }
+    TimelineChart *timelineChart() const { return m_timeline; }
+    ConvergenceChart *convergenceChart() const { return m_convergence; }
+    ServingView *servingView() const { return m_serving; }
+    WhatIfPanel *whatIfPanel() const { return m_whatIf; }
+    CompareModel *compareModel() const { return m_compareModel; }
+    CompareView *compareView() const { return m_compareView; }
+    ProblemsView *problemsView() const { return m_problems; }
+    QMenu *planMenu() const { return m_menu; }
+    QLabel *progressLabel() const { return m_progressLabel; }
+
+public Q_SLOTS:
+    void plan();
+    void compareAll();
+    void cancel();
+    // A selection on the canvas: highlight the stages holding these GPUs ("A:0").
+    void highlightGpus(const QStringList &gpuNames);
+    // The same for whole machines (a canvas selection): every GPU of each.
+    void highlightMachines(const std::vector<hetplan::gui::ItemId> &ids);
+
+Q_SIGNALS:
+    // A stage was selected in the plan view: its GPUs, and the machines that hold them.
+    void gpusSelected(const QStringList &gpuNames, const QList<hetplan::gui::ItemId> &machines);
+    // A problem was clicked: select this machine, switch or link on the canvas.
+    void culpritSelected(const QString &name, hetplan::gui::ItemId id);
+    void planShown();
+    // The Plan menu changed the planner or the cost model.
+    void choicesChanged();
+
+private:
+    void buildViews();
+    void buildMenu(QAction *menuBefore);
+    void showLastPlan(const std::optional<Plan> &plan);
+    void start(std::vector<PlannerKind> planners);
+    void onClusterChanged();
+    void onProgress();
+    void onPlannerFinished(int index);
+    void onFinished(bool cancelled);
+    void onStageSelected(const QStringList &gpuNames);
+    void onCulprit(const ResultIssue &issue);
+    void setRunning(bool running);
+    void showFailures();
+    void exportPlan();
+    void exportImage(bool planView);
+    void exportCsv();
+    bool eventFilter(QObject *watched, QEvent *event) override;
+    QDockWidget *addDock(const QString &title, const QString &objectName, QWidget *widget,
+                         Qt::DockWidgetArea area);
+
+    ClusterModel *m_clusterModel; // Not owned.
+    QMainWindow *m_window;        // Not owned; our parent.
+    std::optional<ModelSpec> m_model;
+    Workload m_workload;
+    std::optional<PlannerKind> m_planner;
+    CostModelKind m_costModel = CostModelKind::HetPlan;
+    std::optional<ShownPlan> m_shown;
+
+    PlanningController *m_controller = nullptr;
+    PlanView *m_planView = nullptr;
+    QTabWidget *m_charts = nullptr;
+    BreakdownChart *m_breakdown = nullptr;
+    MemoryChart *m_memory = nullptr;
+    TimelineChart *m_timeline = nullptr;
+    ConvergenceChart *m_convergence = nullptr;
+    ServingView *m_serving = nullptr;
+    WhatIfPanel *m_whatIf = nullptr;
+    CompareModel *m_compareModel = nullptr;
+    CompareView *m_compareView = nullptr;
+    ProblemsView *m_problems = nullptr;
+    QDockWidget *m_planDock = nullptr;
+    QDockWidget *m_problemsDock = nullptr;
+    QDockWidget *m_compareDock = nullptr;
+
+    QMenu *m_menu = nullptr;
+    QAction *m_planAction = nullptr;
+    QAction *m_compareAction = nullptr;
+    QAction *m_cancelAction = nullptr;
+    QActionGroup *m_plannerGroup = nullptr;
+    QActionGroup *m_costModelGroup = nullptr;
+    QList<QAction *> m_exportActions;
+    QProgressBar *m_progressBar = nullptr;
+    QLabel *m_progressLabel = nullptr;
+    QPushButton *m_cancelButton = nullptr;
+};
+
+} // namespace hetplan::gui

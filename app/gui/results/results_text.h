@@ -1,0 +1,57 @@
+#pragma once
+
+#include "results/bandwidth_whatif.h"
+
+#include "core/cost/problem.h"
+#include "core/plan/plan.h"
+
+#include <QColor>
+#include <QCoreApplication>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+#include <vector>
+
+namespace hetplan::gui {
+
+// The plan every results view shows, with the problem it was evaluated on (shared, so the
+// views do not each copy the topology).
+struct ShownPlan
+{
+    std::shared_ptr<const Problem> problem;
+    Plan plan;
+    Evaluation evaluation;
+};
+
+// Words and colours the results views share, so a GPU type has one colour everywhere and a
+// duration reads the same in every view.
+class ResultsText
+{
+    Q_DECLARE_TR_FUNCTIONS(hetplan::gui::ResultsText)
+
+public:
+    // "25.6 s", "845 ms", "12 µs"; "∞" for a plan that cannot run.
+    static QString duration(double seconds);
+    static QString percent(double fraction);         // 0.431 -> "43.1 %"
+    static QString gib(double gib);                  // "61.2 GiB"
+    static QString bandwidth(double gbps);           // "1.5 GB/s"
+    static QString gpuList(const Topology &topology, const std::vector<int> &gpus);
+    static QStringList gpuNames(const Topology &topology, const std::vector<int> &gpus);
+    // Distinct GPU type names of the given GPUs, in first-use order.
+    static QStringList gpuTypes(const Topology &topology, const std::vector<int> &gpus);
+    // "Pipeline 2" in training, "Replica 2" in inference (1-based for people).
+    static QString pipelineName(Mode mode, int pipeline);
+    // "Link A – tor", "All links between machines", …
+    static QString targetName(const Cluster &cluster, const BandwidthTarget &target);
+    // Breakdown parts, in the order every chart and the CSV use.
+    static QStringList breakdownParts();
+    static std::vector<double> breakdownValues(const Breakdown &breakdown);
+    static std::vector<QColor> breakdownColors();
+};
+
+// The colour of a GPU's type (Topology's type index), light enough for black text on it;
+// the same in every view of one cluster.
+QColor gpuTypeColor(const Topology &topology, int gpu);
+
+} // namespace hetplan::gui

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "results/results_text.h"
+
+#include <QWidget>
+
+#include <vector>
+
+class QCPBars;
+class QCPGraph;
+class QCPItemStraightLine;
+class QCustomPlot;
+class QLabel;
+
+namespace hetplan::gui {
+
+// Inference plans: the request latency of every serving replica against the SLO, and SLO
+// attainment against request rate with latency percentiles. The latter come from a serving
+// simulation (HexGen §5, Poisson arrivals); setAttainment() is where its results go.
+class ServingView : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit ServingView(QWidget *parent = nullptr);
+
+    void setPlan(const ShownPlan &shown);
+    void clear(const QString &message = {});
+
+    struct AttainmentPoint
+    {
+        double requestRatePerS = 0;
+        double attainment = 0;    // fraction of requests within the SLO
+        double p50S = 0;
+        double p99S = 0;
+    };
+    void setAttainment(const std::vector<AttainmentPoint> &points);
+
+    QCustomPlot *latencyPlot() const { return m_latencyPlot; }
+    QCustomPlot *attainmentPlot() const { return m_attainmentPlot; }
+
+private:
+    QCustomPlot *m_latencyPlot = nullptr;
+    QCPBars *m_latencyBars = nullptr;
+    QCPItemStraightLine *m_sloLine = nullptr;
+    QCustomPlot *m_attainmentPlot = nullptr;
+    QCPGraph *m_attainment = nullptr;
+    QCPGraph *m_p50 = nullptr;
+    QCPGraph *m_p99 = nullptr;
+    QLabel *m_summary = nullptr;
+};
+
+} // namespace hetplan::gui
