@@ -15,10 +15,15 @@ build: deps
 	@cmake --preset $(PRESET) >/dev/null
 	@cmake --build --preset $(PRESET) -j $(JOBS)
 
-# Until the desktop app lands, the main job is planning the bundled case study with the
-# default planner (HexiScale) and the default, realistic cost model.
+# The main job: the desktop app on the bundled case study, planned with the default planner
+# (HexiScale) and cost model. Without a display, the same plan from the command line.
 run: build
-	$(CLI) plan --cluster case-study --model llama2-13b
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] && [ -x $(BUILD_DIR)/bin/hetplan ]; then \
+	    $(BUILD_DIR)/bin/hetplan; \
+	else \
+	    echo "No display: planning the case study with hetplan-cli instead of opening the app."; \
+	    $(CLI) plan --cluster case-study --model llama2-13b; \
+	fi
 
 test: build
 	ctest --preset $(PRESET) -j $(JOBS)

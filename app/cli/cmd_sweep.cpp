@@ -5,6 +5,7 @@
 
 #include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
+#include "core/model/bandwidth_edit.h"
 
 #include <cstdio>
 #include <iostream>
@@ -13,29 +14,21 @@
 namespace hetplan::cli {
 namespace {
 
-// Which bandwidths a sweep sets: one link, every network link, or every machine's intra link.
+// Which bandwidths a sweep sets: the links between two nodes, every network link, or every
+// machine's intra link.
 struct SweepTarget
 {
-    enum class Kind { Link, Inter, Intra } kind = Kind::Inter;
-    std::vector<size_t> links; // for Kind::Link: indices into Cluster::links
+    std::vector<BandwidthTarget> targets;
     std::string label;
 };
 
 // "--link A-B": node names may contain '-', so try every split that names two nodes.
 Result<SweepTarget> linkTarget(const Cluster &cluster, const std::string &spec)
 {
-    SweepTarget target{SweepTarget::Kind::Link, {}, "link " + spec};
-    for (size_t dash = spec.find('-'); dash != std::string::npos; dash = spec.find('-', dash + 1)) {
-        const std::string a = spec.substr(0, dash);
-        const std::string b = spec.substr(dash + 1);
-        for (size_t i = 0; i < cluster.links.size(); ++i) {
-            const Link &l = cluster.links[i];
-            if ((l.a == a && l.b == b) || (l.a == b && l.b == a))
-                target.links.push_back(i);
-        }
-        if (!target.links.empty())
-            return target;
-    }
+    for (size_t dash = spec.find('-'); dash != std::string::npos; dash = spec.find('-', dash + 1))
+        if (auto links = linksBetween(cluster, spec.substr(0, dash), spec.substr(dash + 1));
+            !links.empty())
+            return SweepTarget{std::move(links), "link " + spec};
     return badInput("--link: no link '" + spec + "' in cluster '" + cluster.name
                     + "'; write it as A-B with the names of its two ends");
 }
@@ -48,28 +41,16 @@ Result<SweepTarget> targetFromArgs(const Args &args, const Cluster &cluster)
     if (const auto link = args.value("link"))
         return linkTarget(cluster, *link);
     if (args.has("intra"))
-        return SweepTarget{SweepTarget::Kind::Intra, {}, "every intra-machine link"};
+        return SweepTarget{{{BandwidthTarget::Kind::Intra}}, "every intra-machine link"};
     if (cluster.links.empty())
         return badInput("--inter: cluster '" + cluster.name + "' has no network links");
-    return SweepTarget{SweepTarget::Kind::Inter, {}, "every network link"};
+    return SweepTarget{{{BandwidthTarget::Kind::Network}}, "every network link"};
 }
 
-Cluster withBandwidth(Cluster cluster, const SweepTarget &target, double bandwidthGBps)
+Cluster withBandwidth(Cluster cluster, const SweepTarget &sweep, double bandwidthGBps)
 {
-    switch (target.kind) {
-    case SweepTarget::Kind::Link:
-        for (size_t i : target.links)
-            cluster.links[i].bandwidthGBps = bandwidthGBps;
-        break;
-    case SweepTarget::Kind::Inter:
-        for (Link &l : cluster.links)
-            l.bandwidthGBps = bandwidthGBps;
-        break;
-    case SweepTarget::Kind::Intra:
-        for (Machine &m : cluster.machines)
-            m.intra.bandwidthGBps = bandwidthGBps;
-        break;
-    }
+    for (const BandwidthTarget &target : sweep.targets)
+        cluster = withBandwidth(std::move(cluster), target, bandwidthGBps);
     return cluster;
 }
 

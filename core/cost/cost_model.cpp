@@ -46,10 +46,7 @@ Result<CostModelKind> costModelKindFromName(std::string_view name)
 
 double CostModel::objectiveS(const Problem &problem, const Plan &plan) const
 {
-    const Evaluation evaluation = evaluate(problem, plan);
-    if (!evaluation.valid || !evaluation.fitsInMemory())
-        return std::numeric_limits<double>::infinity();
-    return evaluation.iterationS;
+    return evaluate(problem, plan).objectiveS();
 }
 
 std::unique_ptr<CostModel> makeCostModel(CostModelKind kind)

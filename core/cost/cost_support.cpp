@@ -372,6 +372,8 @@ double evaluateInference(const StageTerms &terms, const Problem &problem, const 
         out->pipelines.assign(plan.pipelines.size(), PipelineTiming{});
         out->replicaLatencyS.assign(plan.pipelines.size(), 0.0);
     }
+    // Recorded transports and the mixed-RDMA socket fallback apply to serving replicas too.
+    const PlanPaths paths(problem.topology, plan);
     bool fits = true;
     double slowestS = -1;
     double tokensPerS = 0;
@@ -381,7 +383,7 @@ double evaluateInference(const StageTerms &terms, const Problem &problem, const 
         const int stageCount = int(pipeline.stages.size());
         s.queries.clear();
         for (int j = 0; j < stageCount; ++j)
-            s.queries.push_back(stageQueryOf(pipeline, j, infer.batch));
+            s.queries.push_back(stageQueryOf(pipeline, j, infer.batch, &paths));
 
         Breakdown breakdown;
         for (int j = 0; j < stageCount; ++j) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,6 +82,9 @@ struct Evaluation
     std::optional<ServingFigures> serving;
 
     bool fitsInMemory() const;
+    // What searches minimise (CostModel::objectiveS): iterationS, or +infinity when the plan
+    // is invalid or does not fit in memory.
+    double objectiveS() const;
 };
 
 inline bool Evaluation::fitsInMemory() const
@@ -89,6 +93,11 @@ inline bool Evaluation::fitsInMemory() const
         if (!m.fits())
             return false;
     return true;
+}
+
+inline double Evaluation::objectiveS() const
+{
+    return valid && fitsInMemory() ? iterationS : std::numeric_limits<double>::infinity();
 }
 
 } // namespace hetplan

@@ -9,7 +9,7 @@ namespace hetplan {
 
 namespace {
 
-double pairS(const Topology &topology, int x, int y, double bytes, PathKind path)
+inline double pairS(const Topology &topology, int x, int y, double bytes, PathKind path)
 {
     return topology.latencyS(x, y, path)
            + transferS(bytes, topology.bandwidthBytesPerS(x, y, path));

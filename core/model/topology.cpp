@@ -161,10 +161,8 @@ Topology::MachinePaths Topology::computePaths(const std::vector<NetworkLink> &li
     return paths;
 }
 
-const Topology::MachinePaths &Topology::pathsOf(PathKind path) const
+const Topology::MachinePaths &Topology::restrictedPaths(PathKind path) const
 {
-    if (path == PathKind::Widest)
-        return m_widest;
     assert(m_kindPaths);
     KindPaths &kinds = *m_kindPaths;
     std::call_once(kinds.once, [&] {
@@ -391,40 +389,42 @@ std::optional<int> Topology::findGpu(std::string_view name) const
     return std::nullopt;
 }
 
+// The pair rules of the class comment, over the given machine-pair table.
+inline double Topology::pairValue(int a, int b, const std::vector<double> &machineTable,
+                                  double PairValue::*measured, double IntraLink::*intra) const
+{
+    assert(a != b && a >= 0 && b >= 0 && a < gpuCount() && b < gpuCount());
+    if (!m_overrides.empty())
+        if (const auto it = m_overrides.find(pairKey(a, b)); it != m_overrides.end())
+            return it->second.*measured;
+    const int ma = m_gpus[static_cast<size_t>(a)].machine;
+    const int mb = m_gpus[static_cast<size_t>(b)].machine;
+    if (ma == mb)
+        return m_cluster.machines[static_cast<size_t>(ma)].intra.*intra;
+    return machineTable[static_cast<size_t>(ma * m_machineCount + mb)];
+}
+
 double Topology::bandwidthGBps(int a, int b) const
 {
-    return bandwidthGBps(a, b, PathKind::Widest);
+    return pairValue(a, b, m_widest.bandwidthGBps, &PairValue::bandwidthGBps,
+                     &IntraLink::bandwidthGBps);
 }
 
 double Topology::latencyUs(int a, int b) const
 {
-    return latencyUs(a, b, PathKind::Widest);
+    return pairValue(a, b, m_widest.latencyUs, &PairValue::latencyUs, &IntraLink::latencyUs);
 }
 
-double Topology::bandwidthGBps(int a, int b, PathKind path) const
+double Topology::restrictedBandwidthGBps(int a, int b, PathKind path) const
 {
-    assert(a != b && a >= 0 && b >= 0 && a < gpuCount() && b < gpuCount());
-    if (!m_overrides.empty())
-        if (const auto it = m_overrides.find(pairKey(a, b)); it != m_overrides.end())
-            return it->second.bandwidthGBps;
-    const GpuInfo &ga = gpu(a);
-    const GpuInfo &gb = gpu(b);
-    if (ga.machine == gb.machine)
-        return m_cluster.machines[static_cast<size_t>(ga.machine)].intra.bandwidthGBps;
-    return machineBandwidthGBps(ga.machine, gb.machine, path);
+    return pairValue(a, b, restrictedPaths(path).bandwidthGBps, &PairValue::bandwidthGBps,
+                     &IntraLink::bandwidthGBps);
 }
 
-double Topology::latencyUs(int a, int b, PathKind path) const
+double Topology::restrictedLatencyUs(int a, int b, PathKind path) const
 {
-    assert(a != b && a >= 0 && b >= 0 && a < gpuCount() && b < gpuCount());
-    if (!m_overrides.empty())
-        if (const auto it = m_overrides.find(pairKey(a, b)); it != m_overrides.end())
-            return it->second.latencyUs;
-    const GpuInfo &ga = gpu(a);
-    const GpuInfo &gb = gpu(b);
-    if (ga.machine == gb.machine)
-        return m_cluster.machines[static_cast<size_t>(ga.machine)].intra.latencyUs;
-    return machineLatencyUs(ga.machine, gb.machine, path);
+    return pairValue(a, b, restrictedPaths(path).latencyUs, &PairValue::latencyUs,
+                     &IntraLink::latencyUs);
 }
 
 double Topology::machineBandwidthGBps(int ma, int mb) const

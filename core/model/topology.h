@@ -61,8 +61,15 @@ public:
     double bandwidthBytesPerS(int a, int b) const { return bandwidthGBps(a, b) * 1e9; }
     double latencyS(int a, int b) const { return latencyUs(a, b) * 1e-6; }
 
-    double bandwidthGBps(int a, int b, PathKind path) const;
-    double latencyUs(int a, int b, PathKind path) const;
+    // Inline dispatch: the widest paths are what every evaluation reads in its innermost loops.
+    double bandwidthGBps(int a, int b, PathKind path) const
+    {
+        return path == PathKind::Widest ? bandwidthGBps(a, b) : restrictedBandwidthGBps(a, b, path);
+    }
+    double latencyUs(int a, int b, PathKind path) const
+    {
+        return path == PathKind::Widest ? latencyUs(a, b) : restrictedLatencyUs(a, b, path);
+    }
     bool connected(int a, int b, PathKind path) const
     {
         return a == b || bandwidthGBps(a, b, path) > 0;
@@ -104,7 +111,13 @@ private:
     // network. Each kind's search is bounded by kMaxPathWork like the widest paths' (its links
     // and widths are a subset); the three tables take up to 3 × 64 MiB at kMaxMachines.
     struct KindPaths;
-    const MachinePaths &pathsOf(PathKind path) const;
+    const MachinePaths &restrictedPaths(PathKind path) const;
+    double restrictedBandwidthGBps(int a, int b, PathKind path) const;
+    double restrictedLatencyUs(int a, int b, PathKind path) const;
+    const MachinePaths &pathsOf(PathKind path) const
+    {
+        return path == PathKind::Widest ? m_widest : restrictedPaths(path);
+    }
     static MachinePaths computePaths(const std::vector<NetworkLink> &links, int nodeCount,
                                      int machineCount, std::optional<LinkKind> only);
 
@@ -124,6 +137,8 @@ private:
         double latencyUs;
     };
     std::unordered_map<long long, PairValue> m_overrides; // key: min(a,b) * kMaxGpus + max(a,b)
+    double pairValue(int a, int b, const std::vector<double> &machineTable,
+                     double PairValue::*measured, double IntraLink::*intra) const;
 };
 
 } // namespace hetplan

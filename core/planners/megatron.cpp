@@ -5,6 +5,7 @@
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
 #include "core/plan/validator.h"
+#include "core/planners/closest_fit.h"
 
 #include <algorithm>
 #include <cassert>
@@ -17,37 +18,6 @@
 namespace hetplan {
 
 namespace {
-
-std::string gib(double value)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f", value);
-    return text;
-}
-
-// The candidate that came closest to fitting: lowest peak of used / capacity over its GPUs.
-struct Closest
-{
-    MegatronShape shape;
-    double worstRatio = std::numeric_limits<double>::infinity();
-    std::vector<GpuMemory> over; // its GPUs over capacity, worst first
-};
-
-std::string describeOverflow(const Problem &problem, const Closest &closest)
-{
-    constexpr size_t kNamed = 3;
-    std::string text = "no symmetric plan fits in memory: the closest (" + closest.shape.describe()
-                       + ") needs ";
-    for (size_t i = 0; i < std::min(kNamed, closest.over.size()); ++i) {
-        const GpuMemory &m = closest.over[i];
-        text += (i == 0 ? "" : ", ") + gib(m.usedGiB) + " GiB on "
-                + problem.topology.gpu(m.gpu).name + " (" + problem.topology.gpuType(m.gpu).name
-                + ", " + gib(m.capacityGiB) + " GiB)";
-    }
-    if (closest.over.size() > kNamed)
-        text += " and " + std::to_string(closest.over.size() - kNamed) + " more GPUs over capacity";
-    return text;
-}
 
 std::string sizesList(const std::vector<int> &sizes)
 {
@@ -140,7 +110,7 @@ Result<PlanSearch> MegatronPlanner::planImpl(const Problem &problem, const CostM
             best = *options.warmStart;
     }
 
-    std::optional<Closest> closest;
+    ClosestFit closest;
     std::string tpRejection;  // the first TP group the cost model refused
     std::string unusable;     // the first candidate that fits in memory but cannot run
     int evaluated = 0;
@@ -170,19 +140,8 @@ Result<PlanSearch> MegatronPlanner::planImpl(const Problem &problem, const CostM
                     unusable = "(" + shape.describe() + "): "
                                + (evaluation.errors.empty() ? std::string("the cost model rejects it")
                                                             : evaluation.errors.front());
-            } else {
-                Closest candidate{shape, 0, {}};
-                for (const GpuMemory &m : evaluation.memory) {
-                    candidate.worstRatio = std::max(candidate.worstRatio, m.usedGiB / m.capacityGiB);
-                    if (!m.fits())
-                        candidate.over.push_back(m);
-                }
-                std::stable_sort(candidate.over.begin(), candidate.over.end(),
-                                 [](const GpuMemory &a, const GpuMemory &b) {
-                                     return a.usedGiB - a.capacityGiB > b.usedGiB - b.capacityGiB;
-                                 });
-                if (!closest || candidate.worstRatio < closest->worstRatio)
-                    closest = std::move(candidate);
+            } else if (closest.closer(evaluation)) {
+                closest.record(evaluation, shape.describe());
             }
         } else if (objectiveS < bestS) {
             // Connectivity (and every other rule): a symmetric layout may put a stage or a
@@ -209,8 +168,8 @@ Result<PlanSearch> MegatronPlanner::planImpl(const Problem &problem, const CostM
 
     const int gpus = problem.topology.gpuCount();
     std::string message;
-    if (closest) {
-        message = describeOverflow(problem, *closest);
+    if (!closest.empty()) {
+        message = "no symmetric plan fits in memory: " + closest.describe(problem);
         if (!unusable.empty())
             message += "; the candidates that fit cannot run, e.g. " + unusable;
     } else if (!unusable.empty()) {

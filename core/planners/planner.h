@@ -5,6 +5,7 @@
 #include "core/plan/plan.h"
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -34,6 +35,10 @@ struct PlannerOptions
     std::map<std::string, double> knobs;
 
     std::string describe() const;      // one line, for logs
+    // The knob `name` clamped to [lowest, highest]; absent or NaN: `fallback`.
+    double knob(const std::string &name, double fallback,
+                double lowest = -std::numeric_limits<double>::infinity(),
+                double highest = std::numeric_limits<double>::infinity()) const;
 };
 
 struct Progress

@@ -13,12 +13,6 @@ namespace hetplan {
 
 namespace {
 
-int knob(const PlannerOptions &options, const char *name, int fallback, int min, int max)
-{
-    const auto it = options.knobs.find(name);
-    return it == options.knobs.end() ? fallback : std::clamp(int(it->second), min, max);
-}
-
 // The warm plan's replicas as groups, without offline GPUs; each machine's GPUs that no
 // replica used form one more group.
 std::vector<GpuGroup> warmGroups(const Plan &warm, const std::vector<std::vector<int>> &available,
@@ -90,25 +84,25 @@ Result<PlanSearch> HexGenPlanner::planImpl(const Problem &problem, const CostMod
 
     ServingOptions serving;
     serving.seed = options.seed;
-    serving.requests = knob(options, "requests", 1000, 10, 1000000);
+    serving.requests = int(options.knob("requests", 1000, 10, 1000000));
     const ServingSimulator simulator(serving);
     const double sloS = sloSeconds(problem, costModel);
 
     const bool warm = options.warmStart.has_value();
     SearchSettings settings;
-    settings.generations = warm ? knob(options, "replan_generations", 60, 0, 1000000)
-                                : knob(options, "generations", 200, 0, 1000000);
+    settings.generations = warm ? int(options.knob("replan_generations", 60, 0, 1000000))
+                                : int(options.knob("generations", 200, 0, 1000000));
     if (options.maxIterations > 0)
         settings.generations = options.maxIterations;
-    settings.population = knob(options, "population", 16, 2, 10000);
-    settings.patience = knob(options, "patience", 40, 1, 1000000);
+    settings.population = int(options.knob("population", 16, 2, 10000));
+    settings.patience = int(options.knob("patience", 40, 1, 1000000));
     settings.seed = options.seed;
     settings.timeLimitS = options.timeLimitS;
-    settings.tieBreak = knob(options, "prefer_replicas", 1, 0, 1) ? TieBreak::Replicas
+    settings.tieBreak = int(options.knob("prefer_replicas", 1, 0, 1)) ? TieBreak::Replicas
                                                                    : TieBreak::Rate;
 
     ReplicaLayouts layouts(problem, costModel, available,
-                           knob(options, "max_stages", 8, 1, 1024));
+                           int(options.knob("max_stages", 8, 1, 1024)));
     GeneticSearch search(layouts, simulator, sloS, settings);
     std::vector<GeneticSearch::Individual> start
         = warm ? search.localStart(warmGroups(*options.warmStart, available, topology))

@@ -2,6 +2,7 @@
 
 #include "core/cost/cost_model.h"
 #include "core/plan/validator.h"
+#include "core/planners/closest_fit.h"
 #include "core/planners/hexiscale/batch_balance.h"
 #include "core/planners/hexiscale/gpu_groups.h"
 #include "core/planners/hexiscale/layer_assignment.h"
@@ -30,12 +31,6 @@ constexpr size_t kPolished = 4;
 constexpr size_t kPolishedSmall = 16;
 constexpr int kSmallCluster = 16;
 
-double knob(const PlannerOptions &options, const char *name, double fallback)
-{
-    const auto it = options.knobs.find(name);
-    return it == options.knobs.end() ? fallback : it->second;
-}
-
 // How many parts a group is split into in phase 2 (§4.4 varies k_i).
 enum class PartCount { Machines, MachinesPlusOne, TwiceMachines, One, Random };
 
@@ -55,14 +50,6 @@ struct Candidate
     Evaluation evaluation;
     double costS = kInfinity;
 };
-
-// objectiveS of the cost model, from an evaluation already at hand.
-double costOf(const Evaluation &evaluation)
-{
-    if (!evaluation.valid || !evaluation.fitsInMemory())
-        return kInfinity;
-    return evaluation.iterationS;
-}
 
 class Search
 {
@@ -86,13 +73,13 @@ public:
                 && std::find(m_microBatches.begin(), m_microBatches.end(), b) == m_microBatches.end())
                 m_microBatches.push_back(b);
         m_iterations = options.maxIterations > 0 ? options.maxIterations
-                                                 : std::max(1, int(knob(options, "iterations", 50)));
-        const double balance = std::max(1.001, knob(options, "balance", 1.2));
+                                                 : std::max(1, int(options.knob("iterations", 50)));
+        const double balance = std::max(1.001, options.knob("balance", 1.2));
         m_ufactor = int(std::lround((balance - 1) * 1000));
-        const double secondaryBalance = std::max(1.001, knob(options, "secondary_balance", 2.0));
+        const double secondaryBalance = std::max(1.001, options.knob("secondary_balance", 2.0));
         m_secondaryUfactor = int(std::lround((secondaryBalance - 1) * 1000));
-        m_tau = std::max(1, int(knob(options, "tau", 2)));
-        m_maxPipelines = std::max(1, int(knob(options, "max_pipelines", 64)));
+        m_tau = std::max(1, int(options.knob("tau", 2)));
+        m_maxPipelines = std::max(1, int(options.knob("max_pipelines", 64)));
     }
 
     Result<PlanSearch> run()
@@ -101,7 +88,7 @@ public:
             return badInput("workload: no micro-batch size candidate divides global_batch "
                             + std::to_string(m_problem.workload.train.globalBatch));
         considerWarmStart();
-        if (knob(m_options, "megatron_seed", 1) != 0)
+        if (m_options.knob("megatron_seed", 1) != 0)
             considerMegatron();
 
         const std::vector<int> ladder = pipelineLadder();
@@ -128,10 +115,7 @@ public:
         if (!m_best)
             return Error{shouldStop() ? ErrorKind::Cancelled : ErrorKind::NoPlanFits,
                          shouldStop() ? std::string("stopped before any plan that fits was found")
-                                      : "no HexiScale plan for model '" + m_problem.model.name
-                                            + "' fits in the memory of cluster '"
-                                            + m_problem.topology.cluster().name
-                                            + "'; add GPUs or lower the micro-batch size"};
+                                      : noFitMessage()};
         PlanSearch search;
         search.plan = m_best->plan;
         search.evaluation = m_best->evaluation;
@@ -141,6 +125,19 @@ public:
     }
 
 private:
+    std::string noFitMessage() const
+    {
+        std::string text = "no HexiScale plan for model '" + m_problem.model.name
+                           + "' fits in the memory of cluster '"
+                           + m_problem.topology.cluster().name + "'";
+        if (!m_closest.empty())
+            text += ": " + m_closest.describe(m_problem);
+        else if (!m_baselineNoFit.empty()) // no GPU group could hold the model at all
+            text += "; " + m_baselineNoFit;
+        return text + "; add GPUs, lower the micro-batch size or the sequence length, or shard "
+                      "the optimizer state";
+    }
+
     bool shouldStop() const
     {
         if (m_stop.stop_requested())
@@ -169,7 +166,9 @@ private:
     {
         Candidate candidate;
         candidate.evaluation = m_costModel.evaluate(m_problem, plan);
-        candidate.costS = costOf(candidate.evaluation);
+        candidate.costS = candidate.evaluation.objectiveS();
+        if (!m_best && m_closest.closer(candidate.evaluation))
+            m_closest.record(candidate.evaluation, describePlanShape(plan));
         // §4.4: the simulated DP and PP communication feed the cut option's moving average.
         if (candidate.costS < kInfinity) {
             constexpr double kWeight = 0.3;
@@ -234,7 +233,7 @@ private:
     void polishBest()
     {
         const int evaluations = std::max(
-            0, int(knob(m_options, "polish",
+            0, int(m_options.knob("polish",
                         std::clamp(20000 / std::max(1, m_problem.topology.gpuCount()), 40, 1500))));
         const std::function<double(const Layout &)> costS = [this](const Layout &layout) {
             return offer(m_context.toPlan(layout.drafts, layout.microBatches, layout.microBatch));
@@ -266,8 +265,11 @@ private:
         options.seed = m_options.seed;
         Result<PlanSearch> baseline = MegatronPlanner().plan(m_problem, m_costModel, options,
                                                              m_stop, quiet);
-        if (!baseline)
+        if (!baseline) {
+            if (baseline.error().kind == ErrorKind::NoPlanFits)
+                m_baselineNoFit = baseline.error().message;
             return;
+        }
         const double costS = offer(baseline.value().plan);
         if (const std::optional<Layout> layout = layoutOf(baseline.value().plan))
             remember(*layout, costS);
@@ -495,6 +497,8 @@ private:
     int m_maxPipelines = 64;
 
     std::optional<Candidate> m_best;
+    ClosestFit m_closest; // while nothing fits: for the "no plan fits" message
+    std::string m_baselineNoFit; // why Megatron found nothing, when nothing fits either
     std::vector<std::pair<double, Layout>> m_top;
     std::vector<TracePoint> m_trace;
     double m_averageDpS = 0;

@@ -62,19 +62,6 @@ std::string gib(double value)
     return text;
 }
 
-double knob(const PlannerOptions &options, const char *name, double fallback)
-{
-    const auto it = options.knobs.find(name);
-    return it == options.knobs.end() ? fallback : it->second;
-}
-
-double costOf(const Evaluation &evaluation)
-{
-    if (!evaluation.valid || !evaluation.fitsInMemory())
-        return kInfinity;
-    return evaluation.iterationS;
-}
-
 class Search
 {
 public:
@@ -86,7 +73,7 @@ public:
         , m_stop(std::move(stop))
         , m_progress(progress)
         , m_fabrics(findFabrics(problem.topology))
-        , m_alpha(std::clamp(knob(options, "alpha", kDefaultAlpha), 0.0, 100.0))
+        , m_alpha(options.knob("alpha", kDefaultAlpha, 0.0, 100.0))
         , m_started(std::chrono::steady_clock::now())
     {}
 
@@ -364,7 +351,7 @@ private:
         Plan plan = planOf(layout, slots, counts);
         const Evaluation evaluation = fitMemory(plan, counts, slots);
         ++m_evaluated;
-        const double costS = costOf(evaluation);
+        const double costS = evaluation.objectiveS();
         if (!evaluation.fitsInMemory())
             noteOverflow(layout, evaluation);
         else if (!std::isfinite(costS) && m_unusable.empty())

@@ -10,7 +10,8 @@ namespace hetplan {
 // its own RDMA kind (eq. 3, §3.2), the layers of each fabric by the self-adapting partition
 // (eq. 4–5) corrected for memory. Searches the degrees (d, p, t), the micro-batch, which
 // fabrics take part and their order, keeping the fastest plan that fits. Every stage records
-// its transports (Plan: StageTransport), for the launcher's per-group NIC selection.
+// its transports (Plan: StageTransport), for the launcher's per-group NIC selection. The
+// search is an enumeration, so it is deterministic; the seed is not used.
 //
 // Knobs (PlannerOptions::knobs), with their defaults:
 //   "alpha"  1.05  the hyper-parameter α of eq. 4–5, the value of Holmes §4.1

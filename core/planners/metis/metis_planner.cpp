@@ -41,16 +41,6 @@ constexpr int kMaxPlansPerSequence = 16;
 // Micro-batch sizes explored (§4.1 "Number of micro-batches", O(√gbs) in Table 1).
 constexpr size_t kMaxMicroBatchSizes = 8;
 
-// A knob within [lowest, highest]; absent or not a number: the fallback.
-double knob(const PlannerOptions &options, const char *name, double fallback, double lowest,
-            double highest)
-{
-    const auto it = options.knobs.find(name);
-    if (it == options.knobs.end() || std::isnan(it->second))
-        return fallback;
-    return std::clamp(it->second, lowest, highest);
-}
-
 bool isPowerOfTwo(int value)
 {
     return value > 0 && (value & (value - 1)) == 0;
@@ -116,12 +106,12 @@ public:
         , m_random(options.seed)
         , m_started(std::chrono::steady_clock::now())
     {
-        m_variance = knob(options, "variance", kDefaultVariance, 0.0, 1.0);
+        m_variance = options.knob("variance", kDefaultVariance, 0.0, 1.0);
         // 20 blocks: 20! still fits the order count; beyond it nothing is pruned anyway.
         m_maxPermutationLength
-            = int(knob(options, "max_permutation_length", kDefaultMaxPermutationLength, 1, 20));
-        m_sequences = int(knob(options, "sequences", kDefaultSequences, 1, 1e8));
-        m_top = size_t(knob(options, "top", kDefaultTop, 1, 1e4));
+            = int(options.knob("max_permutation_length", kDefaultMaxPermutationLength, 1, 20));
+        m_sequences = int(options.knob("sequences", kDefaultSequences, 1, 1e8));
+        m_top = size_t(options.knob("top", kDefaultTop, 1, 1e4));
     }
 
     Result<PlanSearch> run()
