@@ -54,6 +54,59 @@ double sendAndBroadcastS(const Topology &topology, std::span<const int> from,
     return bestSendS + ringBroadcastS(int(to.size()), bytes, groupLinks(topology, to, path));
 }
 
+double sharedNetworkLinkS(const Topology &topology, const StageQuery &sender,
+                          const StageQuery &receiver, double bytesPerSequence, PathKind path)
+{
+    const auto onSenderMachine = [&](int machine) {
+        return std::any_of(sender.gpus.begin(), sender.gpus.end(),
+                           [&](int x) { return topology.gpu(x).machine == machine; });
+    };
+    // The best sender's path to a replica: what sendAndBroadcastS uses too.
+    const auto bestPath = [&](int receiverGpu, double &bytesPerS, double &latencyS) {
+        bytesPerS = 0;
+        latencyS = kInfinity;
+        for (int x : sender.gpus) {
+            bytesPerS = std::max(bytesPerS, topology.bandwidthBytesPerS(x, receiverGpu, path));
+            latencyS = std::min(latencyS, topology.latencyS(x, receiverGpu, path));
+        }
+    };
+    const int senderMachine = topology.gpu(sender.gpus.front()).machine;
+    const bool oneSenderMachine = std::all_of(sender.gpus.begin(), sender.gpus.end(), [&](int x) {
+        return topology.gpu(x).machine == senderMachine;
+    });
+
+    double busiestS = 0;
+    double leavingBytes = 0;
+    double widestOutBytesPerS = 0;
+    double nearestOutS = kInfinity;
+    for (int r = 0; r < receiver.dp; ++r) {
+        const int machine = topology.gpu(replicaGpus(receiver, r).front()).machine;
+        if (onSenderMachine(machine))
+            continue;
+        double bytesPerS = 0;
+        double latencyS = 0;
+        bestPath(replicaGpus(receiver, r).front(), bytesPerS, latencyS);
+        const double bytes = replicaShare(receiver, r) * bytesPerSequence;
+        leavingBytes += bytes;
+        widestOutBytesPerS = std::max(widestOutBytesPerS, bytesPerS);
+        nearestOutS = std::min(nearestOutS, latencyS);
+        // The first replica on each receiving machine sums the shares of all of them.
+        bool first = true;
+        for (int earlier = 0; earlier < r && first; ++earlier)
+            first = topology.gpu(replicaGpus(receiver, earlier).front()).machine != machine;
+        if (!first)
+            continue;
+        double machineBytes = 0;
+        for (int same = r; same < receiver.dp; ++same)
+            if (topology.gpu(replicaGpus(receiver, same).front()).machine == machine)
+                machineBytes += replicaShare(receiver, same) * bytesPerSequence;
+        busiestS = std::max(busiestS, latencyS + transferS(machineBytes, bytesPerS));
+    }
+    if (oneSenderMachine && leavingBytes > 0)
+        busiestS = std::max(busiestS, nearestOutS + transferS(leavingBytes, widestOutBytesPerS));
+    return busiestS;
+}
+
 namespace {
 
 // One DP replica of a layer range: a TP group holding 1/tp of each parameter tensor.

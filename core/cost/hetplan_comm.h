@@ -13,6 +13,7 @@ namespace hetplan {
 struct Plan;
 struct Problem;
 struct LayerSegments;
+struct StageQuery;
 
 // The slowest link and the worst latency among every pair of a group.
 struct GroupLinks
@@ -33,6 +34,15 @@ double ringBroadcastS(int n, double bytes, const GroupLinks &links);
 // GPU of `to`, which broadcasts inside `to` (its TP group).
 double sendAndBroadcastS(const Topology &topology, std::span<const int> from,
                          std::span<const int> to, double bytes, PathKind path = PathKind::Widest);
+
+// Network contention of a hop into (or back into) a dp > 1 stage: its replicas receive their
+// shares at the same time, so the replicas on one machine share that machine's network link,
+// and a single sending machine's link carries every share that leaves it. The result is the
+// busiest machine link's time (its bytes over its bandwidth, plus latency); 0 when every
+// share stays inside the sender's machine. `receiver` replicas get `bytesPerSequence` times
+// their dp_split share.
+double sharedNetworkLinkS(const Topology &topology, const StageQuery &sender,
+                          const StageQuery &receiver, double bytesPerSequence, PathKind path);
 
 // HexiScale §3.2 asymmetric gradient synchronisation over a whole plan. Fills the per-stage
 // figure (flat, pipeline by pipeline) and returns the iteration's DP time. Each all-reduce

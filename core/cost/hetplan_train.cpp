@@ -114,7 +114,9 @@ public:
                                         * bytesPerElement(problem.workload.train.precision);
         // HexiScale §3.2: the activation goes leader to leader, then the receiving leader
         // broadcasts it in its TP group; the gradient takes the same way back. Into (or back
-        // into) a dp > 1 stage, every replica receives its share; the slowest one counts.
+        // into) a dp > 1 stage, every replica receives its share; the slowest one counts, and
+        // replicas behind one machine's network link share it (unlike hexiscale-paper, which
+        // charges each transfer as if it had the link to itself).
         double forwardS = 0;
         for (int r = 0; r < to.dp; ++r)
             forwardS = std::max(forwardS,
@@ -128,6 +130,12 @@ public:
                                                    replicaGpus(from, r),
                                                    replicaShare(from, r) * bytesPerSequence,
                                                    from.hopPath));
+        if (to.dp > 1)
+            forwardS = std::max(forwardS, sharedNetworkLinkS(problem.topology, from, to,
+                                                             bytesPerSequence, from.hopPath));
+        if (from.dp > 1)
+            backwardS = std::max(backwardS, sharedNetworkLinkS(problem.topology, to, from,
+                                                               bytesPerSequence, from.hopPath));
         return forwardS + backwardS;
     }
 

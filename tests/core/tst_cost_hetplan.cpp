@@ -83,6 +83,7 @@ private Q_SLOTS:
     void recomputationTradesMemoryForTime();
     void computeFromRealFlops();
     void asymmetricGradientSyncRunsChunksInSequence();
+    void replicasBehindOneLinkShareIt();
     void breakdownAddsUpAndMfuIsAFraction();
     void inferenceLatencyAndMemory();
 };
@@ -258,6 +259,22 @@ void TestCostHetPlan::asymmetricGradientSyncRunsChunksInSequence()
     QVERIFY(near(e.breakdown.dpCommS, expected));
     QVERIFY(near(e.pipelines[1].stages[0].dpCommS, expected));
     QVERIFY(near(e.pipelines[0].stages[0].dpCommS, expected / 2));
+}
+
+void TestCostHetPlan::replicasBehindOneLinkShareIt()
+{
+    // A:0 sends a micro-batch of 2 sequences to a dp 2 stage on B:0 and B:1, one sequence
+    // each. Both shares cross the same 1 GB/s, 50 µs link into B at the same time, so the
+    // forward hop moves 2 sequences' activations through it, not one. The gradient goes back
+    // to the single A:0 replica: 2 sequences from the best sender.
+    const Problem problem = makeProblem(twoMachineCluster(), smallModel(), trainWorkload(2, 512));
+    const Stage sender = stage({0}, 1, 1, 0, 4);
+    const Stage receiver = stage({3, 4}, 1, 2, 4, 8);
+    const double sequenceBytes = 512.0 * 1024 * 2;
+    const double twoSequencesS = 50e-6 + 2 * sequenceBytes / 1e9;
+    const double hopS = HetPlanModel().hopS(problem, queryOf(sender, 2, 0, 2),
+                                            queryOf(receiver, 2, 1, 2));
+    QVERIFY2(near(hopS, 2 * twoSequencesS), std::to_string(hopS).c_str());
 }
 
 void TestCostHetPlan::breakdownAddsUpAndMfuIsAFraction()
