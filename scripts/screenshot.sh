@@ -1,23 +1,34 @@
 #!/usr/bin/env bash
-# Takes the documentation's screenshot of the designer: starts the app on the bundled case
-# study under a virtual X server and saves the window.
-# Usage: scripts/screenshot.sh [BUILD_DIR] [OUTPUT]   (default: build docs/screenshots/designer.png)
+# Takes the documentation's screenshots from the real app at its default window size: starts
+# it on the bundled case study under a virtual X server, waits for the start plan and saves
+# designer.png, plan.png, breakdown.png, timeline.png and whatif.png.
+# Usage: scripts/screenshot.sh [BUILD_DIR] [OUTPUT_DIR] [LANGUAGE]
+#   defaults: build, docs/screenshots, the English text. With a LANGUAGE (e.g. zh_CN) each
+#   picture is saved as <name>-<LANGUAGE>.png.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
-output=${2:-$root/docs/screenshots/designer.png}
+output=${2:-$root/docs/screenshots}
+language=${3:-}
 app=$build/bin/hetplan
 
 [[ -x $app ]] || { echo "error: $app not found; build the app first (make build)" >&2; exit 1; }
 command -v xvfb-run >/dev/null || { echo "error: xvfb-run not found (Debian: xvfb)" >&2; exit 1; }
-mkdir -p "$(dirname "$output")"
+mkdir -p "$output"
 
-# A settings folder of its own: the picture must not depend on the person's window layout,
+# A settings folder of its own: the pictures must not depend on the person's window layout,
 # recent files or language.
-settings=$(mktemp -d)
-trap 'rm -rf "$settings"' EXIT
-XDG_CONFIG_HOME=$settings XDG_DATA_HOME=$settings LANG=C.UTF-8 \
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+mkdir -p "$scratch/pictures"
+XDG_CONFIG_HOME=$scratch XDG_DATA_HOME=$scratch LANG=C.UTF-8 \
     xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
-    "$app" --screenshot "$output" "${@:3}"
-echo "wrote $output"
+    "$app" --screenshot "$scratch/pictures" ${language:+--lang "$language"}
+
+for picture in "$scratch"/pictures/*.png; do
+    name=$(basename "$picture" .png)
+    target=$output/$name${language:+-$language}.png
+    cp "$picture" "$target"
+    echo "wrote $target"
+done

@@ -1,6 +1,6 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
-<TS version="2.1">
+<TS version="2.1" language="zh_CN">
 <context>
     <name>ClusterCommand</name>
     <message>
@@ -418,8 +418,12 @@
         <translation>项目或集群文件。</translation>
     </message>
     <message>
-        <source>Save a picture of the window to &lt;image&gt; and quit.</source>
-        <translation>将窗口截图保存到 &lt;image&gt; 后退出。</translation>
+        <source>Plan the case study, save pictures of the window&apos;s parts into &lt;directory&gt; and quit.</source>
+        <translation>规划案例研究，将窗口各部分的截图保存到 &lt;directory&gt; 后退出。</translation>
+    </message>
+    <message>
+        <source>Use &lt;language&gt; (en, zh_CN) instead of the setting.</source>
+        <translation>使用 &lt;language&gt;（en、zh_CN）代替设置中的语言。</translation>
     </message>
 </context>
 </TS>

@@ -50,7 +50,7 @@ Result<SweepTarget> targetFromArgs(const Args &args, const Cluster &cluster)
 Cluster withBandwidth(Cluster cluster, const SweepTarget &sweep, double bandwidthGBps)
 {
     for (const BandwidthTarget &target : sweep.targets)
-        cluster = withBandwidth(std::move(cluster), target, bandwidthGBps);
+        cluster = hetplan::withBandwidth(std::move(cluster), target, bandwidthGBps);
     return cluster;
 }
 
@@ -86,8 +86,9 @@ int runSweep(const std::vector<std::string> &words)
                     std::string(costModel.name()).c_str(), "GB/s", "current plan",
                     "re-planned", "MFU", "strategy");
     for (double bandwidthGBps : *bandwidths) {
-        auto topology = Topology::build(withBandwidth(problem.topology.cluster(), *target, bandwidthGBps),
-                                        GpuCatalog::builtin());
+        auto topology = Topology::build(
+            withBandwidth(problem.topology.cluster(), *target, bandwidthGBps),
+            GpuCatalog::builtin());
         if (!topology)
             return fail(topology.error());
         const Problem changed{std::move(topology).value(), problem.model, problem.workload};
@@ -104,9 +105,12 @@ int runSweep(const std::vector<std::string> &words)
         }
         if (!args.has("json")) {
             const bool ok = replanned.ok();
-            std::printf("%12.3g %16s %16s %8s  %s\n", bandwidthGBps, formatSeconds(currentS).c_str(),
+            const std::string mfu =
+                ok ? std::to_string(int(100 * replanned->evaluation.mfu + 0.5)) + " %" : "-";
+            std::printf("%12.3g %16s %16s %8s  %s\n", bandwidthGBps,
+                        formatSeconds(currentS).c_str(),
                         ok ? formatSeconds(replanned->evaluation.iterationS).c_str() : "-",
-                        ok ? (std::to_string(int(100 * replanned->evaluation.mfu + 0.5)) + " %").c_str() : "-",
+                        mfu.c_str(),
                         ok ? (replanned->plan.sameLayout(base->plan) ? "same" : "changed")
                            : replanned.error().message.c_str());
         }

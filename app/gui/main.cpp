@@ -1,20 +1,130 @@
+#include "canvas/cluster_scene.h"
 #include "mainwindow.h"
+#include "model/cluster_model.h"
+#include "model/document.h"
+#include "results/breakdown_chart.h"
+#include "results/plan_view.h"
+#include "results/planning_controller.h"
+#include "results/results_panel.h"
+#include "results/timeline_chart.h"
+#include "results/whatif_panel.h"
 #include "translations.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
+#include <QSlider>
 #include <QTimer>
+
+#include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
 
 namespace {
 
-// --screenshot FILE: show the window, let it lay out and paint, save it as an image, quit.
-// Used for the documentation's screenshots (scripts/screenshot.sh).
-void scheduleScreenshot(hetplan::gui::MainWindow &window, const QString &path)
+using hetplan::gui::MainWindow;
+using hetplan::gui::ResultsPanel;
+
+// Time for the window to lay out and paint after a panel is raised.
+constexpr int kSettleMs = 600;
+// Longest wait for the start plan before the pictures are taken anyway.
+constexpr int kPlanTimeoutMs = 300'000;
+
+// One picture: put the window in the state it shows, wait `settleMs`, grab it as `fileName`.
+struct Shot
 {
-    QTimer::singleShot(1500, &window, [&window, path] {
-        const bool saved = window.grab().save(path);
-        QApplication::exit(saved ? 0 : 1);
-    });
+    QString fileName;
+    std::function<void()> prepare;
+    int settleMs = kSettleMs;
+};
+
+std::vector<Shot> documentationShots(MainWindow &window)
+{
+    ResultsPanel *results = window.results();
+    hetplan::gui::ClusterModel *model = window.document()->clusterModel();
+    return {
+        {QStringLiteral("designer.png"),
+         [&window, model] {
+             const auto machines = model->machineIds();
+             if (!machines.empty())
+                 window.scene()->setSelectedIds({machines.front()});
+         }},
+        {QStringLiteral("plan.png"),
+         [&window, results] {
+             window.scene()->setSelectedIds({});
+             window.bringToFront(results->planView());
+         }},
+        {QStringLiteral("breakdown.png"),
+         [&window, results] { window.bringToFront(results->breakdownChart()); }},
+        {QStringLiteral("timeline.png"),
+         [&window, results] { window.bringToFront(results->timelineChart()); }},
+        // Half the Ethernet bandwidth: the current plan re-evaluated, then re-planned.
+        {QStringLiteral("whatif.png"),
+         [&window, results] {
+             window.bringToFront(results->planView());
+             hetplan::gui::WhatIfPanel *whatIf = results->whatIfPanel();
+             window.bringToFront(whatIf);
+             const int network = whatIf->sliderFor({hetplan::BandwidthTarget::Kind::Network});
+             if (network >= 0)
+                 whatIf->slider(network)->setValue(-30); // 10^(-30/100) ≈ 0.5×
+         },
+         hetplan::gui::WhatIfPanel::kDebounceMs + 2 * kSettleMs},
+    };
+}
+
+// --screenshot DIR: waits for the start plan, then shows each part of the window in turn and
+// saves it as DIR/<part>.png, and quits (exit status 1 when a picture could not be saved).
+// The documentation's screenshots come from here (scripts/screenshot.sh).
+void scheduleScreenshots(MainWindow &window, const QString &directory)
+{
+    QDir().mkpath(directory);
+    auto shots = std::make_shared<std::vector<Shot>>(documentationShots(window));
+    auto failed = std::make_shared<bool>(false);
+    auto next = std::make_shared<std::function<void(size_t)>>();
+    *next = [&window, directory, shots, failed, next](size_t index) {
+        if (index == shots->size()) {
+            QApplication::exit(*failed ? 1 : 0);
+            return;
+        }
+        (*shots)[index].prepare();
+        const int settleMs = (*shots)[index].settleMs;
+        QTimer::singleShot(settleMs, &window, [&window, directory, shots, failed, next, index] {
+            const QString path = QDir(directory).filePath((*shots)[index].fileName);
+            if (!window.grab().save(path)) {
+                qWarning("could not save %s", qPrintable(path));
+                *failed = true;
+            }
+            (*next)(index + 1);
+        });
+    };
+    auto started = std::make_shared<bool>(false);
+    const auto start = [next, started] {
+        if (!std::exchange(*started, true))
+            (*next)(0);
+    };
+    hetplan::gui::PlanningController *controller = window.results()->controller();
+    if (!controller->isRunning()) {
+        QTimer::singleShot(kSettleMs, &window, start);
+        return;
+    }
+    // Queued: the results panel shows the plan on `finished` first.
+    QObject::connect(controller, &hetplan::gui::PlanningController::finished, &window, start,
+                     Qt::QueuedConnection);
+    QTimer::singleShot(kPlanTimeoutMs, &window, start);
+}
+
+// The --lang value, read before the parser exists so that its help text is translated too.
+QString languageArgument(const QStringList &arguments)
+{
+    const QString option = QStringLiteral("--lang");
+    for (qsizetype i = 1; i < arguments.size(); ++i) {
+        if (arguments[i] == option && i + 1 < arguments.size())
+            return arguments[i + 1];
+        if (arguments[i].startsWith(option + QLatin1Char('=')))
+            return arguments[i].mid(option.size() + 1);
+    }
+    return hetplan::gui::languageSetting();
 }
 
 } // namespace
@@ -26,7 +136,7 @@ int main(int argc, char *argv[])
     QApplication::setOrganizationName(QStringLiteral("HetPlan"));
     QApplication::setApplicationVersion(QStringLiteral(HETPLAN_VERSION));
     QApplication::setDesktopFileName(QStringLiteral("hetplan"));
-    hetplan::gui::installTranslations(hetplan::gui::languageSetting());
+    hetplan::gui::installTranslations(languageArgument(QApplication::arguments()));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QApplication::translate(
@@ -38,20 +148,29 @@ int main(int argc, char *argv[])
                                  QStringLiteral("[file]"));
     const QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
-        QApplication::translate("main", "Save a picture of the window to <image> and quit."),
-        QStringLiteral("image"));
+        QApplication::translate("main", "Plan the case study, save pictures of the window's "
+                                        "parts into <directory> and quit."),
+        QStringLiteral("directory"));
+    const QCommandLineOption language(
+        QStringLiteral("lang"),
+        QApplication::translate("main", "Use <language> (en, zh_CN) instead of the setting."),
+        QStringLiteral("language"));
     parser.addOption(screenshot);
+    parser.addOption(language);
     parser.process(app);
 
-    hetplan::gui::MainWindow window;
+    MainWindow window;
     const QStringList files = parser.positionalArguments();
     const bool opened = !files.isEmpty() && window.openFile(files.front());
-    if (!opened && parser.isSet(screenshot))
-        window.openExample(QStringLiteral("case-study")); // no recovery question in pictures
-    else if (!opened)
+    if (opened || parser.isSet(screenshot)) {
+        if (!opened)
+            window.openExample(QStringLiteral("case-study")); // no recovery question in pictures
+        window.planAtStart();
+    } else {
         window.openStartDocument();
+    }
     window.show();
     if (parser.isSet(screenshot))
-        scheduleScreenshot(window, parser.value(screenshot));
+        scheduleScreenshots(window, parser.value(screenshot));
     return QApplication::exec();
 }

@@ -8,6 +8,7 @@
 #include "model/cluster_names.h"
 #include "model/document.h"
 #include "panels/workload_panel.h"
+#include "results/results_panel.h"
 #include "settings_dialog.h"
 
 #include "core/catalog/catalog.h"
@@ -24,6 +25,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTimer>
 #include <QUndoStack>
 
@@ -100,9 +102,12 @@ MainWindow::MainWindow(QWidget *parent)
 
     createActions();
     createMenus();
+    // The results half adds its docks, the Plan menu after View and its progress area.
+    m_results = new ResultsPanel(model, this);
+    m_results->followDocument(m_document);
+    m_results->connectScene(m_scene);
     createToolBar();
-    // The results half (planning, plan view, charts) hooks in here: it adds its docks, the
-    // Plan menu after View, and its progress area to the status bar.
+    arrangeDocks();
 
     connect(model, &ClusterModel::clusterChanged, this, &MainWindow::updateStatus);
     connect(model, &ClusterModel::editRefused, this, [this](const QString &message) {
@@ -120,9 +125,6 @@ MainWindow::MainWindow(QWidget *parent)
     });
 
     resize(1280, 800);
-    // First-start proportions; restoreState() below brings back the person's own.
-    resizeDocks({m_paletteDock, m_inspectorDock}, {200, 340}, Qt::Horizontal);
-    resizeDocks({m_inspectorDock, m_workloadDock}, {300, 420}, Qt::Vertical);
     QSettings settings;
     restoreGeometry(settings.value(kGeometryKey).toByteArray());
     restoreState(settings.value(kStateKey).toByteArray());
@@ -139,6 +141,63 @@ void MainWindow::addPanelDock(QDockWidget *dock, Qt::DockWidgetArea area)
 {
     addDockWidget(area, dock);
     m_panelsMenu->addAction(dock->toggleViewAction());
+}
+
+void MainWindow::bringToFront(QWidget *widget)
+{
+    for (QWidget *w = widget; w; w = w->parentWidget()) {
+        // A tab's page sits in the QTabWidget's internal stack.
+        QWidget *stack = w->parentWidget();
+        auto *tabs = stack ? qobject_cast<QTabWidget *>(stack->parentWidget()) : nullptr;
+        if (tabs && tabs->indexOf(w) >= 0)
+            tabs->setCurrentWidget(w);
+        if (auto *dock = qobject_cast<QDockWidget *>(w)) {
+            dock->show();
+            dock->raise();
+        }
+    }
+}
+
+void MainWindow::arrangeDocks()
+{
+    // First-start layout; restoreState() brings back the person's own. The canvas keeps the
+    // middle. The results are tabs below it, the plan in front, at full width for long
+    // pipelines. On the right, one tab each for the selection, the workload and the what-if
+    // sliders, which keeps the plan in view while a slider moves.
+    const auto dock = [this](const char *objectName) {
+        QDockWidget *found = findChild<QDockWidget *>(QLatin1String(objectName));
+        Q_ASSERT(found);
+        return found;
+    };
+    QDockWidget *plan = dock("results.plan");
+    const QList<QDockWidget *> bottom = {plan, dock("results.charts"), dock("results.compare"),
+                                         dock("results.problems")};
+    QDockWidget *whatIf = dock("results.whatif");
+    // Tall panels scroll rather than push the window past its default size.
+    for (QDockWidget *d : {whatIf, dock("results.compare")}) {
+        auto *scroll = new QScrollArea;
+        scroll->setWidget(d->widget());
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        d->setWidget(scroll);
+    }
+    for (QDockWidget *d : bottom.mid(1))
+        tabifyDockWidget(plan, d);
+    tabifyDockWidget(m_inspectorDock, m_workloadDock);
+    tabifyDockWidget(m_inspectorDock, whatIf);
+    plan->raise();
+    m_workloadDock->raise();
+    for (QDockWidget *d : bottom + QList<QDockWidget *>{whatIf})
+        m_panelsMenu->addAction(d->toggleViewAction());
+    // Selecting on the canvas brings its editor forward.
+    connect(m_scene, &ClusterScene::selectionChangedIds, this,
+            [this](const std::vector<ItemId> &ids) {
+                if (!ids.empty())
+                    m_inspectorDock->raise();
+            });
+
+    resizeDocks({m_paletteDock, m_inspectorDock}, {170, 460}, Qt::Horizontal);
+    resizeDocks({plan}, {1}, Qt::Vertical); // as low as the charts allow
 }
 
 void MainWindow::updateTitle()
@@ -226,6 +285,13 @@ void MainWindow::openStartDocument()
 {
     openExample(QStringLiteral("case-study"));
     offerRecovery({});
+    planAtStart();
+}
+
+void MainWindow::planAtStart()
+{
+    if (!m_results->shownPlan())
+        m_results->plan();
 }
 
 void MainWindow::newProject()

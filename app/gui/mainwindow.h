@@ -14,14 +14,15 @@ class ClusterView;
 class Document;
 class Inspector;
 class Palette;
+class ResultsPanel;
 class WorkloadPanel;
 
 // The designer's window: the canvas in the middle, the palette on the left, the inspector
 // and the workload on the right, File / Edit / View menus, and the document's life cycle
 // (open, save, autosave, recovery, asking before unsaved work is lost).
 //
-// The results half (planning, plan views, charts) adds its own docks and Plan menu through
-// the public accessors below; see addPanelDock().
+// The results half (a ResultsPanel: planning, plan views, charts, what-if) adds its docks, the
+// Plan menu and a progress area; the window arranges its docks around the canvas.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -34,15 +35,23 @@ public:
     ClusterScene *scene() const { return m_scene; }
     ClusterView *view() const { return m_view; }
     QMenu *viewMenu() const { return m_viewMenu; }
+    ResultsPanel *results() const { return m_results; }
     // Docks of other parts of the app: placed in `area` and listed in View ▸ Panels.
     void addPanelDock(QDockWidget *dock, Qt::DockWidgetArea area);
+    // Shows the dock and the tab that hold `widget` (e.g. a results chart).
+    void bringToFront(QWidget *widget);
 
     // Opens a project or cluster file, offering a newer autosave; on error shows why and
     // keeps the current document. Returns whether the file is now open.
     bool openFile(const QString &path);
     bool openExample(const QString &name);
-    // At start without a file: the case study, or an untitled document's autosave.
+    // At start without a file: the case study, or an untitled document's autosave. Either way
+    // the start plan follows (see planAtStart()).
     void openStartDocument();
+    // The start plan: when the open document shows no plan, plans it in the background with
+    // its planner, so the app opens on a result. Does not block; the plan replaces the view
+    // when it is found, as if Plan had been pressed.
+    void planAtStart();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -68,6 +77,7 @@ private:
     void updateTitle();
     void updateStatus();
     void offerRecovery(const QString &filePath);
+    void arrangeDocks();
 
     Document *m_document;  // Owned (QObject child), as are the widgets below.
     ClusterScene *m_scene;
@@ -75,6 +85,7 @@ private:
     Palette *m_palette;
     Inspector *m_inspector;
     WorkloadPanel *m_workloadPanel;
+    ResultsPanel *m_results;
     QDockWidget *m_paletteDock;
     QDockWidget *m_inspectorDock;
     QDockWidget *m_workloadDock;

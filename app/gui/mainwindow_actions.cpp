@@ -4,6 +4,7 @@
 #include "canvas/cluster_view.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
+#include "results/results_panel.h"
 
 #include "core/catalog/catalog.h"
 
@@ -15,6 +16,7 @@
 #include <QMenuBar>
 #include <QSettings>
 #include <QToolBar>
+#include <QToolButton>
 #include <QUndoStack>
 
 namespace hetplan::gui {
@@ -130,6 +132,13 @@ void MainWindow::createToolBar()
     using A = ClusterView::Action;
     for (A a : {A::ZoomIn, A::ZoomOut, A::FitToWindow, A::AutoLayout})
         bar->addAction(m_view->action(a));
+    bar->addSeparator();
+    QAction *plan = m_results->planAction();
+    plan->setIcon(icon("plan"));
+    bar->addAction(plan);
+    // The one button a first-time user must find: its name beside the icon.
+    if (auto *button = qobject_cast<QToolButton *>(bar->widgetForAction(plan)))
+        button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_panelsMenu->addAction(bar->toggleViewAction());
 }
 

@@ -1,8 +1,11 @@
-// The window around the document: title and dirty marker, status totals, menus, undo.
+// The window around the document: title and dirty marker, status totals, menus, undo, and
+// the plan it starts on.
 #include "canvas/cluster_scene.h"
 #include "mainwindow.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
+#include "results/planning_controller.h"
+#include "results/results_panel.h"
 
 #include "core/catalog/catalog.h"
 
@@ -10,9 +13,11 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTest>
+#include <QToolBar>
 #include <QUndoStack>
 
 using namespace hetplan;
@@ -47,6 +52,7 @@ private Q_SLOTS:
     void showsTheCaseStudy();
     void editsMarkTheWindowModified();
     void examplesMenuListsEveryBundledCluster();
+    void startsOnThePlannedCaseStudy();
 };
 
 void TestMainWindow::initTestCase()
@@ -108,6 +114,27 @@ void TestMainWindow::examplesMenuListsEveryBundledCluster()
     for (const Example &e : bundledExamples())
         if (e.kind == ExampleKind::Cluster)
             QVERIFY2(listed.contains(QString::fromStdString(e.name)), e.name.c_str());
+}
+
+void TestMainWindow::startsOnThePlannedCaseStudy()
+{
+    // `make run`: the app opens on the case study and plans it without being asked, in the
+    // background; the Plan menu and the toolbar's Plan button are there to plan again.
+    MainWindow window;
+    QSignalSpy finished(window.results()->controller(), &PlanningController::finished);
+    window.openStartDocument();
+    QVERIFY(window.windowTitle().contains(QLatin1String("case-study")));
+    QVERIFY(window.results()->controller()->isRunning());
+    QVERIFY(finished.wait(120000));
+    QVERIFY(window.results()->shownPlan());
+    QCOMPARE(window.results()->shownPlan()->plan.planner, std::string("hexiscale"));
+    QVERIFY(menuNamed(window, QStringLiteral("&Plan")));
+    QAction *plan = window.results()->planAction();
+    bool onToolBar = false;
+    for (QToolBar *bar : window.findChildren<QToolBar *>())
+        onToolBar = onToolBar || bar->actions().contains(plan);
+    QVERIFY(onToolBar);
+    QVERIFY(plan->isEnabled());
 }
 
 QTEST_MAIN(TestMainWindow)

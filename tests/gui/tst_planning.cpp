@@ -19,6 +19,7 @@
 
 #include <QElapsedTimer>
 #include <QJsonArray>
+#include <QLabel>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMainWindow>
@@ -104,6 +105,7 @@ private Q_SLOTS:
     void nothingFitsNamesTheGpus();
     void brokenClusterPointsAtCulprit();
     void followsTheDocument();
+    void editingWhilePlanningIsSafe();
 };
 
 void TestPlanning::caseStudyMatchesCore()
@@ -232,12 +234,15 @@ void TestPlanning::eventLoopKeepsRunning()
     QElapsedTimer sinceTick;
     qint64 worstGapMs = 0;
     int ticks = 0;
+    QString progressShown;
     QTimer timer;
     timer.setInterval(5);
     connect(&timer, &QTimer::timeout, this, [&] {
         if (finished.isEmpty()) {
             worstGapMs = std::max(worstGapMs, sinceTick.elapsed());
             ++ticks;
+            if (w.panel->progressLabel()->text().contains(QStringLiteral("best")))
+                progressShown = w.panel->progressLabel()->text();
         }
         sinceTick.start();
     });
@@ -249,8 +254,17 @@ void TestPlanning::eventLoopKeepsRunning()
     qInfo("worst gap between 5 ms timer ticks while planning: %lld ms over %d ticks",
           worstGapMs, ticks);
     QVERIFY(ticks > 10);
+    // The progress area showed the iteration and the best plan so far while it ran.
+    QVERIFY2(progressShown.contains(QRegularExpression(
+                 QStringLiteral("^hexiscale: iteration \\d+ · best [0-9.]+ m?s, MFU [0-9.]+ %$"))),
+             qPrintable(progressShown));
     QVERIFY2(worstGapMs < 50, qPrintable(QStringLiteral("worst gap %1 ms").arg(worstGapMs)));
     QVERIFY(w.panel->shownPlan().has_value());
+    QElapsedTimer showing;
+    showing.start();
+    w.panel->showPlan(ShownPlan(*w.panel->shownPlan()));
+    qInfo("showing the %d-GPU plan in every view: %lld ms",
+          w.panel->shownPlan()->problem->topology.gpuCount(), showing.elapsed());
 }
 
 void TestPlanning::closingTheWindowStopsPlanning()
@@ -392,6 +406,23 @@ void TestPlanning::followsTheDocument()
     megatron->trigger();
     QCOMPARE(document.project().planner, PlannerKind::Megatron);
     QCOMPARE(panel->planner(), std::optional(PlannerKind::Megatron));
+}
+
+void TestPlanning::editingWhilePlanningIsSafe()
+{
+    Window w("case-study", "llama2-13b");
+    QSignalSpy finished(w.panel->controller(), &PlanningController::finished);
+    w.panel->plan();
+    // Remove machine C (and its links) while the planner works on its snapshot.
+    w.clusterModel.removeItems({w.clusterModel.nodeByName("C")});
+    QCOMPARE(int(w.clusterModel.cluster().machines.size()), 2);
+    QVERIFY(finished.wait(60000));
+    QVERIFY(w.panel->shownPlan().has_value());
+    // The plan is for the cluster as it was when Plan was pressed, and valid there.
+    const ShownPlan &shown = *w.panel->shownPlan();
+    QCOMPARE(int(shown.problem->topology.cluster().machines.size()), 3);
+    QVERIFY(validatePlan(*shown.problem, shown.plan, makeCostModel(CostModelKind::HetPlan).get())
+                .empty());
 }
 
 QTEST_MAIN(TestPlanning)

@@ -1,12 +1,17 @@
 // The results views on their own: the plan view's selection in both directions, memory over
 // capacity in red, the 1F1B timeline as the core simulates it, exports in every format.
-// With HETPLAN_SCREENSHOT_DIR set, also writes PNGs of the views at their default size.
+// With HETPLAN_SCREENSHOT_DIR set, also writes PNGs of the views at their default size (in
+// the language HETPLAN_SCREENSHOT_LANG names, e.g. zh_CN; English without it).
+#include "translations.h"
+
 #include "results/breakdown_chart.h"
 #include "results/compare_model.h"
 #include "results/convergence_chart.h"
 #include "results/exporters.h"
 #include "results/memory_chart.h"
 #include "results/plan_view.h"
+#include "results/results_panel.h"
+#include "results/serving_view.h"
 #include "results/timeline_chart.h"
 
 #include "core/catalog/catalog.h"
@@ -15,6 +20,7 @@
 #include "core/io/loaders.h"
 
 #include <QDir>
+#include <QMainWindow>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -88,6 +94,7 @@ private Q_SLOTS:
     void memoryOverCapacityIsRed();
     void timelineIsTheSimulation();
     void convergenceSkipsUnfitIterations();
+    void servingShowsReplicasAndAttainment();
     void compareSortsFailuresLast();
     void exportsEveryFormat_data();
     void exportsEveryFormat();
@@ -199,6 +206,33 @@ void TestResultsViews::convergenceSkipsUnfitIterations()
     QCOMPARE(chart.graph(1)->name(), QStringLiteral("metis"));
 }
 
+void TestResultsViews::servingShowsReplicasAndAttainment()
+{
+    ShownPlan shown = twoPipelinePlan();
+    shown.plan.workload.mode = Mode::Infer;
+    shown.plan.workload.infer.sloS = 5.0;
+    shown.plan.workload.infer.requestRatePerS = 0.5;
+    shown.evaluation.replicaLatencyS = {1.5, 3.0};
+    shown.evaluation.iterationS = 3.0;
+    ServingView view;
+    view.setPlan(shown);
+    const QCPBars *bars = qobject_cast<QCPBars *>(view.latencyPlot()->plottable(0));
+    QVERIFY(bars);
+    QCOMPARE(bars->data()->size(), 2);
+    QCOMPARE(bars->data()->at(1)->value, 3.0);
+    // Attainment from the serving simulation at 1/8× to 8× the rate: all within the SLO
+    // when idle, worse (never better) as the rate grows.
+    QCOMPARE(view.attainmentPointCount(), 7);
+    const QCPGraph *attainment = view.attainmentPlot()->graph(0);
+    QCOMPARE(attainment->data()->at(0)->value, 100.0);
+    for (int i = 1; i < attainment->data()->size(); ++i)
+        QVERIFY(attainment->data()->at(i)->value <= attainment->data()->at(i - 1)->value);
+    // Without an absolute SLO there is nothing to attain yet.
+    shown.plan.workload.infer.sloS.reset();
+    view.setPlan(shown);
+    QCOMPARE(view.attainmentPointCount(), 0);
+}
+
 void TestResultsViews::compareSortsFailuresLast()
 {
     CompareModel model;
@@ -290,14 +324,43 @@ void TestResultsViews::screenshots()
     if (dir.isEmpty())
         QSKIP("set HETPLAN_SCREENSHOT_DIR to write screenshots of the results views");
     QVERIFY(QDir().mkpath(dir));
+    if (const QString language = qEnvironmentVariable("HETPLAN_SCREENSHOT_LANG"); !language.isEmpty())
+        QVERIFY(!installTranslations(language).isEmpty());
     // The planned case study, as the panel shows it after Plan.
     auto problem = caseStudyProblem("llama2-13b");
     NullProgress quiet;
     const PlanSearch search = valueOf(valueOf(makePlanner(PlannerKind::HexiScale))
                                           ->plan(*problem, *makeCostModel(CostModelKind::HetPlan),
                                                  {}, {}, quiet));
+    // The whole results half in a window of the app's first size.
+    QMainWindow window;
+    window.resize(1280, 800);
+    ClusterModel clusterModel;
+    QVERIFY(clusterModel.reset(valueOf(loadCluster("case-study"))).ok());
+    ResultsPanel panel(&clusterModel, &window);
+    panel.showPlan({problem, search.plan, search.evaluation});
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.grab().save(dir + QStringLiteral("/window.png")));
+    window.hide();
+
+    // 240 GPUs, thousands of micro-batches: the timeline must stay readable.
+    const auto largeWorkload = findExample("large-cluster", ExampleKind::Workload);
+    QVERIFY(largeWorkload);
+    auto large = std::make_shared<const Problem>(Problem{
+        valueOf(Topology::build(valueOf(loadCluster("large-cluster")), GpuCatalog::builtin())),
+        valueOf(loadModel("llama2-70b")),
+        valueOf(parseWorkload(largeWorkload->text, largeWorkload->path))});
+    PlannerOptions quick;
+    quick.maxIterations = 3;
+    const PlanSearch largeSearch = valueOf(valueOf(makePlanner(PlannerKind::HexiScale))
+                                               ->plan(*large, *makeCostModel(CostModelKind::HetPlan),
+                                                      quick, {}, quiet));
+
     for (const auto &[name, shown] :
          {std::pair{QStringLiteral("case-study"), ShownPlan{problem, search.plan, search.evaluation}},
+          std::pair{QStringLiteral("large-cluster"),
+                    ShownPlan{large, largeSearch.plan, largeSearch.evaluation}},
           std::pair{QStringLiteral("two-pipelines"), twoPipelinePlan()},
           std::pair{QStringLiteral("overflow"), overflowingPlan()}}) {
         PlanView view;

@@ -70,6 +70,7 @@ private Q_SLOTS:
     void replansAfterPause();
     void resetRestoresThePlan();
     void sweepMatchesCore();
+    void largeClusterReevaluation();
 
 private:
     ShownPlan m_shown;
@@ -194,6 +195,36 @@ void TestWhatIf::sweepMatchesCore()
     const double drawnGBps = m_shown.problem->topology.cluster().links[0].bandwidthGBps;
     QVERIFY(close(sweep.points().front().bandwidthGBps, drawnGBps / 10));
     QVERIFY(close(sweep.points().back().bandwidthGBps, drawnGBps * 10));
+}
+
+void TestWhatIf::largeClusterReevaluation()
+{
+    // 240 GPUs, Llama-2 70B: the slider still shows the core's value for the new bandwidth.
+    const auto workload = findExample("large-cluster", ExampleKind::Workload);
+    QVERIFY(workload);
+    auto problem = std::make_shared<Problem>(Problem{
+        valueOf(Topology::build(valueOf(loadCluster("large-cluster")), GpuCatalog::builtin())),
+        valueOf(loadModel("llama2-70b")), valueOf(parseWorkload(workload->text, workload->path))});
+    PlannerOptions options;
+    options.maxIterations = 5;
+    NullProgress quiet;
+    const PlanSearch search = valueOf(valueOf(makePlanner(PlannerKind::HexiScale))
+                                          ->plan(*problem, *makeCostModel(CostModelKind::HetPlan),
+                                                 options, {}, quiet));
+    const ShownPlan shown{problem, search.plan, search.evaluation};
+    WhatIfPanel panel;
+    panel.setBase(shown, CostModelKind::HetPlan, PlannerKind::HexiScale);
+    const int network = panel.sliderFor({BandwidthTarget::Kind::Network, -1});
+    double worstMs = 0;
+    for (int position : {-100, -40, 30, 100}) {
+        panel.slider(network)->setValue(position);
+        worstMs = std::max(worstMs, panel.lastEvaluationMs());
+        Cluster cluster = problem->topology.cluster();
+        for (Link &l : cluster.links)
+            l.bandwidthGBps *= std::pow(10.0, position / 100.0);
+        QVERIFY(close(panel.changedEvaluation()->iterationS, coreIterationS(shown, cluster)));
+    }
+    qInfo("what-if re-evaluation, 240 GPUs: worst %.3f ms", worstMs);
 }
 
 QTEST_MAIN(TestWhatIf)

@@ -1,11 +1,12 @@
 #pragma once
 
-// What-if bandwidth changes of a cluster, for the sliders and the sweep. Plain C++ (no Qt):
-// the sweep runs on a planning thread.
+// What-if bandwidth changes of a cluster, for the sliders and the sweep: the edits themselves
+// are core/model/bandwidth_edit.h. Plain C++ (no Qt): the sweep runs on a planning thread.
 
 #include "core/base/result.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
+#include "core/model/bandwidth_edit.h"
 #include "core/planners/planner.h"
 
 #include <functional>
@@ -16,27 +17,6 @@
 #include <vector>
 
 namespace hetplan::gui {
-
-// What one slider moves: every network link, every machine's intra link, one network link
-// (index into Cluster::links) or the intra link of one machine (index into machines).
-struct BandwidthTarget
-{
-    enum class Kind { Network, Intra, Link, MachineIntra } kind = Kind::Network;
-    int index = -1;
-
-    bool operator==(const BandwidthTarget &) const = default;
-};
-
-// The classes first, then each link, then each machine's intra link.
-std::vector<BandwidthTarget> bandwidthTargets(const Cluster &cluster);
-// The bandwidth a target has as drawn; for a class, its widest member.
-double drawnBandwidthGBps(const Cluster &cluster, const BandwidthTarget &target);
-// Sets every link the target covers to `bandwidthGBps`.
-Cluster withBandwidth(Cluster cluster, const BandwidthTarget &target, double bandwidthGBps);
-// Multiplies each link's bandwidth by its own factor and its class's (factors[i] belongs to
-// targets[i]); the slider positions of a what-if.
-Cluster scaledCluster(Cluster cluster, std::span<const BandwidthTarget> targets,
-                      std::span<const double> factors);
 
 // The same problem on a changed cluster (GPU types resolved against the built-in catalog).
 Result<Problem> withCluster(const Problem &problem, const Cluster &cluster);

@@ -2,6 +2,8 @@
 
 #include "results/qcustomplot_include.h"
 
+#include <cmath>
+
 namespace hetplan::gui {
 
 namespace {
@@ -47,18 +49,30 @@ void setChartTitle(QCustomPlot *plot, const QString &title)
 
 void setCategoryAxis(QCPAxis *axis, const QStringList &labels)
 {
+    const bool horizontal = axis->orientation() == Qt::Horizontal;
+    const QFontMetrics fm(axis->tickLabelFont());
+    int longestPx = 0;
+    for (const QString &label : labels)
+        longestPx = std::max(longestPx, fm.horizontalAdvance(label));
+    // The axis length as laid out, or as it will be once the plot is first shown.
+    const QRect rect = axis->axisRect()->rect();
+    const QSize plotSize = axis->parentPlot()->size();
+    const int lengthPx = std::max(horizontal ? rect.width() : rect.height(),
+                                  int(0.8 * (horizontal ? plotSize.width() : plotSize.height())));
+    const double slotPx = double(std::max(lengthPx, 200)) / std::max<qsizetype>(labels.size(), 1);
+    // Horizontal labels that would run into each other stand at an angle; where even those
+    // would overlap (hundreds of GPUs), only every step-th category is named.
+    const bool rotate = horizontal && longestPx + 8 > slotPx;
+    const double needPx = horizontal && !rotate ? longestPx + 8 : 1.2 * fm.height() + 2;
+    const int step = std::max(1, int(std::ceil(needPx / slotPx)));
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    int longest = 0;
-    for (int i = 0; i < labels.size(); ++i) {
+    for (int i = 0; i < labels.size(); i += step)
         ticker->addTick(i, labels[i]);
-        longest = std::max(longest, int(labels[i].size()));
-    }
     axis->setTicker(ticker);
     axis->setSubTicks(false);
     axis->grid()->setVisible(false); // a line through every bar says nothing
     axis->setTickLength(0, 4);
-    // Past a dozen categories or long names, horizontal labels run into each other.
-    axis->setTickLabelRotation(labels.size() * std::max(longest, 4) > 90 ? 60 : 0);
+    axis->setTickLabelRotation(rotate ? 60 : 0);
     axis->setRange(-0.6, std::max<double>(labels.size(), 1) - 0.4);
 }
 

@@ -10,7 +10,7 @@ MemoryChart::MemoryChart(QWidget *parent)
     setUpChart(this, tr("Memory per GPU"));
     m_capacity = new QCPBars(xAxis, yAxis);
     m_capacity->setName(tr("Capacity"));
-    m_capacity->setBrush(QColor(0xee, 0xee, 0xee));
+    m_capacity->setBrush(QColor(0xe4, 0xe4, 0xe4));
     m_capacity->setPen(QPen(QColor(0x80, 0x80, 0x80)));
     m_capacity->setWidth(0.75);
     // Used memory in two series, so that the legend explains the red.
@@ -58,6 +58,8 @@ void MemoryChart::setPlan(const ShownPlan &shown)
         overCount += m.fits() ? 0 : 1;
         highest = std::max({highest, m.usedGiB, m.capacityGiB});
     }
+    // Outlines of hundreds of bars would hatch the chart; fills alone read better there.
+    m_capacity->setPen(keys.size() > 60 ? QPen(Qt::NoPen) : QPen(QColor(0x80, 0x80, 0x80)));
     m_capacity->setData(keys, capacity, true);
     m_fits->setData(keys, fits, true);
     m_over->setData(keys, over, true);

@@ -141,7 +141,8 @@ QSize PlanView::sizeHint() const
 
 QSize PlanView::minimumSizeHint() const
 {
-    return {200, 80};
+    // The whole plan: in a scroll area this gives scroll bars instead of clipped boxes.
+    return sizeHint();
 }
 
 bool PlanView::isHighlighted(int pipeline, int stage) const

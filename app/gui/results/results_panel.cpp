@@ -453,7 +453,7 @@ void ResultsPanel::showPlan(const ShownPlan &shown)
     m_memory->setPlan(shown);
     if (shown.plan.workload.mode == Mode::Infer) {
         m_timeline->clear(tr("Inference plans have no 1F1B schedule"));
-        m_serving->setPlan(shown);
+        m_serving->setPlan(shown, m_costModel);
     } else {
         m_timeline->setPlan(shown);
         m_serving->clear();

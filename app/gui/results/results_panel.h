@@ -86,6 +86,7 @@ public:
     CompareView *compareView() const { return m_compareView; }
     ProblemsView *problemsView() const { return m_problems; }
     QMenu *planMenu() const { return m_menu; }
+    QAction *planAction() const { return m_planAction; }
     QLabel *progressLabel() const { return m_progressLabel; }
 
 public Q_SLOTS:

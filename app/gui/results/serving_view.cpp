@@ -3,10 +3,30 @@
 #include "results/chart_support.h"
 #include "results/qcustomplot_include.h"
 
+#include "core/serving/plan_serving.h"
+
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace hetplan::gui {
+
+namespace {
+
+// The SLO the plan is served against: the plan's own slo_s, else what the core makes of the
+// problem's inference workload (slo_scale × the reference latency); none for training.
+std::optional<double> servingSloS(const ShownPlan &shown, const CostModel &costModel)
+{
+    if (const std::optional<double> &sloS = shown.plan.workload.infer.sloS)
+        return *sloS;
+    if (shown.problem && shown.problem->workload.mode == Mode::Infer)
+        return sloSeconds(*shown.problem, costModel);
+    return std::nullopt;
+}
+
+} // namespace
 
 ServingView::ServingView(QWidget *parent)
     : QWidget(parent)
@@ -26,7 +46,10 @@ ServingView::ServingView(QWidget *parent)
     m_latencyPlot->yAxis->setLabel(tr("seconds"));
     m_sloLine = new QCPItemStraightLine(m_latencyPlot);
     m_sloLine->setPen(QPen(QColor(0xd6, 0x27, 0x28), 1.5, Qt::DashLine));
-    layout->addWidget(m_latencyPlot, 1);
+    // Side by side: stacked, two plots would make the charts taller than the window allows.
+    auto *plots = new QHBoxLayout;
+    layout->addLayout(plots, 1);
+    plots->addWidget(m_latencyPlot, 1);
 
     m_attainmentPlot = new QCustomPlot;
     setUpChart(m_attainmentPlot, tr("SLO attainment against request rate"));
@@ -40,10 +63,18 @@ ServingView::ServingView(QWidget *parent)
     m_p99 = m_attainmentPlot->addGraph(m_attainmentPlot->xAxis, m_attainmentPlot->yAxis2);
     m_p99->setName(tr("p99 latency (s)"));
     m_p99->setPen(QPen(QColor(0x4c, 0x72, 0xb0), 1.5, Qt::DashLine));
+    // The rates double from point to point: a log axis spaces them evenly.
+    m_attainmentPlot->xAxis->setScaleType(QCPAxis::stLogarithmic);
+    auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
+    ticker->setLogBase(2);
+    m_attainmentPlot->xAxis->setTicker(ticker);
+    m_attainmentPlot->xAxis->setNumberFormat(QStringLiteral("g"));
     m_attainmentPlot->xAxis->setLabel(tr("requests per second"));
     m_attainmentPlot->yAxis->setLabel(tr("SLO attainment (%)"));
     m_attainmentPlot->yAxis2->setLabel(tr("latency (s)"));
-    layout->addWidget(m_attainmentPlot, 1);
+    plots->addWidget(m_attainmentPlot, 1);
+    for (QCustomPlot *plot : {m_latencyPlot, m_attainmentPlot})
+        plot->setMinimumSize(240, 170);
     clear();
 }
 
@@ -58,7 +89,7 @@ void ServingView::clear(const QString &message)
     m_summary->clear();
 }
 
-void ServingView::setPlan(const ShownPlan &shown)
+void ServingView::setPlan(const ShownPlan &shown, CostModelKind costModelKind)
 {
     const Evaluation &e = shown.evaluation;
     QStringList labels;
@@ -73,7 +104,8 @@ void ServingView::setPlan(const ShownPlan &shown)
     }
     m_latencyBars->setData(keys, latencies, true);
     setCategoryAxis(m_latencyPlot->xAxis, labels);
-    const std::optional<double> &sloS = shown.plan.workload.infer.sloS;
+    const std::unique_ptr<CostModel> costModel = makeCostModel(costModelKind);
+    const std::optional<double> sloS = servingSloS(shown, *costModel);
     m_sloLine->setVisible(sloS.has_value());
     if (sloS) {
         m_sloLine->point1->setCoords(-1, *sloS);
@@ -83,12 +115,49 @@ void ServingView::setPlan(const ShownPlan &shown)
     m_latencyPlot->yAxis->setRange(0, highest > 0 ? highest * 1.15 : 1);
     setChartPlaceholder(m_latencyPlot, labels.isEmpty() ? tr("No replica latencies") : QString());
     m_latencyPlot->replot();
-    m_summary->setText(
-        tr("replicas: %1; slowest %2, %3 tokens/s")
-            .arg(labels.size())
-            .arg(ResultsText::duration(e.iterationS))
-            .arg(QLocale().toString(e.tokensPerS, 'f', 0))
-        + (sloS ? tr("; SLO %1 per request").arg(ResultsText::duration(*sloS)) : QString()));
+
+    std::vector<AttainmentPoint> points;
+    if (sloS && !e.replicaLatencyS.empty()) {
+        const ServingSimulator simulator;
+        const double rate = shown.plan.workload.infer.requestRatePerS;
+        for (int step = -3; step <= 3; ++step) {
+            const ServingOutcome outcome =
+                simulator.simulate(e.replicaLatencyS, rate * std::pow(2.0, step), *sloS);
+            points.push_back({outcome.requestRatePerS, outcome.attainment, outcome.p50S,
+                              outcome.p99S});
+        }
+    }
+    setAttainment(points);
+
+    QString text = tr("replicas: %1; slowest %2, %3 tokens/s")
+                       .arg(labels.size())
+                       .arg(ResultsText::duration(e.iterationS))
+                       .arg(QLocale().toString(e.tokensPerS, 'f', 0));
+    if (sloS && shown.problem && shown.problem->workload.mode == Mode::Infer
+        && !e.replicaLatencyS.empty()) {
+        const ServingFigures f = e.serving ? *e.serving
+                                           : servePlan(*shown.problem, *costModel, shown.plan);
+        text += QLatin1Char('\n')
+                + tr("At %1 requests/s: %2 within the SLO of %3, latency p50 %4, p99 %5; "
+                     "up to %6 requests/s at %7 attainment")
+                      .arg(QLocale().toString(f.requestRatePerS, 'g', 3),
+                           ResultsText::percent(f.attainment), ResultsText::duration(f.sloS),
+                           ResultsText::duration(f.p50S), ResultsText::duration(f.p99S),
+                           QLocale().toString(f.maxRatePerS, 'f', 2),
+                           ResultsText::percent(f.targetAttainment));
+        if (f.referenceLatencyS > 0)
+            text += tr(" (SLO = %1 × %2 on A100s)")
+                        .arg(QLocale().toString(f.sloS / f.referenceLatencyS, 'g', 3),
+                             ResultsText::duration(f.referenceLatencyS));
+    } else if (sloS) {
+        text += tr("; SLO %1 per request").arg(ResultsText::duration(*sloS));
+    }
+    m_summary->setText(text);
+}
+
+int ServingView::attainmentPointCount() const
+{
+    return m_attainment->data()->size();
 }
 
 void ServingView::setAttainment(const std::vector<AttainmentPoint> &points)

@@ -2,6 +2,8 @@
 
 #include "results/results_text.h"
 
+#include "core/cost/cost_model.h"
+
 #include <QWidget>
 
 #include <vector>
@@ -15,8 +17,10 @@ class QLabel;
 namespace hetplan::gui {
 
 // Inference plans: the request latency of every serving replica against the SLO, and SLO
-// attainment against request rate with latency percentiles. The latter come from a serving
-// simulation (HexGen §5, Poisson arrivals); setAttainment() is where its results go.
+// attainment against request rate with latency percentiles from the core's serving
+// simulation (HexGen §5, Poisson arrivals), at 1/8× to 8× the workload's request rate
+// (§5.1's 0.125-8 requests/s around a rate of 1). The SLO is the core's: slo_s, or slo_scale ×
+// the reference latency under the cost model the plan is shown with (core/serving).
 class ServingView : public QWidget
 {
     Q_OBJECT
@@ -24,7 +28,7 @@ class ServingView : public QWidget
 public:
     explicit ServingView(QWidget *parent = nullptr);
 
-    void setPlan(const ShownPlan &shown);
+    void setPlan(const ShownPlan &shown, CostModelKind costModel = CostModelKind::HetPlan);
     void clear(const QString &message = {});
 
     struct AttainmentPoint
@@ -35,6 +39,7 @@ public:
         double p99S = 0;
     };
     void setAttainment(const std::vector<AttainmentPoint> &points);
+    int attainmentPointCount() const;
 
     QCustomPlot *latencyPlot() const { return m_latencyPlot; }
     QCustomPlot *attainmentPlot() const { return m_attainmentPlot; }

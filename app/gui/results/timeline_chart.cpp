@@ -17,12 +17,17 @@ public:
         double startS = 0;
         double endS = 0;
         int microBatch = 0;
+        bool backward = false;
         QColor color;
     };
 
     GanttPlottable(QCPAxis *keyAxis, QCPAxis *valueAxis)
         : QCPAbstractPlottable(keyAxis, valueAxis)
-    {}
+    {
+        // Axis-aligned boxes gain nothing from antialiasing and a large plan has tens of
+        // thousands of them.
+        setAntialiased(false);
+    }
 
     std::vector<Box> boxes;
     int rows = 0;
@@ -50,21 +55,54 @@ protected:
         const QCPRange visible = mKeyAxis->range();
         const QFontMetrics fm(mParentPlot->font());
         painter->setFont(mParentPlot->font());
+        applyDefaultAntialiasingHint(painter);
+        // Below this width no micro-batch number fits; most boxes of a long pipeline are.
+        const int narrowestLabel = fm.horizontalAdvance(QStringLiteral("0")) + 4;
+        // Boxes a few pixels wide merge into runs while they touch: a pipeline with thousands
+        // of micro-batches draws one rectangle per busy stretch instead of one per pass, and
+        // every bubble wider than a pixel still shows.
+        QRectF run;
+        QColor runColor;
+        const auto flush = [&] {
+            if (run.isEmpty())
+                return;
+            painter->setPen(Qt::NoPen);
+            painter->setBrush(runColor);
+            painter->drawRect(run);
+            run = {};
+        };
         for (const Box &b : boxes) {
             if (b.endS < visible.lower || b.startS > visible.upper)
                 continue;
             const QPointF topLeft = coordsToPixels(b.startS, b.row - 0.38);
             const QPointF bottomRight = coordsToPixels(b.endS, b.row + 0.38);
             const QRectF rect = QRectF(topLeft, bottomRight).normalized();
+            if (rect.width() < 3) {
+                if (!run.isEmpty() && qFuzzyCompare(run.top(), rect.top())
+                    && rect.left() <= run.right() + 1) {
+                    run.setRight(std::max(run.right(), rect.right()));
+                    if (b.backward)
+                        runColor = b.color; // the darker pass shows through, as it does unmerged
+                    continue;
+                }
+                flush();
+                run = rect;
+                runColor = b.color;
+                continue;
+            }
+            flush();
             painter->setPen(QPen(b.color.darker(170), 0));
             painter->setBrush(b.color);
             painter->drawRect(rect);
+            if (rect.width() < narrowestLabel || rect.height() < fm.height())
+                continue;
             const QString label = QString::number(b.microBatch + 1);
-            if (rect.width() > fm.horizontalAdvance(label) + 4 && rect.height() > fm.height()) {
+            if (rect.width() > fm.horizontalAdvance(label) + 4) {
                 painter->setPen(Qt::black);
                 painter->drawText(rect, Qt::AlignCenter, label);
             }
         }
+        flush();
     }
 
     void drawLegendIcon(QCPPainter *painter, const QRectF &rect) const override
@@ -150,18 +188,17 @@ void TimelineChart::setPlan(const ShownPlan &shown)
             if (interval.pass == Pass::Backward)
                 color = color.darker(150);
             m_gantt->boxes.push_back({firstRow + interval.stage, interval.startS, interval.endS,
-                                      interval.microBatch, color});
+                                      interval.microBatch, interval.pass == Pass::Backward,
+                                      color});
         }
     }
+    // Row by row in time order, so that draw() can merge neighbours.
+    std::stable_sort(m_gantt->boxes.begin(), m_gantt->boxes.end(),
+                     [](const GanttPlottable::Box &a, const GanttPlottable::Box &b) {
+                         return a.row != b.row ? a.row < b.row : a.startS < b.startS;
+                     });
     m_gantt->rows = int(rows.size());
-    // Label every row while they fit; beyond that every k-th, so labels never overlap.
-    const int step = std::max(1, int(rows.size()) / 40 + 1);
-    QStringList labels;
-    for (int i = 0; i < rows.size(); ++i)
-        labels << (i % step == 0 ? rows[i] : QString());
-    setCategoryAxis(yAxis, labels);
-    yAxis->setTickLabelRotation(0);
-    yAxis->setRange(-0.6, rows.size() - 0.4);
+    setCategoryAxis(yAxis, rows);
     xAxis->setRange(0, makespanS > 0 ? makespanS * 1.02 : 1);
     setChartPlaceholder(this, {});
     setChartTitle(this, tr("1F1B timeline: %1 for the slowest pipeline (simulated)")

@@ -41,7 +41,9 @@ WhatIfPanel::WhatIfPanel(QWidget *parent)
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidget(m_sliderBox);
-    layout->addWidget(scroll, 2);
+    // Room for the two class sliders and a few links before it scrolls.
+    scroll->setMinimumHeight(6 * fontMetrics().height() + 24);
+    layout->addWidget(scroll, 3);
 
     m_currentLabel = new QLabel;
     m_currentLabel->setWordWrap(true);
@@ -60,7 +62,7 @@ WhatIfPanel::WhatIfPanel(QWidget *parent)
     layout->addLayout(buttons);
 
     m_sweep = new SweepView;
-    layout->addWidget(m_sweep, 3);
+    layout->addWidget(m_sweep, 2);
 
     m_debounce = new QTimer(this);
     m_debounce->setSingleShot(true);

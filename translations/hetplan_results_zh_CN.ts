@@ -1,0 +1,663 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>hetplan::gui::BreakdownChart</name>
+    <message>
+        <source>Time breakdown</source>
+        <translation>时间分解</translation>
+    </message>
+    <message>
+        <source>seconds per iteration</source>
+        <translation>每次迭代的秒数</translation>
+    </message>
+    <message>
+        <source>No plan yet</source>
+        <translation>尚无方案</translation>
+    </message>
+    <message>
+        <source>seconds per request batch</source>
+        <translation>每个请求批次的秒数</translation>
+    </message>
+    <message>
+        <source>Overall</source>
+        <translation>整体</translation>
+    </message>
+    <message>
+        <source>Time breakdown: %1 per %2</source>
+        <translation>时间分解：每%2 %1</translation>
+    </message>
+    <message>
+        <source>request batch</source>
+        <translation>请求批次</translation>
+    </message>
+    <message>
+        <source>iteration</source>
+        <translation>迭代</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::CompareModel</name>
+    <message>
+        <source>no plan fits: %1</source>
+        <translation>没有可容纳的方案：%1</translation>
+    </message>
+    <message>
+        <source>cancelled: %1</source>
+        <translation>已取消：%1</translation>
+    </message>
+    <message>
+        <source>not available: %1</source>
+        <translation>不可用：%1</translation>
+    </message>
+    <message>
+        <source>failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <source>%1 (stopped early)</source>
+        <translation>%1（提前停止）</translation>
+    </message>
+    <message>
+        <source>Planner</source>
+        <translation>规划器</translation>
+    </message>
+    <message>
+        <source>Iteration time</source>
+        <translation>迭代时间</translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>词元/秒</translation>
+    </message>
+    <message>
+        <source>Pipelines</source>
+        <translation>流水线</translation>
+    </message>
+    <message>
+        <source>Time to plan</source>
+        <translation>规划用时</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::CompareView</name>
+    <message>
+        <source>Planners compared</source>
+        <translation>规划器对比</translation>
+    </message>
+    <message>
+        <source>Iteration time (s)</source>
+        <translation>迭代时间（秒）</translation>
+    </message>
+    <message>
+        <source>MFU (%)</source>
+        <translation>MFU（%）</translation>
+    </message>
+    <message>
+        <source>iteration time (s)</source>
+        <translation>迭代时间（秒）</translation>
+    </message>
+    <message>
+        <source>Press Compare all</source>
+        <translation>请按“全部对比”</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::ConvergenceChart</name>
+    <message>
+        <source>Search convergence</source>
+        <translation>搜索收敛</translation>
+    </message>
+    <message>
+        <source>iteration</source>
+        <translation>迭代</translation>
+    </message>
+    <message>
+        <source>best iteration time (s)</source>
+        <translation>最佳迭代时间（秒）</translation>
+    </message>
+    <message>
+        <source>No search yet</source>
+        <translation>尚未搜索</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::MemoryChart</name>
+    <message>
+        <source>Memory per GPU</source>
+        <translation>每个 GPU 的显存</translation>
+    </message>
+    <message>
+        <source>Capacity</source>
+        <translation>容量</translation>
+    </message>
+    <message>
+        <source>Used</source>
+        <translation>已用</translation>
+    </message>
+    <message>
+        <source>Over capacity</source>
+        <translation>超出容量</translation>
+    </message>
+    <message>
+        <source>GiB</source>
+        <translation>GiB</translation>
+    </message>
+    <message>
+        <source>No plan yet</source>
+        <translation>尚无方案</translation>
+    </message>
+    <message>
+        <source>Memory per GPU: every GPU fits</source>
+        <translation>每个 GPU 的显存：全部 GPU 均可容纳</translation>
+    </message>
+    <message>
+        <source>Memory per GPU: over capacity on %1 of %2 GPUs</source>
+        <translation>每个 GPU 的显存：%2 个 GPU 中有 %1 个超出容量</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::PlanView</name>
+    <message>
+        <source>No plan yet. Choose a planner and press Plan.</source>
+        <translation>尚无方案。请选择规划器并按“规划”。</translation>
+    </message>
+    <message>
+        <source>batch %1</source>
+        <translation>批大小 %1</translation>
+    </message>
+    <message>
+        <source>Stage %1 · layers %2–%3</source>
+        <translation>阶段 %1 · 层 %2–%3</translation>
+    </message>
+    <message>
+        <source>TP %1 · DP %2</source>
+        <translation>TP %1 · DP %2</translation>
+    </message>
+    <message>
+        <source>per micro-batch: forward %1, backward %2, hop %3</source>
+        <translation>每个微批次：前向 %1，反向 %2，传输 %3</translation>
+    </message>
+    <message>
+        <source>micro-batches: %1 × %2</source>
+        <translation>微批次：%1 × %2</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::ProblemsView</name>
+    <message>
+        <source>Machine %1 has no network path to any other machine: no plan can use its GPUs together with the others. Connect it.</source>
+        <translation>机器 %1 与其他机器之间没有网络路径：任何方案都无法将它的 GPU 与其他 GPU 一起使用。请连接它。</translation>
+    </message>
+    <message>
+        <source>Click to select %1 in the cluster</source>
+        <translation>点击以在集群中选中 %1</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::ResultsPanel</name>
+    <message>
+        <source>Breakdown</source>
+        <translation>分解</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <source>Timeline</source>
+        <translation>时间线</translation>
+    </message>
+    <message>
+        <source>Convergence</source>
+        <translation>收敛</translation>
+    </message>
+    <message>
+        <source>Serving</source>
+        <translation>推理服务</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <source>Charts</source>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Problems</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>What if</source>
+        <translation>假设分析</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>&amp;Plan</source>
+        <translation>规划(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Search for the best plan with the chosen planner</source>
+        <translation>用所选规划器搜索最佳方案</translation>
+    </message>
+    <message>
+        <source>&amp;Compare all planners</source>
+        <translation>对比全部规划器(&amp;C)</translation>
+    </message>
+    <message>
+        <source>C&amp;ancel</source>
+        <translation>取消(&amp;A)</translation>
+    </message>
+    <message>
+        <source>P&amp;lanner</source>
+        <translation>规划器(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Default for the workload</source>
+        <translation>工作负载的默认规划器</translation>
+    </message>
+    <message>
+        <source>C&amp;ost model</source>
+        <translation>代价模型(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Export plan &amp;file…</source>
+        <translation>导出方案文件(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Export plan &amp;view as image…</source>
+        <translation>将方案视图导出为图像(&amp;V)…</translation>
+    </message>
+    <message>
+        <source>Export &amp;chart as image…</source>
+        <translation>将图表导出为图像(&amp;C)…</translation>
+    </message>
+    <message>
+        <source>Export &amp;breakdown as CSV…</source>
+        <translation>将时间分解导出为 CSV(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>Choose a model first</source>
+        <translation>请先选择模型</translation>
+    </message>
+    <message>
+        <source>%1: iteration %2</source>
+        <translation>%1：第 %2 次迭代</translation>
+    </message>
+    <message>
+        <source> · best %1, MFU %2</source>
+        <translation> · 最佳 %1，MFU %2</translation>
+    </message>
+    <message>
+        <source> · nothing fits yet</source>
+        <translation> · 尚无可容纳的方案</translation>
+    </message>
+    <message>
+        <source>Cancelled before any plan was found</source>
+        <translation>在找到任何方案之前已取消</translation>
+    </message>
+    <message>
+        <source>No plan found</source>
+        <translation>未找到方案</translation>
+    </message>
+    <message>
+        <source>Stopped: best plan so far %1, MFU %2</source>
+        <translation>已停止：目前最佳方案 %1，MFU %2</translation>
+    </message>
+    <message>
+        <source>Planned: %1 per iteration, MFU %2</source>
+        <translation>规划完成：每次迭代 %1，MFU %2</translation>
+    </message>
+    <message>
+        <source>Inference plans have no 1F1B schedule</source>
+        <translation>推理方案没有 1F1B 调度</translation>
+    </message>
+    <message>
+        <source>Export plan</source>
+        <translation>导出方案</translation>
+    </message>
+    <message>
+        <source>Plan files (*.plan.json *.json)</source>
+        <translation>方案文件 (*.plan.json *.json)</translation>
+    </message>
+    <message>
+        <source>Export plan view</source>
+        <translation>导出方案视图</translation>
+    </message>
+    <message>
+        <source>Export chart</source>
+        <translation>导出图表</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG drawing (*.svg);;PDF (*.pdf)</source>
+        <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Export image</source>
+        <translation>导出图像</translation>
+    </message>
+    <message>
+        <source>Export breakdown</source>
+        <translation>导出时间分解</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::ResultsText</name>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <source>%1 µs</source>
+        <translation>%1 微秒</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1%</translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>%1 GB/s</source>
+        <translation>%1 GB/s</translation>
+    </message>
+    <message>
+        <source>Replica %1</source>
+        <translation>副本 %1</translation>
+    </message>
+    <message>
+        <source>Pipeline %1</source>
+        <translation>流水线 %1</translation>
+    </message>
+    <message>
+        <source>All links between machines</source>
+        <translation>机器之间的全部链路</translation>
+    </message>
+    <message>
+        <source>All links inside machines</source>
+        <translation>机器内部的全部链路</translation>
+    </message>
+    <message>
+        <source>Link %1 – %2</source>
+        <translation>链路 %1 – %2</translation>
+    </message>
+    <message>
+        <source>Inside %1</source>
+        <translation>%1 内部</translation>
+    </message>
+    <message>
+        <source>Compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>TP comm</source>
+        <translation>TP 通信</translation>
+    </message>
+    <message>
+        <source>PP comm</source>
+        <translation>PP 通信</translation>
+    </message>
+    <message>
+        <source>DP comm</source>
+        <translation>DP 通信</translation>
+    </message>
+    <message>
+        <source>Bubble</source>
+        <translation>气泡</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::ServingView</name>
+    <message>
+        <source>Request latency per replica</source>
+        <translation>每个副本的请求延迟</translation>
+    </message>
+    <message>
+        <source>Latency of one batch (prefill + decode)</source>
+        <translation>一个批次的延迟（预填充 + 解码）</translation>
+    </message>
+    <message>
+        <source>seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>SLO attainment against request rate</source>
+        <translation>SLO 达成率与请求速率</translation>
+    </message>
+    <message>
+        <source>SLO attainment (%)</source>
+        <translation>SLO 达成率（%）</translation>
+    </message>
+    <message>
+        <source>p50 latency (s)</source>
+        <translation>p50 延迟（秒）</translation>
+    </message>
+    <message>
+        <source>p99 latency (s)</source>
+        <translation>p99 延迟（秒）</translation>
+    </message>
+    <message>
+        <source>requests per second</source>
+        <translation>每秒请求数</translation>
+    </message>
+    <message>
+        <source>latency (s)</source>
+        <translation>延迟（秒）</translation>
+    </message>
+    <message>
+        <source>No inference plan yet</source>
+        <translation>尚无推理方案</translation>
+    </message>
+    <message>
+        <source>No replica latencies</source>
+        <translation>没有副本延迟</translation>
+    </message>
+    <message>
+        <source>; SLO %1 per request</source>
+        <translation>；每个请求的 SLO 为 %1</translation>
+    </message>
+    <message>
+        <source>Needs a serving simulation of the plan</source>
+        <translation>需要对该方案进行推理服务模拟</translation>
+    </message>
+    <message>
+        <source>replicas: %1; slowest %2, %3 tokens/s</source>
+        <translation>副本：%1；最慢 %2，%3 词元/秒</translation>
+    </message>
+    <message>
+        <source>At %1 requests/s: %2 within the SLO of %3, latency p50 %4, p99 %5; up to %6 requests/s at %7 attainment</source>
+        <translation>每秒 %1 个请求时：%2 满足 %3 的 SLO，延迟 p50 %4、p99 %5；达标率 %7 时最高每秒 %6 个请求</translation>
+    </message>
+    <message>
+        <source> (SLO = %1 × %2 on A100s)</source>
+        <translation>（SLO = %1 × A100 上的 %2）</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::SweepView</name>
+    <message>
+        <source>Sweep:</source>
+        <translation>扫描：</translation>
+    </message>
+    <message>
+        <source>Run sweep</source>
+        <translation>运行扫描</translation>
+    </message>
+    <message>
+        <source>Bandwidth sweep</source>
+        <translation>带宽扫描</translation>
+    </message>
+    <message>
+        <source>bandwidth (GB/s)</source>
+        <translation>带宽（GB/s）</translation>
+    </message>
+    <message>
+        <source>iteration time (s)</source>
+        <translation>迭代时间（秒）</translation>
+    </message>
+    <message>
+        <source>MFU (%)</source>
+        <translation>MFU（%）</translation>
+    </message>
+    <message>
+        <source>Current plan</source>
+        <translation>当前方案</translation>
+    </message>
+    <message>
+        <source>Re-planned</source>
+        <translation>重新规划</translation>
+    </message>
+    <message>
+        <source>MFU, re-planned</source>
+        <translation>MFU（重新规划）</translation>
+    </message>
+    <message>
+        <source>Computed %1 of %2 points…</source>
+        <translation>已计算 %1/%2 个点…</translation>
+    </message>
+    <message>
+        <source>Cancel sweep</source>
+        <translation>取消扫描</translation>
+    </message>
+    <message>
+        <source>Computing…</source>
+        <translation>正在计算…</translation>
+    </message>
+    <message>
+        <source>Choose a link and run a sweep</source>
+        <translation>请选择链路并运行扫描</translation>
+    </message>
+    <message>
+        <source>Bandwidth sweep: %1</source>
+        <translation>带宽扫描：%1</translation>
+    </message>
+    <message>
+        <source>Sweep stopped; points computed: %1</source>
+        <translation>扫描已停止；已计算的点：%1</translation>
+    </message>
+    <message>
+        <source>Sweep of %1 done; points: %2</source>
+        <translation>%1 的扫描已完成；点数：%2</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::TimelineChart</name>
+    <message>
+        <source>1F1B timeline</source>
+        <translation>1F1B 时间线</translation>
+    </message>
+    <message>
+        <source>Forward (light), backward (dark); gaps are bubbles</source>
+        <translation>前向（浅色），反向（深色）；空隙为气泡</translation>
+    </message>
+    <message>
+        <source>seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>No plan yet</source>
+        <translation>尚无方案</translation>
+    </message>
+    <message>
+        <source>No 1F1B schedule: serving replicas run one batch at a time</source>
+        <translation>没有 1F1B 调度：推理副本一次处理一个批次</translation>
+    </message>
+    <message>
+        <source>P%1 S%2</source>
+        <translation>流水线%1 阶段%2</translation>
+    </message>
+    <message>
+        <source>Stage %1</source>
+        <translation>阶段 %1</translation>
+    </message>
+    <message>
+        <source>1F1B timeline: %1 for the slowest pipeline (simulated)</source>
+        <translation>1F1B 时间线：最慢流水线 %1（模拟）</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::WhatIfPanel</name>
+    <message>
+        <source>Drag a slider to scale a bandwidth (0.1× to 10×). The current plan is re-evaluated at once and re-planned after a pause.</source>
+        <translation>拖动滑块以缩放带宽（0.1× 至 10×）。当前方案会立即重新评估，并在停顿后重新规划。</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>重置</translation>
+    </message>
+    <message>
+        <source>Put every bandwidth back as drawn</source>
+        <translation>将所有带宽恢复为绘制时的值</translation>
+    </message>
+    <message>
+        <source>Show re-planned plan</source>
+        <translation>显示重新规划的方案</translation>
+    </message>
+    <message>
+        <source>Plan first: the sliders change the bandwidths under a plan.</source>
+        <translation>请先规划：滑块会改变方案所依赖的带宽。</translation>
+    </message>
+    <message>
+        <source>Current plan as drawn: %1</source>
+        <translation>按绘制的集群，当前方案：%1</translation>
+    </message>
+    <message>
+        <source>Scale from 0.1× to 10× of the bandwidth as drawn</source>
+        <translation>在绘制带宽的 0.1× 至 10× 之间缩放</translation>
+    </message>
+    <message>
+        <source>×%1</source>
+        <translation>×%1</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Current plan: %1 → %2 (%3%4 %), MFU %5 → %6; evaluated in %7 ms</source>
+        <translation>当前方案：%1 → %2（%3%4%），MFU %5 → %6；评估用时 %7 毫秒</translation>
+    </message>
+    <message>
+        <source>Re-planning after a pause…</source>
+        <translation>停顿后将重新规划…</translation>
+    </message>
+    <message>
+        <source>Re-planning found nothing: %1</source>
+        <translation>重新规划未找到方案：%1</translation>
+    </message>
+    <message>
+        <source>Re-planned: %1 (as drawn: %2, current plan here: %3); %4</source>
+        <translation>重新规划：%1（按绘制：%2，当前方案在此：%3）；%4</translation>
+    </message>
+    <message>
+        <source>same strategy</source>
+        <translation>策略相同</translation>
+    </message>
+    <message>
+        <source>the strategy changed</source>
+        <translation>策略已改变</translation>
+    </message>
+</context>
+</TS>
