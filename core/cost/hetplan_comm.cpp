@@ -121,6 +121,10 @@ struct SyncScratch
     PathKind path = PathKind::Widest; // the links the replicas' all-reduce uses
     std::vector<int> holders;
     std::vector<double> gpuS; // per flat GPU: its chunks' all-reduce time, in sequence
+    // Per machine: time its network link is busy. Every GPU's chunks run at the same time,
+    // so the rings that leave one machine share its link (8 GPUs of a box syncing with
+    // another box over one Ethernet NIC get an eighth of it each).
+    std::vector<double> machineS;
 };
 
 SyncScratch &syncScratch()
@@ -176,6 +180,17 @@ void syncTensors(const Topology &topology, SyncScratch &s, double params, double
         const double chunkS = tensors * ringAllReduceS(n, chunkBytes, ring);
         for (int gpu : s.holders)
             s.gpuS[size_t(gpu)] += chunkS;
+        // A ring ordered machine by machine leaves each machine once, carrying 2(n−1)/n of
+        // the chunk over that edge.
+        const double ringBytes = tensors * 2.0 * (n - 1) / n * chunkBytes;
+        for (int i = 0; i < n; ++i) {
+            const int a = s.holders[size_t(i)];
+            const int b = s.holders[size_t((i + 1) % n)];
+            const int machine = topology.gpu(a).machine;
+            if (machine != topology.gpu(b).machine)
+                s.machineS[size_t(machine)] += transferS(ringBytes,
+                                                         topology.bandwidthBytesPerS(a, b, s.path));
+        }
     }
 }
 
@@ -229,6 +244,7 @@ double asymmetricGradientSyncS(const Problem &problem, const Plan &plan,
     const double gradientBytes = bytesPerElement(problem.workload.train.precision);
     SyncScratch &s = syncScratch();
     s.gpuS.assign(size_t(topology.gpuCount()), 0.0);
+    s.machineS.assign(topology.cluster().machines.size(), 0.0);
     const PlanPaths paths(topology, plan);
 
     for (int segment = 0; segment < segments.segmentCount(); ++segment) {
@@ -242,14 +258,15 @@ double asymmetricGradientSyncS(const Problem &problem, const Plan &plan,
     syncTensors(topology, s, model.headParams(), 1, gradientBytes);
 
     // All stages synchronise at once after the pipelines drain; a GPU's chunks run in
-    // sequence, so the slowest GPU sets the DP time.
+    // sequence, so the slowest GPU, or the busiest machine link, sets the DP time.
     double slowestS = 0;
     size_t flat = 0;
     for (const Pipeline &pipeline : plan.pipelines)
         for (const Stage &stage : pipeline.stages) {
             double stageS = 0;
             for (int gpu : stage.gpus)
-                stageS = std::max(stageS, s.gpuS[size_t(gpu)]);
+                stageS = std::max({stageS, s.gpuS[size_t(gpu)],
+                                   s.machineS[size_t(topology.gpu(gpu).machine)]});
             perStageS[flat++] = stageS;
             slowestS = std::max(slowestS, stageS);
         }

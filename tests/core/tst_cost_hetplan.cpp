@@ -84,6 +84,7 @@ private Q_SLOTS:
     void computeFromRealFlops();
     void asymmetricGradientSyncRunsChunksInSequence();
     void replicasBehindOneLinkShareIt();
+    void gradientRingsLeavingOneMachineShareItsLink();
     void breakdownAddsUpAndMfuIsAFraction();
     void inferenceLatencyAndMemory();
 };
@@ -275,6 +276,22 @@ void TestCostHetPlan::replicasBehindOneLinkShareIt()
     const double hopS = HetPlanModel().hopS(problem, queryOf(sender, 2, 0, 2),
                                             queryOf(receiver, 2, 1, 2));
     QVERIFY2(near(hopS, 2 * twoSequencesS), std::to_string(hopS).c_str());
+}
+
+void TestCostHetPlan::gradientRingsLeavingOneMachineShareItsLink()
+{
+    // Two tp 2 pipelines, one per machine: chunk 0 is all-reduced by A:0 and B:0, chunk 1 by
+    // A:1 and B:1, at the same time, both over the one 1 GB/s link between A and B. Each ring
+    // of 2 moves its whole chunk across that link, so the link carries every gradient byte
+    // once: params · 2 bytes / 1 GB/s, twice what either ring would take alone.
+    const Problem problem = makeProblem(twoMachineCluster(), smallModel(), trainWorkload(2, 512));
+    Plan plan;
+    plan.pipelines = {pipeline(1, 1, {stage({0, 1}, 2, 1, 0, 8)}),
+                      pipeline(1, 1, {stage({3, 4}, 2, 1, 0, 8)})};
+    const double params = 8 * 16779264.0 + 1024000 + 1025024;
+    const Evaluation e = HetPlanModel().evaluate(problem, plan);
+    QVERIFY2(near(e.breakdown.dpCommS, params * 2 / 1e9),
+             std::to_string(e.breakdown.dpCommS).c_str());
 }
 
 void TestCostHetPlan::breakdownAddsUpAndMfuIsAFraction()
