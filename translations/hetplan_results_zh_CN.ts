@@ -593,8 +593,8 @@
         <translation>阶段 %1</translation>
     </message>
     <message>
-        <source>1F1B timeline: %1 for the slowest pipeline (simulated)</source>
-        <translation>1F1B 时间线：最慢流水线 %1（模拟）</translation>
+        <source>1F1B timeline, simulated: %1 for the slowest pipeline (the cost model&apos;s estimate: %2)</source>
+        <translation>1F1B 时间线（模拟）：最慢流水线 %1（成本模型估计：%2）</translation>
     </message>
 </context>
 <context>
