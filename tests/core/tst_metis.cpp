@@ -283,14 +283,16 @@ private Q_SLOTS:
 
         // Cutting takes k GPUs from each machine it reaches, machine by machine.
         const Problem problem = exampleProblem("metis-v100-t4", "gpt3-6.7b");
-        const std::vector<int> order{0, 1, 2, 3};
+        // Machines: v100-0 (4 GPUs), v100-1 (2), v100-2 (2), t4-0 (4), t4-1 (2), t4-2 (2).
+        const std::vector<int> order{0, 1, 2, 3, 4, 5};
         const std::vector<int> cut{2, 4, 6, 4};
         const auto groups = metis::cutGroups(problem.topology, order, cut);
         QCOMPARE(groups.size(), size_t(4));
-        QCOMPARE(groups[1], (std::vector<int>{2, 3, 4, 5})); // 2 of v100-0, 2 of v100-1
-        // Machines of one kind are interchangeable: both orders of the two V100 boxes agree.
+        QCOMPARE(groups[1], (std::vector<int>{2, 3, 4, 5})); // 2 of v100-0, both of v100-1
+        // Machines of one kind and size are interchangeable: both orders of the two 2x V100
+        // boxes agree.
         const auto classes = metis::machineClasses(problem.topology);
-        const std::vector<int> swapped{1, 0, 2, 3};
+        const std::vector<int> swapped{0, 2, 1, 3, 4, 5};
         QCOMPARE(metis::sequenceKey(problem.topology, classes, groups),
                  metis::sequenceKey(problem.topology, classes,
                                     metis::cutGroups(problem.topology, swapped, cut)));
