@@ -106,6 +106,8 @@ public:
                             variant.policy = policy;
                             tryChoice(variant);
                         }
+            if (iteration + 1 == int(ladder.size()))
+                tryMachineAlignedLayouts();
             report(iteration + 1);
         }
         polishBest();
@@ -311,6 +313,23 @@ private:
         choice.ufactor = m_ufactor;
         choice.microBatch = m_microBatches.front();
         return choice;
+    }
+
+    // Once the ladder has found the best pipeline count: pipelines striped across machines
+    // (each takes the same GPUs of every box, so DP stays inside machines) with one stage per
+    // machine part, under each TP policy. Random exploration reaches this uniform layout
+    // only by chance on large clusters (on the 64-GPU synthetic bench it is the best plan).
+    void tryMachineAlignedLayouts()
+    {
+        if (!m_best)
+            return;
+        Choice choice = ladderChoice(int(m_best->plan.pipelines.size()));
+        choice.cut = CutOption::MaximiseBetweenGroups;
+        choice.parts = PartCount::Machines;
+        for (TpPolicy policy : {TpPolicy::Widest, TpPolicy::LocallyBest}) {
+            choice.policy = policy;
+            tryChoice(choice);
+        }
     }
 
     Choice exploreChoice(const std::vector<int> &ladder)
