@@ -106,6 +106,10 @@
 <context>
     <name>hetplan::gui::ClusterView</name>
     <message>
+        <source>Drag a machine from the palette to start</source>
+        <translation>从组件面板拖入一台机器即可开始</translation>
+    </message>
+    <message>
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>

@@ -81,10 +81,6 @@
         <source>The link to edit no longer exists.</source>
         <translation>要编辑的链路已不存在。</translation>
     </message>
-    <message>
-        <source>A cluster needs at least one machine; add another before deleting the last.</source>
-        <translation>集群至少需要一台机器；请先添加另一台，再删除最后一台。</translation>
-    </message>
 </context>
 <context>
     <name>hetplan::gui::MainWindow</name>
@@ -367,16 +363,28 @@
         <translation> 请求/秒</translation>
     </message>
     <message>
-        <source> s</source>
-        <translation> 秒</translation>
+        <source>Latency target per request (HexGen&apos;s SLO)</source>
+        <translation>每个请求的延迟目标（HexGen 的 SLO）</translation>
     </message>
     <message>
-        <source>none</source>
-        <translation>无</translation>
+        <source>× reference latency</source>
+        <translation>× 参考延迟</translation>
     </message>
     <message>
-        <source>Latency target per request (HexGen&apos;s SLO); 0: none</source>
-        <translation>每个请求的延迟目标（HexGen 的 SLO）；0 表示无</translation>
+        <source>seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>A multiple of one request&apos;s latency on 4 A100-40G (HexGen §5.1), or seconds</source>
+        <translation>单个请求在 4 块 A100-40G 上的延迟的倍数（HexGen §5.1），或秒数</translation>
+    </message>
+    <message>
+        <source>= %1 × the reference latency (%2)</source>
+        <translation>= 参考延迟（%2）的 %1 倍</translation>
+    </message>
+    <message>
+        <source>= %1 (%2 × the reference latency, %3)</source>
+        <translation>= %1（参考延迟 %3 的 %2 倍）</translation>
     </message>
     <message>
         <source>Pro&amp;mpt length:</source>

@@ -317,6 +317,14 @@
         <translation>已停止：目前最佳方案 %1，MFU %2</translation>
     </message>
     <message>
+        <source>Stopped: best plan so far: slowest replica %1, SLO attainment %2</source>
+        <translation>已停止：目前最佳方案的最慢副本 %1，SLO 达成率 %2</translation>
+    </message>
+    <message>
+        <source>Planned: slowest replica %1, SLO attainment %2</source>
+        <translation>规划完成：最慢副本 %1，SLO 达成率 %2</translation>
+    </message>
+    <message>
         <source>Planned: %1 per iteration, MFU %2</source>
         <translation>规划完成：每次迭代 %1，MFU %2</translation>
     </message>

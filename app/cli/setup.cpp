@@ -1,6 +1,7 @@
 #include "app/cli/setup.h"
 
 #include "core/catalog/catalog.h"
+#include "core/io/cluster_check.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
 
@@ -133,6 +134,8 @@ Result<Topology> topologyFromArgs(const Args &args, std::optional<std::string> f
     auto topology = Topology::build(*cluster, GpuCatalog::builtin());
     if (!topology)
         return Error{topology.error().kind, *clusterName + ": " + topology.error().message};
+    if (Status gpus = checkHasGpus(*topology); !gpus)
+        return Error{gpus.error().kind, *clusterName + ": " + gpus.error().message};
     return topology;
 }
 

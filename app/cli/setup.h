@@ -25,7 +25,8 @@ struct ProblemDefaults
     std::optional<Workload> workload;
 };
 
-// --cluster NAME|FILE, resolved to a Topology (GPU types checked against the catalog).
+// --cluster NAME|FILE, resolved to a Topology (GPU types checked against the catalog); a
+// cluster without GPUs is refused here, since every command that takes one needs GPUs.
 Result<Topology> topologyFromArgs(const Args &args, std::optional<std::string> fallbackCluster = {});
 
 // Cluster (--cluster, bundled name or file), model (--model), workload (--workload file, else

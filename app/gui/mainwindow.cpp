@@ -179,6 +179,9 @@ void MainWindow::arrangeDocks()
         scroll->setWidget(d->widget());
         scroll->setWidgetResizable(true);
         scroll->setFrameShape(QFrame::NoFrame);
+        // The what-if rows fit beside the vertical scroll bar; the comparison table may scroll.
+        if (d == whatIf)
+            scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
         d->setWidget(scroll);
     }
     for (QDockWidget *d : bottom.mid(1))
@@ -196,7 +199,7 @@ void MainWindow::arrangeDocks()
                     m_inspectorDock->raise();
             });
 
-    resizeDocks({m_paletteDock, m_inspectorDock}, {170, 460}, Qt::Horizontal);
+    resizeDocks({m_paletteDock, m_inspectorDock}, {200, 460}, Qt::Horizontal);
     resizeDocks({plan}, {1}, Qt::Vertical); // as low as the charts allow
 }
 

@@ -23,4 +23,11 @@ Status checkCluster(const Cluster &cluster, std::string_view source)
     return okStatus();
 }
 
+Status checkHasGpus(const Topology &topology)
+{
+    if (topology.gpuCount() > 0)
+        return okStatus();
+    return badInput("cluster '" + topology.cluster().name + "' has no GPUs; add a machine");
+}
+
 } // namespace hetplan

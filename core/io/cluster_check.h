@@ -2,6 +2,7 @@
 
 #include "core/base/result.h"
 #include "core/model/cluster.h"
+#include "core/model/topology.h"
 
 #include <string_view>
 
@@ -13,5 +14,10 @@ namespace hetplan {
 // and opened again, and planned. Errors read "<source>: machines[2].count: …" like the
 // reader's.
 Status checkCluster(const Cluster &cluster, std::string_view source);
+
+// A cluster without machines is a valid document (the designer starts from one), but nothing
+// can be planned, evaluated or served on it. Every front door that needs GPUs asks this, so
+// the user reads one message: "cluster 'x' has no GPUs; add a machine".
+Status checkHasGpus(const Topology &topology);
 
 } // namespace hetplan

@@ -255,7 +255,7 @@ Result<Cluster> parseCluster(std::string_view text, std::string_view source)
 
         NameIndex names;
         long long gpuTotal = 0;
-        const Array machines = root.required("machines").array(kMaxMachines, 1);
+        const Array machines = root.required("machines").array(kMaxMachines);
         for (std::size_t i = 0; i < machines.size(); ++i)
             c.machines.push_back(readMachine(machines.at(i), c, names, gpuTotal));
         const Array switches = root.optional("switches").array(kMaxMachines);

@@ -189,8 +189,6 @@ Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catal
     t.m_cluster = cluster;
     const std::vector<Machine> &machines = cluster.machines;
 
-    if (machines.empty())
-        return badInput("machines: a cluster needs at least one machine with GPUs");
     if (machines.size() > static_cast<size_t>(kMaxMachines))
         return badInput("machines: " + std::to_string(machines.size())
                         + " machines; at most " + std::to_string(kMaxMachines));
@@ -337,19 +335,21 @@ Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catal
     t.m_mixesRdmaNics = hasNic(NicKind::InfiniBand) && hasNic(NicKind::Roce);
 
     std::unordered_map<long long, size_t> overrideField;
+    const std::string gpuNamingHint =
+        "; GPUs are named machine:index"
+        + (t.m_gpus.empty() ? std::string(" and this cluster has none")
+                            : ", e.g. " + quoted(t.m_gpus.front().name));
     for (size_t i = 0; i < cluster.pairOverrides.size(); ++i) {
         const PairOverride &o = cluster.pairOverrides[i];
         const std::string field = indexed("pair_overrides", i);
         const std::optional<int> a = t.findGpu(o.a);
         if (!a)
             return badInput(field + ".a: unknown GPU " + quoted(o.a)
-                            + "; GPUs are named machine:index, e.g. "
-                            + quoted(t.m_gpus.front().name));
+                            + gpuNamingHint);
         const std::optional<int> b = t.findGpu(o.b);
         if (!b)
             return badInput(field + ".b: unknown GPU " + quoted(o.b)
-                            + "; GPUs are named machine:index, e.g. "
-                            + quoted(t.m_gpus.front().name));
+                            + gpuNamingHint);
         if (*a == *b)
             return badInput(field + ": " + quoted(o.a) + " paired with itself");
         if (Status s = checkLinkValue(o.bandwidthGBps, field + ".bandwidth_GBps"); !s)

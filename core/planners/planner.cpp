@@ -3,6 +3,7 @@
 
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
+#include "core/io/cluster_check.h"
 #include "core/plan/validator.h"
 #include "core/planners/exhaustive.h"
 #include "core/planners/hexgen/hexgen_planner.h"
@@ -125,9 +126,8 @@ Result<PlanSearch> Planner::plan(const Problem &problem, const CostModel &costMo
                          + (training ? "training" : "inference") + " (use "
                          + (training ? "hexiscale, metis, holmes or megatron" : "hexgen") + ")"};
     }
-    if (problem.topology.gpuCount() == 0)
-        return badInput("cluster '" + problem.topology.cluster().name
-                        + "' has no GPUs; add a machine with at least one GPU");
+    if (Status gpus = checkHasGpus(problem.topology); !gpus)
+        return gpus.error();
 
     const auto started = std::chrono::steady_clock::now();
     Result<PlanSearch> result = planImpl(problem, costModel, options, stop, progress);

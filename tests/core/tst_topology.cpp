@@ -229,7 +229,9 @@ void TestTopology::buildErrors_data()
         "pair_overrides[0].a: unknown GPU 'A:5'");
     QTest::newRow("machine without GPUs")
         << 5 << QStringLiteral("machines[0].count: must be between 1");
-    QTest::newRow("no machines") << 6 << QStringLiteral("machines: a cluster needs at least one");
+    QTest::newRow("override without machines") << 6 << QStringLiteral(
+        "pair_overrides[0].a: unknown GPU 'A:0'; GPUs are named machine:index and this "
+        "cluster has none");
     QTest::newRow("negative bandwidth") << 7 << QStringLiteral("links[0].bandwidth_GBps: must be");
     QTest::newRow("link to itself") << 8 << QStringLiteral("links[1]: links 'sw' to itself");
     QTest::newRow("too many GPUs") << 9 << QStringLiteral("GPUs in total; at most 65536");
@@ -254,7 +256,11 @@ void TestTopology::buildErrors()
     case 3: c.links[1].b = "nowhere"; break;
     case 4: c.pairOverrides = {{"A:5", "B:0", 1, 1}}; break;
     case 5: c.machines[0].count = 0; break;
-    case 6: c.machines.clear(); break;
+    case 6:
+        c.machines.clear();
+        c.links.clear();
+        c.pairOverrides = {{"A:0", "A:1", 1, 1}};
+        break;
     case 7: c.links[0].bandwidthGBps = -1; break;
     case 8: c.links[1].a = "sw"; break;
     case 9:

@@ -20,20 +20,25 @@
 #include "core/serving/plan_serving.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QSlider>
 #include <QTest>
+#include <QTimer>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 
 using namespace hetplan;
@@ -125,6 +130,7 @@ private Q_SLOTS:
     void servingShowsAttainmentForSloScale();
     void ethernetSliderReplansHeteroSetting1();
     void closingWhilePlanningReturnsPromptly();
+    void keepingTheWindowOpenKeepsPlanning();
 };
 
 void TestAppFlow::initTestCase()
@@ -175,18 +181,22 @@ void TestAppFlow::planCaseStudyThenNewCluster()
     newAction->trigger();
     QVERIFY(!window.results()->planView()->hasPlan());
     ClusterModel *model = window.document()->clusterModel();
-    model->removeItems(model->machineIds()); // refused: a cluster keeps one machine
-    QCOMPARE(model->machineIds().size(), std::size_t(1));
-    Machine second;
-    second.name = "B";
-    second.gpu = "RTX4090-24G";
-    second.count = 4;
-    second.intra = GpuCatalog::builtin().find(second.gpu)->typicalIntra;
-    const auto b = model->addMachine(second);
+    QVERIFY(model->machineIds().empty()); // New brings an empty canvas
+    const auto addMachine = [&](const char *name, const char *gpu, int count) {
+        Machine m;
+        m.name = name;
+        m.gpu = gpu;
+        m.count = count;
+        m.intra = GpuCatalog::builtin().find(m.gpu)->typicalIntra;
+        return model->addMachine(m);
+    };
+    const auto a = addMachine("A", "A100-80G", 8);
+    QVERIFY(a.ok());
+    const auto b = addMachine("B", "RTX4090-24G", 4);
     QVERIFY(b.ok());
     const auto sw = model->addSwitch(Switch{"eth", {}});
     QVERIFY(sw.ok());
-    QVERIFY(model->addLink(model->machineIds().front(), *sw, Link{}).ok());
+    QVERIFY(model->addLink(*a, *sw, Link{}).ok());
     QVERIFY(model->addLink(*b, *sw, Link{}).ok());
 
     QVERIFY(planAndWait(window));
@@ -207,7 +217,7 @@ void TestAppFlow::buildCaseStudyByHand()
     window.show();
     fileAction(window, QStringLiteral("&New"))->trigger();
     ClusterModel *model = window.document()->clusterModel();
-    const std::vector<ItemId> untitled = model->machineIds(); // New brings one 8× A100 box
+    QVERIFY(model->machineIds().empty()); // New brings an empty canvas
 
     const std::vector<NodeTemplate> templates = window.findChild<Palette *>()->templates();
     const auto drop = [&](const QString &title, QPointF at) -> ItemId {
@@ -223,7 +233,6 @@ void TestAppFlow::buildCaseStudyByHand()
     const ItemId c = drop(QStringLiteral("2× RTX 3090 PCIe"), {540, 300});
     const ItemId eth = drop(QStringLiteral("Switch"), {320, 500});
     QVERIFY(a && b && c && eth);
-    model->removeItems(untitled);
 
     // The inspector's fields, machine by machine.
     const auto edit = [model](ItemId id, const char *name, int count, double intraGBps,
@@ -307,8 +316,22 @@ void TestAppFlow::servingShowsAttainmentForSloScale()
     QCOMPARE(attainment->data()->at(3)->key, core.requestRatePerS);
     QCOMPARE(attainment->data()->at(3)->value, 100 * core.attainment);
     QCOMPARE(serving->attainmentPlot()->graph(2)->data()->at(3)->value, core.p99S);
-    if (const QString dir = qEnvironmentVariable("HETPLAN_SCREENSHOT_DIR"); !dir.isEmpty())
+    // The status line and the workload panel speak of the SLO, not of iterations.
+    const QString status = window.results()->progressLabel()->text();
+    QVERIFY2(status.contains(ResultsText::percent(core.attainment)), qPrintable(status));
+    QVERIFY2(status.contains(ResultsText::duration(shown.evaluation.iterationS)),
+             qPrintable(status));
+    QVERIFY2(!status.contains(QLatin1String("iteration")), qPrintable(status));
+    const auto *sloSeconds = window.findChild<QLabel *>(QStringLiteral("sloSeconds"));
+    QVERIFY(sloSeconds);
+    QVERIFY2(sloSeconds->text().contains(ResultsText::duration(core.sloS)),
+             qPrintable(sloSeconds->text()));
+    if (const QString dir = qEnvironmentVariable("HETPLAN_SCREENSHOT_DIR"); !dir.isEmpty()) {
+        // The workload in front: its latency target in seconds beside the SLO charts.
+        window.findChild<QDockWidget *>(QStringLiteral("workload"))->raise();
+        QCoreApplication::processEvents(); // the status bar's layout follows its new text
         QVERIFY(window.grab().save(dir + QStringLiteral("/serving.png")));
+    }
 }
 
 void TestAppFlow::ethernetSliderReplansHeteroSetting1()
@@ -364,6 +387,37 @@ void TestAppFlow::closingWhilePlanningReturnsPromptly()
     QVERIFY(!results->controller()->isRunning());
     // Generous: the planners check for cancellation every few milliseconds.
     QVERIFY2(closeMs < 5000, qPrintable(QStringLiteral("took %1 ms").arg(closeMs)));
+}
+
+void TestAppFlow::keepingTheWindowOpenKeepsPlanning()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openExample(QStringLiteral("large-cluster")));
+    QVERIFY(window.document()->clusterModel()->setNameAndDescription("edited", ""));
+    QVERIFY(window.document()->isModified());
+    ResultsPanel *results = window.results();
+    results->planAction()->trigger();
+    QVERIFY(results->controller()->isRunning());
+    // The person answers Cancel to "Save them first?": the window stays, and so does planning.
+    bool answered = false;
+    std::function<void()> answerCancel = [&] {
+        auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+        if (!box) {
+            QTimer::singleShot(10, &window, answerCancel);
+            return;
+        }
+        answered = true;
+        box->button(QMessageBox::Cancel)->click();
+    };
+    QTimer::singleShot(0, &window, answerCancel);
+    QVERIFY(!window.close());
+    QVERIFY(answered);
+    QVERIFY(window.isVisible());
+    QVERIFY(results->controller()->isRunning());
+    results->cancel();
+    QSignalSpy finished(results->controller(), &PlanningController::finished);
+    QVERIFY(!results->controller()->isRunning() || finished.wait(kPlanTimeoutMs));
 }
 
 QTEST_MAIN(TestAppFlow)

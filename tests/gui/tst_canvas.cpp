@@ -100,6 +100,7 @@ private Q_SLOTS:
     void drawLinkByDragging_data();
     void drawLinkByDragging();
     void escapeCancelsLinkDrawing();
+    void drawnLinkTakesLastEditedParameters();
     void dragMovesSelectionInOneUndoStep();
     void deleteRemovesLinksAndUndoRestores();
     void duplicateAndAddCopies();
@@ -250,6 +251,55 @@ void TestCanvas::escapeCancelsLinkDrawing()
     // Released over empty canvas: no link either.
     drag(viewport, canvas.nodePoint(a), canvas.nodePoint(a) + QPoint(0, 250), Qt::ShiftModifier);
     QVERIFY(canvas.model->linkIds().empty());
+}
+
+void TestCanvas::drawnLinkTakesLastEditedParameters()
+{
+    Canvas canvas(threeMachines(), {1400, 600});
+    QWidget *viewport = canvas.view->viewport();
+    const ItemId a = canvas.model->nodeByName("A");
+    const ItemId b = canvas.model->nodeByName("B");
+    const ItemId c = canvas.model->nodeByName("C");
+    QUndoStack *undo = canvas.model->undoStack();
+
+    // The first link: what the machines' NICs suggest.
+    drag(viewport, canvas.nodePoint(a), canvas.nodePoint(b), Qt::ShiftModifier);
+    QCOMPARE(canvas.model->linkIds().size(), std::size_t(1));
+    const ItemId ab = canvas.model->linkIds().front();
+    const Link drawn = *canvas.model->link(ab);
+    QCOMPARE(drawn.kind, LinkKind::Ethernet);
+    QCOMPARE(drawn.bandwidthGBps, 1.25);
+
+    Link fast = drawn;
+    fast.kind = LinkKind::InfiniBand;
+    fast.bandwidthGBps = 25;
+    fast.latencyUs = 5;
+    QVERIFY(canvas.model->updateLink(ab, fast));
+    // Renaming an end changes the link's value but is no edit of its parameters.
+    Machine renamed = *canvas.model->machine(c);
+    renamed.name = "C2";
+    QVERIFY(canvas.model->updateMachine(c, renamed));
+
+    drag(viewport, canvas.nodePoint(b), canvas.nodePoint(c), Qt::ShiftModifier);
+    QCOMPARE(canvas.model->linkIds().size(), std::size_t(2));
+    const Link *bc = canvas.model->link(canvas.model->linkIds().back());
+    QCOMPARE(bc->kind, LinkKind::InfiniBand);
+    QCOMPARE(bc->bandwidthGBps, 25.0);
+    QCOMPARE(bc->latencyUs, 5.0);
+    QCOMPARE(bc->b, std::string("C2"));
+
+    // Undo takes the new link away, then the rename, then the edit, one step each.
+    undo->undo();
+    QCOMPARE(canvas.model->linkIds().size(), std::size_t(1));
+    undo->undo();
+    undo->undo();
+    QCOMPARE(*canvas.model->link(ab), drawn);
+    undo->redo();
+    QCOMPARE(canvas.model->link(ab)->bandwidthGBps, 25.0);
+
+    // Another document starts from the NICs again.
+    QVERIFY(canvas.model->reset(threeMachines()));
+    QVERIFY(!canvas.scene->newLinkParameters());
 }
 
 void TestCanvas::dragMovesSelectionInOneUndoStep()

@@ -117,7 +117,8 @@ private Q_SLOTS:
     void randomEditsUndoAndRedoExactly();
     void invalidEditsAreRefused_data();
     void invalidEditsAreRefused();
-    void lastMachineCannotBeDeleted();
+    void startsEmpty();
+    void deletingEverythingIsOneUndoStep();
     void renameFollowsIntoLinks();
     void dragIsOneUndoStep();
     void removalAnnouncesLinksBeforeNodes();
@@ -224,21 +225,42 @@ void TestClusterModel::invalidEditsAreRefused()
     QCOMPARE(model.lastError(), QString::fromStdString(status.error().message));
 }
 
-void TestClusterModel::lastMachineCannotBeDeleted()
+void TestClusterModel::startsEmpty()
+{
+    // File ▸ New: an empty canvas the first drop fills.
+    ClusterModel model;
+    QCOMPARE(model.cluster().name, std::string("untitled"));
+    QVERIFY(model.cluster().machines.empty());
+    QVERIFY(model.machineIds().empty() && model.switchIds().empty());
+    Machine m;
+    m.name = "A";
+    m.gpu = "A100-80G";
+    m.count = 8;
+    QVERIFY(model.addMachine(m).ok());
+    QCOMPARE(model.cluster().machines.size(), std::size_t(1));
+}
+
+void TestClusterModel::deletingEverythingIsOneUndoStep()
 {
     ClusterModel model;
     QVERIFY(model.reset(caseStudy()).ok());
     const Cluster before = model.cluster();
     QSignalSpy refused(&model, &ClusterModel::editRefused);
-    model.removeItems(model.machineIds());
-    QVERIFY(model.cluster() == before);
-    QCOMPARE(refused.count(), 1);
-    QVERIFY(model.lastError().contains(QLatin1String("at least one machine")));
-
-    model.removeItems({model.nodeByName("A"), model.nodeByName("eth")});
-    QCOMPARE(model.cluster().machines.size(), std::size_t(2));
-    QVERIFY(model.cluster().links.empty()); // every link touched the switch
+    std::vector<ItemId> everything = model.machineIds();
+    for (ItemId id : model.switchIds())
+        everything.push_back(id);
+    model.removeItems(everything);
+    QCOMPARE(refused.count(), 0);
     QVERIFY(model.lastError().isEmpty());
+    QVERIFY(model.cluster().machines.empty());
+    QVERIFY(model.cluster().switches.empty());
+    QVERIFY(model.cluster().links.empty());
+    QCOMPARE(model.undoStack()->count(), 1);
+
+    model.undoStack()->undo();
+    QVERIFY(model.cluster() == before);
+    model.undoStack()->redo();
+    QVERIFY(model.cluster().machines.empty());
 }
 
 void TestClusterModel::renameFollowsIntoLinks()

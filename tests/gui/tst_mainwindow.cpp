@@ -1,10 +1,12 @@
 // The window around the document: title and dirty marker, status totals, menus, undo, and
 // the plan it starts on.
 #include "canvas/cluster_scene.h"
+#include "canvas/cluster_view.h"
 #include "mainwindow.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
 #include "results/planning_controller.h"
+#include "results/problems_view.h"
 #include "results/results_panel.h"
 
 #include "core/catalog/catalog.h"
@@ -53,6 +55,7 @@ private Q_SLOTS:
     void editsMarkTheWindowModified();
     void examplesMenuListsEveryBundledCluster();
     void startsOnThePlannedCaseStudy();
+    void newStartsOnAnEmptyCanvas();
 };
 
 void TestMainWindow::initTestCase()
@@ -88,10 +91,11 @@ void TestMainWindow::editsMarkTheWindowModified()
     QVERIFY(totals(window).contains(QLatin1String("10 GPU")));
 
     // A refused edit says why in the status bar and changes nothing.
-    window.scene()->setSelectedIds(model->machineIds());
-    model->removeItems(model->machineIds());
-    QVERIFY(window.statusBar()->currentMessage().contains(QLatin1String("at least one machine")));
-    QCOMPARE(model->cluster().machines.size(), std::size_t(3));
+    m.count = 0;
+    QVERIFY(!model->updateMachine(model->nodeByName("C"), m).ok());
+    QVERIFY2(window.statusBar()->currentMessage().contains(QLatin1String("count")),
+             qPrintable(window.statusBar()->currentMessage()));
+    QVERIFY(totals(window).contains(QLatin1String("10 GPU")));
 
     model->undoStack()->undo();
     QVERIFY(!window.isWindowModified());
@@ -135,6 +139,44 @@ void TestMainWindow::startsOnThePlannedCaseStudy()
         onToolBar = onToolBar || bar->actions().contains(plan);
     QVERIFY(onToolBar);
     QVERIFY(plan->isEnabled());
+}
+
+void TestMainWindow::newStartsOnAnEmptyCanvas()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openExample(QStringLiteral("case-study")));
+    ClusterModel *model = window.document()->clusterModel();
+    QVERIFY(!window.view()->isEmptyHintVisible());
+
+    // Deleting everything is allowed, shows the hint, and one undo brings it all back.
+    const Cluster caseStudy = model->cluster();
+    window.scene()->selectAll();
+    window.scene()->deleteSelection();
+    QVERIFY(model->cluster().machines.empty() && model->cluster().switches.empty());
+    QVERIFY(window.view()->isEmptyHintVisible());
+    model->undoStack()->undo();
+    QVERIFY(model->cluster() == caseStudy);
+    QVERIFY(!window.view()->isEmptyHintVisible());
+
+    QAction *newAction = nullptr;
+    for (QAction *a : menuNamed(window, QStringLiteral("&File"))->actions())
+        if (a->text() == QLatin1String("&New"))
+            newAction = a;
+    QVERIFY(newAction);
+    newAction->trigger();
+    QCOMPARE(window.document()->clusterModel(), model);
+    QVERIFY(model->cluster().machines.empty());
+    QVERIFY(model->cluster().switches.empty());
+    QVERIFY(window.view()->isEmptyHintVisible());
+
+    // Plan says what is missing in the Problems list instead of planning nothing.
+    window.results()->plan();
+    const std::vector<ResultIssue> &issues = window.results()->problemsView()->issues();
+    QTRY_VERIFY_WITH_TIMEOUT(!issues.empty(), 60000);
+    const QString expected = QStringLiteral("cluster '%1' has no GPUs; add a machine")
+                                 .arg(QString::fromStdString(model->cluster().name));
+    QVERIFY2(issues.front().message.contains(expected), qPrintable(issues.front().message));
 }
 
 QTEST_MAIN(TestMainWindow)

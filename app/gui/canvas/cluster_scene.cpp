@@ -35,6 +35,11 @@ QPointF toPoint(CanvasPosition p)
     return {p.x, p.y};
 }
 
+bool sameParameters(const Link &x, const Link &y)
+{
+    return x.kind == y.kind && x.bandwidthGBps == y.bandwidthGBps && x.latencyUs == y.latencyUs;
+}
+
 } // namespace
 
 ClusterScene::ClusterScene(ClusterModel *model, QObject *parent)
@@ -65,6 +70,9 @@ void ClusterScene::rebuild()
     for (auto &[id, item] : m_items)
         delete item;
     m_items.clear();
+    // Another document: its links set the next link's parameters afresh.
+    m_shownLinks.clear();
+    m_newLinkParameters.reset();
     for (const ItemId id : m_model->machineIds())
         addItemFor(id);
     for (const ItemId id : m_model->switchIds())
@@ -114,6 +122,7 @@ void ClusterScene::refreshItem(ItemId id)
         item->setPos(toPoint(s->position));
         updateLinksOf(id);
     } else if (const Link *l = m_model->link(id)) {
+        noteLinkParameters(id);
         static_cast<LinkItem *>(it->second)->refresh(*l, font());
         updateLinkEnds(id);
     }
@@ -130,6 +139,7 @@ void ClusterScene::removeItemFor(ItemId id)
         m_linkTarget = nullptr;
     if (m_linkSource == id)
         cancelLinkDrawing();
+    m_shownLinks.erase(id);
     delete it->second;
     m_items.erase(it);
 }
@@ -463,10 +473,29 @@ void ClusterScene::finishLink(QPointF scenePos)
     cancelLinkDrawing();
     if (!target || target == source || !m_model->kindOf(source))
         return;
-    const Link params = MachineTemplates::defaultLink(m_model->machine(source),
-                                                      m_model->machine(target));
-    if (const Result<ItemId> link = m_model->addLink(source, target, params))
+    Link params = MachineTemplates::defaultLink(m_model->machine(source),
+                                                m_model->machine(target));
+    if (m_newLinkParameters) {
+        params.kind = m_newLinkParameters->kind;
+        params.bandwidthGBps = m_newLinkParameters->bandwidthGBps;
+        params.latencyUs = m_newLinkParameters->latencyUs;
+    }
+    if (const Result<ItemId> link = m_model->addLink(source, target, params)) {
+        m_newLinkParameters = params;
         setSelectedIds({*link});
+    }
+}
+
+void ClusterScene::noteLinkParameters(ItemId link)
+{
+    const Link *l = m_model->link(link);
+    Q_ASSERT(l);
+    const auto [shown, added] = m_shownLinks.try_emplace(link, *l);
+    // A link that appears (opened, pasted, an undone removal) sets nothing; one whose
+    // parameters change was edited, also by undo or redo of an edit.
+    if (!added && !sameParameters(shown->second, *l))
+        m_newLinkParameters = *l;
+    shown->second = *l;
 }
 
 void ClusterScene::cancelLinkDrawing()

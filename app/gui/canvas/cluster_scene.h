@@ -5,6 +5,7 @@
 
 #include <QGraphicsScene>
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -42,6 +43,10 @@ public:
     // Bounding box of every node card; empty when the cluster has none.
     QRectF contentRect() const;
     bool isDrawingLink() const { return m_linkLine != nullptr; }
+    // The kind, bandwidth and latency the next drawn link takes: those of the link last drawn
+    // or edited in this document, so a cluster's links need not be edited one by one. Empty
+    // until then: the ends' NICs decide (MachineTemplates::defaultLink).
+    const std::optional<Link> &newLinkParameters() const { return m_newLinkParameters; }
 
     // Emphasises GPUs ("A:0", "B:2") on the cards, e.g. a plan stage's; empty clears.
     void setHighlightedGpus(const std::vector<std::string> &gpuNames);
@@ -97,6 +102,7 @@ private:
     void startLink(ItemId source, QPointF scenePos);
     void finishLink(QPointF scenePos);
     void setLinkTarget(NodeItem *target);
+    void noteLinkParameters(ItemId link);
 
     ClusterModel *m_model; // not owned
     std::unordered_map<ItemId, QGraphicsItem *> m_items;
@@ -115,6 +121,10 @@ private:
     ItemId m_linkSource = 0;
     QGraphicsLineItem *m_linkLine = nullptr;
     NodeItem *m_linkTarget = nullptr;
+    // Each link's value as last mirrored, to tell an edit of its parameters from a rename of
+    // one of its ends (both arrive as itemChanged).
+    std::unordered_map<ItemId, Link> m_shownLinks;
+    std::optional<Link> m_newLinkParameters;
 
     int m_pasteCount = 0;
     std::vector<QPointF> m_gridPoints; // reused by drawBackground: no allocation per frame

@@ -3,11 +3,13 @@
 #include "canvas/canvas_clipboard.h"
 #include "canvas/canvas_style.h"
 #include "canvas/cluster_scene.h"
+#include "model/cluster_model.h"
 
 #include <QAction>
 #include <QDragEnterEvent>
 #include <QGraphicsItem>
 #include <QInputDialog>
+#include <QLabel>
 #include <QMenu>
 #include <QMimeData>
 #include <QScrollBar>
@@ -46,6 +48,36 @@ ClusterView::ClusterView(ClusterScene *scene, QWidget *parent)
     setAcceptDrops(true);
     setFocusPolicy(Qt::StrongFocus);
     createActions();
+
+    // Over the viewport rather than in the scene: it stays centred whatever the zoom or scroll,
+    // and clicks and drops go through it to the canvas.
+    m_emptyHint = new QLabel(viewport());
+    m_emptyHint->setObjectName(QStringLiteral("emptyCanvasHint"));
+    m_emptyHint->setAlignment(Qt::AlignCenter);
+    m_emptyHint->setWordWrap(true);
+    m_emptyHint->setForegroundRole(QPalette::PlaceholderText);
+    m_emptyHint->setAttribute(Qt::WA_TransparentForMouseEvents);
+    m_emptyHint->setGeometry(viewport()->rect());
+    connect(scene->model(), &ClusterModel::clusterChanged, this, &ClusterView::updateEmptyHint);
+    updateEmptyHint();
+}
+
+bool ClusterView::isEmptyHintVisible() const
+{
+    return !m_emptyHint->isHidden();
+}
+
+void ClusterView::updateEmptyHint()
+{
+    m_emptyHint->setText(tr("Drag a machine from the palette to start"));
+    const ClusterModel *model = m_scene->model();
+    m_emptyHint->setVisible(model->machineIds().empty() && model->switchIds().empty());
+}
+
+void ClusterView::resizeEvent(QResizeEvent *event)
+{
+    QGraphicsView::resizeEvent(event);
+    m_emptyHint->setGeometry(viewport()->rect());
 }
 
 void ClusterView::createActions()
@@ -337,6 +369,8 @@ void ClusterView::changeEvent(QEvent *event)
     // The scene follows palette changes itself; a new widget style may change metrics.
     if (event->type() == QEvent::StyleChange)
         m_scene->restyle();
+    if (event->type() == QEvent::LanguageChange)
+        updateEmptyHint();
     QGraphicsView::changeEvent(event);
 }
 

@@ -5,6 +5,7 @@
 #include <array>
 
 class QAction;
+class QLabel;
 
 namespace hetplan::gui {
 
@@ -41,6 +42,8 @@ public:
     QAction *action(Action which) const { return m_actions[static_cast<int>(which)]; }
     // Scale of scene units to device-independent pixels.
     double zoom() const;
+    // Shown, centred over the canvas, while the cluster has no machine or switch.
+    bool isEmptyHintVisible() const;
 
 public Q_SLOTS:
     void zoomIn();
@@ -74,17 +77,20 @@ protected:
     void dropEvent(QDropEvent *event) override;
     void contextMenuEvent(QContextMenuEvent *event) override;
     void changeEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void createActions();
     void scaleBy(double factor);
     void setSpacePan(bool on);
+    void updateEmptyHint();
 
     ClusterScene *m_scene; // not owned
     std::array<QAction *, static_cast<int>(Action::Count)> m_actions{};
     bool m_middlePan = false;
     bool m_spacePan = false;
     QPoint m_lastPanPos;
+    QLabel *m_emptyHint = nullptr;
 };
 
 } // namespace hetplan::gui

@@ -110,11 +110,6 @@ void ClusterModel::removeItems(const std::vector<ItemId> &ids)
 
     if (next == s)
         return;
-    if (next.cluster.machines.empty()) {
-        refuse(tr("A cluster needs at least one machine; add another before deleting the last.")
-                   .toStdString());
-        return;
-    }
     const int count = int(s.machineIds.size() + s.switchIds.size() + s.linkIds.size()
                           - next.machineIds.size() - next.switchIds.size()
                           - next.linkIds.size());

@@ -4,7 +4,6 @@
 #include "model/cluster_model_data.h"
 #include "model/cluster_names.h"
 
-#include "core/catalog/catalog.h"
 #include "core/io/cluster_check.h"
 
 #include <QUndoStack>
@@ -87,14 +86,6 @@ Cluster ClusterModel::newCluster()
 {
     Cluster c;
     c.name = "untitled";
-    Machine m;
-    m.name = "A";
-    m.gpu = "A100-80G";
-    m.count = 8;
-    if (const GpuType *type = GpuCatalog::builtin().find(m.gpu))
-        m.intra = type->typicalIntra;
-    m.position = {80, 60};
-    c.machines.push_back(m);
     return c;
 }
 

@@ -92,8 +92,8 @@ public:
     // Why the last refused edit was refused (also sent as editRefused); empty after success.
     QString lastError() const;
 
-    // A small valid cluster for File ▸ New: the model never holds an empty cluster, because
-    // the reader refuses a cluster without machines.
+    // File ▸ New: an empty canvas. A cluster without machines is a valid document; planning
+    // it is refused by the planners' input check ("… has no GPUs; add a machine").
     static Cluster newCluster();
 
 Q_SIGNALS:

@@ -1,15 +1,20 @@
 #include "panels/workload_panel.h"
 
 #include "model/document.h"
+#include "results/results_text.h"
 
 #include "core/catalog/catalog.h"
+#include "core/cost/cost_model.h"
 #include "core/io/loaders.h"
+#include "core/serving/plan_serving.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QMessageBox>
 #include <QSpinBox>
 #include <QStackedWidget>
@@ -22,6 +27,9 @@ namespace {
 // The workload file's limits (core/io/workload_json.cpp): batch and tokens up to 2^24.
 constexpr int kMaxBatch = 1 << 24;
 constexpr int kMaxTokens = 1 << 24;
+
+// How the latency target is given: the workload's slo_scale or slo_s.
+enum class SloUnit { Scale, Seconds };
 
 QSpinBox *countBox(int maximum, QWidget *parent)
 {
@@ -92,8 +100,9 @@ WorkloadPanel::WorkloadPanel(Document *document, QWidget *parent)
     });
     for (QSpinBox *box : {m_globalBatch, m_microBatch, m_seqLen, m_promptLen, m_outputLen})
         connect(box, &QSpinBox::valueChanged, this, &WorkloadPanel::applyWorkload);
-    for (QDoubleSpinBox *box : {m_requestRate, m_sloS})
+    for (QDoubleSpinBox *box : {m_requestRate, m_slo})
         connect(box, &QDoubleSpinBox::valueChanged, this, &WorkloadPanel::applyWorkload);
+    connect(m_sloUnit, &QComboBox::currentIndexChanged, this, &WorkloadPanel::changeSloUnit);
     for (QComboBox *box : {m_precision, m_recompute, m_inferPrecision})
         connect(box, &QComboBox::currentIndexChanged, this, &WorkloadPanel::applyWorkload);
     connect(m_document, &Document::settingsChanged, this, &WorkloadPanel::showDocument);
@@ -136,18 +145,32 @@ void WorkloadPanel::buildInference(QWidget *page)
     m_requestRate->setRange(0.001, 1e6);
     m_requestRate->setDecimals(3);
     m_requestRate->setSuffix(tr(" req/s"));
-    m_sloS = new QDoubleSpinBox(page);
-    m_sloS->setRange(0, 1e6);
-    m_sloS->setDecimals(2);
-    m_sloS->setSuffix(tr(" s"));
-    m_sloS->setSpecialValueText(tr("none"));
-    m_sloS->setToolTip(tr("Latency target per request (HexGen's SLO); 0: none"));
+    m_slo = new QDoubleSpinBox(page);
+    m_slo->setRange(0.001, 1e6);
+    m_slo->setDecimals(3);
+    m_slo->setToolTip(tr("Latency target per request (HexGen's SLO)"));
+    m_sloUnit = new QComboBox(page);
+    m_sloUnit->addItem(tr("× reference latency"), int(SloUnit::Scale));
+    m_sloUnit->addItem(tr("seconds"), int(SloUnit::Seconds));
+    m_sloUnit->setToolTip(tr("A multiple of one request's latency on 4 A100-40G (HexGen §5.1), "
+                             "or seconds"));
+    auto *target = new QHBoxLayout;
+    target->setContentsMargins(0, 0, 0, 0);
+    target->addWidget(m_slo, 1);
+    target->addWidget(m_sloUnit);
+    auto *targetLabel = new QLabel(tr("Latency &target:"), page);
+    targetLabel->setBuddy(m_slo);
+    m_sloSeconds = new QLabel(page);
+    m_sloSeconds->setObjectName(QStringLiteral("sloSeconds"));
+    m_sloSeconds->setWordWrap(true);
+    m_sloSeconds->setForegroundRole(QPalette::PlaceholderText);
     m_inferPrecision = new QComboBox(page);
     addPrecisions(m_inferPrecision);
     form->addRow(tr("Pro&mpt length:"), m_promptLen);
     form->addRow(tr("O&utput length:"), m_outputLen);
     form->addRow(tr("Request &rate:"), m_requestRate);
-    form->addRow(tr("Latency &target:"), m_sloS);
+    form->addRow(targetLabel, target);
+    form->addRow(QString(), m_sloSeconds);
     form->addRow(tr("Pr&ecision:"), m_inferPrecision);
 }
 
@@ -179,9 +202,11 @@ void WorkloadPanel::showDocument()
     m_promptLen->setValue(w.infer.promptLen);
     m_outputLen->setValue(w.infer.outputLen);
     m_requestRate->setValue(w.infer.requestRatePerS);
-    m_sloS->setValue(w.infer.sloS.value_or(0));
+    select(m_sloUnit, int(w.infer.sloS ? SloUnit::Seconds : SloUnit::Scale));
+    m_slo->setValue(w.infer.sloS ? *w.infer.sloS : w.infer.sloScale.value_or(kDefaultSloScale));
     select(m_inferPrecision, int(w.infer.precision));
     m_showing = false;
+    showSloSeconds();
 }
 
 void WorkloadPanel::applyWorkload()
@@ -200,16 +225,68 @@ void WorkloadPanel::applyWorkload()
     w.infer.promptLen = m_promptLen->value();
     w.infer.outputLen = m_outputLen->value();
     w.infer.requestRatePerS = m_requestRate->value();
-    if (m_sloS->value() > 0) {
-        w.infer.sloS = m_sloS->value();
+    const double slo = m_slo->value();
+    if (SloUnit(m_sloUnit->currentData().toInt()) == SloUnit::Seconds) {
+        w.infer.sloS = slo;
         w.infer.sloScale.reset();
-    } else if (w.infer.sloS) {
+    } else {
         w.infer.sloS.reset();
+        // The default scale stays implicit, as the workload file gave it.
+        if (w.infer.sloScale || slo != kDefaultSloScale)
+            w.infer.sloScale = slo;
     }
     w.infer.precision = Precision(m_inferPrecision->currentData().toInt());
     m_showing = true; // the document echoes the change back
     m_document->setWorkload(w);
     m_showing = false;
+    showSloSeconds();
+}
+
+void WorkloadPanel::changeSloUnit()
+{
+    if (m_showing)
+        return;
+    // The same target in the other unit, where the reference latency is known.
+    if (const std::optional<double> referenceS = referenceLatencyS(); referenceS > 0) {
+        const double value = m_slo->value();
+        const QSignalBlocker blocker(m_slo);
+        m_slo->setValue(SloUnit(m_sloUnit->currentData().toInt()) == SloUnit::Seconds
+                            ? value * *referenceS
+                            : value / *referenceS);
+    }
+    applyWorkload();
+}
+
+std::optional<double> WorkloadPanel::referenceLatencyS() const
+{
+    const Project p = m_document->project();
+    if (p.workload.mode != Mode::Infer)
+        return std::nullopt;
+    Result<ModelSpec> model = p.model();
+    // The reference runs on a cluster of its own; the problem's cluster only has to exist.
+    Result<Topology> topology = Topology::build(p.cluster, GpuCatalog::builtin());
+    if (!model || !topology)
+        return std::nullopt;
+    const Problem problem{std::move(topology).value(), std::move(model).value(), p.workload};
+    return hetplan::referenceLatencyS(problem, *makeCostModel(p.costModel));
+}
+
+void WorkloadPanel::showSloSeconds()
+{
+    const std::optional<double> referenceS = referenceLatencyS();
+    if (!referenceS || *referenceS <= 0) {
+        m_sloSeconds->clear();
+        return;
+    }
+    const double value = m_slo->value();
+    const QString reference = ResultsText::duration(*referenceS);
+    if (SloUnit(m_sloUnit->currentData().toInt()) == SloUnit::Seconds)
+        m_sloSeconds->setText(tr("= %1 × the reference latency (%2)")
+                                  .arg(QLocale().toString(value / *referenceS, 'f', 1), reference));
+    else
+        m_sloSeconds->setText(tr("= %1 (%2 × the reference latency, %3)")
+                                  .arg(ResultsText::duration(value * *referenceS),
+                                       QLocale().toString(value, 'g', 3), reference));
 }
 
 void WorkloadPanel::chooseModel(int index)

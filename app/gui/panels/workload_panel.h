@@ -2,6 +2,8 @@
 
 #include <QWidget>
 
+#include <optional>
+
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -28,6 +30,11 @@ private:
     void showDocument();
     void applyWorkload();
     void chooseModel(int index);
+    void changeSloUnit();
+    // The reference latency of HexGen §5.1's SLO scale for the document's model and workload;
+    // empty when there is no model to plan for.
+    std::optional<double> referenceLatencyS() const;
+    void showSloSeconds();
 
     Document *m_document; // Not owned.
     bool m_showing = false;
@@ -45,7 +52,10 @@ private:
     QSpinBox *m_promptLen;
     QSpinBox *m_outputLen;
     QDoubleSpinBox *m_requestRate;
-    QDoubleSpinBox *m_sloS;
+    // The latency target: seconds, or a multiple of the reference latency.
+    QDoubleSpinBox *m_slo;
+    QComboBox *m_sloUnit;
+    QLabel *m_sloSeconds;
     QComboBox *m_inferPrecision;
 };
 

@@ -17,6 +17,7 @@
 
 #include "core/catalog/catalog.h"
 #include "core/plan/validator.h"
+#include "core/serving/plan_serving.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -421,12 +422,25 @@ void ResultsPanel::onFinished(bool cancelled)
     }
     const PlanSearch &s = *best->search;
     showPlan({std::make_shared<const Problem>(request->problem), s.plan, s.evaluation});
-    m_progressLabel->setText(
-        (s.stoppedEarly ? tr("Stopped: best plan so far %1, MFU %2")
-                        : tr("Planned: %1 per iteration, MFU %2"))
-            .arg(ResultsText::duration(s.evaluation.iterationS),
-                 ResultsText::percent(s.evaluation.mfu)));
+    m_progressLabel->setText(plannedText(*request, s));
     m_problems->setIssues(clusterIssues(m_clusterModel->cluster()));
+}
+
+QString ResultsPanel::plannedText(const PlanRequest &request, const PlanSearch &search)
+{
+    const Evaluation &e = search.evaluation;
+    if (request.problem.workload.mode != Mode::Infer)
+        return (search.stoppedEarly ? tr("Stopped: best plan so far %1, MFU %2")
+                                    : tr("Planned: %1 per iteration, MFU %2"))
+            .arg(ResultsText::duration(e.iterationS), ResultsText::percent(e.mfu));
+    // An inference plan's iterationS is its slowest replica's request latency.
+    const ServingFigures serving =
+        e.serving ? *e.serving
+                  : servePlan(request.problem, *makeCostModel(request.costModel), search.plan);
+    return (search.stoppedEarly ? tr("Stopped: best plan so far: slowest replica %1, SLO "
+                                     "attainment %2")
+                                : tr("Planned: slowest replica %1, SLO attainment %2"))
+        .arg(ResultsText::duration(e.iterationS), ResultsText::percent(serving.attainment));
 }
 
 void ResultsPanel::showFailures()
@@ -548,10 +562,14 @@ void ResultsPanel::exportCsv()
 
 bool ResultsPanel::eventFilter(QObject *watched, QEvent *event)
 {
-    // Closing the window stops planning and waits for it (the planners notice within
-    // milliseconds), so no background work outlives the window.
-    if (watched == m_window && event->type() == QEvent::Close)
+    // The window hides once its close is accepted; a close the person takes back (Cancel in
+    // "Save them first?") leaves planning running. A minimised window's hide comes from the
+    // window system (spontaneous) and keeps it running too. The planners notice within
+    // milliseconds, so no background work outlives the window.
+    if (watched == m_window && event->type() == QEvent::Hide && !event->spontaneous()) {
         m_controller->cancelAndWait();
+        m_whatIf->replanner()->cancelAndWait();
+    }
     return QObject::eventFilter(watched, event);
 }
 

@@ -35,6 +35,7 @@ class ConvergenceChart;
 class MemoryChart;
 class PlanView;
 class PlanningController;
+struct PlanRequest;
 class ServingView;
 class TimelineChart;
 class WhatIfPanel;
@@ -116,6 +117,9 @@ private:
     void onProgress();
     void onPlannerFinished(int index);
     void onFinished(bool cancelled);
+    // The status line for a finished search: training per iteration and MFU, inference the
+    // slowest replica and SLO attainment.
+    static QString plannedText(const PlanRequest &request, const PlanSearch &search);
     void onStageSelected(const QStringList &gpuNames);
     void onCulprit(const ResultIssue &issue);
     void setRunning(bool running);

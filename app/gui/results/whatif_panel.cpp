@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QScrollArea>
 #include <QSlider>
 #include <QTimer>
@@ -21,6 +22,39 @@ namespace hetplan::gui {
 namespace {
 
 constexpr int kDecade = 100; // slider steps per factor of ten
+
+// A link's name ("Link machine-with-a-long-name – eth") cut to the room the row leaves, whole
+// in its tooltip, so a narrow panel shrinks the names rather than clipping the values.
+class ElidedLabel : public QLabel
+{
+public:
+    explicit ElidedLabel(const QString &text)
+        : m_text(text)
+    {
+        setToolTip(text);
+        setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    }
+
+    QSize sizeHint() const override
+    {
+        return {fontMetrics().horizontalAdvance(m_text), QLabel::sizeHint().height()};
+    }
+    QSize minimumSizeHint() const override
+    {
+        return {fontMetrics().horizontalAdvance(QStringLiteral("Link A…")),
+                QLabel::minimumSizeHint().height()};
+    }
+
+protected:
+    void resizeEvent(QResizeEvent *event) override
+    {
+        setText(fontMetrics().elidedText(m_text, Qt::ElideRight, event->size().width()));
+        QLabel::resizeEvent(event);
+    }
+
+private:
+    QString m_text;
+};
 
 } // namespace
 
@@ -39,6 +73,8 @@ WhatIfPanel::WhatIfPanel(QWidget *parent)
     m_sliderLayout->setContentsMargins(0, 0, 0, 0);
     auto *scroll = new QScrollArea;
     scroll->setWidgetResizable(true);
+    // The rows shrink to the width left beside the vertical scroll bar, never past it.
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidget(m_sliderBox);
     // Room for the two class sliders and a few links before it scrolls.
@@ -130,7 +166,8 @@ void WhatIfPanel::rebuildSliders()
     layout->setContentsMargins(0, 0, 0, 0);
     for (int i = 0; i < int(m_targets.size()); ++i) {
         const BandwidthTarget &target = m_targets[size_t(i)];
-        auto *name = new QLabel(ResultsText::targetName(m_base->problem->topology.cluster(), target));
+        auto *name =
+            new ElidedLabel(ResultsText::targetName(m_base->problem->topology.cluster(), target));
         const bool isClass = target.kind == BandwidthTarget::Kind::Network
                              || target.kind == BandwidthTarget::Kind::Intra;
         if (isClass) {
@@ -141,10 +178,11 @@ void WhatIfPanel::rebuildSliders()
         auto *slider = new QSlider(Qt::Horizontal);
         slider->setRange(-kDecade, kDecade);
         slider->setPageStep(kDecade / 10);
-        slider->setMinimumWidth(120);
+        slider->setMinimumWidth(60);
         slider->setToolTip(tr("Scale from 0.1× to 10× of the bandwidth as drawn"));
         auto *value = new QLabel;
-        value->setMinimumWidth(value->fontMetrics().horizontalAdvance(QStringLiteral("0000 GB/s (×10.0)")));
+        value->setMinimumWidth(
+            value->fontMetrics().horizontalAdvance(QStringLiteral("000 GB/s (×10.0)")));
         layout->addWidget(name, i, 0);
         layout->addWidget(slider, i, 1);
         layout->addWidget(value, i, 2);
