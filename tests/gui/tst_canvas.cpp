@@ -410,6 +410,13 @@ void TestCanvas::copyPasteCarriesLinksAmongCopiedNodes()
     canvas.model->undoStack()->undo();
     canvas.model->undoStack()->undo();
     QCOMPARE(canvas.model->cluster(), before);
+
+    // A switch alone is a fragment too: it pastes as one switch and nothing else.
+    canvas.scene->setSelectedIds({eth});
+    canvas.view->copy();
+    canvas.scene->paste();
+    QCOMPARE(canvas.model->machineIds().size(), before.machines.size());
+    QCOMPARE(canvas.model->switchIds().size(), before.switches.size() + 1);
 }
 
 void TestCanvas::cutRemovesAndPasteBrings()

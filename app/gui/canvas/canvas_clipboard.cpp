@@ -1,6 +1,5 @@
 #include "canvas/canvas_clipboard.h"
 
-#include "core/catalog/catalog.h"
 #include "core/io/formats.h"
 
 #include <QMimeData>
@@ -10,24 +9,10 @@
 
 namespace hetplan::gui {
 
-namespace {
-
-// The cluster format needs at least one machine; a fragment of switches alone carries this
-// one, which fragmentFromMime() drops again.
-constexpr char kPlaceholderMachine[] = "fragment-placeholder";
-
-} // namespace
-
 QMimeData *mimeDataFor(const Cluster &fragment)
 {
-    Cluster written = fragment;
-    if (written.machines.empty()) {
-        Machine placeholder;
-        placeholder.name = kPlaceholderMachine;
-        placeholder.gpu = GpuCatalog::builtin().all().front().name;
-        written.machines.push_back(placeholder);
-    }
-    const QByteArray json = QByteArray::fromStdString(writeCluster(written));
+    // A fragment is a cluster file of its own (switches alone are a valid one).
+    const QByteArray json = QByteArray::fromStdString(writeCluster(fragment));
     auto *mime = new QMimeData;
     mime->setData(QString::fromLatin1(kNodesMimeType), json);
     // Plain text too, so that a copy can be pasted into a cluster file by hand.
@@ -45,12 +30,8 @@ Result<Cluster> fragmentFromMime(const QMimeData *mime)
     if (!hasFragment(mime))
         return badInput("the clipboard holds no machines or switches");
     const QByteArray data = mime->data(QString::fromLatin1(kNodesMimeType));
-    Result<Cluster> fragment = parseCluster(
-        std::string_view(data.constData(), static_cast<std::size_t>(data.size())), "clipboard");
-    if (fragment)
-        std::erase_if(fragment->machines,
-                      [](const Machine &m) { return m.name == kPlaceholderMachine; });
-    return fragment;
+    return parseCluster(std::string_view(data.constData(), static_cast<std::size_t>(data.size())),
+                        "clipboard");
 }
 
 QPointF fragmentCenter(const Cluster &fragment)
