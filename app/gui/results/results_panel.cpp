@@ -16,6 +16,7 @@
 #include "model/document.h"
 
 #include "core/catalog/catalog.h"
+#include "core/io/cluster_check.h"
 #include "core/plan/validator.h"
 #include "core/serving/plan_serving.h"
 
@@ -311,6 +312,9 @@ Result<Problem> ResultsPanel::currentProblem() const
     auto topology = Topology::build(m_clusterModel->cluster(), GpuCatalog::builtin());
     if (!topology)
         return topology.error();
+    // Said once here rather than once per planner of "compare all".
+    if (Status gpus = checkHasGpus(*topology); !gpus)
+        return gpus.error();
     return Problem{std::move(topology).value(), *m_model, m_workload};
 }
 
