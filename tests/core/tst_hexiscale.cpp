@@ -161,6 +161,25 @@ private Q_SLOTS:
         QVERIFY(found->evaluation.iterationS <= table2S);
     }
 
+    // The 240-GPU large cluster under the realistic model: pipelines striped over the boxes
+    // with one TP group per machine put every GPU to work and keep DP inside machines, the
+    // layout Holmes builds from fabrics. HexiScale must find it too (or better).
+    void largeClusterAtLeastHolmesLayout()
+    {
+        const Problem problem = exampleProblem("large-cluster", "llama2-70b");
+        const auto model = makeCostModel(CostModelKind::HetPlan);
+        const auto hexiscale = runPlanner(HexiScalePlanner(), problem, *model);
+        QVERIFY2(hexiscale.ok(), hexiscale.ok() ? "" : hexiscale.error().message.c_str());
+        QVERIFY(validatePlan(problem, hexiscale->plan, model.get()).empty());
+        const auto holmes = makePlanner(PlannerKind::Holmes);
+        QVERIFY(holmes.ok());
+        const auto baseline = runPlanner(**holmes, problem, *model);
+        QVERIFY2(baseline.ok(), baseline.ok() ? "" : baseline.error().message.c_str());
+        qInfo("large cluster, hetplan: HexiScale %.1f s, Holmes %.1f s per iteration",
+              hexiscale->evaluation.iterationS, baseline->evaluation.iterationS);
+        QVERIFY(hexiscale->evaluation.iterationS <= baseline->evaluation.iterationS * 1.001);
+    }
+
     // Appendix C's Metis plan ships as an example: it parses and is structurally valid
     // (8 stages with DP inside; as printed it exceeds the 24 GB GPUs in our memory models).
     void metisExampleIsStructurallyValid()

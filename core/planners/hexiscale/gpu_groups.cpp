@@ -115,25 +115,59 @@ Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::s
     return groups;
 }
 
-std::vector<std::vector<int>> stripeGpus(const Topology &topology, std::span<const int> gpus,
-                                         int parts)
+namespace {
+
+// Calls slice(begin, end) for each run of `gpus` on one machine.
+template<typename Slice>
+void forEachMachine(const Topology &topology, std::span<const int> gpus, Slice &&slice)
 {
-    std::vector<std::vector<int>> groups(static_cast<size_t>(std::max(parts, 1)));
     size_t at = 0;
     while (at < gpus.size()) {
         size_t end = at;
         while (end < gpus.size() && topology.gpu(gpus[end]).machine == topology.gpu(gpus[at]).machine)
             ++end;
-        const size_t count = end - at;
-        for (size_t i = 0; i < count; ++i)
-            groups[i * groups.size() / count].push_back(gpus[at + i]);
+        slice(at, end);
         at = end;
     }
+}
+
+std::vector<std::vector<int>> sortedGroups(std::vector<std::vector<int>> groups)
+{
     std::erase_if(groups, [](const std::vector<int> &g) { return g.empty(); });
     for (auto &g : groups)
         std::sort(g.begin(), g.end());
     std::sort(groups.begin(), groups.end());
     return groups;
+}
+
+} // namespace
+
+std::vector<std::vector<int>> stripeGpus(const Topology &topology, std::span<const int> gpus,
+                                         int parts)
+{
+    std::vector<std::vector<int>> groups(static_cast<size_t>(std::max(parts, 1)));
+    forEachMachine(topology, gpus, [&](size_t at, size_t end) {
+        const size_t count = end - at;
+        for (size_t i = 0; i < count; ++i)
+            groups[i * groups.size() / count].push_back(gpus[at + i]);
+    });
+    return sortedGroups(std::move(groups));
+}
+
+std::vector<std::vector<int>> sliceMachines(const Topology &topology, std::span<const int> gpus,
+                                            int parts, int width)
+{
+    std::vector<std::vector<int>> groups(static_cast<size_t>(std::max(parts, 1)));
+    const size_t step = size_t(std::max(width, 1));
+    size_t turn = 0;
+    forEachMachine(topology, gpus, [&](size_t at, size_t end) {
+        for (size_t from = at; from < end; from += step) {
+            std::vector<int> &group = groups[turn++ % groups.size()];
+            group.insert(group.end(), gpus.begin() + long(from),
+                         gpus.begin() + long(std::min(end, from + step)));
+        }
+    });
+    return sortedGroups(std::move(groups));
 }
 
 } // namespace hetplan::hexiscale

@@ -30,4 +30,10 @@ Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::s
 std::vector<std::vector<int>> stripeGpus(const Topology &topology, std::span<const int> gpus,
                                          int parts);
 
+// Striping for machines of mixed sizes: every machine's GPUs cut into contiguous slices of
+// `width` (a smaller machine is one slice), the slices dealt to the groups in turn, so a slice
+// never spans machines and small machines go whole to one group. Same output conventions.
+std::vector<std::vector<int>> sliceMachines(const Topology &topology, std::span<const int> gpus,
+                                            int parts, int width);
+
 } // namespace hetplan::hexiscale

@@ -16,6 +16,7 @@
 #include <functional>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <random>
 #include <set>
@@ -329,7 +330,22 @@ private:
         for (TpPolicy policy : {TpPolicy::Widest, TpPolicy::LocallyBest}) {
             choice.policy = policy;
             tryChoice(choice);
+            // The builder's METIS split need not cut a striped pipeline at machine boundaries;
+            // here each machine's share of the pipeline is one part, hence one stage block.
+            if (choice.pipelines > 1)
+                tryGroups(choice, sliceMachines(m_problem.topology, m_allGpus, choice.pipelines,
+                                                sliceWidth(choice.pipelines)),
+                          PartSource::Machines);
         }
+    }
+
+    // The largest machine's share of each of `pipelines` striped pipelines.
+    int sliceWidth(int pipelines) const
+    {
+        int widest = 1;
+        for (const Machine &machine : m_problem.topology.cluster().machines)
+            widest = std::max(widest, machine.count);
+        return std::max(1, widest / pipelines);
     }
 
     Choice exploreChoice(const std::vector<int> &ladder)
@@ -405,7 +421,22 @@ private:
             tryGroups(choice, stripeGpus(m_problem.topology, m_allGpus, choice.pipelines));
     }
 
-    void tryGroups(const Choice &choice, const std::vector<std::vector<int>> &groups)
+    // The parts of one group for the pipeline builder: found by METIS, or one per machine.
+    enum class PartSource { Metis, Machines };
+
+    std::vector<std::vector<int>> machineParts(const std::vector<int> &group) const
+    {
+        std::map<int, std::vector<int>> byMachine;
+        for (int g : group)
+            byMachine[m_problem.topology.gpu(g).machine].push_back(g);
+        std::vector<std::vector<int>> parts;
+        for (auto &[machine, gpus] : byMachine)
+            parts.push_back(std::move(gpus));
+        return parts;
+    }
+
+    void tryGroups(const Choice &choice, const std::vector<std::vector<int>> &groups,
+                   PartSource source = PartSource::Metis)
     {
         const int units = m_problem.workload.train.globalBatch / choice.microBatch;
         const int expected = std::max(1, units / int(groups.size()));
@@ -422,7 +453,11 @@ private:
             build.ufactor = m_secondaryUfactor;
             build.seed = m_random();
             // A group that cannot hold the model stays idle.
-            if (std::optional<PipelineDraft> draft = buildPipeline(m_context, group, build, m_stop))
+            std::optional<PipelineDraft> draft =
+                source == PartSource::Metis
+                    ? buildPipeline(m_context, group, build, m_stop)
+                    : buildPipelineFromParts(m_context, machineParts(group), build, m_stop);
+            if (draft)
                 drafts.push_back(std::move(*draft));
         }
         if (drafts.empty())

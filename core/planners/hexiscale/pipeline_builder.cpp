@@ -176,17 +176,26 @@ std::optional<PipelineDraft> buildPipeline(SearchContext &context, std::span<con
                                            const PipelineBuildOptions &options,
                                            std::stop_token stop)
 {
-    const Topology &topology = context.problem().topology;
     const int parts = std::clamp(options.parts, 1, int(gpus.size()));
     Result<std::vector<std::vector<int>>> split =
-        splitGpus(topology, gpus, parts, CutOption::MinimiseBetweenGroups, options.ufactor,
-                  options.seed);
+        splitGpus(context.problem().topology, gpus, parts, CutOption::MinimiseBetweenGroups,
+                  options.ufactor, options.seed);
     if (!split)
         return std::nullopt;
-    const std::vector<std::vector<int>> &groups = split.value();
+    return buildPipelineFromParts(context, split.value(), options, stop);
+}
+
+std::optional<PipelineDraft> buildPipelineFromParts(SearchContext &context,
+                                                    const std::vector<std::vector<int>> &groups,
+                                                    const PipelineBuildOptions &options,
+                                                    std::stop_token stop)
+{
+    const Topology &topology = context.problem().topology;
 
     // Step (ii): each part's GPUs, machine by machine, into locally best stages.
-    const double totalTflops = sumTflops(context, gpus);
+    double totalTflops = 0;
+    for (const std::vector<int> &group : groups)
+        totalTflops += sumTflops(context, group);
     std::vector<std::vector<StageShape>> partStages;
     for (const std::vector<int> &group : groups) {
         std::map<int, std::vector<int>> byMachine;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <stop_token>
+#include <vector>
 
 namespace hetplan::hexiscale {
 
@@ -35,5 +36,12 @@ struct PipelineBuildOptions
 std::optional<PipelineDraft> buildPipeline(SearchContext &context, std::span<const int> gpus,
                                            const PipelineBuildOptions &options,
                                            std::stop_token stop);
+
+// Steps (ii) and (iii) of buildPipeline for parts chosen by the caller instead of METIS (e.g.
+// one part per machine of a pipeline striped across machines); options.parts is not used.
+std::optional<PipelineDraft> buildPipelineFromParts(SearchContext &context,
+                                                    const std::vector<std::vector<int>> &parts,
+                                                    const PipelineBuildOptions &options,
+                                                    std::stop_token stop);
 
 } // namespace hetplan::hexiscale
