@@ -10,9 +10,9 @@
 #include "core/planners/hexiscale/pipeline_builder.h"
 #include "core/planners/hexiscale/search_context.h"
 #include "core/planners/megatron.h"
+#include "core/planners/search_reporter.h"
 
 #include <algorithm>
-#include <chrono>
 #include <functional>
 #include <cmath>
 #include <limits>
@@ -60,11 +60,9 @@ public:
         : m_problem(problem)
         , m_costModel(costModel)
         , m_options(options)
-        , m_stop(std::move(stop))
-        , m_progress(progress)
+        , m_reporter(options, std::move(stop), progress)
         , m_context(problem, costModel)
         , m_random(options.seed)
-        , m_started(std::chrono::steady_clock::now())
     {
         for (int g = 0; g < problem.topology.gpuCount(); ++g)
             m_allGpus.push_back(g);
@@ -112,8 +110,8 @@ public:
             report(iteration + 1);
         }
         polishBest();
-        if (!m_trace.empty())
-            report(m_trace.back().iteration + 1);
+        if (!m_reporter.trace().empty())
+            report(m_reporter.trace().back().iteration + 1);
 
         if (!m_best)
             return Error{shouldStop() ? ErrorKind::Cancelled : ErrorKind::NoPlanFits,
@@ -122,8 +120,8 @@ public:
         PlanSearch search;
         search.plan = m_best->plan;
         search.evaluation = m_best->evaluation;
-        search.trace = std::move(m_trace);
-        search.stoppedEarly = m_stop.stop_requested();
+        search.trace = m_reporter.takeTrace();
+        search.stoppedEarly = m_reporter.stopRequested();
         return search;
     }
 
@@ -141,27 +139,12 @@ private:
                       "the optimizer state";
     }
 
-    bool shouldStop() const
-    {
-        if (m_stop.stop_requested())
-            return true;
-        return m_options.timeLimitS > 0 && elapsedS() > m_options.timeLimitS;
-    }
-    double elapsedS() const
-    {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
-    }
+    bool shouldStop() const { return m_reporter.shouldStop(); }
 
     void report(int iteration)
     {
-        const double bestS = m_best ? m_best->costS : kInfinity;
-        m_trace.push_back({iteration, elapsedS(), bestS});
-        Progress progress;
-        progress.iteration = iteration;
-        progress.elapsedS = elapsedS();
-        progress.bestCostS = bestS;
-        progress.bestPlan = m_best ? &m_best->plan : nullptr;
-        m_progress.report(progress);
+        m_reporter.report(iteration, m_best ? m_best->costS : kInfinity,
+                          m_best ? &m_best->plan : nullptr);
     }
 
     // Evaluates a plan, keeps it when it is the best so far; returns its objective.
@@ -245,7 +228,7 @@ private:
         for (const auto &[knownS, layout] : top) {
             if (shouldStop())
                 return;
-            polish(m_context, layout, evaluations, costS, m_stop);
+            polish(m_context, layout, evaluations, costS, m_reporter.stopToken());
         }
     }
 
@@ -267,7 +250,7 @@ private:
         PlannerOptions options;
         options.seed = m_options.seed;
         Result<PlanSearch> baseline = MegatronPlanner().plan(m_problem, m_costModel, options,
-                                                             m_stop, quiet);
+                                                             m_reporter.stopToken(), quiet);
         if (!baseline) {
             if (baseline.error().kind == ErrorKind::NoPlanFits)
                 m_baselineNoFit = baseline.error().message;
@@ -455,8 +438,9 @@ private:
             // A group that cannot hold the model stays idle.
             std::optional<PipelineDraft> draft =
                 source == PartSource::Metis
-                    ? buildPipeline(m_context, group, build, m_stop)
-                    : buildPipelineFromParts(m_context, machineParts(group), build, m_stop);
+                    ? buildPipeline(m_context, group, build, m_reporter.stopToken())
+                    : buildPipelineFromParts(m_context, machineParts(group), build,
+                                             m_reporter.stopToken());
             if (draft)
                 drafts.push_back(std::move(*draft));
         }
@@ -536,11 +520,9 @@ private:
     const Problem &m_problem;
     const CostModel &m_costModel;
     const PlannerOptions &m_options;
-    std::stop_token m_stop;
-    ProgressSink &m_progress;
+    SearchReporter m_reporter;
     SearchContext m_context;
     std::mt19937_64 m_random;
-    std::chrono::steady_clock::time_point m_started;
 
     std::vector<int> m_allGpus;
     std::vector<int> m_microBatches;
@@ -554,7 +536,6 @@ private:
     ClosestFit m_closest; // while nothing fits: for the "no plan fits" message
     std::string m_baselineNoFit; // why Megatron found nothing, when nothing fits either
     std::vector<std::pair<double, Layout>> m_top;
-    std::vector<TracePoint> m_trace;
     double m_averageDpS = 0;
     double m_averagePpS = 0;
 };

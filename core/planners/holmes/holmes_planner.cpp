@@ -6,9 +6,9 @@
 #include "core/plan/validator.h"
 #include "core/planners/holmes/fabrics.h"
 #include "core/planners/holmes/layer_partition.h"
+#include "core/planners/search_reporter.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -70,11 +70,9 @@ public:
         : m_problem(problem)
         , m_costModel(costModel)
         , m_options(options)
-        , m_stop(std::move(stop))
-        , m_progress(progress)
+        , m_reporter(options, std::move(stop), progress)
         , m_fabrics(findFabrics(problem.topology))
         , m_alpha(options.knob("alpha", kDefaultAlpha, 0.0, 100.0))
-        , m_started(std::chrono::steady_clock::now())
     {}
 
     Result<PlanSearch> run()
@@ -103,27 +101,21 @@ public:
         }
 
         PlanSearch search;
-        search.trace = std::move(m_trace);
+        search.trace = m_reporter.takeTrace();
         if (m_best) {
             search.plan = std::move(*m_best);
             return search;
         }
-        if (m_stop.stop_requested())
+        if (m_reporter.stopRequested())
             return Error{ErrorKind::Cancelled,
                          "planning was cancelled before a Holmes plan that fits was found"};
         return Error{ErrorKind::NoPlanFits, noPlanMessage(microBatches)};
     }
 
 private:
-    double elapsedS() const
-    {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
-    }
-
     bool shouldStop() const
     {
-        return m_stop.stop_requested()
-               || (m_options.timeLimitS > 0 && elapsedS() > m_options.timeLimitS)
+        return m_reporter.shouldStop()
                || (m_options.maxIterations > 0 && m_evaluated >= m_options.maxIterations);
     }
 
@@ -368,8 +360,7 @@ private:
                 m_unusable = "(" + layout.describe() + "): " + issues.front().message;
             }
         }
-        m_trace.push_back({m_evaluated, elapsedS(), m_bestS});
-        m_progress.report({m_evaluated, elapsedS(), m_bestS, m_best ? &*m_best : nullptr});
+        m_reporter.report(m_evaluated, m_bestS, m_best ? &*m_best : nullptr);
     }
 
     void noteOverflow(const Layout &layout, const Evaluation &evaluation)
@@ -430,16 +421,13 @@ private:
     const Problem &m_problem;
     const CostModel &m_costModel;
     const PlannerOptions &m_options;
-    std::stop_token m_stop;
-    ProgressSink &m_progress;
+    SearchReporter m_reporter;
     std::vector<Fabric> m_fabrics;
     double m_alpha;
-    std::chrono::steady_clock::time_point m_started;
 
     std::optional<Plan> m_best;
     double m_bestS = kInfinity;
     int m_evaluated = 0;
-    std::vector<TracePoint> m_trace;
     std::vector<int> m_slotOfGpu;
     std::string m_tpRejection; // the first TP group the cost model refused
     std::string m_unusable;    // the first layout that fits in memory but cannot run

@@ -5,9 +5,9 @@
 #include "core/planners/metis/device_groups.h"
 #include "core/planners/metis/intra_stage.h"
 #include "core/planners/metis/stage_catalog.h"
+#include "core/planners/search_reporter.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -100,11 +100,9 @@ public:
         : m_problem(problem)
         , m_costModel(costModel)
         , m_options(options)
-        , m_stop(std::move(stop))
-        , m_progress(progress)
+        , m_reporter(options, std::move(stop), progress)
         , m_catalog(problem, costModel)
         , m_random(options.seed)
-        , m_started(std::chrono::steady_clock::now())
     {
         m_variance = options.knob("variance", kDefaultVariance, 0.0, 1.0);
         // 20 blocks: 20! still fits the order count; beyond it nothing is pruned anyway.
@@ -167,20 +165,12 @@ public:
             return failure(mostStages);
         PlanSearch search;
         search.plan = std::move(*m_best);
-        search.trace = std::move(m_trace);
+        search.trace = m_reporter.takeTrace();
         return search;
     }
 
 private:
-    bool shouldStop() const
-    {
-        return m_stop.stop_requested()
-               || (m_options.timeLimitS > 0 && elapsedS() > m_options.timeLimitS);
-    }
-    double elapsedS() const
-    {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
-    }
+    bool shouldStop() const { return m_reporter.shouldStop(); }
 
     // The size sets the sequence bound leaves room for, evenly spaced over all of them.
     std::vector<std::vector<int>> spread(const std::vector<std::vector<int>> &sets,
@@ -198,13 +188,7 @@ private:
 
     void report(int iteration)
     {
-        m_trace.push_back({iteration, elapsedS(), m_bestS});
-        Progress progress;
-        progress.iteration = iteration;
-        progress.elapsedS = elapsedS();
-        progress.bestCostS = m_bestS;
-        progress.bestPlan = m_best ? &*m_best : nullptr;
-        m_progress.report(progress);
+        m_reporter.report(iteration, m_bestS, m_best ? &*m_best : nullptr);
     }
 
     void considerWarmStart()
@@ -324,11 +308,9 @@ private:
     const Problem &m_problem;
     const CostModel &m_costModel;
     const PlannerOptions &m_options;
-    std::stop_token m_stop;
-    ProgressSink &m_progress;
+    SearchReporter m_reporter;
     StageCatalog m_catalog;
     std::mt19937_64 m_random;
-    std::chrono::steady_clock::time_point m_started;
 
     double m_variance = kDefaultVariance;
     int m_maxPermutationLength = kDefaultMaxPermutationLength;
@@ -338,7 +320,6 @@ private:
     std::vector<double> m_kept; // Metis costs of the current top, ascending
     std::optional<Plan> m_best;
     double m_bestS = kInfinity;
-    std::vector<TracePoint> m_trace;
     bool m_outOfMemory = false;
     bool m_unconnected = false;
 };
