@@ -9,6 +9,7 @@
 #include "core/planners/exhaustive.h"
 #include "core/planners/hexiscale/hexiscale_planner.h"
 #include "core/planners/megatron.h"
+#include "tests/core/planner_test_support.h"
 
 #include <QtTest>
 
@@ -18,39 +19,15 @@
 #include <thread>
 
 using namespace hetplan;
+using namespace hetplan::test;
 
 namespace {
-
-template<typename T>
-T orFail(Result<T> result, const char *what)
-{
-    if (!result)
-        qFatal("%s: %s", what, result.error().message.c_str());
-    return std::move(result).value();
-}
-
-Problem exampleProblem(const char *cluster, const char *model)
-{
-    const Cluster c = orFail(loadCluster(cluster), cluster);
-    Workload workload;
-    if (const auto example = findExample(cluster, ExampleKind::Workload))
-        workload = orFail(parseWorkload(example->text, example->path), "workload");
-    return {orFail(Topology::build(c, GpuCatalog::builtin()), cluster), orFail(loadModel(model), model),
-            workload};
-}
 
 Result<PlanSearch> runHexiScale(const Problem &problem, const CostModel &costModel,
                                 PlannerOptions options = {}, std::stop_token stop = {})
 {
     NullProgress progress;
     return HexiScalePlanner().plan(problem, costModel, options, stop, progress);
-}
-
-Result<PlanSearch> runPlanner(const Planner &planner, const Problem &problem,
-                              const CostModel &costModel)
-{
-    NullProgress progress;
-    return planner.plan(problem, costModel, PlannerOptions{}, {}, progress);
 }
 
 // Eight layers of a ~0.5B-class model: tiny enough for the exhaustive oracle.

@@ -13,6 +13,7 @@
 #include "core/planners/holmes/holmes_planner.h"
 #include "core/planners/holmes/layer_partition.h"
 #include "core/planners/megatron.h"
+#include "tests/core/planner_test_support.h"
 
 #include <QFile>
 #include <QProcess>
@@ -23,16 +24,9 @@
 #include <random>
 
 using namespace hetplan;
+using namespace hetplan::test;
 
 namespace {
-
-template<typename T>
-T orFail(Result<T> result, const char *what)
-{
-    if (!result)
-        qFatal("%s: %s", what, result.error().message.c_str());
-    return std::move(result).value();
-}
 
 // Holmes Table 2, parameter groups 3–4: GPT 7.5B, sequence 2048, global batch 1536.
 Problem hybridProblem()
@@ -44,14 +38,6 @@ Problem hybridProblem()
     const Cluster cluster = orFail(loadCluster("holmes-hybrid"), "holmes-hybrid");
     return {orFail(Topology::build(cluster, GpuCatalog::builtin()), "holmes-hybrid"),
             orFail(loadModel("gpt3-7.5b"), "gpt3-7.5b"), workload};
-}
-
-Result<PlanSearch> runPlanner(const Planner &planner, const Problem &problem,
-                              const CostModel &costModel, PlannerOptions options = {},
-                              std::stop_token stop = {})
-{
-    NullProgress progress;
-    return planner.plan(problem, costModel, options, stop, progress);
 }
 
 QString issuesText(const std::vector<PlanIssue> &issues)

@@ -12,6 +12,7 @@
 #include "core/planners/metis/device_groups.h"
 #include "core/planners/metis/load_balance.h"
 #include "core/planners/metis/metis_planner.h"
+#include "tests/core/planner_test_support.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -27,39 +28,15 @@
 #include <thread>
 
 using namespace hetplan;
+using namespace hetplan::test;
 
 namespace {
-
-template<typename T>
-T orFail(Result<T> result, const char *what)
-{
-    if (!result)
-        qFatal("%s: %s", what, result.error().message.c_str());
-    return std::move(result).value();
-}
-
-Problem exampleProblem(const char *cluster, const char *model)
-{
-    const Cluster c = orFail(loadCluster(cluster), cluster);
-    Workload workload;
-    if (const auto example = findExample(cluster, ExampleKind::Workload))
-        workload = orFail(parseWorkload(example->text, example->path), "workload");
-    return {orFail(Topology::build(c, GpuCatalog::builtin()), cluster),
-            orFail(loadModel(model), model), workload};
-}
 
 Result<PlanSearch> runMetis(const Problem &problem, const CostModel &costModel,
                             PlannerOptions options = {}, std::stop_token stop = {})
 {
     NullProgress progress;
     return MetisPlanner().plan(problem, costModel, options, stop, progress);
-}
-
-Result<PlanSearch> runPlanner(const Planner &planner, const Problem &problem,
-                              const CostModel &costModel)
-{
-    NullProgress progress;
-    return planner.plan(problem, costModel, PlannerOptions{}, {}, progress);
 }
 
 // One machine per entry: GPU type and count, all on one switch.

@@ -8,22 +8,16 @@
 #include "core/io/loaders.h"
 #include "core/plan/transport.h"
 #include "core/plan/validator.h"
+#include "tests/core/planner_test_support.h"
 
 #include <QtTest>
 
 #include <string>
 
 using namespace hetplan;
+using namespace hetplan::test;
 
 namespace {
-
-template<typename T>
-T orFail(Result<T> result, const char *what)
-{
-    if (!result)
-        qFatal("%s: %s", what, result.error().message.c_str());
-    return std::move(result).value();
-}
 
 const Topology &hybrid()
 {

@@ -1,0 +1,48 @@
+#pragma once
+
+// Fixtures the planner tests share: bundled examples as problems, and a planner run to the end.
+
+#include "core/base/result.h"
+#include "core/catalog/catalog.h"
+#include "core/cost/cost_model.h"
+#include "core/cost/problem.h"
+#include "core/io/formats.h"
+#include "core/io/loaders.h"
+#include "core/planners/planner.h"
+
+#include <QtTest>
+
+#include <stop_token>
+#include <utility>
+
+namespace hetplan::test {
+
+// The value, or the test stops with what failed and why.
+template<typename T>
+T orFail(Result<T> result, const char *what)
+{
+    if (!result)
+        qFatal("%s: %s", what, result.error().message.c_str());
+    return std::move(result).value();
+}
+
+// A bundled cluster with its bundled workload (defaults when it has none) and a catalog model.
+inline Problem exampleProblem(const char *cluster, const char *model)
+{
+    const Cluster c = orFail(loadCluster(cluster), cluster);
+    Workload workload;
+    if (const auto example = findExample(cluster, ExampleKind::Workload))
+        workload = orFail(parseWorkload(example->text, example->path), "workload");
+    return {orFail(Topology::build(c, GpuCatalog::builtin()), cluster),
+            orFail(loadModel(model), model), workload};
+}
+
+inline Result<PlanSearch> runPlanner(const Planner &planner, const Problem &problem,
+                                     const CostModel &costModel, PlannerOptions options = {},
+                                     std::stop_token stop = {})
+{
+    NullProgress progress;
+    return planner.plan(problem, costModel, options, std::move(stop), progress);
+}
+
+} // namespace hetplan::test
