@@ -21,7 +21,8 @@ Result<double> parseNumber(const std::string &name, const std::string &text, dou
     if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value))
         return badInput("--" + name + ": '" + text + "' is not a number");
     if (value < min || value > max)
-        return badInput("--" + name + ": " + text + " is out of range; valid: " + rangeText(min, max));
+        return badInput("--" + name + ": " + text
+                        + " is out of range; valid: " + rangeText(min, max));
     return value;
 }
 
@@ -85,7 +86,8 @@ Result<std::optional<int>> Args::integer(const std::string &name, int min, int m
     if (ec != std::errc() || end != text->data() + text->size())
         return badInput("--" + name + ": '" + *text + "' is not a whole number");
     if (v < min || v > max)
-        return badInput("--" + name + ": " + *text + " is out of range; valid: " + rangeText(min, max));
+        return badInput("--" + name + ": " + *text
+                        + " is out of range; valid: " + rangeText(min, max));
     return std::optional<int>{v};
 }
 

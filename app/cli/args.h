@@ -23,7 +23,10 @@ public:
 
     static Result<Args> parse(const std::vector<std::string> &words, const Spec &spec);
 
-    bool has(const std::string &name) const { return m_values.contains(name) || m_switches.contains(name); }
+    bool has(const std::string &name) const
+    {
+        return m_values.contains(name) || m_switches.contains(name);
+    }
     std::optional<std::string> value(const std::string &name) const;
     const std::vector<std::string> &positional() const { return m_positional; }
 

@@ -1,6 +1,5 @@
 #include "app/cli/commands.h"
 #include "app/cli/setup.h"
-
 #include "core/catalog/catalog.h"
 
 #include <cstdio>
@@ -31,15 +30,21 @@ int listGpus(bool json)
                     "intra link");
     for (const GpuType &g : GpuCatalog::builtin().all()) {
         if (json) {
-            rows.push_back({{"name", g.name}, {"tflops", g.tflops}, {"memory_GiB", g.memoryGiB},
-                            {"membw_GBps", g.memoryBandwidthGBps},
-                            {"price_per_hour_usd", g.pricePerHourUsd ? nlohmann::json(*g.pricePerHourUsd) : nlohmann::json()},
-                            {"source", g.source}});
+            rows.push_back(
+                {{"name", g.name},
+                 {"tflops", g.tflops},
+                 {"memory_GiB", g.memoryGiB},
+                 {"membw_GBps", g.memoryBandwidthGBps},
+                 {"price_per_hour_usd",
+                  g.pricePerHourUsd ? nlohmann::json(*g.pricePerHourUsd) : nlohmann::json()},
+                 {"source", g.source}});
             continue;
         }
-        const std::string price = g.pricePerHourUsd ? std::to_string(*g.pricePerHourUsd).substr(0, 5) : "-";
+        const std::string price
+            = g.pricePerHourUsd ? std::to_string(*g.pricePerHourUsd).substr(0, 5) : "-";
         std::printf("%-16s %8.1f %8.0f %10.0f %10s  %.0f GB/s\n", g.name.c_str(), g.tflops,
-                    g.memoryGiB, g.memoryBandwidthGBps, price.c_str(), g.typicalIntra.bandwidthGBps);
+                    g.memoryGiB, g.memoryBandwidthGBps, price.c_str(),
+                    g.typicalIntra.bandwidthGBps);
     }
     if (json)
         std::cout << rows.dump(2) << '\n';
@@ -54,9 +59,14 @@ int listModels(bool json)
                     "heads", "kv", "vocab", "params");
     for (const ModelSpec &m : ModelCatalog::builtin().all()) {
         if (json) {
-            rows.push_back({{"name", m.name}, {"layers", m.layers}, {"hidden", m.hidden},
-                            {"ffn_hidden", m.ffnHidden}, {"heads", m.heads}, {"kv_heads", m.kvHeads},
-                            {"vocab", m.vocab}, {"params", m.totalParams()}});
+            rows.push_back({{"name", m.name},
+                            {"layers", m.layers},
+                            {"hidden", m.hidden},
+                            {"ffn_hidden", m.ffnHidden},
+                            {"heads", m.heads},
+                            {"kv_heads", m.kvHeads},
+                            {"vocab", m.vocab},
+                            {"params", m.totalParams()}});
             continue;
         }
         std::printf("%-14s %7d %7d %7d %6d %4d %8d %9.2fB\n", m.name.c_str(), m.layers, m.hidden,

@@ -73,18 +73,21 @@ int runCompare(const std::vector<std::string> &words)
             continue;
         }
         if (search) {
-            std::printf("%-12s %12s %8s %12s %10zu %10s  ok\n", std::string(plannerName(kind)).c_str(),
+            std::printf("%-12s %12s %8s %12s %10zu %10s  ok\n",
+                        std::string(plannerName(kind)).c_str(),
                         formatSeconds(search->evaluation.iterationS).c_str(),
                         cell("%.1f %%", 100 * search->evaluation.mfu).c_str(),
                         cell("%.0f", search->evaluation.tokensPerS).c_str(),
                         search->plan.pipelines.size(), formatSeconds(search->planningS).c_str());
         } else {
-            std::printf("%-12s %12s %8s %12s %10s %10s  %s\n", std::string(plannerName(kind)).c_str(),
-                        "-", "-", "-", "-", "-", search.error().message.c_str());
+            std::printf("%-12s %12s %8s %12s %10s %10s  %s\n",
+                        std::string(plannerName(kind)).c_str(), "-", "-", "-", "-", "-",
+                        search.error().message.c_str());
         }
     }
     if (args.has("json"))
-        std::cout << nlohmann::json{{"cost_model", run->costModel->name()}, {"results", rows}}.dump(2) << '\n';
+        std::cout << nlohmann::json{{"cost_model", run->costModel->name()}, {"results", rows}}.dump(
+            2) << '\n';
     if (succeeded > 0)
         return 0;
     return noFit > 0 ? 3 : 1;

@@ -2,7 +2,6 @@
 #include "app/cli/planning.h"
 #include "app/cli/report.h"
 #include "app/cli/setup.h"
-
 #include "core/io/evaluation_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"

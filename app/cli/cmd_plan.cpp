@@ -2,7 +2,6 @@
 #include "app/cli/planning.h"
 #include "app/cli/report.h"
 #include "app/cli/setup.h"
-
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/planners/hexgen/hexgen_planner.h"
@@ -14,7 +13,8 @@
 namespace hetplan::cli {
 namespace {
 
-constexpr const char *kPlanHelp = R"(usage: hetplan-cli plan --cluster FILE|EXAMPLE --model NAME|FILE [opts]
+constexpr const char *kPlanHelp
+    = R"(usage: hetplan-cli plan --cluster FILE|EXAMPLE --model NAME|FILE [opts]
 
   --planner NAME        hexiscale, metis, holmes, megatron, exhaustive (training);
                         hexgen (inference); default: the mode's own
@@ -78,7 +78,8 @@ int runPlan(const std::vector<std::string> &words)
     addServingFigures(problem, costModel, search->plan, search->evaluation);
 
     if (const auto out = args.value("out")) {
-        if (auto written = writeFileAtomic(*out, writePlan(search->plan, problem.topology)); !written)
+        if (auto written = writeFileAtomic(*out, writePlan(search->plan, problem.topology));
+            !written)
             return fail(written.error());
     }
     if (args.has("json")) {

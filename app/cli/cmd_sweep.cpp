@@ -2,7 +2,6 @@
 #include "app/cli/planning.h"
 #include "app/cli/report.h"
 #include "app/cli/setup.h"
-
 #include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/model/bandwidth_edit.h"
@@ -83,12 +82,12 @@ int runSweep(const std::vector<std::string> &words)
     if (!args.has("json"))
         std::printf("Sweep of %s (planner %s, cost model %s)\n%12s %16s %16s %8s  %s\n",
                     target->label.c_str(), std::string(plannerName(kind)).c_str(),
-                    std::string(costModel.name()).c_str(), "GB/s", "current plan",
-                    "re-planned", "MFU", "strategy");
+                    std::string(costModel.name()).c_str(), "GB/s", "current plan", "re-planned",
+                    "MFU", "strategy");
     for (double bandwidthGBps : *bandwidths) {
-        auto topology = Topology::build(
-            withBandwidth(problem.topology.cluster(), *target, bandwidthGBps),
-            GpuCatalog::builtin());
+        auto topology
+            = Topology::build(withBandwidth(problem.topology.cluster(), *target, bandwidthGBps),
+                              GpuCatalog::builtin());
         if (!topology)
             return fail(topology.error());
         const Problem changed{std::move(topology).value(), problem.model, problem.workload};
@@ -105,14 +104,13 @@ int runSweep(const std::vector<std::string> &words)
         }
         if (!args.has("json")) {
             const bool ok = replanned.ok();
-            const std::string mfu =
-                ok ? std::to_string(int(100 * replanned->evaluation.mfu + 0.5)) + " %" : "-";
-            std::printf("%12.3g %16s %16s %8s  %s\n", bandwidthGBps,
-                        formatSeconds(currentS).c_str(),
-                        ok ? formatSeconds(replanned->evaluation.iterationS).c_str() : "-",
-                        mfu.c_str(),
-                        ok ? (replanned->plan.sameLayout(base->plan) ? "same" : "changed")
-                           : replanned.error().message.c_str());
+            const std::string mfu
+                = ok ? std::to_string(int(100 * replanned->evaluation.mfu + 0.5)) + " %" : "-";
+            std::printf(
+                "%12.3g %16s %16s %8s  %s\n", bandwidthGBps, formatSeconds(currentS).c_str(),
+                ok ? formatSeconds(replanned->evaluation.iterationS).c_str() : "-", mfu.c_str(),
+                ok ? (replanned->plan.sameLayout(base->plan) ? "same" : "changed")
+                   : replanned.error().message.c_str());
         }
         points.push_back(std::move(point));
     }

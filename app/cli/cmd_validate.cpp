@@ -1,6 +1,5 @@
 #include "app/cli/commands.h"
 #include "app/cli/setup.h"
-
 #include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/io/files.h"
@@ -14,7 +13,8 @@ namespace hetplan::cli {
 namespace {
 
 // Problems of one file; empty when it is valid.
-std::vector<std::string> problemsOfPlan(const std::string &path, const std::string &text, const Args &args)
+std::vector<std::string> problemsOfPlan(const std::string &path, const std::string &text,
+                                        const Args &args)
 {
     auto named = planClusterName(text, path);
     std::optional<std::string> fallback;
@@ -29,8 +29,8 @@ std::vector<std::string> problemsOfPlan(const std::string &path, const std::stri
     auto model = loadModel(args.value("model").value_or(plan->model));
     if (!model)
         return {model.error().message};
-    auto costModel = costModelFromArgs(args, plan->costModel.empty() ? std::nullopt
-                                                                     : std::optional(plan->costModel));
+    auto costModel = costModelFromArgs(
+        args, plan->costModel.empty() ? std::nullopt : std::optional(plan->costModel));
     if (!costModel)
         return {costModel.error().message};
     const Problem problem{std::move(topology).value(), std::move(model).value(), plan->workload};

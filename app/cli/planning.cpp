@@ -45,8 +45,7 @@ Result<std::vector<int>> parseGpuList(const std::string &option, const std::stri
         const std::optional<int> gpu = topology.findGpu(name);
         if (!gpu)
             return badInput("--" + option + ": the cluster has no GPU '" + name
-                            + "'; GPUs are named machine:index, e.g. "
-                            + topology.gpu(0).name);
+                            + "'; GPUs are named machine:index, e.g. " + topology.gpu(0).name);
         gpus.push_back(*gpu);
     }
     if (gpus.empty())
@@ -126,7 +125,8 @@ nlohmann::json planSearchToJson(const PlanSearch &search, const Problem &problem
     out["stopped_early"] = search.stoppedEarly;
     nlohmann::json trace = nlohmann::json::array();
     for (const TracePoint &t : search.trace)
-        trace.push_back({{"iteration", t.iteration}, {"elapsed_s", t.elapsedS}, {"best_s", t.bestCostS}});
+        trace.push_back(
+            {{"iteration", t.iteration}, {"elapsed_s", t.elapsedS}, {"best_s", t.bestCostS}});
     out["trace"] = std::move(trace);
     return out;
 }

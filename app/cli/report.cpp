@@ -74,8 +74,8 @@ void printPlan(std::ostream &out, const Problem &problem, const Plan &plan)
             << padRight("DP", 4) << "GPUs\n";
         for (size_t s = 0; s < pipeline.stages.size(); ++s) {
             const Stage &stage = pipeline.stages[s];
-            const std::string layers = std::to_string(stage.layerBegin) + "-"
-                                       + std::to_string(stage.layerEnd - 1);
+            const std::string layers
+                = std::to_string(stage.layerBegin) + "-" + std::to_string(stage.layerEnd - 1);
             out << "    " << padRight(std::to_string(s), 7) << padRight(layers, 10)
                 << padRight(std::to_string(stage.tp), 4) << padRight(std::to_string(stage.dp), 4)
                 << gpuList(problem, stage.gpus) << '\n';
@@ -86,9 +86,11 @@ void printPlan(std::ostream &out, const Problem &problem, const Plan &plan)
 void printEvaluation(std::ostream &out, const Problem &problem, const Evaluation &evaluation)
 {
     const bool training = problem.workload.mode == Mode::Train;
-    out << '\n' << (training ? "Iteration " : "Latency (slowest replica) ")
-        << formatSeconds(evaluation.iterationS) << "   MFU " << format("%.1f %%", 100 * evaluation.mfu)
-        << "   " << format("%.0f", evaluation.tokensPerS) << " tokens/s";
+    out << '\n'
+        << (training ? "Iteration " : "Latency (slowest replica) ")
+        << formatSeconds(evaluation.iterationS) << "   MFU "
+        << format("%.1f %%", 100 * evaluation.mfu) << "   " << format("%.0f", evaluation.tokensPerS)
+        << " tokens/s";
     if (evaluation.costPerIterationUsd)
         out << "   " << format("$%.4f", *evaluation.costPerIterationUsd)
             << (training ? " per iteration" : " per batch");
@@ -116,8 +118,8 @@ void printEvaluation(std::ostream &out, const Problem &problem, const Evaluation
         << "capacity\n";
     for (const GpuMemory &m : evaluation.memory) {
         out << "    " << padRight(gpuName(m.gpu), nameWidth)
-            << padRight(format("%.1f GiB", m.usedGiB), 12)
-            << format("%.1f GiB", m.capacityGiB) << (m.fits() ? "" : "   OVER CAPACITY") << '\n';
+            << padRight(format("%.1f GiB", m.usedGiB), 12) << format("%.1f GiB", m.capacityGiB)
+            << (m.fits() ? "" : "   OVER CAPACITY") << '\n';
     }
     for (const std::string &error : evaluation.errors)
         out << "  ! " << error << '\n';

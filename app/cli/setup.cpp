@@ -29,7 +29,8 @@ Result<std::map<std::string, double>> parseKnobs(const std::string &text)
         if (equals == 0 || equals == std::string::npos || code != std::errc() || parsedEnd != end
             || !std::isfinite(value))
             return badInput("--knob: expected name=number pairs separated by commas, e.g. "
-                            "variance=0.3,max_permutation_length=8; got '" + item + "'");
+                            "variance=0.3,max_permutation_length=8; got '"
+                            + item + "'");
         knobs[item.substr(0, equals)] = value;
     }
     if (knobs.empty())
@@ -117,9 +118,8 @@ Result<Workload> workloadFromArgs(const Args &args, const ProblemDefaults &defau
 
 std::set<std::string> problemOptions()
 {
-    return {"cluster",    "model",      "workload",    "mode",         "global-batch",
-            "micro-batch", "seq-len",   "prompt-len",  "output-len",   "request-rate",
-            "slo",        "cost-model"};
+    return {"cluster", "model",      "workload",   "mode",         "global-batch", "micro-batch",
+            "seq-len", "prompt-len", "output-len", "request-rate", "slo",          "cost-model"};
 }
 
 Result<Topology> topologyFromArgs(const Args &args, std::optional<std::string> fallbackCluster)
@@ -149,8 +149,8 @@ Result<Problem> buildProblem(const Args &args, const ProblemDefaults &defaults)
 
 Result<Problem> buildProblem(Topology topology, const Args &args, const ProblemDefaults &defaults)
 {
-    const std::optional<std::string> modelName = args.value("model") ? args.value("model")
-                                                                     : defaults.model;
+    const std::optional<std::string> modelName
+        = args.value("model") ? args.value("model") : defaults.model;
     if (!modelName)
         return badInput("--model is required (a catalog name such as llama2-13b, or a model file; "
                         "`hetplan-cli catalog models` lists them)");
@@ -164,7 +164,8 @@ Result<Problem> buildProblem(Topology topology, const Args &args, const ProblemD
     return Problem{std::move(topology), std::move(model).value(), std::move(workload).value()};
 }
 
-Result<std::unique_ptr<CostModel>> costModelFromArgs(const Args &args, std::optional<std::string> fallback)
+Result<std::unique_ptr<CostModel>> costModelFromArgs(const Args &args,
+                                                     std::optional<std::string> fallback)
 {
     const std::string name = args.value("cost-model").value_or(fallback.value_or("hetplan"));
     auto kind = costModelKindFromName(name);
@@ -173,8 +174,8 @@ Result<std::unique_ptr<CostModel>> costModelFromArgs(const Args &args, std::opti
     return makeCostModel(*kind);
 }
 
-Result<Invocation> prepare(const std::vector<std::string> &words, std::set<std::string> extraOptions,
-                           std::set<std::string> extraSwitches)
+Result<Invocation> prepare(const std::vector<std::string> &words,
+                           std::set<std::string> extraOptions, std::set<std::string> extraSwitches)
 {
     Args::Spec spec{problemOptions(), std::move(extraSwitches)};
     spec.options.merge(extraOptions);
@@ -207,8 +208,8 @@ Result<Invocation> prepare(const std::vector<std::string> &words, std::set<std::
             return parsed.error();
         options.knobs = std::move(parsed).value();
     }
-    return Invocation{std::move(args).value(), std::move(problem).value(), std::move(costModel).value(),
-                      planner, std::move(options)};
+    return Invocation{std::move(args).value(), std::move(problem).value(),
+                      std::move(costModel).value(), planner, std::move(options)};
 }
 
 int exitCodeFor(const Error &error)

@@ -6,7 +6,6 @@
 #include "core/planners/planner.h"
 
 #include <cstdint>
-
 #include <memory>
 #include <optional>
 #include <set>
@@ -27,13 +26,15 @@ struct ProblemDefaults
 
 // --cluster NAME|FILE, resolved to a Topology (GPU types checked against the catalog); a
 // cluster without GPUs is refused here, since every command that takes one needs GPUs.
-Result<Topology> topologyFromArgs(const Args &args, std::optional<std::string> fallbackCluster = {});
+Result<Topology> topologyFromArgs(const Args &args,
+                                  std::optional<std::string> fallbackCluster = {});
 
 // Cluster (--cluster, bundled name or file), model (--model), workload (--workload file, else
 // the bundled "<cluster>.workload.json" when the cluster is a bundled example, else defaults),
 // then the workload flags (--global-batch, --seq-len, ...) override single fields.
 Result<Problem> buildProblem(const Args &args, const ProblemDefaults &defaults = {});
-Result<Problem> buildProblem(Topology topology, const Args &args, const ProblemDefaults &defaults = {});
+Result<Problem> buildProblem(Topology topology, const Args &args,
+                             const ProblemDefaults &defaults = {});
 
 // What a planning subcommand (plan, compare, sweep) starts from: its parsed options, the
 // problem, the cost model, the planner (--planner, else the mode's default), --seed and
@@ -47,7 +48,8 @@ struct Invocation
     PlannerOptions options; // --seed and --knob; no warm start
 };
 Result<Invocation> prepare(const std::vector<std::string> &words,
-                           std::set<std::string> extraOptions, std::set<std::string> extraSwitches = {});
+                           std::set<std::string> extraOptions,
+                           std::set<std::string> extraSwitches = {});
 
 // Maps an Error to the CLI's exit code contract: 2 bad input, 3 no plan fits, 1 otherwise.
 int exitCodeFor(const Error &error);

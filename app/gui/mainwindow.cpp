@@ -3,6 +3,7 @@
 #include "canvas/cluster_scene.h"
 #include "canvas/cluster_view.h"
 #include "canvas/palette.h"
+#include "core/catalog/catalog.h"
 #include "inspector/inspector.h"
 #include "model/cluster_model.h"
 #include "model/cluster_names.h"
@@ -10,8 +11,6 @@
 #include "panels/workload_panel.h"
 #include "results/results_panel.h"
 #include "settings_dialog.h"
-
-#include "core/catalog/catalog.h"
 
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -66,7 +65,8 @@ double totalTflops(const Cluster &cluster)
 } // namespace
 
 MainWindow::MainWindow(QWidget *parent)
-    : QMainWindow(parent), m_document(new Document)
+    : QMainWindow(parent)
+    , m_document(new Document)
 {
     setWindowIcon(QIcon(QStringLiteral(":/icons/hetplan.svg")));
     m_document->setAutosaveInterval(SettingsDialog::autosaveIntervalS());
@@ -170,8 +170,8 @@ void MainWindow::arrangeDocks()
         return found;
     };
     QDockWidget *plan = dock("results.plan");
-    const QList<QDockWidget *> bottom = {plan, dock("results.charts"), dock("results.compare"),
-                                         dock("results.problems")};
+    const QList<QDockWidget *> bottom
+        = {plan, dock("results.charts"), dock("results.compare"), dock("results.problems")};
     QDockWidget *whatIf = dock("results.whatif");
     // Tall panels scroll rather than push the window past its default size.
     for (QDockWidget *d : {whatIf, dock("results.compare")}) {
@@ -308,8 +308,7 @@ void MainWindow::open()
     if (!maybeSave())
         return;
     const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open"), QString(),
-        tr("HetPlan projects and clusters (*.json);;All files (*)"));
+        this, tr("Open"), QString(), tr("HetPlan projects and clusters (*.json);;All files (*)"));
     if (!path.isEmpty())
         openFile(path);
 }
@@ -343,8 +342,8 @@ bool MainWindow::saveAs()
 
 void MainWindow::importCluster()
 {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Import Cluster"), QString(), tr("Cluster files (*.json);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import Cluster"), QString(),
+                                                      tr("Cluster files (*.json);;All files (*)"));
     if (path.isEmpty())
         return;
     if (Status s = m_document->importCluster(path); !s)

@@ -79,7 +79,7 @@ private:
     void offerRecovery(const QString &filePath);
     void arrangeDocks();
 
-    Document *m_document;  // Owned (QObject child), as are the widgets below.
+    Document *m_document; // Owned (QObject child), as are the widgets below.
     ClusterScene *m_scene;
     ClusterView *m_view;
     Palette *m_palette;

@@ -1,12 +1,10 @@
 // The window's menus, toolbar and recent files.
-#include "mainwindow.h"
-
 #include "canvas/cluster_view.h"
+#include "core/catalog/catalog.h"
+#include "mainwindow.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
 #include "results/results_panel.h"
-
-#include "core/catalog/catalog.h"
 
 #include <QAction>
 #include <QApplication>

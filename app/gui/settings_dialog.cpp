@@ -19,7 +19,8 @@ constexpr int kDefaultAutosaveS = 60;
 
 } // namespace
 
-SettingsDialog::SettingsDialog(QWidget *parent) : QDialog(parent)
+SettingsDialog::SettingsDialog(QWidget *parent)
+    : QDialog(parent)
 {
     setWindowTitle(tr("Settings"));
     auto *layout = new QVBoxLayout(this);

@@ -48,9 +48,8 @@ QStringList installTranslations(const QString &language)
     if (locale.isEmpty())
         return loaded;
     const QDir embedded(QStringLiteral(":/i18n"));
-    const QStringList files = embedded.entryList({QStringLiteral("*_") + locale
-                                                  + QStringLiteral(".qm")},
-                                                 QDir::Files, QDir::Name);
+    const QStringList files = embedded.entryList(
+        {QStringLiteral("*_") + locale + QStringLiteral(".qm")}, QDir::Files, QDir::Name);
     const auto install = [&](const QString &file, const QString &directory) {
         auto *translator = new QTranslator(QCoreApplication::instance());
         if (translator->load(file, directory) && QCoreApplication::installTranslator(translator))
@@ -61,8 +60,7 @@ QStringList installTranslations(const QString &language)
     for (const QString &file : files)
         install(file, embedded.path());
     // Qt's own strings (standard buttons, file dialogs), where the system has them.
-    install(QStringLiteral("qtbase_") + locale,
-            QLibraryInfo::path(QLibraryInfo::TranslationsPath));
+    install(QStringLiteral("qtbase_") + locale, QLibraryInfo::path(QLibraryInfo::TranslationsPath));
     return loaded;
 }
 

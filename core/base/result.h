@@ -23,7 +23,10 @@ struct Error
     std::string message;
 };
 
-inline Error badInput(std::string message) { return {ErrorKind::BadInput, std::move(message)}; }
+inline Error badInput(std::string message)
+{
+    return {ErrorKind::BadInput, std::move(message)};
+}
 
 // A value or an Error; anything a user or a file can cause is returned as one of these.
 // Bugs are assertions, not Errors.
@@ -31,30 +34,54 @@ template<typename T>
 class [[nodiscard]] Result
 {
 public:
-    Result(T value) : m_state(std::in_place_index<0>, std::move(value)) {}
-    Result(Error error) : m_state(std::in_place_index<1>, std::move(error)) {}
+    Result(T value)
+        : m_state(std::in_place_index<0>, std::move(value))
+    {}
+    Result(Error error)
+        : m_state(std::in_place_index<1>, std::move(error))
+    {}
 
     bool ok() const { return m_state.index() == 0; }
     explicit operator bool() const { return ok(); }
 
-    T &value() & { assert(ok()); return std::get<0>(m_state); }
-    const T &value() const & { assert(ok()); return std::get<0>(m_state); }
-    T &&value() && { assert(ok()); return std::get<0>(std::move(m_state)); }
+    T &value() &
+    {
+        assert(ok());
+        return std::get<0>(m_state);
+    }
+    const T &value() const &
+    {
+        assert(ok());
+        return std::get<0>(m_state);
+    }
+    T &&value() &&
+    {
+        assert(ok());
+        return std::get<0>(std::move(m_state));
+    }
     T *operator->() { return &value(); }
     const T *operator->() const { return &value(); }
     T &operator*() & { return value(); }
     const T &operator*() const & { return value(); }
 
-    const Error &error() const { assert(!ok()); return std::get<1>(m_state); }
+    const Error &error() const
+    {
+        assert(!ok());
+        return std::get<1>(m_state);
+    }
 
 private:
     std::variant<T, Error> m_state;
 };
 
 struct Ok
-{};
+{
+};
 // Success without a value, or an Error.
 using Status = Result<Ok>;
-inline Status okStatus() { return Ok{}; }
+inline Status okStatus()
+{
+    return Ok{};
+}
 
 } // namespace hetplan

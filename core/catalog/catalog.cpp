@@ -40,8 +40,8 @@ Catalog parseBuiltin(std::string_view path)
 {
     auto catalog = Catalog::parse(embeddedText(path), path);
     if (!catalog) {
-        std::fprintf(stderr, "HetPlan bug: the bundled %.*s is broken: %s\n",
-                     int(path.size()), path.data(), catalog.error().message.c_str());
+        std::fprintf(stderr, "HetPlan bug: the bundled %.*s is broken: %s\n", int(path.size()),
+                     path.data(), catalog.error().message.c_str());
         std::abort();
     }
     return std::move(catalog).value();
@@ -53,8 +53,8 @@ void checkUniqueName(const std::vector<T> &entries, const Value &where)
 {
     for (std::size_t j = 0; j + 1 < entries.size(); ++j)
         if (equalsIgnoringCase(entries[j].name, entries.back().name))
-            where.fail("\"" + entries.back().name + "\" is already entry "
-                       + std::to_string(j) + " (names are compared ignoring case)");
+            where.fail("\"" + entries.back().name + "\" is already entry " + std::to_string(j)
+                       + " (names are compared ignoring case)");
 }
 
 template<typename T>

@@ -44,10 +44,10 @@ private:
 enum class ExampleKind { Cluster, Plan, Workload };
 struct Example
 {
-    std::string name;        // "case-study"
+    std::string name; // "case-study"
     ExampleKind kind;
     std::string_view text;
-    std::string path;        // "examples/case-study.cluster.json"
+    std::string path; // "examples/case-study.cluster.json"
 };
 
 std::vector<Example> bundledExamples();

@@ -27,15 +27,15 @@ std::vector<CostModelKind> allCostModels();
 // One stage as planners ask about it, before a whole Plan exists.
 struct StageQuery
 {
-    std::span<const int> gpus;      // flat Topology indices; dp replicas of tp consecutive GPUs
+    std::span<const int> gpus; // flat Topology indices; dp replicas of tp consecutive GPUs
     int tp = 1;
     int dp = 1;
-    std::span<const int> dpSplit;   // empty = even split of the micro-batch
+    std::span<const int> dpSplit; // empty = even split of the micro-batch
     int layerBegin = 0;
     int layerEnd = 0;
-    int microBatch = 1;             // sequences per micro-batch (training) or batch (inference)
-    int stageIndex = 0;             // position in its pipeline: end stages hold embedding/head,
-    int stageCount = 1;             // and 1F1B keeps (stageCount - stageIndex) micro-batches in flight
+    int microBatch = 1; // sequences per micro-batch (training) or batch (inference)
+    int stageIndex = 0; // position in its pipeline: end stages hold embedding/head,
+    int stageCount = 1; // and 1F1B keeps (stageCount - stageIndex) micro-batches in flight
     int microBatches = 1;
     PathKind tpPath = PathKind::Widest;  // links between machines its TP groups use, and
     PathKind hopPath = PathKind::Widest; // the hop to the next stage (core/plan/transport.h)
@@ -43,10 +43,10 @@ struct StageQuery
 
 struct StageEstimate
 {
-    StageTiming timing;             // per micro-batch; hopS and dpCommS are left 0
-    double peakMemoryGiB = 0;       // the stage's most loaded GPU
-    int peakMemoryGpu = -1;         // which GPU that is
-    bool fits = true;               // every GPU of the stage within its capacity
+    StageTiming timing;       // per micro-batch; hopS and dpCommS are left 0
+    double peakMemoryGiB = 0; // the stage's most loaded GPU
+    int peakMemoryGpu = -1;   // which GPU that is
+    bool fits = true;         // every GPU of the stage within its capacity
 };
 
 // A named cost model. Every planner and view uses the same instance for one comparison,
@@ -74,7 +74,8 @@ public:
     // Planner building blocks: one stage per micro-batch, and the hop between two stages
     // (forward activation plus backward gradient, per micro-batch).
     virtual StageEstimate estimateStage(const Problem &problem, const StageQuery &stage) const = 0;
-    virtual double hopS(const Problem &problem, const StageQuery &from, const StageQuery &to) const = 0;
+    virtual double hopS(const Problem &problem, const StageQuery &from,
+                        const StageQuery &to) const = 0;
 
     // What searches minimise: the iteration time (training) or the slowest replica's
     // latency (inference); +infinity when the plan does not fit in memory.

@@ -36,8 +36,8 @@ std::string formatGiB(double gib)
     return text;
 }
 
-std::string memoryError(const Topology &topology, int pipeline, int stage, int gpu,
-                        double usedGiB, double capacityGiB)
+std::string memoryError(const Topology &topology, int pipeline, int stage, int gpu, double usedGiB,
+                        double capacityGiB)
 {
     return "pipeline " + std::to_string(pipeline) + ", stage " + std::to_string(stage) + ", GPU "
            + topology.gpu(gpu).name + ": needs " + formatGiB(usedGiB) + " GiB of "
@@ -68,8 +68,8 @@ bool checkStageMemory(const Problem &problem, const StageQuery &query,
         if (usedGiB > capacityGiB) {
             fits = false;
             if (out)
-                out->errors.push_back(memoryError(problem.topology, pipeline, stage, gpu,
-                                                  usedGiB, capacityGiB));
+                out->errors.push_back(
+                    memoryError(problem.topology, pipeline, stage, gpu, usedGiB, capacityGiB));
         }
         if (out)
             out->memory.push_back({gpu, usedGiB, capacityGiB});
@@ -86,8 +86,8 @@ void addConnectivityErrors(const Problem &problem, const Plan &plan, Evaluation 
         const Pipeline &pipeline = plan.pipelines[p];
         for (size_t j = 0; j < pipeline.stages.size(); ++j) {
             const Stage &stage = pipeline.stages[j];
-            const std::string where = "pipeline " + std::to_string(p) + ", stage "
-                                      + std::to_string(j) + ": ";
+            const std::string where
+                = "pipeline " + std::to_string(p) + ", stage " + std::to_string(j) + ": ";
             for (size_t r = 0; r + size_t(stage.tp) <= stage.gpus.size(); r += size_t(stage.tp))
                 for (size_t x = r; x < r + size_t(stage.tp); ++x)
                     for (size_t y = x + 1; y < r + size_t(stage.tp); ++y)

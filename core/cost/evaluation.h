@@ -24,7 +24,7 @@ struct Breakdown
 
 struct GpuMemory
 {
-    int gpu = 0;             // flat Topology index
+    int gpu = 0; // flat Topology index
     double usedGiB = 0;
     double capacityGiB = 0;
     bool fits() const { return usedGiB <= capacityGiB; }
@@ -33,18 +33,18 @@ struct GpuMemory
 // Per micro-batch times of one stage (what the 1F1B timeline is drawn from).
 struct StageTiming
 {
-    double forwardS = 0;     // compute + TP comm of the forward pass
-    double backwardS = 0;    // compute + TP comm of the backward pass (with recomputation)
-    double computeS = 0;     // forward + backward compute
-    double tpCommS = 0;      // forward + backward TP communication
-    double hopS = 0;         // to the next stage, forward activation + backward gradient
-    double dpCommS = 0;      // this stage's gradient synchronisation per iteration
+    double forwardS = 0;  // compute + TP comm of the forward pass
+    double backwardS = 0; // compute + TP comm of the backward pass (with recomputation)
+    double computeS = 0;  // forward + backward compute
+    double tpCommS = 0;   // forward + backward TP communication
+    double hopS = 0;      // to the next stage, forward activation + backward gradient
+    double dpCommS = 0;   // this stage's gradient synchronisation per iteration
     double totalS() const { return computeS + tpCommS + hopS; }
 };
 
 struct PipelineTiming
 {
-    double timeS = 0;        // without DP sync
+    double timeS = 0; // without DP sync
     std::vector<StageTiming> stages;
     Breakdown breakdown;
 };
@@ -54,27 +54,27 @@ struct PipelineTiming
 struct ServingFigures
 {
     double requestRatePerS = 0;
-    double sloS = 0;               // the latency target, absolute or scale × reference
-    double referenceLatencyS = 0;  // what slo_scale multiplies (0 when slo_s was given)
-    double attainment = 0;         // fraction of requests within the SLO at requestRatePerS
-    double p50S = 0;               // request latency percentiles at requestRatePerS
+    double sloS = 0;              // the latency target, absolute or scale × reference
+    double referenceLatencyS = 0; // what slo_scale multiplies (0 when slo_s was given)
+    double attainment = 0;        // fraction of requests within the SLO at requestRatePerS
+    double p50S = 0;              // request latency percentiles at requestRatePerS
     double p99S = 0;
-    double targetAttainment = 0;   // what maxRatePerS is the highest rate for
-    double maxRatePerS = 0;        // highest rate that still reaches targetAttainment
+    double targetAttainment = 0; // what maxRatePerS is the highest rate for
+    double maxRatePerS = 0;      // highest rate that still reaches targetAttainment
 };
 
 // The result of evaluating one plan with one cost model.
 struct Evaluation
 {
     bool valid = true;
-    std::vector<std::string> errors;   // why the plan is invalid or does not fit
-    double iterationS = 0;             // training: one iteration; inference: slowest replica
-    double mfu = 0;                    // model FLOPs utilisation, DESIGN.md
+    std::vector<std::string> errors; // why the plan is invalid or does not fit
+    double iterationS = 0;           // training: one iteration; inference: slowest replica
+    double mfu = 0;                  // model FLOPs utilisation, DESIGN.md
     double tokensPerS = 0;
     Breakdown breakdown;
-    std::vector<GpuMemory> memory;     // every GPU the plan uses
+    std::vector<GpuMemory> memory; // every GPU the plan uses
     std::vector<PipelineTiming> pipelines;
-    std::optional<double> costPerIterationUsd;   // when every used GPU has a price
+    std::optional<double> costPerIterationUsd; // when every used GPU has a price
     std::optional<double> costPerMillionTokensUsd;
     // Inference: per-replica request latency (prefill + decode) for one batch.
     std::vector<double> replicaLatencyS;

@@ -17,8 +17,8 @@ GroupLinks groupLinks(const Topology &topology, std::span<const int> group, Path
         for (size_t k = i + 1; k < group.size(); ++k) {
             const double bytesPerS = topology.bandwidthBytesPerS(group[i], group[k], path);
             links.slowestBytesPerS = std::min(links.slowestBytesPerS, bytesPerS);
-            links.worstLatencyS = std::max(links.worstLatencyS,
-                                           topology.latencyS(group[i], group[k], path));
+            links.worstLatencyS
+                = std::max(links.worstLatencyS, topology.latencyS(group[i], group[k], path));
         }
     return links;
 }
@@ -47,9 +47,9 @@ double sendAndBroadcastS(const Topology &topology, std::span<const int> from,
     for (int x : from)
         for (int y : to)
             if (x != y)
-                bestSendS = std::min(bestSendS, topology.latencyS(x, y, path)
-                                                    + transferS(bytes, topology.bandwidthBytesPerS(
-                                                                           x, y, path)));
+                bestSendS = std::min(
+                    bestSendS, topology.latencyS(x, y, path)
+                                   + transferS(bytes, topology.bandwidthBytesPerS(x, y, path)));
     // The broadcast runs in the receiving stage's TP group, over the hop's transport too.
     return bestSendS + ringBroadcastS(int(to.size()), bytes, groupLinks(topology, to, path));
 }
@@ -173,8 +173,8 @@ void syncTensors(const Topology &topology, SyncScratch &s, double params, double
             const int b = s.holders[size_t((i + 1) % n)];
             if (a == b)
                 continue;
-            ring.slowestBytesPerS = std::min(ring.slowestBytesPerS,
-                                             topology.bandwidthBytesPerS(a, b, s.path));
+            ring.slowestBytesPerS
+                = std::min(ring.slowestBytesPerS, topology.bandwidthBytesPerS(a, b, s.path));
             ring.worstLatencyS = std::max(ring.worstLatencyS, topology.latencyS(a, b, s.path));
         }
         const double chunkS = tensors * ringAllReduceS(n, chunkBytes, ring);
@@ -188,8 +188,8 @@ void syncTensors(const Topology &topology, SyncScratch &s, double params, double
             const int b = s.holders[size_t((i + 1) % n)];
             const int machine = topology.gpu(a).machine;
             if (machine != topology.gpu(b).machine)
-                s.machineS[size_t(machine)] += transferS(ringBytes,
-                                                         topology.bandwidthBytesPerS(a, b, s.path));
+                s.machineS[size_t(machine)]
+                    += transferS(ringBytes, topology.bandwidthBytesPerS(a, b, s.path));
         }
     }
 }
@@ -265,8 +265,8 @@ double asymmetricGradientSyncS(const Problem &problem, const Plan &plan,
         for (const Stage &stage : pipeline.stages) {
             double stageS = 0;
             for (int gpu : stage.gpus)
-                stageS = std::max({stageS, s.gpuS[size_t(gpu)],
-                                   s.machineS[size_t(topology.gpu(gpu).machine)]});
+                stageS = std::max(
+                    {stageS, s.gpuS[size_t(gpu)], s.machineS[size_t(topology.gpu(gpu).machine)]});
             perStageS[flat++] = stageS;
             slowestS = std::max(slowestS, stageS);
         }

@@ -25,9 +25,9 @@ GroupRates groupRates(const Topology &topology, std::span<const int> gpus)
     for (int gpu : gpus) {
         const GpuType &type = topology.gpuType(gpu);
         slowestFlops = std::min(slowestFlops, type.tflops * 1e12 * type.achievedFraction);
-        slowestBandwidth = std::min(slowestBandwidth,
-                                    type.memoryBandwidthGBps * 1e9
-                                        * HetPlanConstants::achievedMemoryBandwidthFraction);
+        slowestBandwidth
+            = std::min(slowestBandwidth, type.memoryBandwidthGBps * 1e9
+                                             * HetPlanConstants::achievedMemoryBandwidthFraction);
     }
     const double n = double(gpus.size());
     return {slowestFlops * n, slowestBandwidth * n};
@@ -55,8 +55,8 @@ public:
         const bool lastStage = stage.stageIndex + 1 == stage.stageCount;
         const double gemmParams = model.paramsPerLayer() - 2.0 * h;
         const double headGemmParams = lastStage ? double(model.vocab) * h : 0.0;
-        const double weightBytes = (layers * model.paramsPerLayer() + headGemmParams) * bytes
-                                   / stage.tp;
+        const double weightBytes
+            = (layers * model.paramsPerLayer() + headGemmParams) * bytes / stage.tp;
         // Σ_{t=1..s_out} (s_in + t): cached tokens attended over the decode steps.
         const double decodeContext = sIn * sOut + sOut * (sOut + 1.0) / 2.0;
 
@@ -69,20 +69,21 @@ public:
             // Prefill: 2 FLOPs per weight per prompt token, causal attention 2·b·s_in²·h
             // (half of QKᵀ and AV), logits for the last prompt token; a roofline against
             // one scan of the weights.
-            const double prefillFlops = layers * (2.0 * b * sIn * gemmParams + 2.0 * b * sIn * sIn * h)
-                                        + 2.0 * b * headGemmParams;
-            const double prefillS = std::max(prefillFlops / rates.flopsPerS,
-                                             weightBytes / rates.memoryBytesPerS);
+            const double prefillFlops
+                = layers * (2.0 * b * sIn * gemmParams + 2.0 * b * sIn * sIn * h)
+                  + 2.0 * b * headGemmParams;
+            const double prefillS
+                = std::max(prefillFlops / rates.flopsPerS, weightBytes / rates.memoryBytesPerS);
             // Decode: every step scans the weights and the KV cache (HexGen eq. 4's first
             // term, made GQA-sized) and does 2 FLOPs per weight per sequence plus attention
             // over the cache, 4·b·ctx·h; a roofline over the phase.
             const double decodeFlops = sOut * (2.0 * b * (layers * gemmParams + headGemmParams))
                                        + layers * 4.0 * b * h * decodeContext;
-            const double decodeBytes = sOut * weightBytes
-                                       + layers * b * decodeContext
-                                             * kvBytesPerTokenLayer(model, bytes) / stage.tp;
-            const double decodeS = std::max(decodeFlops / rates.flopsPerS,
-                                            decodeBytes / rates.memoryBytesPerS);
+            const double decodeBytes
+                = sOut * weightBytes
+                  + layers * b * decodeContext * kvBytesPerTokenLayer(model, bytes) / stage.tp;
+            const double decodeS
+                = std::max(decodeFlops / rates.flopsPerS, decodeBytes / rates.memoryBytesPerS);
             double tpS = 0;
             if (stage.tp > 1) {
                 // Megatron: two all-reduces per layer per forward, of the prompt's
@@ -122,18 +123,16 @@ public:
             // HexGen eq. 7 with the real parameter count and a GQA-sized KV cache split over
             // the TP group (kv heads are divided among its ranks), plus its 4 activation
             // buffers of b·(s_in + s_out)·h.
-            const double total = params * bytes / stage.tp
-                                 + layers * b * tokensPerSequence
-                                       * kvBytesPerTokenLayer(model, bytes) / stage.tp
-                                 + 4.0 * b * tokensPerSequence * model.hidden * bytes
-                                 + overheadGiB * kBytesPerGiB;
+            const double total
+                = params * bytes / stage.tp
+                  + layers * b * tokensPerSequence * kvBytesPerTokenLayer(model, bytes) / stage.tp
+                  + 4.0 * b * tokensPerSequence * model.hidden * bytes + overheadGiB * kBytesPerGiB;
             for (int i = 0; i < stage.tp; ++i)
                 bytesPerGpu[size_t(r * stage.tp + i)] = total;
         }
     }
 
-    double hopS(const Problem &problem, const StageQuery &from,
-                const StageQuery &to) const override
+    double hopS(const Problem &problem, const StageQuery &from, const StageQuery &to) const override
     {
         if (from.gpus.empty() || to.gpus.empty())
             return 0;
@@ -146,8 +145,10 @@ public:
             const double b = replicaShare(to, r);
             const std::span<const int> gpus = replicaGpus(to, r);
             const double replicaS
-                = sendAndBroadcastS(problem.topology, from.gpus, gpus, b * infer.promptLen * tokenBytes)
-                  + infer.outputLen * sendAndBroadcastS(problem.topology, from.gpus, gpus, b * tokenBytes);
+                = sendAndBroadcastS(problem.topology, from.gpus, gpus,
+                                    b * infer.promptLen * tokenBytes)
+                  + infer.outputLen
+                        * sendAndBroadcastS(problem.topology, from.gpus, gpus, b * tokenBytes);
             slowestS = std::max(slowestS, replicaS);
         }
         return slowestS;

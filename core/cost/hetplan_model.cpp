@@ -8,8 +8,7 @@ namespace {
 
 const StageTerms &termsFor(const Problem &problem)
 {
-    return problem.workload.mode == Mode::Train ? hetPlanTrainingTerms()
-                                                : hetPlanInferenceTerms();
+    return problem.workload.mode == Mode::Train ? hetPlanTrainingTerms() : hetPlanInferenceTerms();
 }
 
 } // namespace

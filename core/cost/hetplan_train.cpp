@@ -26,7 +26,7 @@ struct ReplicaTiming
     double forwardComputeS = 0;
     double backwardComputeS = 0; // backward plus recomputation
     double forwardTpS = 0;
-    double backwardTpS = 0;      // backward plus recomputation
+    double backwardTpS = 0; // backward plus recomputation
     double totalS() const { return forwardComputeS + backwardComputeS + forwardTpS + backwardTpS; }
 };
 
@@ -69,11 +69,10 @@ ReplicaTiming replicaTiming(const Problem &problem, const StageQuery &stage, int
         // layer in the forward, two in the backward, two more when full recomputation reruns
         // the forward.
         const double bytes = b * s * h * bytesPerElement(train.precision);
-        const double allReduceS = ringAllReduceS(stage.tp, bytes,
-                                                 groupLinks(problem.topology, gpus, stage.tpPath));
+        const double allReduceS
+            = ringAllReduceS(stage.tp, bytes, groupLinks(problem.topology, gpus, stage.tpPath));
         timing.forwardTpS = 2.0 * layers * allReduceS;
-        timing.backwardTpS = (train.recompute == Recompute::Full ? 4.0 : 2.0) * layers
-                             * allReduceS;
+        timing.backwardTpS = (train.recompute == Recompute::Full ? 4.0 : 2.0) * layers * allReduceS;
     }
     return timing;
 }
@@ -104,13 +103,11 @@ public:
     void stageMemory(const Problem &problem, const StageQuery &stage, int dpReplicas,
                      std::span<double> bytesPerGpu) const override;
 
-    double hopS(const Problem &problem, const StageQuery &from,
-                const StageQuery &to) const override
+    double hopS(const Problem &problem, const StageQuery &from, const StageQuery &to) const override
     {
         if (from.gpus.empty() || to.gpus.empty())
             return 0;
-        const double bytesPerSequence = double(problem.workload.train.seqLen)
-                                        * problem.model.hidden
+        const double bytesPerSequence = double(problem.workload.train.seqLen) * problem.model.hidden
                                         * bytesPerElement(problem.workload.train.precision);
         // HexiScale §3.2: the activation goes leader to leader, then the receiving leader
         // broadcasts it in its TP group; the gradient takes the same way back. Into (or back
@@ -119,15 +116,13 @@ public:
         // charges each transfer as if it had the link to itself).
         double forwardS = 0;
         for (int r = 0; r < to.dp; ++r)
-            forwardS = std::max(forwardS,
-                                sendAndBroadcastS(problem.topology, from.gpus, replicaGpus(to, r),
-                                                  replicaShare(to, r) * bytesPerSequence,
-                                                  from.hopPath));
+            forwardS = std::max(
+                forwardS, sendAndBroadcastS(problem.topology, from.gpus, replicaGpus(to, r),
+                                            replicaShare(to, r) * bytesPerSequence, from.hopPath));
         double backwardS = 0;
         for (int r = 0; r < from.dp; ++r)
             backwardS = std::max(backwardS,
-                                 sendAndBroadcastS(problem.topology, to.gpus,
-                                                   replicaGpus(from, r),
+                                 sendAndBroadcastS(problem.topology, to.gpus, replicaGpus(from, r),
                                                    replicaShare(from, r) * bytesPerSequence,
                                                    from.hopPath));
         if (to.dp > 1)
@@ -162,23 +157,24 @@ void TrainingTerms::stageMemory(const Problem &problem, const StageQuery &stage,
 
     // Parameters a GPU holds: its 1/tp of the stage's layers, and of the (vocab-parallel)
     // embedding and head on the end stages.
-    const double params = (layers * model.paramsPerLayer()
-                           + (firstStage ? model.embeddingParams() : 0.0)
-                           + (lastStage ? model.headParams() : 0.0))
-                          / tp;
+    const double params
+        = (layers * model.paramsPerLayer() + (firstStage ? model.embeddingParams() : 0.0)
+           + (lastStage ? model.headParams() : 0.0))
+          / tp;
     // ZeRO (Rajbhandari et al., 2020, §3.1): mixed-precision Adam keeps 2-byte weights and
     // gradients plus fp32 master weights, momentum and variance: 2 + 2 + 12 = 16 bytes per
     // parameter. SGD keeps one fp32 momentum instead of two moments. In fp32 training the
     // weights are their own master copy. ZeRO-1 shards the fp32 state over the replicas.
     const double masterBytes = bytes < 4 ? 4.0 : 0.0;
     const double momentBytes = train.optimizer == Optimizer::Adam ? 8.0 : 4.0;
-    const double shardedBytes = (masterBytes + momentBytes)
-                                / (train.shardOptimizer ? std::max(dpReplicas, 1) : 1);
+    const double shardedBytes
+        = (masterBytes + momentBytes) / (train.shardOptimizer ? std::max(dpReplicas, 1) : 1);
     const double staticBytes = params * (2.0 * bytes + shardedBytes);
 
     // 1F1B (Narayanan et al., SC'21, §2.2): stage j of p holds min(m, p − j) micro-batches'
     // activations at its peak.
-    const double inFlight = std::max(std::min(stage.microBatches, stage.stageCount - stage.stageIndex), 1);
+    const double inFlight
+        = std::max(std::min(stage.microBatches, stage.stageCount - stage.stageIndex), 1);
 
     double overheadGiB = HetPlanConstants::cudaContextGiB;
     overheadGiB += stage.tp > 1 ? HetPlanConstants::ncclBuffersGiB : 0.0;
@@ -192,8 +188,8 @@ void TrainingTerms::stageMemory(const Problem &problem, const StageQuery &stage,
         // activations: s·b·h·(10 + 24/t + 5·a·s/(h·t)) bytes per layer; selective
         // recomputation drops the attention-score term (§4.2). Scaled for fp32.
         const double elementScale = bytes / 2.0;
-        const double fullLayerBytes = sbh * (10.0 + 24.0 / tp + 5.0 * a * s / (h * tp))
-                                      * elementScale;
+        const double fullLayerBytes
+            = sbh * (10.0 + 24.0 / tp + 5.0 * a * s / (h * tp)) * elementScale;
         const double selectiveLayerBytes = sbh * (10.0 + 24.0 / tp) * elementScale;
         double activationBytes = 0;
         switch (train.recompute) {

@@ -46,21 +46,20 @@ public:
             double slowestFlopsPerS = kInfinity;
             for (int gpu : gpus) {
                 const GpuType &type = topology.gpuType(gpu);
-                slowestMemoryBytesPerS = std::min(slowestMemoryBytesPerS,
-                                                  type.memoryBandwidthGBps * 1e9);
+                slowestMemoryBytesPerS
+                    = std::min(slowestMemoryBytesPerS, type.memoryBandwidthGBps * 1e9);
                 slowestFlopsPerS = std::min(slowestFlopsPerS, type.tflops * 1e12);
             }
             // Eq. 4: max_d 12H²·B·s_out/(|d|·m_d)·l + max_d 24·b·(s_in + s_out)·H²/(|d|·c_d)·l.
-            const double scanS = 12.0 * h2 * y.bytes * y.outputLen
-                                 / (tp * slowestMemoryBytesPerS) * layers;
-            const double flopsS = 24.0 * b * (y.promptLen + y.outputLen) * h2
-                                  / (tp * slowestFlopsPerS) * layers;
+            const double scanS
+                = 12.0 * h2 * y.bytes * y.outputLen / (tp * slowestMemoryBytesPerS) * layers;
+            const double flopsS
+                = 24.0 * b * (y.promptLen + y.outputLen) * h2 / (tp * slowestFlopsPerS) * layers;
             // Eq. 5: prefill 4·l exchanges of b·s_in·H·B, decode 4·s_out·l of b·H·B.
-            const double tpS
-                = paperExchangeS(topology, gpus, b * y.promptLen * y.hidden * y.bytes) * 4.0
-                      * layers
-                  + paperExchangeS(topology, gpus, b * y.hidden * y.bytes) * 4.0 * y.outputLen
-                        * layers;
+            const double tpS = paperExchangeS(topology, gpus, b * y.promptLen * y.hidden * y.bytes)
+                                   * 4.0 * layers
+                               + paperExchangeS(topology, gpus, b * y.hidden * y.bytes) * 4.0
+                                     * y.outputLen * layers;
             if (scanS + flopsS + tpS > slowestS) {
                 slowestS = scanS + flopsS + tpS;
                 timing.computeS = scanS + flopsS;
@@ -90,8 +89,7 @@ public:
         }
     }
 
-    double hopS(const Problem &problem, const StageQuery &from,
-                const StageQuery &to) const override
+    double hopS(const Problem &problem, const StageQuery &from, const StageQuery &to) const override
     {
         if (to.gpus.empty() || from.gpus.empty())
             return 0;

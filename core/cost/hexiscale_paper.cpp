@@ -93,8 +93,7 @@ public:
         }
     }
 
-    double hopS(const Problem &problem, const StageQuery &from,
-                const StageQuery &to) const override
+    double hopS(const Problem &problem, const StageQuery &from, const StageQuery &to) const override
     {
         if (to.gpus.empty() || from.gpus.empty())
             return 0;

@@ -82,8 +82,8 @@ double paperExchangeS(const Topology &topology, std::span<const int> group, doub
     return *std::max_element(sums.begin(), sums.end());
 }
 
-double paperBestLinkS(const Topology &topology, std::span<const int> from,
-                      std::span<const int> to, double bytes, PathKind path)
+double paperBestLinkS(const Topology &topology, std::span<const int> from, std::span<const int> to,
+                      double bytes, PathKind path)
 {
     double bestS = kInfinity;
     for (int x : from)

@@ -18,8 +18,8 @@ double paperExchangeS(const Topology &topology, std::span<const int> group, doub
 
 // min_{x∈from, y∈to} (α_xy + bytes/β_xy): the fastest link between two GPU sets
 // (HexGen eq. 6).
-double paperBestLinkS(const Topology &topology, std::span<const int> from,
-                      std::span<const int> to, double bytes, PathKind path = PathKind::Widest);
+double paperBestLinkS(const Topology &topology, std::span<const int> from, std::span<const int> to,
+                      double bytes, PathKind path = PathKind::Widest);
 
 // min_{x∈from, y∈to} [α_xy + bytes/β_xy + Σ_{z∈to−y} (α_yz + bytes/(|to|·β_yz))]: one
 // direction of HexiScale eq. 5, a send to the receiving group's best GPU and its broadcast

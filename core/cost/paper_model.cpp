@@ -9,8 +9,7 @@ namespace {
 
 const StageTerms &termsFor(const Problem &problem)
 {
-    return problem.workload.mode == Mode::Train ? hexiScaleTrainingTerms()
-                                                : hexGenInferenceTerms();
+    return problem.workload.mode == Mode::Train ? hexiScaleTrainingTerms() : hexGenInferenceTerms();
 }
 
 } // namespace

@@ -11,7 +11,9 @@ namespace hetplan {
 class PaperModel : public CostModel
 {
 public:
-    explicit PaperModel(CostModelKind kind) : m_kind(kind) {}
+    explicit PaperModel(CostModelKind kind)
+        : m_kind(kind)
+    {}
 
     CostModelKind kind() const override { return m_kind; }
     // Neither paper restricts TP groups: TP across machines merely costs what the formula says
@@ -30,13 +32,17 @@ private:
 class HexiScalePaperModel final : public PaperModel
 {
 public:
-    HexiScalePaperModel() : PaperModel(CostModelKind::HexiScalePaper) {}
+    HexiScalePaperModel()
+        : PaperModel(CostModelKind::HexiScalePaper)
+    {}
 };
 
 class HexGenPaperModel final : public PaperModel
 {
 public:
-    HexGenPaperModel() : PaperModel(CostModelKind::HexGenPaper) {}
+    HexGenPaperModel()
+        : PaperModel(CostModelKind::HexGenPaper)
+    {}
 };
 
 } // namespace hetplan

@@ -13,8 +13,9 @@ using namespace jsonio;
 namespace {
 
 constexpr Choice<LinkKind> kLinkKinds[] = {
-    {"nvlink", LinkKind::NvLink},     {"pcie", LinkKind::Pcie}, {"ethernet", LinkKind::Ethernet},
-    {"infiniband", LinkKind::InfiniBand}, {"roce", LinkKind::Roce},
+    {"nvlink", LinkKind::NvLink},     {"pcie", LinkKind::Pcie},
+    {"ethernet", LinkKind::Ethernet}, {"infiniband", LinkKind::InfiniBand},
+    {"roce", LinkKind::Roce},
 };
 constexpr Choice<NicKind> kNicKinds[] = {
     {"ethernet", NicKind::Ethernet}, {"infiniband", NicKind::InfiniBand}, {"roce", NicKind::Roce}};
@@ -28,8 +29,9 @@ std::string nodeName(const Value &value, bool allowColon)
 {
     std::string name = value.string(kMaxNameChars);
     if (!allowColon && name.find(':') != std::string::npos)
-        value.fail("\"" + name + "\" contains ':'; GPUs are named \"machine:index\", so machine "
-                   "and switch names cannot contain it");
+        value.fail("\"" + name
+                   + "\" contains ':'; GPUs are named \"machine:index\", so machine "
+                     "and switch names cannot contain it");
     return name;
 }
 
@@ -134,8 +136,8 @@ std::string gpuName(const Value &value, const GpuCounts &machines)
     if (value.context().failed())
         return name;
     const std::size_t colon = name.rfind(':');
-    const auto machine = colon == std::string::npos ? machines.end()
-                                                    : machines.find(name.substr(0, colon));
+    const auto machine
+        = colon == std::string::npos ? machines.end() : machines.find(name.substr(0, colon));
     if (machine == machines.end()) {
         value.fail("\"" + name
                    + "\" is not a GPU of this cluster; GPUs are named \"machine:index\"");
@@ -170,7 +172,10 @@ PairOverride readOverride(const Value &value, const GpuCounts &machines)
 
 namespace jsonio {
 
-std::span<const Choice<LinkKind>> linkKinds() { return kLinkKinds; }
+std::span<const Choice<LinkKind>> linkKinds()
+{
+    return kLinkKinds;
+}
 
 IntraLink readIntraLink(const Value &value)
 {
@@ -203,13 +208,12 @@ GpuType readGpuType(const Value &value)
     const Value intra = o.optional("intra");
     if (intra.present())
         t.typicalIntra = readIntraLink(intra);
-    t.achievedFraction = o.optional("achieved_fraction").number(Range::positive(1),
-                                                                t.achievedFraction);
+    t.achievedFraction
+        = o.optional("achieved_fraction").number(Range::positive(1), t.achievedFraction);
     t.pricePerHourUsd = o.optional("price_per_hour_usd").optionalNumber(Range::nonNegative());
-    static constexpr Choice<std::string_view> kAccumulate[] = {{"fp32", "fp32"},
-                                                               {"fp16", "fp16"}};
-    t.accumulate = o.optional("accumulate").oneOf<std::string_view>(kAccumulate, "",
-                                                                    "accumulate precision");
+    static constexpr Choice<std::string_view> kAccumulate[] = {{"fp32", "fp32"}, {"fp16", "fp16"}};
+    t.accumulate
+        = o.optional("accumulate").oneOf<std::string_view>(kAccumulate, "", "accumulate precision");
     t.source = o.optional("source").string(kMaxTextChars, true);
     o.finish();
     return t;

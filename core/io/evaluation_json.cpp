@@ -9,8 +9,11 @@ namespace {
 
 nlohmann::json breakdownToJson(const Breakdown &b)
 {
-    return {{"compute", b.computeS}, {"tp_comm", b.tpCommS}, {"pp_comm", b.ppCommS},
-            {"dp_comm", b.dpCommS}, {"bubble", b.bubbleS}};
+    return {{"compute", b.computeS},
+            {"tp_comm", b.tpCommS},
+            {"pp_comm", b.ppCommS},
+            {"dp_comm", b.dpCommS},
+            {"bubble", b.bubbleS}};
 }
 
 nlohmann::json stageToJson(const StageTiming &s)

@@ -24,7 +24,9 @@ Error fileError(const std::string &path, std::string_view what, int error)
 class FileDescriptor
 {
 public:
-    explicit FileDescriptor(int fd) : m_fd(fd) {}
+    explicit FileDescriptor(int fd)
+        : m_fd(fd)
+    {}
     ~FileDescriptor() { close(); }
     FileDescriptor(const FileDescriptor &) = delete;
     FileDescriptor &operator=(const FileDescriptor &) = delete;
@@ -82,14 +84,18 @@ Result<std::string> readTextFile(const std::string &path, std::size_t maxBytes)
             return fileError(path, "no such file", 0);
         return fileError(path, "cannot open", error);
     }
-    struct stat info{};
+    struct stat info
+    {
+    };
     if (::fstat(fd.get(), &info) != 0)
         return fileError(path, "cannot read", errno);
     if (S_ISDIR(info.st_mode))
         return fileError(path, "is a folder, not a file", 0);
     const auto tooLarge = [&](std::size_t bytes) {
-        return fileError(path, "is " + std::to_string(bytes) + " bytes; HetPlan reads at most "
-                                   + std::to_string(maxBytes), 0);
+        return fileError(path,
+                         "is " + std::to_string(bytes) + " bytes; HetPlan reads at most "
+                             + std::to_string(maxBytes),
+                         0);
     };
     if (S_ISREG(info.st_mode) && static_cast<std::size_t>(info.st_size) > maxBytes)
         return tooLarge(static_cast<std::size_t>(info.st_size));
@@ -114,7 +120,9 @@ Result<std::string> readTextFile(const std::string &path, std::size_t maxBytes)
 
 Status writeFileAtomic(const std::string &path, std::string_view content)
 {
-    struct stat existing{};
+    struct stat existing
+    {
+    };
     const bool replacing = ::stat(path.c_str(), &existing) == 0;
     if (replacing && S_ISDIR(existing.st_mode))
         return fileError(path, "is a folder; cannot write a file there", 0);

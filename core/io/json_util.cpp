@@ -81,8 +81,8 @@ std::size_t editDistance(std::string_view a, std::string_view b)
         row[0] = i;
         for (std::size_t j = 1; j <= b.size(); ++j) {
             const std::size_t above = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1,
-                               diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            row[j]
+                = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
             diagonal = above;
         }
     }
@@ -274,9 +274,9 @@ Array Value::array(std::size_t maxItems, std::size_t minItems) const
     const std::size_t n = m_json->size();
     if (n < minItems || n > maxItems) {
         std::string what = "has " + std::to_string(n) + (n == 1 ? " entry; " : " entries; ");
-        what += minItems == maxItems ? "expected exactly " + std::to_string(minItems)
-                                     : "valid: " + std::to_string(minItems) + ".."
-                                           + std::to_string(maxItems);
+        what += minItems == maxItems
+                    ? "expected exactly " + std::to_string(minItems)
+                    : "valid: " + std::to_string(minItems) + ".." + std::to_string(maxItems);
         fail(what);
         return Array(*m_context, nullptr, m_path);
     }
@@ -374,8 +374,8 @@ void checkFormat(const Value &value, std::string_view expected)
         return;
     const auto slash = [](std::string_view s) { return s.rfind('/'); };
     const std::string_view kind = expected.substr(0, slash(expected));
-    const std::string_view gotKind = std::string_view(text).substr(
-        0, std::min(slash(text), text.size()));
+    const std::string_view gotKind
+        = std::string_view(text).substr(0, std::min(slash(text), text.size()));
     const std::string what = "\"" + shorten(text) + "\": ";
     if (gotKind != kind || slash(text) == std::string::npos) {
         value.fail(what + "not a " + std::string(kind) + " file; expected \""

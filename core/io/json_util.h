@@ -7,10 +7,9 @@
 
 #include "core/base/result.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -20,7 +19,7 @@
 
 namespace hetplan::jsonio {
 
-using Json = nlohmann::json;               // reading: std::map keys, O(log n) lookups
+using Json = nlohmann::json;                // reading: std::map keys, O(log n) lookups
 using OrderedJson = nlohmann::ordered_json; // writing: fields in the order DESIGN.md shows
 
 inline constexpr int kMaxDepth = 64;
@@ -77,7 +76,9 @@ std::string joinNames(const std::vector<std::string_view> &names);
 class Context
 {
 public:
-    explicit Context(std::string_view source) : m_source(source) {}
+    explicit Context(std::string_view source)
+        : m_source(source)
+    {}
 
     const std::string &source() const { return m_source; }
     bool failed() const { return m_message.has_value(); }
@@ -106,7 +107,9 @@ class Value
 {
 public:
     Value(Context &context, const Json *json, std::string path)
-        : m_context(&context), m_json(json), m_path(std::move(path))
+        : m_context(&context)
+        , m_json(json)
+        , m_path(std::move(path))
     {}
 
     bool present() const { return m_json != nullptr && !m_context->failed(); }
@@ -150,7 +153,9 @@ class Object
 {
 public:
     Object(Context &context, const Json *json, std::string path)
-        : m_context(&context), m_json(json), m_path(std::move(path))
+        : m_context(&context)
+        , m_json(json)
+        , m_path(std::move(path))
     {}
 
     bool present() const { return m_json != nullptr && !m_context->failed(); }
@@ -174,7 +179,9 @@ class Array
 {
 public:
     Array(Context &context, const Json *json, std::string path)
-        : m_context(&context), m_json(json), m_path(std::move(path))
+        : m_context(&context)
+        , m_json(json)
+        , m_path(std::move(path))
     {}
 
     // 0 after a failure, so loops over a broken document stop at once.
@@ -226,7 +233,7 @@ std::string dumpPretty(const OrderedJson &doc);
 
 template<typename E>
 E Value::oneOf(std::span<const Choice<E>> choices, E fallback, std::string_view what,
-                std::string_view alsoValid) const
+               std::string_view alsoValid) const
 {
     if (!present())
         return fallback;

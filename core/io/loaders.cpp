@@ -35,8 +35,7 @@ Error notFound(std::string_view nameOrPath, std::string_view what, const std::st
                const Error &fileProblem)
 {
     return badInput("'" + std::string(nameOrPath) + "' is not a bundled " + std::string(what)
-                    + " (bundled: " + names + ") and not a readable file: "
-                    + fileProblem.message);
+                    + " (bundled: " + names + ") and not a readable file: " + fileProblem.message);
 }
 
 } // namespace

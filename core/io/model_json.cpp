@@ -32,14 +32,15 @@ ModelSpec readModelFields(Object &o)
     const Value heads = o.required("heads");
     m.heads = heads.integer({1, kHidden.max}, 1);
     if (!o.context().failed() && m.hidden % m.heads != 0)
-        heads.fail(std::to_string(m.heads) + " does not divide hidden ("
-                   + std::to_string(m.hidden) + "); every head has hidden / heads dimensions");
+        heads.fail(std::to_string(m.heads) + " does not divide hidden (" + std::to_string(m.hidden)
+                   + "); every head has hidden / heads dimensions");
     const Value kvHeads = o.optional("kv_heads");
     m.kvHeads = kvHeads.integer({1, kHidden.max}, m.heads);
     if (!o.context().failed() && (m.kvHeads > m.heads || m.heads % m.kvHeads != 0))
         kvHeads.fail(std::to_string(m.kvHeads) + " does not divide heads ("
-                     + std::to_string(m.heads) + "); grouped-query attention shares each KV "
-                     "head among heads / kv_heads query heads");
+                     + std::to_string(m.heads)
+                     + "); grouped-query attention shares each KV "
+                       "head among heads / kv_heads query heads");
     m.vocab = o.required("vocab").integer(kVocab, 1);
     m.maxSeqLen = o.required("max_seq_len").integer(kSeqLen, 1);
     m.mlp = o.optional("mlp").oneOf<MlpKind>(kMlpKinds, MlpKind::SwiGlu, "MLP kind");
@@ -63,7 +64,8 @@ void writeModelFields(OrderedJson &j, const ModelSpec &m)
 
 Result<ModelSpec> parseModel(std::string_view text, std::string_view source)
 {
-    return readDocument(text, source, kModelFormat, [](Object &root) { return readModelFields(root); });
+    return readDocument(text, source, kModelFormat,
+                        [](Object &root) { return readModelFields(root); });
 }
 
 std::string writeModel(const ModelSpec &model)

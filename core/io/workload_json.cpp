@@ -9,10 +9,10 @@ using namespace jsonio;
 namespace {
 
 constexpr Choice<Mode> kModes[] = {{"train", Mode::Train}, {"infer", Mode::Infer}};
-constexpr Choice<Precision> kPrecisions[] = {
-    {"bf16", Precision::Bf16}, {"fp16", Precision::Fp16}, {"fp32", Precision::Fp32}};
-constexpr Choice<Recompute> kRecomputes[] = {
-    {"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}};
+constexpr Choice<Precision> kPrecisions[]
+    = {{"bf16", Precision::Bf16}, {"fp16", Precision::Fp16}, {"fp32", Precision::Fp32}};
+constexpr Choice<Recompute> kRecomputes[]
+    = {{"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}};
 constexpr Choice<Optimizer> kOptimizers[] = {{"adam", Optimizer::Adam}, {"sgd", Optimizer::Sgd}};
 
 constexpr IntRange kBatch{1, 1 << 24};
@@ -46,11 +46,11 @@ TrainWorkload readTrain(Object &o)
             t.microBatchSizes.push_back(list.at(i).integer(kMicroBatch, 1));
     }
     t.seqLen = o.required("seq_len").integer(kTokens, 1);
-    t.precision = o.optional("precision").oneOf<Precision>(kPrecisions, Precision::Bf16,
-                                                           "precision");
+    t.precision
+        = o.optional("precision").oneOf<Precision>(kPrecisions, Precision::Bf16, "precision");
     t.recompute = readRecompute(o.optional("recompute"));
-    t.optimizer = o.optional("optimizer").oneOf<Optimizer>(kOptimizers, Optimizer::Adam,
-                                                           "optimizer");
+    t.optimizer
+        = o.optional("optimizer").oneOf<Optimizer>(kOptimizers, Optimizer::Adam, "optimizer");
     t.shardOptimizer = o.optional("shard_optimizer").boolean(false);
     return t;
 }
@@ -68,8 +68,8 @@ InferWorkload readInfer(Object &o)
     w.sloS = slo.optionalNumber(Range::positive(1e9));
     w.sloScale = scale.optionalNumber(Range::positive(1e9));
     w.batch = o.optional("batch").integer(kMicroBatch, 1);
-    w.precision = o.optional("precision").oneOf<Precision>(kPrecisions, Precision::Fp16,
-                                                           "precision");
+    w.precision
+        = o.optional("precision").oneOf<Precision>(kPrecisions, Precision::Fp16, "precision");
     return w;
 }
 

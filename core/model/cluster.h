@@ -17,10 +17,10 @@ struct CanvasPosition
 
 struct Machine
 {
-    std::string name;      // unique among machines and switches
-    std::string gpu;       // GPU type name: a catalog entry or one of Cluster::gpuTypes
-    int count = 1;         // GPUs in the machine; they are named "<name>:0" … "<name>:<count-1>"
-    std::string host;      // SSH host for launching; may be empty
+    std::string name; // unique among machines and switches
+    std::string gpu;  // GPU type name: a catalog entry or one of Cluster::gpuTypes
+    int count = 1;    // GPUs in the machine; they are named "<name>:0" … "<name>:<count-1>"
+    std::string host; // SSH host for launching; may be empty
     IntraLink intra;
     NicKind nic = NicKind::Ethernet;
     CanvasPosition position;
@@ -73,7 +73,7 @@ struct Cluster
 
 // Limits that keep hostile files from exhausting memory; readers reject anything beyond.
 inline constexpr int kMaxGpusPerMachine = 1024;
-inline constexpr int kMaxMachines = 2048;      // machine-pair tables: 2048² cells, 64 MiB
+inline constexpr int kMaxMachines = 2048; // machine-pair tables: 2048² cells, 64 MiB
 // Path work Topology::build may do: machines × distinct widths × (nodes + links). Bounds the
 // time a hostile network file can take to about a second; real fleets are far below it.
 inline constexpr double kMaxPathWork = 4e8;

@@ -24,14 +24,14 @@ struct IntraLink
 struct GpuType
 {
     std::string name;
-    double tflops = 0;                // peak dense bf16/fp16 tensor FLOP/s, 1e12
-    double memoryGiB = 0;             // device memory, 2^30 bytes
-    double memoryBandwidthGBps = 0;   // HBM/GDDR bandwidth, 1e9 bytes/s
-    IntraLink typicalIntra;           // what a box of these usually has between GPUs
-    double achievedFraction = 0.55;   // achieved / peak tensor FLOPS in training GEMMs
+    double tflops = 0;                     // peak dense bf16/fp16 tensor FLOP/s, 1e12
+    double memoryGiB = 0;                  // device memory, 2^30 bytes
+    double memoryBandwidthGBps = 0;        // HBM/GDDR bandwidth, 1e9 bytes/s
+    IntraLink typicalIntra;                // what a box of these usually has between GPUs
+    double achievedFraction = 0.55;        // achieved / peak tensor FLOPS in training GEMMs
     std::optional<double> pricePerHourUsd; // rental price of one GPU-hour
-    std::string accumulate;           // "fp32" or "fp16": which accumulate rate tflops is
-    std::string source;               // where the figures come from
+    std::string accumulate;                // "fp32" or "fp16": which accumulate rate tflops is
+    std::string source;                    // where the figures come from
 
     bool operator==(const GpuType &) const = default;
 };

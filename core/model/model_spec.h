@@ -29,7 +29,10 @@ struct ModelSpec
     // Token embedding (V×H); the output head is counted separately (untied, as in Llama).
     double embeddingParams() const { return double(vocab) * hidden; }
     double headParams() const { return double(vocab) * hidden + hidden; } // + final norm
-    double totalParams() const { return layers * paramsPerLayer() + embeddingParams() + headParams(); }
+    double totalParams() const
+    {
+        return layers * paramsPerLayer() + embeddingParams() + headParams();
+    }
 };
 
 inline double ModelSpec::paramsPerLayer() const

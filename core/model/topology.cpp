@@ -3,6 +3,8 @@
 
 #include "core/catalog/catalog.h"
 
+#include <queue>
+
 #include <algorithm>
 #include <cassert>
 #include <charconv>
@@ -10,7 +12,6 @@
 #include <functional>
 #include <limits>
 #include <mutex>
-#include <queue>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -122,9 +123,8 @@ struct Topology::KindPaths
 // Machine pairs: the widest path, then among paths that wide the lowest latency. The two
 // criteria are computed separately because "widest, then fastest" is not a label Dijkstra
 // can settle in one pass (a wide slow prefix may lose to a narrow fast one further on).
-Topology::MachinePaths Topology::computePaths(const std::vector<NetworkLink> &links,
-                                              int nodeCount, int machineCount,
-                                              std::optional<LinkKind> only)
+Topology::MachinePaths Topology::computePaths(const std::vector<NetworkLink> &links, int nodeCount,
+                                              int machineCount, std::optional<LinkKind> only)
 {
     Graph graph(static_cast<size_t>(nodeCount));
     for (const NetworkLink &link : links) {
@@ -190,22 +190,21 @@ Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catal
     const std::vector<Machine> &machines = cluster.machines;
 
     if (machines.size() > static_cast<size_t>(kMaxMachines))
-        return badInput("machines: " + std::to_string(machines.size())
-                        + " machines; at most " + std::to_string(kMaxMachines));
+        return badInput("machines: " + std::to_string(machines.size()) + " machines; at most "
+                        + std::to_string(kMaxMachines));
 
     // Names of machines and switches share one namespace: links refer to either.
     std::unordered_map<std::string, int> nodeIndex;
     std::unordered_map<std::string, std::string> nodeField;
-    const auto claim = [&](const std::string &name, const std::string &field,
-                           int index) -> Status {
+    const auto claim = [&](const std::string &name, const std::string &field, int index) -> Status {
         if (name.empty())
             return badInput(field + ".name: must not be empty");
         if (name.find(':') != std::string::npos)
             return badInput(field + ".name: " + quoted(name)
                             + " contains ':', which separates machine and GPU index");
         if (const auto it = nodeField.find(name); it != nodeField.end())
-            return badInput(field + ".name: duplicate name " + quoted(name) + " (also "
-                            + it->second + "); machine and switch names must be unique");
+            return badInput(field + ".name: duplicate name " + quoted(name) + " (also " + it->second
+                            + "); machine and switch names must be unique");
         nodeIndex.emplace(name, index);
         nodeField.emplace(name, field);
         return okStatus();
@@ -255,9 +254,8 @@ Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catal
         for (const GpuType &type : cluster.gpuTypes)
             list += (list.empty() ? "" : ", ") + type.name;
         for (const GpuType &type : catalog.all()) {
-            const auto shadows = [&](const GpuType &own) {
-                return equalsIgnoringCase(own.name, type.name);
-            };
+            const auto shadows
+                = [&](const GpuType &own) { return equalsIgnoringCase(own.name, type.name); };
             if (std::none_of(cluster.gpuTypes.begin(), cluster.gpuTypes.end(), shadows))
                 list += (list.empty() ? "" : ", ") + type.name;
         }
@@ -278,8 +276,8 @@ Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catal
             t.m_types.push_back(*type);
         t.m_machineFirstGpu.push_back(static_cast<int>(t.m_gpus.size()));
         for (int local = 0; local < m.count; ++local)
-            t.m_gpus.push_back({static_cast<int>(i), local, m.name + ":" + std::to_string(local),
-                                it->second});
+            t.m_gpus.push_back(
+                {static_cast<int>(i), local, m.name + ":" + std::to_string(local), it->second});
     }
 
     t.m_nodeCount = machineCount + static_cast<int>(cluster.switches.size());
@@ -301,8 +299,7 @@ Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catal
             return s.error();
         if (link.bandwidthGBps == 0)
             continue; // a cut link carries nothing
-        t.m_links.push_back({a->second, b->second, link.kind, link.bandwidthGBps,
-                             link.latencyUs});
+        t.m_links.push_back({a->second, b->second, link.kind, link.bandwidthGBps, link.latencyUs});
     }
 
     // Each source runs one lowest-latency search per distinct width it sees, so the work grows
@@ -312,8 +309,10 @@ Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catal
     for (const Link &link : cluster.links)
         distinctWidths.push_back(link.bandwidthGBps);
     std::sort(distinctWidths.begin(), distinctWidths.end());
-    distinctWidths.erase(std::unique(distinctWidths.begin(), distinctWidths.end()), distinctWidths.end());
-    const double searchesPerSource = 1.0 + double(std::min<size_t>(distinctWidths.size(), machines.size()));
+    distinctWidths.erase(std::unique(distinctWidths.begin(), distinctWidths.end()),
+                         distinctWidths.end());
+    const double searchesPerSource
+        = 1.0 + double(std::min<size_t>(distinctWidths.size(), machines.size()));
     const double pathWork = double(machines.size()) * searchesPerSource
                             * double(size_t(t.m_nodeCount) + 2 * cluster.links.size());
     if (pathWork > kMaxPathWork)
@@ -335,21 +334,19 @@ Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catal
     t.m_mixesRdmaNics = hasNic(NicKind::InfiniBand) && hasNic(NicKind::Roce);
 
     std::unordered_map<long long, size_t> overrideField;
-    const std::string gpuNamingHint =
-        "; GPUs are named machine:index"
-        + (t.m_gpus.empty() ? std::string(" and this cluster has none")
-                            : ", e.g. " + quoted(t.m_gpus.front().name));
+    const std::string gpuNamingHint
+        = "; GPUs are named machine:index"
+          + (t.m_gpus.empty() ? std::string(" and this cluster has none")
+                              : ", e.g. " + quoted(t.m_gpus.front().name));
     for (size_t i = 0; i < cluster.pairOverrides.size(); ++i) {
         const PairOverride &o = cluster.pairOverrides[i];
         const std::string field = indexed("pair_overrides", i);
         const std::optional<int> a = t.findGpu(o.a);
         if (!a)
-            return badInput(field + ".a: unknown GPU " + quoted(o.a)
-                            + gpuNamingHint);
+            return badInput(field + ".a: unknown GPU " + quoted(o.a) + gpuNamingHint);
         const std::optional<int> b = t.findGpu(o.b);
         if (!b)
-            return badInput(field + ".b: unknown GPU " + quoted(o.b)
-                            + gpuNamingHint);
+            return badInput(field + ".b: unknown GPU " + quoted(o.b) + gpuNamingHint);
         if (*a == *b)
             return badInput(field + ": " + quoted(o.a) + " paired with itself");
         if (Status s = checkLinkValue(o.bandwidthGBps, field + ".bandwidth_GBps"); !s)
@@ -358,8 +355,7 @@ Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catal
             return s.error();
         const long long key = pairKey(*a, *b);
         if (const auto seen = overrideField.find(key); seen != overrideField.end())
-            return badInput(field + ": the pair " + o.a + " / " + o.b
-                            + " is already measured by "
+            return badInput(field + ": the pair " + o.a + " / " + o.b + " is already measured by "
                             + indexed("pair_overrides", seen->second));
         overrideField.emplace(key, i);
         t.m_overrides.emplace(key, PairValue{o.bandwidthGBps, o.latencyUs});
@@ -375,8 +371,8 @@ std::optional<int> Topology::findGpu(std::string_view name) const
     const std::string_view machineName = name.substr(0, colon);
     const std::string_view indexText = name.substr(colon + 1);
     int local = -1;
-    const auto [end, error] = std::from_chars(indexText.data(),
-                                              indexText.data() + indexText.size(), local);
+    const auto [end, error]
+        = std::from_chars(indexText.data(), indexText.data() + indexText.size(), local);
     if (error != std::errc() || end != indexText.data() + indexText.size() || local < 0)
         return std::nullopt;
     for (size_t m = 0; m < m_cluster.machines.size(); ++m) {

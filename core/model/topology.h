@@ -22,10 +22,10 @@ enum class PathKind : unsigned char { Widest, Ethernet, InfiniBand, Roce };
 // One GPU of the cluster, flattened: GPUs are numbered machine by machine, in file order.
 struct GpuInfo
 {
-    int machine = 0;     // index into Cluster::machines
-    int local = 0;       // index inside the machine
-    std::string name;    // "machine:local"
-    int typeIndex = 0;   // into Topology's resolved types; see Topology::gpuType()
+    int machine = 0;   // index into Cluster::machines
+    int local = 0;     // index inside the machine
+    std::string name;  // "machine:local"
+    int typeIndex = 0; // into Topology's resolved types; see Topology::gpuType()
 };
 
 // The derived view of a Cluster that cost models and planners read: the flat GPU list with
@@ -48,7 +48,10 @@ public:
     int gpuCount() const { return static_cast<int>(m_gpus.size()); }
     const GpuInfo &gpu(int index) const { return m_gpus[static_cast<size_t>(index)]; }
     const std::vector<GpuInfo> &gpus() const { return m_gpus; }
-    const GpuType &gpuType(int index) const { return m_types[static_cast<size_t>(gpu(index).typeIndex)]; }
+    const GpuType &gpuType(int index) const
+    {
+        return m_types[static_cast<size_t>(gpu(index).typeIndex)];
+    }
     std::optional<int> findGpu(std::string_view name) const;
     // First flat GPU index of a machine; its GPUs are [first, first + count).
     int firstGpuOf(int machine) const { return m_machineFirstGpu[static_cast<size_t>(machine)]; }

@@ -10,7 +10,10 @@ enum class Precision { Bf16, Fp16, Fp32 };
 enum class Recompute { None, Selective, Full };
 enum class Optimizer { Adam, Sgd };
 
-inline int bytesPerElement(Precision p) { return p == Precision::Fp32 ? 4 : 2; }
+inline int bytesPerElement(Precision p)
+{
+    return p == Precision::Fp32 ? 4 : 2;
+}
 
 struct TrainWorkload
 {
@@ -20,7 +23,7 @@ struct TrainWorkload
     Precision precision = Precision::Bf16;
     Recompute recompute = Recompute::Full;
     Optimizer optimizer = Optimizer::Adam;
-    bool shardOptimizer = false;         // ZeRO-1 style sharding of optimizer state across DP
+    bool shardOptimizer = false; // ZeRO-1 style sharding of optimizer state across DP
 
     bool operator==(const TrainWorkload &) const = default;
 };
@@ -30,8 +33,8 @@ struct InferWorkload
     int promptLen = 512;
     int outputLen = 128;
     double requestRatePerS = 1;
-    std::optional<double> sloS;      // absolute latency target per request
-    std::optional<double> sloScale;  // or a multiple of a reference latency (HexGen §5)
+    std::optional<double> sloS;     // absolute latency target per request
+    std::optional<double> sloScale; // or a multiple of a reference latency (HexGen §5)
     int batch = 1;
     Precision precision = Precision::Fp16;
 

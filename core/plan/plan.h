@@ -36,7 +36,7 @@ struct Stage
     int dp = 1;
     int layerBegin = 0; // half-open [layerBegin, layerEnd) of transformer layers
     int layerEnd = 0;
-    std::vector<int> dpSplit; // per DP replica, its share of each micro-batch; empty = even
+    std::vector<int> dpSplit;   // per DP replica, its share of each micro-batch; empty = even
     StageTransport transport{}; // default member initializer: aggregate inits may omit it
 
     int layerCount() const { return layerEnd - layerBegin; }
@@ -46,8 +46,8 @@ struct Stage
 // A data-parallel replica of the whole model (training) or one serving replica (inference).
 struct Pipeline
 {
-    int microBatch = 1;     // sequences per micro-batch
-    int microBatches = 1;   // micro-batches per iteration (training only)
+    int microBatch = 1;   // sequences per micro-batch
+    int microBatches = 1; // micro-batches per iteration (training only)
     std::vector<Stage> stages;
 
     bool operator==(const Pipeline &) const = default;

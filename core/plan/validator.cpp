@@ -23,7 +23,10 @@ namespace hetplan {
 
 namespace {
 
-std::string str(int value) { return std::to_string(value); }
+std::string str(int value)
+{
+    return std::to_string(value);
+}
 
 std::string gib(double value)
 {
@@ -55,7 +58,9 @@ class Checker
 {
 public:
     Checker(const Problem &problem, const Plan &plan, const CostModel *costModel)
-        : m_problem(problem), m_plan(plan), m_costModel(costModel)
+        : m_problem(problem)
+        , m_plan(plan)
+        , m_costModel(costModel)
     {}
 
     std::vector<PlanIssue> run()
@@ -128,7 +133,8 @@ private:
         }
         if (pipe.microBatch < 1)
             add(p, -1, -1,
-                where(p, -1) + "micro_batch is " + str(pipe.microBatch) + "; it must be at least 1");
+                where(p, -1) + "micro_batch is " + str(pipe.microBatch)
+                    + "; it must be at least 1");
         if (m_problem.workload.mode == Mode::Train && pipe.microBatches < 1)
             add(p, -1, -1,
                 where(p, -1) + "micro_batches is " + str(pipe.microBatches)
@@ -185,15 +191,15 @@ private:
         if (st.dpSplit.empty()) {
             if (microBatch % st.dp != 0)
                 add(p, s, -1,
-                    where(p, s) + "micro_batch " + str(microBatch) + " does not split evenly over dp = "
-                        + str(st.dp) + "; give dp_split");
+                    where(p, s) + "micro_batch " + str(microBatch)
+                        + " does not split evenly over dp = " + str(st.dp) + "; give dp_split");
             return;
         }
         const int entries = static_cast<int>(st.dpSplit.size());
         if (entries != st.dp) {
             add(p, s, -1,
-                where(p, s) + "dp_split has " + str(entries) + (entries == 1 ? " entry" : " entries")
-                    + " but dp = " + str(st.dp));
+                where(p, s) + "dp_split has " + str(entries)
+                    + (entries == 1 ? " entry" : " entries") + " but dp = " + str(st.dp));
             return;
         }
         for (size_t r = 0; r < st.dpSplit.size(); ++r)
@@ -272,8 +278,8 @@ private:
         const int globalBatch = m_problem.workload.train.globalBatch;
         if (sequences == globalBatch)
             return;
-        const std::string subject = pipelineCount() == 1 ? "pipeline 0: micro-batches"
-                                                         : "the pipelines' micro-batches";
+        const std::string subject
+            = pipelineCount() == 1 ? "pipeline 0: micro-batches" : "the pipelines' micro-batches";
         add(-1, -1, -1,
             subject + " sum to " + str(sequences) + " sequences (" + terms
                 + ") but global_batch is " + str(globalBatch));
@@ -382,11 +388,11 @@ private:
                 const auto [x, y] = disconnectedPair(a.gpus, b.gpus, path);
                 if (x < 0 || !reportedPipelines.insert({a.pipeline, b.pipeline}).second)
                     continue;
-                const std::string owners = a.pipeline == b.pipeline
-                                               ? where(a.pipeline, a.stage) + "DP replicas "
-                                                     + str(a.replica) + " and " + str(b.replica)
-                                               : "pipelines " + str(a.pipeline) + " and "
-                                                     + str(b.pipeline);
+                const std::string owners
+                    = a.pipeline == b.pipeline
+                          ? where(a.pipeline, a.stage) + "DP replicas " + str(a.replica) + " and "
+                                + str(b.replica)
+                          : "pipelines " + str(a.pipeline) + " and " + str(b.pipeline);
                 add(b.pipeline, b.stage, y,
                     owners + ": GPUs " + gpuName(x) + " and " + gpuName(y) + " both hold "
                         + layerRange(begin, end) + " but are not connected" + overLinks(path)
@@ -424,17 +430,17 @@ private:
             const auto it = placement.find(memory.gpu);
             const int p = it == placement.end() ? -1 : it->second.first;
             const int s = it == placement.end() ? -1 : it->second.second;
-            const std::string prefix = p < 0 ? std::string()
-                                             : "pipeline " + str(p) + ", stage " + str(s) + ", ";
+            const std::string prefix
+                = p < 0 ? std::string() : "pipeline " + str(p) + ", stage " + str(s) + ", ";
             add(p, s, memory.gpu,
-                prefix + "GPU " + gpuName(memory.gpu) + ": needs "
-                    + gib(memory.usedGiB) + " GiB of " + gib(memory.capacityGiB) + " GiB");
+                prefix + "GPU " + gpuName(memory.gpu) + ": needs " + gib(memory.usedGiB)
+                    + " GiB of " + gib(memory.capacityGiB) + " GiB");
         }
     }
 
     const Problem &m_problem;
     const Plan &m_plan;
-    const CostModel *m_costModel; // not owned; may be null
+    const CostModel *m_costModel;     // not owned; may be null
     std::optional<PlanPaths> m_paths; // once the structure is sound
     std::vector<PlanIssue> m_issues;
 };

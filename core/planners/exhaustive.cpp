@@ -104,7 +104,8 @@ public:
         const TrainWorkload &train = problem.workload.train;
         for (int b : train.microBatchSizes)
             if (b >= 1 && train.globalBatch % b == 0
-                && std::find(m_microBatches.begin(), m_microBatches.end(), b) == m_microBatches.end()) {
+                && std::find(m_microBatches.begin(), m_microBatches.end(), b)
+                       == m_microBatches.end()) {
                 m_microBatches.push_back(b);
                 m_mostPipelines = std::max(m_mostPipelines, train.globalBatch / b);
             }
@@ -327,8 +328,10 @@ private:
     {
         const int p = int(draft.stages.size());
         for (int j = 0; j < p; ++j)
-            if (!m_context.stageCost(draft.stages[size_t(j)], draft.layers[size_t(j)], j, p,
-                                     microBatch, microBatches).fits)
+            if (!m_context
+                     .stageCost(draft.stages[size_t(j)], draft.layers[size_t(j)], j, p, microBatch,
+                                microBatches)
+                     .fits)
                 return false;
         return true;
     }
@@ -374,7 +377,8 @@ private:
     {
         const size_t k = drafts.size();
         const int most = units - int(k) + 1;
-        std::vector<std::vector<double>> envelope(k, std::vector<double>(size_t(most) + 2, kInfinity));
+        std::vector<std::vector<double>> envelope(k,
+                                                  std::vector<double>(size_t(most) + 2, kInfinity));
         for (size_t i = 0; i < k && !halted(); ++i) {
             std::vector<double> &lowest = envelope[i];
             forEachSplit(drafts[i], microBatch, [&] {
@@ -499,10 +503,10 @@ private:
     std::vector<bool> m_symmetric; // per machine
     std::vector<bool> m_free;      // per GPU
     std::vector<int> m_microBatches;
-    int m_mostPipelines = 0;       // largest G / b
+    int m_mostPipelines = 0; // largest G / b
 
     Pass m_pass = Pass::Evaluate;
-    bool m_halted = false;         // counting has seen enough
+    bool m_halted = false; // counting has seen enough
     Count m_count;
     std::uint64_t m_countBudget = 0;
 
@@ -542,7 +546,8 @@ Result<PlanSearch> ExhaustivePlanner::planImpl(const Problem &problem, const Cos
     if (!(maxPlans >= 1) || maxPlans > 1e18)
         return Error{ErrorKind::BadInput,
                      "knob max_plans of the exhaustive planner must be a number of plans "
-                     "between 1 and 1e18; got " + std::to_string(maxPlans)};
+                     "between 1 and 1e18; got "
+                         + std::to_string(maxPlans)};
     const auto budget = std::uint64_t(maxPlans);
 
     Enumerator enumerator(problem, costModel, stop, progress);
@@ -551,14 +556,15 @@ Result<PlanSearch> ExhaustivePlanner::planImpl(const Problem &problem, const Cos
         return Error{ErrorKind::Cancelled, "stopped while sizing the exhaustive enumeration"};
     if (count.layouts > budget) {
         const std::string size = count.layouts == kSaturated ? std::string("more than 1.8e19")
-                                 : count.exact ? std::to_string(count.layouts)
+                                 : count.exact               ? std::to_string(count.layouts)
                                                : "more than " + std::to_string(count.layouts);
         return Error{ErrorKind::Unsupported,
                      "the exhaustive planner would have to enumerate " + size
                          + " plans (pipeline structure x layer split x micro-batch size) for "
-                           "model '" + problem.model.name + "' ("
-                         + std::to_string(problem.model.layers) + " layers) on cluster '"
-                         + topology.cluster().name + "' (" + std::to_string(topology.gpuCount())
+                           "model '"
+                         + problem.model.name + "' (" + std::to_string(problem.model.layers)
+                         + " layers) on cluster '" + topology.cluster().name + "' ("
+                         + std::to_string(topology.gpuCount())
                          + " GPUs), over its budget max_plans = " + std::to_string(budget)
                          + "; use a model with fewer layers or a smaller cluster, or raise the "
                            "knob max_plans (or use hexiscale)"};
@@ -568,16 +574,18 @@ Result<PlanSearch> ExhaustivePlanner::planImpl(const Problem &problem, const Cos
     PlannerOptions seedOptions;
     seedOptions.seed = options.seed;
     if (knobOr(options, "heuristic_seed", 1) != 0)
-        if (Result<PlanSearch> heuristic = HexiScalePlanner().plan(problem, costModel, seedOptions,
-                                                                   stop, quiet))
+        if (Result<PlanSearch> heuristic
+            = HexiScalePlanner().plan(problem, costModel, seedOptions, stop, quiet))
             enumerator.seed(std::move(heuristic.value().plan));
     enumerator.run();
     if (!enumerator.found())
         return Error{enumerator.stopped() ? ErrorKind::Cancelled : ErrorKind::NoPlanFits,
                      enumerator.stopped()
                          ? std::string("stopped before any plan that fits was found")
-                         : "no plan for model '" + problem.model.name + "' fits in the memory of "
-                               "cluster '" + topology.cluster().name + "'"};
+                         : "no plan for model '" + problem.model.name
+                               + "' fits in the memory of "
+                                 "cluster '"
+                               + topology.cluster().name + "'"};
     PlanSearch search;
     search.plan = enumerator.bestPlan();
     search.plan.planner = "exhaustive";

@@ -111,8 +111,8 @@ Result<PlanSearch> MegatronPlanner::planImpl(const Problem &problem, const CostM
     }
 
     ClosestFit closest;
-    std::string tpRejection;  // the first TP group the cost model refused
-    std::string unusable;     // the first candidate that fits in memory but cannot run
+    std::string tpRejection; // the first TP group the cost model refused
+    std::string unusable;    // the first candidate that fits in memory but cannot run
     int evaluated = 0;
     for (const MegatronShape &shape : megatronShapes(problem)) {
         if (stop.stop_requested() || (options.timeLimitS > 0 && elapsedS() > options.timeLimitS)
@@ -137,9 +137,10 @@ Result<PlanSearch> MegatronPlanner::planImpl(const Problem &problem, const CostM
             const Evaluation evaluation = costModel.evaluate(problem, plan);
             if (evaluation.fitsInMemory()) {
                 if (unusable.empty())
-                    unusable = "(" + shape.describe() + "): "
-                               + (evaluation.errors.empty() ? std::string("the cost model rejects it")
-                                                            : evaluation.errors.front());
+                    unusable
+                        = "(" + shape.describe() + "): "
+                          + (evaluation.errors.empty() ? std::string("the cost model rejects it")
+                                                       : evaluation.errors.front());
             } else if (closest.closer(evaluation)) {
                 closest.record(evaluation, shape.describe());
             }

@@ -1,9 +1,8 @@
 #include "core/planners/metis_partition.h"
 
-#include <metis.h>
-
 #include <algorithm>
 #include <cmath>
+#include <metis.h>
 #include <string>
 
 namespace hetplan {
@@ -105,16 +104,17 @@ Result<std::vector<int>> partitionGraph(const WeightedGraph &graph, const Partit
     idx_t *adjPtr = adjncy.empty() ? nullptr : adjncy.data();
     idx_t *adjWgtPtr = adjwgt.empty() ? nullptr : adjwgt.data();
     const int status = options.method == PartitionMethod::KWay
-        ? METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjPtr, vwgt.data(), nullptr, adjWgtPtr,
-                              &nparts, nullptr, nullptr, options_, &edgecut, result.data())
-        : METIS_PartGraphRecursive(&nvtxs, &ncon, xadj.data(), adjPtr, vwgt.data(), nullptr,
-                                   adjWgtPtr, &nparts, nullptr, nullptr, options_, &edgecut,
-                                   result.data());
+                           ? METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjPtr, vwgt.data(),
+                                                 nullptr, adjWgtPtr, &nparts, nullptr, nullptr,
+                                                 options_, &edgecut, result.data())
+                           : METIS_PartGraphRecursive(
+                               &nvtxs, &ncon, xadj.data(), adjPtr, vwgt.data(), nullptr, adjWgtPtr,
+                               &nparts, nullptr, nullptr, options_, &edgecut, result.data());
     if (status != METIS_OK)
-        return Error{ErrorKind::Internal,
-                     "METIS could not partition a graph of " + std::to_string(vertexCount)
-                         + " vertices into " + std::to_string(options.parts)
-                         + " parts: " + metisErrorName(status)};
+        return Error{ErrorKind::Internal, "METIS could not partition a graph of "
+                                              + std::to_string(vertexCount) + " vertices into "
+                                              + std::to_string(options.parts)
+                                              + " parts: " + metisErrorName(status)};
     for (int v = 0; v < vertexCount; ++v) {
         const idx_t p = result[static_cast<size_t>(v)];
         if (p < 0 || p >= nparts)

@@ -44,6 +44,7 @@ struct PartitionOptions
 // may fail when parts come close to the vertex count (k-way: measured clean for
 // 2·parts <= vertices + 1) or, with recursive bisection, when one vertex outweighs a part's
 // share; callers stay within those limits.
-Result<std::vector<int>> partitionGraph(const WeightedGraph &graph, const PartitionOptions &options);
+Result<std::vector<int>> partitionGraph(const WeightedGraph &graph,
+                                        const PartitionOptions &options);
 
 } // namespace hetplan

@@ -90,7 +90,8 @@ Result<PlannerKind> plannerKindFromName(std::string_view name)
     for (PlannerKind kind : kAllPlanners)
         if (lower == plannerName(kind))
             return kind;
-    return badInput("unknown planner '" + std::string(name) + "'; valid: " + nameList(kAllPlanners));
+    return badInput("unknown planner '" + std::string(name)
+                    + "'; valid: " + nameList(kAllPlanners));
 }
 
 double PlannerOptions::knob(const std::string &name, double fallback, double lowest,
@@ -134,8 +135,8 @@ Result<PlanSearch> Planner::plan(const Problem &problem, const CostModel &costMo
     if (!result)
         return result;
     PlanSearch &search = result.value();
-    search.planningS = std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
-                           .count();
+    search.planningS
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     search.stoppedEarly = stop.stop_requested();
 
     Plan &plan = search.plan;

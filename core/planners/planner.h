@@ -29,12 +29,12 @@ Result<PlannerKind> plannerKindFromName(std::string_view name); // error lists v
 struct PlannerOptions
 {
     std::uint64_t seed = 1;
-    int maxIterations = 0;             // 0: the planner's default
-    double timeLimitS = 0;             // 0: none
-    std::optional<Plan> warmStart;     // start from this plan; never return a worse one
+    int maxIterations = 0;         // 0: the planner's default
+    double timeLimitS = 0;         // 0: none
+    std::optional<Plan> warmStart; // start from this plan; never return a worse one
     std::map<std::string, double> knobs;
 
-    std::string describe() const;      // one line, for logs
+    std::string describe() const; // one line, for logs
     // The knob `name` clamped to [lowest, highest]; absent or NaN: `fallback`.
     double knob(const std::string &name, double fallback,
                 double lowest = -std::numeric_limits<double>::infinity(),
@@ -45,8 +45,8 @@ struct Progress
 {
     int iteration = 0;
     double elapsedS = 0;
-    double bestCostS = 0;              // +inf until something fits
-    const Plan *bestPlan = nullptr;    // not owned; valid only during the call
+    double bestCostS = 0;           // +inf until something fits
+    const Plan *bestPlan = nullptr; // not owned; valid only during the call
 };
 
 // Receives progress from the planning thread; implementations must be cheap and thread-safe.
@@ -74,9 +74,9 @@ struct PlanSearch
 {
     Plan plan;
     Evaluation evaluation;
-    std::vector<TracePoint> trace;     // best cost after each iteration
+    std::vector<TracePoint> trace; // best cost after each iteration
     double planningS = 0;
-    bool stoppedEarly = false;         // a stop was requested; plan is the best so far
+    bool stoppedEarly = false; // a stop was requested; plan is the best so far
 };
 
 // A planner is a cancellable function behind a small interface: plan() checks the input,

@@ -18,8 +18,7 @@ constexpr int kReferenceGpus = 4;
 
 } // namespace
 
-double replicaLatencyS(const Problem &problem, const CostModel &costModel,
-                       const Pipeline &pipeline)
+double replicaLatencyS(const Problem &problem, const CostModel &costModel, const Pipeline &pipeline)
 {
     const int batch = problem.workload.infer.batch;
     const int stageCount = int(pipeline.stages.size());
@@ -107,8 +106,8 @@ ServingFigures servePlan(const Problem &problem, const CostModel &costModel, con
                     latencyS[p] = std::numeric_limits<double>::infinity();
     const InferWorkload &infer = problem.workload.infer;
     const double referenceS = infer.sloS ? 0.0 : referenceLatencyS(problem, costModel);
-    const double sloS = infer.sloS ? *infer.sloS
-                                   : infer.sloScale.value_or(kDefaultSloScale) * referenceS;
+    const double sloS
+        = infer.sloS ? *infer.sloS : infer.sloScale.value_or(kDefaultSloScale) * referenceS;
     return servingFigures(problem, latencyS, sloS, referenceS, options);
 }
 

@@ -125,8 +125,8 @@ double ServingSimulator::attainment(std::span<const double> replicaLatencyS, dou
 {
     thread_local std::vector<double> latencyS;
     run(replicaLatencyS, ratePerS, sloS, latencyS);
-    const auto met = std::count_if(latencyS.begin(), latencyS.end(),
-                                   [sloS](double l) { return l <= sloS; });
+    const auto met
+        = std::count_if(latencyS.begin(), latencyS.end(), [sloS](double l) { return l <= sloS; });
     return double(met) / double(latencyS.size());
 }
 

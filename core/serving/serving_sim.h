@@ -28,9 +28,9 @@ enum class DispatchPolicy {
 struct ServingOptions
 {
     std::uint64_t seed = 1;
-    int requests = 2000;                 // simulated requests per rate
+    int requests = 2000; // simulated requests per rate
     DispatchPolicy dispatch = DispatchPolicy::EarliestCompletion;
-    double targetAttainment = 0.99;      // for the highest sustainable rate (HexGen §5.1: 99%)
+    double targetAttainment = 0.99; // for the highest sustainable rate (HexGen §5.1: 99%)
 };
 
 // What one simulated stream says. A request is one batch of the workload's b_t sequences;
@@ -38,7 +38,7 @@ struct ServingOptions
 struct ServingOutcome
 {
     double requestRatePerS = 0;
-    double attainment = 0;   // fraction of requests within the SLO
+    double attainment = 0; // fraction of requests within the SLO
     double p50S = 0;
     double p99S = 0;
     double meanS = 0;

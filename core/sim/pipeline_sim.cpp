@@ -72,9 +72,18 @@ std::vector<Op> oneFOneBOrder(int stage, int stageCount, int microBatches)
     return order;
 }
 
-double forwardBusyS(const StageWork &s) { return s.forwardS + s.sendForwardS; }
-double backwardBusyS(const StageWork &s) { return s.backwardS + s.sendBackwardS; }
-double perMicroBatchS(const StageWork &s) { return forwardBusyS(s) + backwardBusyS(s); }
+double forwardBusyS(const StageWork &s)
+{
+    return s.forwardS + s.sendForwardS;
+}
+double backwardBusyS(const StageWork &s)
+{
+    return s.backwardS + s.sendBackwardS;
+}
+double perMicroBatchS(const StageWork &s)
+{
+    return forwardBusyS(s) + backwardBusyS(s);
+}
 
 constexpr double kNotYet = -1;
 
@@ -128,8 +137,8 @@ Timeline simulate1F1B(std::span<const StageWork> stages, int microBatches)
                 break;
             const bool forward = op.pass == Pass::Forward;
             const double startS = std::max(freeAtS[sj], readyS);
-            const double endS = startS
-                                + (forward ? forwardBusyS(stages[sj]) : backwardBusyS(stages[sj]));
+            const double endS
+                = startS + (forward ? forwardBusyS(stages[sj]) : backwardBusyS(stages[sj]));
             std::vector<double> &ends = forward ? forwardEndS[sj] : backwardEndS[sj];
             ends[static_cast<size_t>(op.microBatch)] = endS;
             freeAtS[sj] = endS;

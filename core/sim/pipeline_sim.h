@@ -11,10 +11,10 @@ enum class Pass { Forward, Backward };
 // while it sends (sends are blocking, as the closed form of HexiScale Appendix A assumes).
 struct StageWork
 {
-    double forwardS = 0;       // forward compute + TP comm
-    double backwardS = 0;      // backward compute (+ recomputation) + TP comm
-    double sendForwardS = 0;   // activation to the next stage (0 for the last stage)
-    double sendBackwardS = 0;  // gradient to the previous stage (0 for the first stage)
+    double forwardS = 0;      // forward compute + TP comm
+    double backwardS = 0;     // backward compute (+ recomputation) + TP comm
+    double sendForwardS = 0;  // activation to the next stage (0 for the last stage)
+    double sendBackwardS = 0; // gradient to the previous stage (0 for the first stage)
 };
 
 // One box of the Gantt chart.
@@ -24,7 +24,7 @@ struct Interval
     int microBatch = 0;
     Pass pass = Pass::Forward;
     double startS = 0;
-    double endS = 0;           // includes the blocking send that follows the pass
+    double endS = 0; // includes the blocking send that follows the pass
 };
 
 struct Timeline

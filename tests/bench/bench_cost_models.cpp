@@ -1,8 +1,7 @@
 // Budget: evaluating one plan of a 64-GPU cluster takes under 20 µs with the paper model.
-#include "tests/bench/bench_util.h"
-
 #include "core/cost/cost_model.h"
 #include "core/plan/plan.h"
+#include "tests/bench/bench_util.h"
 
 #include <cstdio>
 #include <numeric>
@@ -48,12 +47,15 @@ void benchEvaluate()
         for (CostModelKind kind : allCostModels()) {
             const auto model = makeCostModel(kind);
             volatile double sink = 0;
-            const double evaluateS = medianSecondsPerCall([&] { sink = model->evaluate(problem, plan).iterationS; });
-            const double objectiveS = medianSecondsPerCall([&] { sink = model->objectiveS(problem, plan); });
-            std::printf("evaluate 64-GPU plan %dx%d stages tp%d  %-16s %8.2f us/evaluate (%9.0f/s)  "
-                        "%8.2f us/objective\n",
-                        shape.pipelines, shape.stages, shape.tp, std::string(model->name()).c_str(),
-                        evaluateS * 1e6, 1 / evaluateS, objectiveS * 1e6);
+            const double evaluateS
+                = medianSecondsPerCall([&] { sink = model->evaluate(problem, plan).iterationS; });
+            const double objectiveS
+                = medianSecondsPerCall([&] { sink = model->objectiveS(problem, plan); });
+            std::printf(
+                "evaluate 64-GPU plan %dx%d stages tp%d  %-16s %8.2f us/evaluate (%9.0f/s)  "
+                "%8.2f us/objective\n",
+                shape.pipelines, shape.stages, shape.tp, std::string(model->name()).c_str(),
+                evaluateS * 1e6, 1 / evaluateS, objectiveS * 1e6);
         }
     }
 }

@@ -1,14 +1,13 @@
 // Budget: HexGen on the 58-GPU full-price scenario under 10 s on 2 cores, re-planning after
 // 4 GPUs leave under 10 s (HexGen §5.3: under 30 s). Reports the plan's serving figures
 // beside the symmetric baseline's and the paper's Appendix F schedule.
-#include "tests/bench/bench_util.h"
-
+#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/io/formats.h"
-#include "core/catalog/catalog.h"
 #include "core/planners/hexgen/hexgen_planner.h"
 #include "core/planners/hexgen/symmetric_baseline.h"
 #include "core/serving/plan_serving.h"
+#include "tests/bench/bench_util.h"
 
 #include <chrono>
 #include <cstdio>
@@ -28,8 +27,8 @@ void printServing(const char *label, const Problem &problem, const CostModel &co
     const ServingFigures s = servePlan(problem, costModel, plan);
     std::printf("    %-22s %2zu replicas  attainment %5.1f %% at %.2f req/s  p50 %.2f s  p99 %.2f s"
                 "  max rate %.3f req/s\n",
-                label, plan.pipelines.size(), 100 * s.attainment, s.requestRatePerS, s.p50S,
-                s.p99S, s.maxRatePerS);
+                label, plan.pipelines.size(), 100 * s.attainment, s.requestRatePerS, s.p50S, s.p99S,
+                s.maxRatePerS);
 }
 
 void printAttainment(const char *label, const Problem &problem, const CostModel &costModel,
@@ -69,8 +68,8 @@ void benchScenario(const char *cluster, CostModelKind costKind)
     if (auto fastest = HexGenPlanner().plan(problem, *costModel, rateFirst, {}, progress))
         printServing("hexgen, rate first", problem, *costModel, fastest->plan);
     const ServingSimulator simulator;
-    if (auto symmetric = bestSymmetricPlan(problem, *costModel, simulator,
-                                           sloSeconds(problem, *costModel)))
+    if (auto symmetric
+        = bestSymmetricPlan(problem, *costModel, simulator, sloSeconds(problem, *costModel)))
         printServing("symmetric baseline", problem, *costModel, *symmetric);
     if (const auto example = findExample(std::string(cluster) + "-appendix-f", ExampleKind::Plan))
         if (auto paper = parsePlan(example->text, example->path, problem.topology)) {

@@ -15,7 +15,8 @@ template<typename T>
 T orDie(Result<T> result, const std::string &what)
 {
     if (!result) {
-        std::fprintf(stderr, "bench setup failed (%s): %s\n", what.c_str(), result.error().message.c_str());
+        std::fprintf(stderr, "bench setup failed (%s): %s\n", what.c_str(),
+                     result.error().message.c_str());
         std::exit(1);
     }
     return std::move(result).value();
@@ -37,7 +38,8 @@ double medianSecondsPerCall(const std::function<void()> &body, int rounds)
         const auto start = Clock::now();
         for (long i = 0; i < calls; ++i)
             body();
-        if (std::chrono::duration<double>(Clock::now() - start).count() >= 0.2 || calls > (1L << 30))
+        if (std::chrono::duration<double>(Clock::now() - start).count() >= 0.2
+            || calls > (1L << 30))
             break;
         calls *= 4;
     }
@@ -46,7 +48,8 @@ double medianSecondsPerCall(const std::function<void()> &body, int rounds)
         const auto start = Clock::now();
         for (long i = 0; i < calls; ++i)
             body();
-        perCall.push_back(std::chrono::duration<double>(Clock::now() - start).count() / double(calls));
+        perCall.push_back(std::chrono::duration<double>(Clock::now() - start).count()
+                          / double(calls));
     }
     std::sort(perCall.begin(), perCall.end());
     return perCall[perCall.size() / 2];

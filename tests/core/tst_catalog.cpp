@@ -189,8 +189,8 @@ void TestCatalog::exampleClusters()
     // Every reference fleet is one network: any pair can talk.
     for (int a = 0; a < t.gpuCount(); ++a)
         for (int b = a + 1; b < t.gpuCount(); ++b)
-            QVERIFY2(t.connected(a, b), qPrintable(QString::fromStdString(t.gpu(a).name + " / "
-                                                                          + t.gpu(b).name)));
+            QVERIFY2(t.connected(a, b),
+                     qPrintable(QString::fromStdString(t.gpu(a).name + " / " + t.gpu(b).name)));
 }
 
 void TestCatalog::exampleLinksMatchThePapers()

@@ -1,8 +1,7 @@
 // hetplan (the realistic default): outcomes a person planning a real run relies on.
 
-#include "cost_test_fixtures.h"
-
 #include "core/cost/hetplan_model.h"
+#include "cost_test_fixtures.h"
 
 #include <QtTest>
 
@@ -111,10 +110,10 @@ void TestCostHetPlan::moreBandwidthIsNeverSlower()
     QFETCH(int, mode);
     Workload w = trainWorkload(8, 512);
     w.mode = Mode(mode);
-    const Problem slow = makeProblem(twoMachineCluster(slowInterGBps, slowIntraBGBps),
-                                     smallModel(), w);
-    const Problem fast = makeProblem(twoMachineCluster(fastInterGBps, fastIntraBGBps),
-                                     smallModel(), w);
+    const Problem slow
+        = makeProblem(twoMachineCluster(slowInterGBps, slowIntraBGBps), smallModel(), w);
+    const Problem fast
+        = makeProblem(twoMachineCluster(fastInterGBps, fastIntraBGBps), smallModel(), w);
     const HetPlanModel model;
     const Evaluation slowEvaluation = model.evaluate(slow, mixedPlan());
     const Evaluation fastEvaluation = model.evaluate(fast, mixedPlan());
@@ -194,8 +193,8 @@ void TestCostHetPlan::memoryGrowsWithMicroBatchesInFlight()
     // 1F1B: the first of 4 stages holds min(m, 4) micro-batches.
     double previousGiB = 0;
     for (int microBatches : {1, 2, 3, 4}) {
-        const double gib = model.estimateStage(problem, queryOf(first, 1, 0, 4, microBatches))
-                               .peakMemoryGiB;
+        const double gib
+            = model.estimateStage(problem, queryOf(first, 1, 0, 4, microBatches)).peakMemoryGiB;
         QVERIFY(gib > previousGiB);
         previousGiB = gib;
     }
@@ -233,8 +232,8 @@ void TestCostHetPlan::computeFromRealFlops()
     // then backward 2× and the recomputed forward: 4 forwards in all.
     const Problem problem = makeProblem(twoMachineCluster(), smallModel(), trainWorkload(1, 512));
     const Stage oneLayer = stage({0}, 1, 1, 0, 1);
-    const StageEstimate estimate = HetPlanModel().estimateStage(problem,
-                                                                queryOf(oneLayer, 1, 0, 2));
+    const StageEstimate estimate
+        = HetPlanModel().estimateStage(problem, queryOf(oneLayer, 1, 0, 2));
     // GEMM params of a layer: 4·1024² (attention) + 3·1024·4096 (SwiGLU) = 16 777 216.
     const double forwardFlops = 2.0 * 512 * 16777216 + 2.0 * 512 * 512 * 1024;
     QVERIFY(near(estimate.timing.computeS, 4 * forwardFlops / (100e12 * 0.5)));
@@ -250,12 +249,11 @@ void TestCostHetPlan::asymmetricGradientSyncRunsChunksInSequence()
     // 2·(2−1)/2 · bytes/100e9 + 2·(2−1)·1e-6 per chunk, chunk = params·2 bytes / 2.
     const Problem problem = makeProblem(twoMachineCluster(), smallModel(), trainWorkload(2, 512));
     Plan plan;
-    plan.pipelines = {pipeline(1, 1, {stage({0, 1}, 2, 1, 0, 8)}),
-                      pipeline(1, 1, {stage({2}, 1, 1, 0, 8)})};
+    plan.pipelines
+        = {pipeline(1, 1, {stage({0, 1}, 2, 1, 0, 8)}), pipeline(1, 1, {stage({2}, 1, 1, 0, 8)})};
     const auto twoChunksS = [](double params) { return 2 * (params / 100e9 + 2e-6); };
     // Layer: 4·1024² + 3·1024·4096 + 2·1024 = 16 779 264; embedding 1000·1024; head + norm.
-    const double expected = 8 * twoChunksS(16779264) + twoChunksS(1024000)
-                            + twoChunksS(1025024);
+    const double expected = 8 * twoChunksS(16779264) + twoChunksS(1024000) + twoChunksS(1025024);
     const Evaluation e = HetPlanModel().evaluate(problem, plan);
     QVERIFY(near(e.breakdown.dpCommS, expected));
     QVERIFY(near(e.pipelines[1].stages[0].dpCommS, expected));
@@ -273,8 +271,8 @@ void TestCostHetPlan::replicasBehindOneLinkShareIt()
     const Stage receiver = stage({3, 4}, 1, 2, 4, 8);
     const double sequenceBytes = 512.0 * 1024 * 2;
     const double twoSequencesS = 50e-6 + 2 * sequenceBytes / 1e9;
-    const double hopS = HetPlanModel().hopS(problem, queryOf(sender, 2, 0, 2),
-                                            queryOf(receiver, 2, 1, 2));
+    const double hopS
+        = HetPlanModel().hopS(problem, queryOf(sender, 2, 0, 2), queryOf(receiver, 2, 1, 2));
     QVERIFY2(near(hopS, 2 * twoSequencesS), std::to_string(hopS).c_str());
 }
 
@@ -326,7 +324,8 @@ void TestCostHetPlan::inferenceLatencyAndMemory()
     QVERIFY(e.valid && e.fitsInMemory());
     QCOMPARE(e.replicaLatencyS.size(), size_t(2));
     QCOMPARE(e.iterationS, std::max(e.replicaLatencyS[0], e.replicaLatencyS[1]));
-    QVERIFY(near(e.tokensPerS, 4.0 * 128 / e.replicaLatencyS[0] + 4.0 * 128 / e.replicaLatencyS[1]));
+    QVERIFY(
+        near(e.tokensPerS, 4.0 * 128 / e.replicaLatencyS[0] + 4.0 * 128 / e.replicaLatencyS[1]));
     QVERIFY(near(e.breakdown.totalS(), e.iterationS, 1e-12));
     // Decoding is bound by memory bandwidth: no faster than scanning the stage's weights
     // 128 times at 80% of 1000 GB/s (B:2 holds 4 layers and the head in fp16).

@@ -1,10 +1,9 @@
 // hexgen-paper: HexGen Appendix B (Table 1) replica latency and memory, written out by hand.
 
-#include "cost_test_fixtures.h"
-
 #include "core/cost/hexgen_paper.h"
 #include "core/cost/hexiscale_paper.h"
 #include "core/cost/paper_model.h"
+#include "cost_test_fixtures.h"
 
 #include <QtTest>
 
@@ -56,10 +55,10 @@ struct TwoStage
 // 1 GB/s, 50 µs link.
 TwoStage twoStageLatency()
 {
-    const double fast = 12 * kH2 * 2 * 32 / (1 * 2000e9) * 4
-                        + 24 * 2 * (128 + 32) * kH2 / (1 * 100e12) * 4;
-    const double slow = 12 * kH2 * 2 * 32 / (1 * 1000e9) * 4
-                        + 24 * 2 * (128 + 32) * kH2 / (1 * 50e12) * 4;
+    const double fast
+        = 12 * kH2 * 2 * 32 / (1 * 2000e9) * 4 + 24 * 2 * (128 + 32) * kH2 / (1 * 100e12) * 4;
+    const double slow
+        = 12 * kH2 * 2 * 32 / (1 * 1000e9) * 4 + 24 * 2 * (128 + 32) * kH2 / (1 * 50e12) * 4;
     const double pp = (50e-6 + 2 * 128 * 1024 * 2 / 1e9) + (50e-6 + 2 * 1024 * 2 / 1e9) * 32;
     return {fast + slow, pp};
 }
@@ -88,7 +87,8 @@ void TestCostHexGen::replicaLatencies()
     QVERIFY(near(e.replicaLatencyS[1], two.compute + two.pp));
     QVERIFY(near(e.iterationS, std::max(singleStageLatency(), two.compute + two.pp)));
     // b·s_out tokens per replica per latency.
-    QVERIFY(near(e.tokensPerS, 2.0 * 32 / singleStageLatency() + 2.0 * 32 / (two.compute + two.pp)));
+    QVERIFY(
+        near(e.tokensPerS, 2.0 * 32 / singleStageLatency() + 2.0 * 32 / (two.compute + two.pp)));
 }
 
 void TestCostHexGen::breakdownOfSlowestReplica()
@@ -110,10 +110,10 @@ void TestCostHexGen::memoryEquation7()
     const Evaluation e = HexGenPaperModel().evaluate(inferProblem(), twoReplicas());
     QCOMPARE(e.memory.size(), size_t(4));
     // (12H²·B/|d| + 2·b·(s_in + s_out)·H·B/|d|)·l + 4·b·(s_in + s_out)·H·B.
-    const double tp2Bytes = (12 * kH2 * 2 / 2 + 2.0 * 2 * 160 * 1024 * 2 / 2) * 8
-                            + 4.0 * 2 * 160 * 1024 * 2;
-    const double oneGpu4Layers = (12 * kH2 * 2 / 1 + 2.0 * 2 * 160 * 1024 * 2 / 1) * 4
-                                 + 4.0 * 2 * 160 * 1024 * 2;
+    const double tp2Bytes
+        = (12 * kH2 * 2 / 2 + 2.0 * 2 * 160 * 1024 * 2 / 2) * 8 + 4.0 * 2 * 160 * 1024 * 2;
+    const double oneGpu4Layers
+        = (12 * kH2 * 2 / 1 + 2.0 * 2 * 160 * 1024 * 2 / 1) * 4 + 4.0 * 2 * 160 * 1024 * 2;
     const double gib = 1024.0 * 1024 * 1024;
     QCOMPARE(e.memory[0].gpu, 0);
     QVERIFY(near(e.memory[0].usedGiB, tp2Bytes / gib));

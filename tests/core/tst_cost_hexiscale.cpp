@@ -1,10 +1,9 @@
 // hexiscale-paper: each term of HexiScale Appendix A against arithmetic written out by hand.
 
-#include "cost_test_fixtures.h"
-
 #include "core/cost/cost_model.h"
 #include "core/cost/hexiscale_paper.h"
 #include "core/cost/paper_model.h"
+#include "cost_test_fixtures.h"
 
 #include <QtTest>
 
@@ -101,9 +100,8 @@ void TestCostHexiScale::terms_data()
     QTest::newRow("hop, A:0 to B tp 3, best receiver broadcasts")
         << int(Term::Hop) << stage({0}, 1, 1, 0, 4) << stage({3, 4, 5}, 3, 1, 4, 8) << 1
         << 2 * (50e-6 + 1048576.0 / 1e9 + 2 * (5e-6 + 1048576.0 / (3 * 10e9)));
-    QTest::newRow("hop, inside A")
-        << int(Term::Hop) << stage({0}, 1, 1, 0, 4) << stage({1}, 1, 1, 4, 8) << 1
-        << 2 * (1e-6 + 1048576.0 / 100e9);
+    QTest::newRow("hop, inside A") << int(Term::Hop) << stage({0}, 1, 1, 0, 4)
+                                   << stage({1}, 1, 1, 4, 8) << 1 << 2 * (1e-6 + 1048576.0 / 100e9);
     QTest::newRow("hop, into dp 2 split 3:1: the replica with 3 sequences")
         << int(Term::Hop) << stage({0}, 1, 1, 0, 4) << stage({3, 4}, 1, 2, 4, 8, {3, 1}) << 4
         << 2 * (50e-6 + 3 * 1048576.0 / 1e9);
@@ -207,8 +205,8 @@ void TestCostHexiScale::dataParallelOverManyGpus()
     for (int gpu = 0; gpu < 24; ++gpu)
         plan.pipelines.push_back(pipeline(1, 1, {stage({gpu}, 1, 1, 0, 8)}));
     const Problem problem = makeProblem(cluster, smallModel(), trainWorkload(24, kSeqLen));
-    const double dpLayer = 2 * (7 * (1e-6 + 25165824.0 / (24 * 100e9))
-                                + 16 * (20e-6 + 25165824.0 / (24 * 2e9)));
+    const double dpLayer
+        = 2 * (7 * (1e-6 + 25165824.0 / (24 * 100e9)) + 16 * (20e-6 + 25165824.0 / (24 * 2e9)));
     const Evaluation shortcut = HexiScalePaperModel().evaluate(problem, plan);
     QVERIFY(near(shortcut.breakdown.dpCommS, 8 * dpLayer));
 
@@ -223,8 +221,8 @@ void TestCostHexiScale::breakdownAddsUpToIteration_data()
     QTest::addColumn<Plan>("plan");
     Plan twoPipelines = twoPipelinePlan();
     Plan metisStyle;
-    metisStyle.pipelines = {pipeline(4, 2, {stage({0, 1, 2}, 1, 3, 0, 6, {2, 1, 1}),
-                                            stage({3, 4, 5}, 3, 1, 6, 8)})};
+    metisStyle.pipelines
+        = {pipeline(4, 2, {stage({0, 1, 2}, 1, 3, 0, 6, {2, 1, 1}), stage({3, 4, 5}, 3, 1, 6, 8)})};
     Plan singleGpu;
     singleGpu.pipelines = {pipeline(1, 8, {stage({0}, 1, 1, 0, 8)})};
     QTest::newRow("two asymmetric pipelines") << twoPipelines;
@@ -247,8 +245,8 @@ void TestCostHexiScale::forwardBackwardSplitKeepsStageTotal()
 {
     const Problem problem = trainProblem();
     const Stage threeSlow = stage({3, 4, 5}, 3, 1, 0, 4);
-    const StageEstimate estimate = HexiScalePaperModel().estimateStage(problem,
-                                                                       queryOf(threeSlow, 1));
+    const StageEstimate estimate
+        = HexiScalePaperModel().estimateStage(problem, queryOf(threeSlow, 1));
     const StageTiming &t = estimate.timing;
     QVERIFY(t.tpCommS > 0 && t.computeS > 0);
     // 96 = 24 forward + 48 backward + 24 recomputation; 12 = 2 + 2 + 2 all-reduces × 2.
@@ -302,8 +300,8 @@ void TestCostHexiScale::throughputAndCost()
     QVERIFY(near(*e.costPerIterationUsd, 7.0 / 3600 * e.iterationS));
     QVERIFY(near(*e.costPerMillionTokensUsd, 7.0 / 3600 / e.tokensPerS * 1e6));
     // MFU numerator (DESIGN.md): 72·G·S·L·H²·(1 + S/(6H) + V/(12·H·L)).
-    const double modelFlops = 72.0 * 5 * 512 * 8 * 1024.0 * 1024
-                              * (1 + 512.0 / 6144 + 1000.0 / (12 * 1024 * 8));
+    const double modelFlops
+        = 72.0 * 5 * 512 * 8 * 1024.0 * 1024 * (1 + 512.0 / 6144 + 1000.0 / (12 * 1024 * 8));
     QVERIFY(near(e.mfu, modelFlops / (e.iterationS * 350e12)));
     QVERIFY(e.mfu > 0 && e.mfu < 1);
 }

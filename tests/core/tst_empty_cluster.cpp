@@ -1,7 +1,6 @@
 // A cluster without machines is what the designer starts from: a valid document that every
 // front door needing GPUs refuses with one clear message, never a crash or a division by zero.
 #include "cli_runner.h"
-
 #include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
@@ -57,7 +56,7 @@ QString writeEmptyCluster(const QTemporaryDir &dir)
 }
 
 // Rows "<name> train" and "<name> infer" of every kind, in columns kind and infer.
-template <typename Kind>
+template<typename Kind>
 void addRowsForBothModes(const std::vector<Kind> &kinds, std::string_view (*name)(Kind))
 {
     QTest::addColumn<int>("kind");
@@ -199,14 +198,12 @@ void TestEmptyCluster::cliRefusesClearly_data()
     QTest::newRow("compare") << (QStringList{QStringLiteral("compare")} + problem);
     QTest::newRow("sweep") << (QStringList{QStringLiteral("sweep")} + problem
                                + QStringList{QStringLiteral("--inter"),
-                                             QStringLiteral("--bandwidth"),
-                                             QStringLiteral("1,2")});
+                                             QStringLiteral("--bandwidth"), QStringLiteral("1,2")});
     QTest::newRow("evaluate") << QStringList{QStringLiteral("evaluate"), QStringLiteral("--plan"),
                                              plan, QStringLiteral("--cluster"),
                                              QStringLiteral("EMPTY")};
-    QTest::newRow("validate a plan") << QStringList{QStringLiteral("validate"),
-                                                    QStringLiteral("--cluster"),
-                                                    QStringLiteral("EMPTY"), plan};
+    QTest::newRow("validate a plan") << QStringList{
+        QStringLiteral("validate"), QStringLiteral("--cluster"), QStringLiteral("EMPTY"), plan};
 }
 
 void TestEmptyCluster::cliRefusesClearly()

@@ -12,8 +12,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -80,10 +80,12 @@ Cluster smallCluster()
 {
     Cluster cluster;
     cluster.name = "oracle-fixture";
-    cluster.machines = {{"A", "RTX4090-24G", 2, "", {LinkKind::Pcie, 32, 8}, NicKind::Ethernet, {}},
-                        {"B", "RTX3090-24G", 1, "", {LinkKind::Pcie, 16, 8}, NicKind::Ethernet, {}}};
+    cluster.machines
+        = {{"A", "RTX4090-24G", 2, "", {LinkKind::Pcie, 32, 8}, NicKind::Ethernet, {}},
+           {"B", "RTX3090-24G", 1, "", {LinkKind::Pcie, 16, 8}, NicKind::Ethernet, {}}};
     cluster.switches = {{"sw", {}}};
-    cluster.links = {{"A", "sw", LinkKind::Ethernet, 2, 25}, {"B", "sw", LinkKind::Ethernet, 2, 25}};
+    cluster.links
+        = {{"A", "sw", LinkKind::Ethernet, 2, 25}, {"B", "sw", LinkKind::Ethernet, 2, 25}};
     return cluster;
 }
 
@@ -124,7 +126,8 @@ public:
                 groups.push_back(gpus);
         }
         std::vector<std::vector<std::vector<int>>> sequences; // ordered disjoint stage lists
-        const auto grow = [&](auto &&self, std::vector<std::vector<int>> &sequence, int used) -> void {
+        const auto grow
+            = [&](auto &&self, std::vector<std::vector<int>> &sequence, int used) -> void {
             if (!sequence.empty())
                 sequences.push_back(sequence);
             for (const auto &group : groups) {
@@ -149,8 +152,9 @@ public:
             return mask;
         };
         // Sets of pipelines (ordered; duplicates only cost time).
-        const auto choose = [&](auto &&self, std::vector<const std::vector<std::vector<int>> *> &chosen,
-                                int used) -> void {
+        const auto choose
+            = [&](auto &&self, std::vector<const std::vector<std::vector<int>> *> &chosen,
+                  int used) -> void {
             if (!chosen.empty())
                 best = std::min(best, bestLayout(chosen));
             for (const auto &sequence : sequences) {
@@ -261,15 +265,14 @@ private Q_SLOTS:
         const auto model = makeCostModel(CostModelKind::HexiScalePaper);
         const auto started = std::chrono::steady_clock::now();
         const auto result = runExhaustive(problem, *model);
-        const double elapsedS =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        const double elapsedS
+            = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         QVERIFY(!result.ok());
         QCOMPARE(result.error().kind, ErrorKind::Unsupported);
         const std::string &message = result.error().message;
         qInfo("%s (%.3f s, peak %ld KiB)", message.c_str(), elapsedS, peakResidentKiB());
         QVERIFY(statedPlanCount(message) > std::uint64_t(ExhaustivePlanner::kDefaultMaxPlans));
-        QVERIFY(message.find("max_plans = "
-                             + std::to_string(ExhaustivePlanner::kDefaultMaxPlans))
+        QVERIFY(message.find("max_plans = " + std::to_string(ExhaustivePlanner::kDefaultMaxPlans))
                 != std::string::npos);
         QVERIFY(message.find("fewer layers or a smaller cluster") != std::string::npos);
         QVERIFY(message.find("raise the knob max_plans") != std::string::npos);
@@ -325,8 +328,8 @@ private Q_SLOTS:
         });
         const auto started = std::chrono::steady_clock::now();
         const auto result = runExhaustive(problem, *model, false, 1e12, stop.get_token());
-        const double elapsedS =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        const double elapsedS
+            = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         QVERIFY2(elapsedS < 3, qPrintable(QString::number(elapsedS)));
         if (result.ok())
             QVERIFY(result->stoppedEarly);
@@ -341,7 +344,8 @@ private Q_SLOTS:
         QTest::addColumn<int>("layers");
         QTest::newRow("hexiscale-paper") << int(CostModelKind::HexiScalePaper) << true << 4;
         QTest::newRow("hetplan") << int(CostModelKind::HetPlan) << true << 4;
-        QTest::newRow("hexiscale-paper, no seed") << int(CostModelKind::HexiScalePaper) << false << 4;
+        QTest::newRow("hexiscale-paper, no seed")
+            << int(CostModelKind::HexiScalePaper) << false << 4;
         QTest::newRow("hetplan, no seed") << int(CostModelKind::HetPlan) << false << 4;
         QTest::newRow("hetplan, 7 layers, no seed") << int(CostModelKind::HetPlan) << false << 7;
     }
@@ -371,7 +375,8 @@ private Q_SLOTS:
         const auto oracle = runExhaustive(problem, *model);
         QVERIFY(oracle.ok());
         NullProgress progress;
-        const auto megatron = MegatronPlanner().plan(problem, *model, PlannerOptions{}, {}, progress);
+        const auto megatron
+            = MegatronPlanner().plan(problem, *model, PlannerOptions{}, {}, progress);
         QVERIFY(megatron.ok());
         QVERIFY(oracle->evaluation.iterationS <= megatron->evaluation.iterationS);
     }

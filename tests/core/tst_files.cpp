@@ -164,7 +164,9 @@ void TestFiles::writeKeepsPermissions()
     writePlain(path, "old");
     QCOMPARE(chmod(path.c_str(), 0640), 0);
     QVERIFY(writeFileAtomic(path, "new").ok());
-    struct stat info{};
+    struct stat info
+    {
+    };
     QCOMPARE(stat(path.c_str(), &info), 0);
     QCOMPARE(int(info.st_mode & 0777), 0640);
 }

@@ -242,9 +242,8 @@ void TestFormats::goodFilesRoundTrip()
     } else if (file.endsWith(QStringLiteral(".workload.json"))) {
         roundTrip(parseWorkload, writeWorkload);
     } else if (file.endsWith(QStringLiteral(".plan.json"))) {
-        const auto parse = [](std::string_view t, std::string_view s) {
-            return parsePlan(t, s, caseStudy());
-        };
+        const auto parse
+            = [](std::string_view t, std::string_view s) { return parsePlan(t, s, caseStudy()); };
         auto first = parse(text, source);
         QVERIFY2(first.ok(), first.ok() ? "" : first.error().message.c_str());
         auto second = parse(writePlan(*first, caseStudy()), "written");
@@ -288,9 +287,9 @@ void TestFormats::writerOrderAndDefaults()
     auto c = parseCluster(readData(QStringLiteral("good/case-study.cluster.json")), "cs");
     QVERIFY(c.ok());
     const QString text = QString::fromStdString(writeCluster(*c));
-    const QStringList order = {QStringLiteral("\"format\""), QStringLiteral("\"name\""),
-                               QStringLiteral("\"machines\""), QStringLiteral("\"switches\""),
-                               QStringLiteral("\"links\""), QStringLiteral("\"gpu_types\""),
+    const QStringList order = {QStringLiteral("\"format\""),        QStringLiteral("\"name\""),
+                               QStringLiteral("\"machines\""),      QStringLiteral("\"switches\""),
+                               QStringLiteral("\"links\""),         QStringLiteral("\"gpu_types\""),
                                QStringLiteral("\"pair_overrides\"")};
     qsizetype last = -1;
     for (const QString &key : order) {
@@ -324,7 +323,8 @@ void TestFormats::modelRoundTrip()
 
     // kv_heads defaults to heads.
     auto noKv = parseModel(R"({"format": "hetplan.model/1", "name": "n", "layers": 2,
-        "hidden": 64, "ffn_hidden": 128, "heads": 4, "vocab": 100, "max_seq_len": 16})", "n");
+        "hidden": 64, "ffn_hidden": 128, "heads": 4, "vocab": 100, "max_seq_len": 16})",
+                           "n");
     QVERIFY(noKv.ok());
     QCOMPARE(noKv->kvHeads, 4);
     QVERIFY(noKv->mlp == MlpKind::SwiGlu);
@@ -364,12 +364,14 @@ void TestFormats::workloadRoundTrip()
     QVERIFY(*back == w);
 
     auto design = parseWorkload(R"({"mode": "train", "global_batch": 24, "seq_len": 4096,
-        "precision": "bf16", "recompute": true})", "design");
+        "precision": "bf16", "recompute": true})",
+                                "design");
     QVERIFY(design.ok());
     QVERIFY(design->train.recompute == Recompute::Full);
     QVERIFY(design->train.microBatchSizes == std::vector<int>{1});
     auto infer = parseWorkload(R"({"mode": "infer", "prompt_len": 8, "output_len": 8,
-        "request_rate": 1})", "infer");
+        "request_rate": 1})",
+                               "infer");
     QVERIFY(infer.ok());
     QVERIFY(infer->infer.precision == Precision::Fp16);
     QCOMPARE(infer->infer.batch, 1);
@@ -524,41 +526,49 @@ void TestFormats::generatedHostileInput_data()
     QTest::addColumn<QStringList>("expected");
     const auto bytes = [](const std::string &s) { return QByteArray::fromStdString(s); };
 
-    QTest::newRow("huge string") << QStringLiteral("cluster")
-        << bytes(clusterWithMachines(machine(std::string(1 << 20, 'x'), "1")))
-        << strings({"machines[0].name", "1048576 bytes long; at most 128"});
+    QTest::newRow("huge string") << QStringLiteral(
+        "cluster") << bytes(clusterWithMachines(machine(std::string(1 << 20, 'x'), "1")))
+                                 << strings(
+                                        {"machines[0].name", "1048576 bytes long; at most 128"});
     QTest::newRow("deep nesting") << QStringLiteral("cluster")
-        << bytes(std::string(100000, '[') + std::string(100000, ']'))
-        << strings({"nested deeper than 64 levels"});
-    QTest::newRow("deep nesting in a field") << QStringLiteral("model")
+                                  << bytes(std::string(100000, '[') + std::string(100000, ']'))
+                                  << strings({"nested deeper than 64 levels"});
+    QTest::newRow("deep nesting in a field")
+        << QStringLiteral("model")
         << bytes(R"({"format": "hetplan.model/1", "name": )" + std::string(65, '{') + "}")
         << strings({"nested deeper than 64 levels"});
     std::string many;
     for (int i = 0; i < 65; ++i)
         many += (i ? "," : "") + machine("m" + std::to_string(i), "1024");
-    QTest::newRow("more GPUs than kMaxGpus") << QStringLiteral("cluster")
-        << bytes(clusterWithMachines(many))
+    QTest::newRow("more GPUs than kMaxGpus")
+        << QStringLiteral("cluster") << bytes(clusterWithMachines(many))
         << strings({"machines[64].count", "more than 65536 GPUs in total"});
     std::string tooMany;
     for (int i = 0; i <= kMaxMachines; ++i)
         tooMany += (i ? ",{}" : "{}");
-    QTest::newRow("more machines than kMaxMachines") << QStringLiteral("cluster")
-        << bytes(clusterWithMachines(tooMany))
+    QTest::newRow("more machines than kMaxMachines")
+        << QStringLiteral("cluster") << bytes(clusterWithMachines(tooMany))
         << strings({"machines: has 2049 entries; valid: 0..2048"});
-    QTest::newRow("uint64 count") << QStringLiteral("cluster")
+    QTest::newRow("uint64 count")
+        << QStringLiteral("cluster")
         << bytes(clusterWithMachines(machine("A", "18446744073709551615")))
         << strings({"machines[0].count: 18446744073709551615 is out of range"});
-    QTest::newRow("int64 min count") << QStringLiteral("cluster")
+    QTest::newRow("int64 min count")
+        << QStringLiteral("cluster")
         << bytes(clusterWithMachines(machine("A", "-9223372036854775808")))
         << strings({"machines[0].count", "out of range"});
-    QTest::newRow("1e400 overflows") << QStringLiteral("cluster")
-        << bytes(clusterWithMachines(machine("A", "1e400"))) << strings({"not valid JSON"});
-    QTest::newRow("invalid UTF-8") << QStringLiteral("cluster")
-        << bytes(clusterWithMachines(machine("\xff\xfe", "1"))) << strings({"not valid JSON"});
+    QTest::newRow("1e400 overflows")
+        << QStringLiteral("cluster") << bytes(clusterWithMachines(machine("A", "1e400")))
+        << strings({"not valid JSON"});
+    QTest::newRow("invalid UTF-8")
+        << QStringLiteral("cluster") << bytes(clusterWithMachines(machine("\xff\xfe", "1")))
+        << strings({"not valid JSON"});
     QTest::newRow("NUL byte") << QStringLiteral("workload")
-        << QByteArray("{\"mode\": \"train\"\0}", 18) << strings({"not valid JSON"});
+                              << QByteArray("{\"mode\": \"train\"\0}", 18)
+                              << strings({"not valid JSON"});
     QTest::newRow("nan literal") << QStringLiteral("model")
-        << bytes(R"({"format": "hetplan.model/1", "layers": NaN})") << strings({"not valid JSON"});
+                                 << bytes(R"({"format": "hetplan.model/1", "layers": NaN})")
+                                 << strings({"not valid JSON"});
 }
 
 void TestFormats::generatedHostileInput()
@@ -601,24 +611,27 @@ void TestFormats::catalogs()
 
     auto duplicate = GpuCatalog::parse(R"({"format": "hetplan.gpu-catalog/1", "gpus": [
         {"name": "X", "tflops": 1, "memory_GiB": 1, "membw_GBps": 1},
-        {"name": "x", "tflops": 1, "memory_GiB": 1, "membw_GBps": 1}]})", "dup.json");
+        {"name": "x", "tflops": 1, "memory_GiB": 1, "membw_GBps": 1}]})",
+                                       "dup.json");
     QVERIFY(!duplicate.ok());
     QVERIFY2(duplicate.error().message.starts_with("dup.json: gpus[1]: \"x\" is already entry 0"),
              duplicate.error().message.c_str());
 
     auto models = ModelCatalog::parse(R"({"format": "hetplan.model-catalog/1", "models": [
         {"name": "Llama2-13B", "layers": 40, "hidden": 5120, "ffn_hidden": 13824, "heads": 40,
-         "vocab": 32000, "max_seq_len": 4096}]})", "models.json");
+         "vocab": 32000, "max_seq_len": 4096}]})",
+                                      "models.json");
     QVERIFY2(models.ok(), models.ok() ? "" : models.error().message.c_str());
     QVERIFY(models->find("llama2-13b") != nullptr);
     QCOMPARE(models->find("llama2-13b")->kvHeads, 40);
 
     auto badModel = ModelCatalog::parse(R"({"format": "hetplan.model-catalog/1", "models": [
-        {"name": "m", "layers": 0}]})", "models.json");
+        {"name": "m", "layers": 0}]})",
+                                        "models.json");
     QVERIFY(!badModel.ok());
     QVERIFY(badModel.error().message.starts_with("models.json: models[0].layers: 0 is out"));
-    auto wrongKind = ModelCatalog::parse(R"({"format": "hetplan.gpu-catalog/1", "gpus": []})",
-                                         "models.json");
+    auto wrongKind
+        = ModelCatalog::parse(R"({"format": "hetplan.gpu-catalog/1", "gpus": []})", "models.json");
     QVERIFY(!wrongKind.ok());
 }
 

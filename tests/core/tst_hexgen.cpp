@@ -137,14 +137,14 @@ private Q_SLOTS:
         const PlanSearch search = plan(problem, *costModel, options);
         const ServingSimulator simulator;
         const double sloS = sloSeconds(problem, *costModel);
-        const std::optional<Plan> symmetric = bestSymmetricPlan(problem, *costModel, simulator,
-                                                                sloS);
+        const std::optional<Plan> symmetric
+            = bestSymmetricPlan(problem, *costModel, simulator, sloS);
         QVERIFY(symmetric);
         QVERIFY(validatePlan(problem, *symmetric, costModel.get()).empty());
-        const double ours = simulator.maxSustainableRate(
-            latencies(problem, *costModel, search.plan), sloS);
-        const double theirs = simulator.maxSustainableRate(
-            latencies(problem, *costModel, *symmetric), sloS);
+        const double ours
+            = simulator.maxSustainableRate(latencies(problem, *costModel, search.plan), sloS);
+        const double theirs
+            = simulator.maxSustainableRate(latencies(problem, *costModel, *symmetric), sloS);
         qInfo("max sustainable rate: HexGen %.3f, symmetric %.3f requests/s (%zu vs %zu replicas)",
               ours, theirs, search.plan.pipelines.size(), symmetric->pipelines.size());
         QVERIFY(ours > theirs);
@@ -167,9 +167,8 @@ private Q_SLOTS:
         options.warmStart = before.plan;
         const auto started = std::chrono::steady_clock::now();
         const PlanSearch after = plan(problem, *costModel, options, offline);
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now()
-                                                             - started)
-                                   .count();
+        const double seconds
+            = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         for (const Pipeline &pipeline : after.plan.pipelines)
             for (const Stage &stage : pipeline.stages)
                 for (int gpu : stage.gpus)
@@ -177,10 +176,10 @@ private Q_SLOTS:
 
         const ServingSimulator simulator;
         const double sloS = sloSeconds(problem, *costModel);
-        const double rateBefore = simulator.maxSustainableRate(
-            latencies(problem, *costModel, before.plan), sloS);
-        const double rateAfter = simulator.maxSustainableRate(
-            latencies(problem, *costModel, after.plan), sloS);
+        const double rateBefore
+            = simulator.maxSustainableRate(latencies(problem, *costModel, before.plan), sloS);
+        const double rateAfter
+            = simulator.maxSustainableRate(latencies(problem, *costModel, after.plan), sloS);
         qInfo("re-planned in %.2f s: max rate %.3f -> %.3f requests/s, %zu -> %zu replicas",
               seconds, rateBefore, rateAfter, before.plan.pipelines.size(),
               after.plan.pipelines.size());
@@ -193,14 +192,14 @@ private Q_SLOTS:
         QTest::addColumn<QString>("cluster");
         QTest::addColumn<QString>("costModel");
         QTest::addColumn<int>("seed");
-        QTest::newRow("full price, paper") << QStringLiteral("hexgen-full-price")
-                                           << QStringLiteral("hexgen-paper") << 1;
-        QTest::newRow("full price, hetplan") << QStringLiteral("hexgen-full-price")
-                                             << QStringLiteral("hetplan") << 2;
-        QTest::newRow("half price, paper") << QStringLiteral("hexgen-half-price")
-                                           << QStringLiteral("hexgen-paper") << 3;
-        QTest::newRow("half price, hetplan") << QStringLiteral("hexgen-half-price")
-                                             << QStringLiteral("hetplan") << 4;
+        QTest::newRow("full price, paper")
+            << QStringLiteral("hexgen-full-price") << QStringLiteral("hexgen-paper") << 1;
+        QTest::newRow("full price, hetplan")
+            << QStringLiteral("hexgen-full-price") << QStringLiteral("hetplan") << 2;
+        QTest::newRow("half price, paper")
+            << QStringLiteral("hexgen-half-price") << QStringLiteral("hexgen-paper") << 3;
+        QTest::newRow("half price, hetplan")
+            << QStringLiteral("hexgen-half-price") << QStringLiteral("hetplan") << 4;
     }
 
     void propertiesOfEveryPlan()
@@ -209,9 +208,9 @@ private Q_SLOTS:
         QFETCH(QString, costModel);
         QFETCH(int, seed);
         Problem problem = fullPrice();
-        problem.topology = Topology::build(loadCluster(cluster.toStdString()).value(),
-                                           GpuCatalog::builtin())
-                               .value();
+        problem.topology
+            = Topology::build(loadCluster(cluster.toStdString()).value(), GpuCatalog::builtin())
+                  .value();
         const auto model = makeCostModel(costModelKindFromName(costModel.toStdString()).value());
         PlannerOptions options;
         options.seed = std::uint64_t(seed);
@@ -325,8 +324,8 @@ private Q_SLOTS:
         std::stop_source stop;
         stop.request_stop();
         NullProgress progress;
-        const auto search = HexGenPlanner().plan(problem, *costModel, {}, stop.get_token(),
-                                                 progress);
+        const auto search
+            = HexGenPlanner().plan(problem, *costModel, {}, stop.get_token(), progress);
         QVERIFY(search);
         QVERIFY(search->stoppedEarly);
         QCOMPARE(search->trace.size(), size_t(1));
@@ -336,17 +335,18 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString planPath = dir.filePath(QStringLiteral("hexgen.plan.json"));
-        const QStringList common{QStringLiteral("--cluster"), QStringLiteral("hexgen-full-price"),
-                                 QStringLiteral("--model"), QStringLiteral("llama2-70b"),
-                                 QStringLiteral("--cost-model"), QStringLiteral("hexgen-paper")};
+        const QStringList common{
+            QStringLiteral("--cluster"),    QStringLiteral("hexgen-full-price"),
+            QStringLiteral("--model"),      QStringLiteral("llama2-70b"),
+            QStringLiteral("--cost-model"), QStringLiteral("hexgen-paper")};
         Run run = cli(QStringList{QStringLiteral("plan"), QStringLiteral("--planner"),
                                   QStringLiteral("hexgen"), QStringLiteral("--out"), planPath,
                                   QStringLiteral("--json")}
                       + common);
         QCOMPARE(run.exitCode, 0);
         const QJsonObject planned = QJsonDocument::fromJson(run.out).object();
-        const QJsonObject serving = planned[QStringLiteral("estimate")][QStringLiteral("serving")]
-                                        .toObject();
+        const QJsonObject serving
+            = planned[QStringLiteral("estimate")][QStringLiteral("serving")].toObject();
         for (const char *field : {"attainment", "p50_s", "p99_s", "max_rate", "slo_s"})
             QVERIFY2(serving.contains(QLatin1String(field)), field);
         // The bundled workload (1 request/s at SLO scale 5) is one the cluster can serve.
@@ -376,8 +376,8 @@ private Q_SLOTS:
             QVERIFY(!used.contains(gpu));
 
         // Or the cluster itself shrinks: the warm start names GPUs that no longer exist.
-        nlohmann::json cluster = nlohmann::json::parse(
-            findExample("hexgen-full-price", ExampleKind::Cluster)->text);
+        nlohmann::json cluster
+            = nlohmann::json::parse(findExample("hexgen-full-price", ExampleKind::Cluster)->text);
         for (auto &machine : cluster["machines"])
             if (machine["name"] == "ice-3090Ti-0")
                 machine["count"] = 4;

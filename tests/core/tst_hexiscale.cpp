@@ -164,7 +164,8 @@ private Q_SLOTS:
         const Problem problem = exampleProblem("hetero-setting-3", "llama-30b");
         const auto file = findExample("hetero-setting-3-metis", ExampleKind::Plan);
         QVERIFY(file.has_value());
-        const Plan metis = orFail(parsePlan(file->text, file->path, problem.topology), "Metis plan");
+        const Plan metis
+            = orFail(parsePlan(file->text, file->path, problem.topology), "Metis plan");
         QVERIFY(validatePlan(problem, metis).empty());
         QCOMPARE(metis.pipelines.size(), size_t(1));
         QCOMPARE(metis.pipelines[0].stages.size(), size_t(8));
@@ -217,7 +218,8 @@ private Q_SLOTS:
         const auto found = runHexiScale(problem, *model, options, stop.get_token());
         const auto returned = std::chrono::steady_clock::now();
         stopper.join();
-        const double latencyMs = std::chrono::duration<double, std::milli>(returned - requested).count();
+        const double latencyMs
+            = std::chrono::duration<double, std::milli>(returned - requested).count();
         qInfo("returned %.1f ms after the stop request", latencyMs);
         QVERIFY(found.ok());
         QVERIFY(found->stoppedEarly);

@@ -30,8 +30,8 @@ Cluster mixedCluster(bool linked = true)
     };
     cluster.switches = {{"tor", {}}};
     if (linked)
-        cluster.links = {{"A", "tor", LinkKind::Ethernet, 10, 20},
-                         {"B", "tor", LinkKind::Ethernet, 10, 20}};
+        cluster.links
+            = {{"A", "tor", LinkKind::Ethernet, 10, 20}, {"B", "tor", LinkKind::Ethernet, 10, 20}};
     return cluster;
 }
 
@@ -209,8 +209,9 @@ private Q_SLOTS:
     void noPlanFitsNamesTheGpuThatOverflows()
     {
         // Llama-2 70B on eight GPUs: no symmetric layout fits in 4 × 80 + 4 × 24 GiB.
-        const Problem problem = makeProblem(
-            mixedCluster(), {"llama2-70b", 80, 8192, 28672, 64, 8, 32000, 4096, MlpKind::SwiGlu}, 16);
+        const Problem problem
+            = makeProblem(mixedCluster(),
+                          {"llama2-70b", 80, 8192, 28672, 64, 8, 32000, 4096, MlpKind::SwiGlu}, 16);
         const auto model = makeCostModel(CostModelKind::HetPlan);
         const auto search = runMegatron(problem, *model);
         QVERIFY(!search.ok());
@@ -230,8 +231,9 @@ private Q_SLOTS:
         const auto search = runMegatron(problem, *model);
         QVERIFY(!search.ok());
         QCOMPARE(search.error().kind, ErrorKind::NoPlanFits);
-        QVERIFY2(QString::fromStdString(search.error().message).contains(QStringLiteral("connected")),
-                 search.error().message.c_str());
+        QVERIFY2(
+            QString::fromStdString(search.error().message).contains(QStringLiteral("connected")),
+            search.error().message.c_str());
     }
 
     void noShapeWhenBatchCannotBeSplit()
@@ -244,8 +246,9 @@ private Q_SLOTS:
         const auto search = runMegatron(problem, *costModel);
         QVERIFY(!search.ok());
         QCOMPARE(search.error().kind, ErrorKind::NoPlanFits);
-        QVERIFY2(QString::fromStdString(search.error().message).contains(QStringLiteral("pp dividing")),
-                 search.error().message.c_str());
+        QVERIFY2(
+            QString::fromStdString(search.error().message).contains(QStringLiteral("pp dividing")),
+            search.error().message.c_str());
     }
 
     void stopBeforeStartCancels()
@@ -286,8 +289,9 @@ private Q_SLOTS:
 
     void factoryAndNames()
     {
-        for (PlannerKind kind : {PlannerKind::HexiScale, PlannerKind::Metis, PlannerKind::Holmes,
-                                 PlannerKind::HexGen, PlannerKind::Megatron, PlannerKind::Exhaustive}) {
+        for (PlannerKind kind :
+             {PlannerKind::HexiScale, PlannerKind::Metis, PlannerKind::Holmes, PlannerKind::HexGen,
+              PlannerKind::Megatron, PlannerKind::Exhaustive}) {
             const auto parsed = plannerKindFromName(plannerName(kind));
             QVERIFY(parsed.ok());
             QCOMPARE(*parsed, kind);
@@ -295,11 +299,13 @@ private Q_SLOTS:
         QVERIFY(plannerKindFromName("MegaTron").ok());
         const auto unknown = plannerKindFromName("galvatron");
         QVERIFY(!unknown.ok());
-        QCOMPARE(unknown.error().message,
-                 std::string("unknown planner 'galvatron'; valid: hexiscale, metis, holmes, hexgen, "
-                             "megatron, exhaustive"));
-        for (PlannerKind kind : {PlannerKind::HexiScale, PlannerKind::Metis, PlannerKind::Holmes,
-                                 PlannerKind::HexGen, PlannerKind::Megatron, PlannerKind::Exhaustive}) {
+        QCOMPARE(
+            unknown.error().message,
+            std::string("unknown planner 'galvatron'; valid: hexiscale, metis, holmes, hexgen, "
+                        "megatron, exhaustive"));
+        for (PlannerKind kind :
+             {PlannerKind::HexiScale, PlannerKind::Metis, PlannerKind::Holmes, PlannerKind::HexGen,
+              PlannerKind::Megatron, PlannerKind::Exhaustive}) {
             const auto planner = makePlanner(kind);
             QVERIFY(planner.ok());
             QCOMPARE((*planner)->kind(), kind);
@@ -309,7 +315,8 @@ private Q_SLOTS:
         options.seed = 7;
         options.knobs["balance"] = 1.05;
         QCOMPARE(options.describe(),
-                 std::string("seed=7 max_iterations=default time_limit=none warm_start=no balance=1.05"));
+                 std::string(
+                     "seed=7 max_iterations=default time_limit=none warm_start=no balance=1.05"));
     }
 };
 

@@ -106,10 +106,10 @@ private Q_SLOTS:
             const double closedS = closedFormPipelineS(stages, m);
             const double simulatedS = simulate1F1B(stages, m).makespanS;
             QVERIFY2(oneFOneBExcessBoundS(stages) == 0.0, qPrintable(describe(stages, m)));
-            QVERIFY2(closeRelative(simulatedS, closedS),
-                     qPrintable(describe(stages, m) + QStringLiteral(" sim %1 closed %2")
-                                                          .arg(simulatedS)
-                                                          .arg(closedS)));
+            QVERIFY2(
+                closeRelative(simulatedS, closedS),
+                qPrintable(describe(stages, m)
+                           + QStringLiteral(" sim %1 closed %2").arg(simulatedS).arg(closedS)));
         }
     }
 
@@ -118,7 +118,8 @@ private Q_SLOTS:
         std::mt19937_64 rng(7);
         for (int trial = 0; trial < 200; ++trial) {
             const std::vector<StageWork> stages = randomStages(rng, 1 + trial % 7);
-            QVERIFY(closeRelative(simulate1F1B(stages, 1).makespanS, closedFormPipelineS(stages, 1)));
+            QVERIFY(
+                closeRelative(simulate1F1B(stages, 1).makespanS, closedFormPipelineS(stages, 1)));
         }
     }
 
@@ -144,10 +145,9 @@ private Q_SLOTS:
                      qPrintable(describe(stages, m)));
             // The general exact class: the last stage a bottleneck and no excess.
             const double lastS = perMicroBatchS(stages.back());
-            const bool lastIsBottleneck = std::all_of(stages.begin(), stages.end(),
-                                                      [&](const StageWork &s) {
-                                                          return perMicroBatchS(s) <= lastS;
-                                                      });
+            const bool lastIsBottleneck
+                = std::all_of(stages.begin(), stages.end(),
+                              [&](const StageWork &s) { return perMicroBatchS(s) <= lastS; });
             if (lastIsBottleneck && oneFOneBExcessBoundS(stages) == 0.0) {
                 ++exact;
                 QVERIFY2(closeRelative(simulatedS, closedS), qPrintable(describe(stages, m)));
@@ -202,9 +202,9 @@ private Q_SLOTS:
             const double busyS = interval.pass == Pass::Forward ? s.forwardS + s.sendForwardS
                                                                 : s.backwardS + s.sendBackwardS;
             QVERIFY(closeRelative(interval.endS - interval.startS, busyS));
-            double &slot = end[interval.pass == Pass::Forward ? 0 : 1]
-                              [static_cast<size_t>(interval.stage)]
-                              [static_cast<size_t>(interval.microBatch)];
+            double &slot
+                = end[interval.pass == Pass::Forward ? 0 : 1][static_cast<size_t>(interval.stage)]
+                     [static_cast<size_t>(interval.microBatch)];
             QCOMPARE(slot, -1.0); // each operation exactly once
             slot = interval.endS;
             byStage[static_cast<size_t>(interval.stage)].push_back(&interval);
@@ -216,7 +216,8 @@ private Q_SLOTS:
             const auto &ops = byStage[static_cast<size_t>(j)];
             QCOMPARE(ops.size(), static_cast<size_t>(2 * m));
             for (size_t k = 1; k < ops.size(); ++k)
-                QVERIFY2(ops[k]->startS >= ops[k - 1]->endS, "a stage runs one operation at a time");
+                QVERIFY2(ops[k]->startS >= ops[k - 1]->endS,
+                         "a stage runs one operation at a time");
             // At most p − j micro-batches in flight: the 1F1B memory bound.
             int inFlight = 0;
             for (const Interval *op : ops) {

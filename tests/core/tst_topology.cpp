@@ -133,8 +133,8 @@ void TestTopology::machinePath_data()
     QTest::addColumn<double>("bandwidthGBps"); // between machines A and B
     QTest::addColumn<double>("latencyUs");
 
-    QTest::newRow("through a switch: the narrowest link") << QStringLiteral("A-sw:10:5,B-sw:2:7")
-                                                          << 2.0 << 12.0;
+    QTest::newRow("through a switch: the narrowest link")
+        << QStringLiteral("A-sw:10:5,B-sw:2:7") << 2.0 << 12.0;
     QTest::newRow("wider two-hop path beats a narrow direct link")
         << QStringLiteral("A-B:1:1,A-sw:10:5,sw-B:8:5") << 8.0 << 10.0;
     QTest::newRow("equally wide: the lower latency")
@@ -144,8 +144,8 @@ void TestTopology::machinePath_data()
         << QStringLiteral("A-s1:10:50,s1-X:10:50,A-X:5:1,X-B:5:1") << 5.0 << 2.0;
     QTest::newRow("a machine relays between its links")
         << QStringLiteral("A-C:4:3,C-B:4:3") << 4.0 << 6.0;
-    QTest::newRow("parallel links: the wider one") << QStringLiteral("A-B:1:1,A-B:3:9") << 3.0
-                                                   << 9.0;
+    QTest::newRow("parallel links: the wider one")
+        << QStringLiteral("A-B:1:1,A-B:3:9") << 3.0 << 9.0;
 }
 
 void TestTopology::machinePath()
@@ -218,25 +218,29 @@ void TestTopology::buildErrors_data()
     QTest::addColumn<int>("mutation");
     QTest::addColumn<QString>("expected"); // part of the message
 
-    QTest::newRow("unknown GPU type") << 0 << QStringLiteral(
-        "machines[1].gpu: unknown GPU type 'X100'; known: Mine, Big, Small");
+    QTest::newRow("unknown GPU type")
+        << 0 << QStringLiteral("machines[1].gpu: unknown GPU type 'X100'; known: Mine, Big, Small");
     QTest::newRow("duplicate machine")
         << 1 << QStringLiteral("machines[2].name: duplicate name 'A'");
     QTest::newRow("switch named like a machine")
         << 2 << QStringLiteral("switches[1].name: duplicate name 'B' (also machines[1])");
     QTest::newRow("link to nowhere") << 3 << QStringLiteral("links[1].b: 'nowhere' is neither");
-    QTest::newRow("override of a missing GPU") << 4 << QStringLiteral(
-        "pair_overrides[0].a: unknown GPU 'A:5'");
+    QTest::newRow("override of a missing GPU")
+        << 4 << QStringLiteral("pair_overrides[0].a: unknown GPU 'A:5'");
     QTest::newRow("machine without GPUs")
         << 5 << QStringLiteral("machines[0].count: must be between 1");
-    QTest::newRow("override without machines") << 6 << QStringLiteral(
-        "pair_overrides[0].a: unknown GPU 'A:0'; GPUs are named machine:index and this "
-        "cluster has none");
+    QTest::newRow("override without machines")
+        << 6
+        << QStringLiteral(
+               "pair_overrides[0].a: unknown GPU 'A:0'; GPUs are named machine:index and this "
+               "cluster has none");
     QTest::newRow("negative bandwidth") << 7 << QStringLiteral("links[0].bandwidth_GBps: must be");
     QTest::newRow("link to itself") << 8 << QStringLiteral("links[1]: links 'sw' to itself");
     QTest::newRow("too many GPUs") << 9 << QStringLiteral("GPUs in total; at most 65536");
-    QTest::newRow("override measured twice") << 10 << QStringLiteral(
-        "pair_overrides[1]: the pair A:1 / A:0 is already measured by pair_overrides[0]");
+    QTest::newRow("override measured twice")
+        << 10
+        << QStringLiteral(
+               "pair_overrides[1]: the pair A:1 / A:0 is already measured by pair_overrides[0]");
 }
 
 void TestTopology::buildErrors()
@@ -250,19 +254,35 @@ void TestTopology::buildErrors()
     mine.tflops = 1;
     c.gpuTypes = {mine};
     switch (mutation) {
-    case 0: c.machines[1].gpu = "X100"; break;
-    case 1: c.machines[2].name = "A"; break;
-    case 2: c.switches.push_back({"B", {}}); break;
-    case 3: c.links[1].b = "nowhere"; break;
-    case 4: c.pairOverrides = {{"A:5", "B:0", 1, 1}}; break;
-    case 5: c.machines[0].count = 0; break;
+    case 0:
+        c.machines[1].gpu = "X100";
+        break;
+    case 1:
+        c.machines[2].name = "A";
+        break;
+    case 2:
+        c.switches.push_back({"B", {}});
+        break;
+    case 3:
+        c.links[1].b = "nowhere";
+        break;
+    case 4:
+        c.pairOverrides = {{"A:5", "B:0", 1, 1}};
+        break;
+    case 5:
+        c.machines[0].count = 0;
+        break;
     case 6:
         c.machines.clear();
         c.links.clear();
         c.pairOverrides = {{"A:0", "A:1", 1, 1}};
         break;
-    case 7: c.links[0].bandwidthGBps = -1; break;
-    case 8: c.links[1].a = "sw"; break;
+    case 7:
+        c.links[0].bandwidthGBps = -1;
+        break;
+    case 8:
+        c.links[1].a = "sw";
+        break;
     case 9:
         for (Machine &m : c.machines)
             m.count = kMaxGpusPerMachine;
@@ -272,8 +292,11 @@ void TestTopology::buildErrors()
         c.links.clear();
         c.switches.clear();
         break;
-    case 10: c.pairOverrides = {{"A:0", "A:1", 1, 1}, {"A:1", "A:0", 2, 2}}; break;
-    default: QFAIL("unknown mutation");
+    case 10:
+        c.pairOverrides = {{"A:0", "A:1", 1, 1}, {"A:1", "A:0", 2, 2}};
+        break;
+    default:
+        QFAIL("unknown mutation");
     }
     const auto topology = Topology::build(c, testCatalog());
     QVERIFY(!topology.ok());
@@ -281,7 +304,6 @@ void TestTopology::buildErrors()
     QVERIFY2(message.contains(expected), qPrintable(message));
     QVERIFY(topology.error().kind == ErrorKind::BadInput);
 }
-
 
 // A ring of the most machines allowed with a different bandwidth on every link would take
 // minutes of path searches; it is refused with a message instead.

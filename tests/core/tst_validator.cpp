@@ -29,7 +29,8 @@ Cluster fixtureCluster()
         {"C", "RTX3090-24G", 2, "", {LinkKind::Pcie, 16, 10}, NicKind::Ethernet, {}},
     };
     cluster.switches = {{"tor", {}}};
-    cluster.links = {{"A", "tor", LinkKind::Ethernet, 10, 20}, {"B", "tor", LinkKind::Ethernet, 10, 20}};
+    cluster.links
+        = {{"A", "tor", LinkKind::Ethernet, 10, 20}, {"B", "tor", LinkKind::Ethernet, 10, 20}};
     return cluster;
 }
 
@@ -112,8 +113,8 @@ private Q_SLOTS:
         QTest::addColumn<int>("stage");
         QTest::addColumn<QString>("message");
 
-        QTest::newRow("empty plan") << Plan{} << 4 << -1 << -1
-                                    << QStringLiteral("the plan has no pipelines");
+        QTest::newRow("empty plan")
+            << Plan{} << 4 << -1 << -1 << QStringLiteral("the plan has no pipelines");
         {
             Plan plan;
             plan.pipelines = {{1, 4, {}}};
@@ -130,59 +131,68 @@ private Q_SLOTS:
             Plan plan = validPlan();
             plan.pipelines[0].stages[0].gpus = {0, 0};
             QTest::newRow("GPU twice in one stage")
-                << plan << 4 << 0 << 0 << QStringLiteral("GPU A:0 appears twice in pipeline 0 stage 0");
+                << plan << 4 << 0 << 0
+                << QStringLiteral("GPU A:0 appears twice in pipeline 0 stage 0");
         }
         {
             Plan plan = validPlan();
             plan.pipelines[0].stages[1].layerBegin = 5;
-            QTest::newRow("one-layer gap") << plan << 4 << 0 << -1
-                                           << QStringLiteral("pipeline 0: stages leave layer 4 uncovered");
+            QTest::newRow("one-layer gap")
+                << plan << 4 << 0 << -1
+                << QStringLiteral("pipeline 0: stages leave layer 4 uncovered");
         }
         {
             Plan plan = validPlan();
             plan.pipelines[0].stages[0].layerEnd = 2;
             QTest::newRow("gap of layers")
-                << plan << 4 << 0 << -1 << QStringLiteral("pipeline 0: stages leave layers 2..3 uncovered");
+                << plan << 4 << 0 << -1
+                << QStringLiteral("pipeline 0: stages leave layers 2..3 uncovered");
         }
         {
             Plan plan = validPlan();
             plan.pipelines[0].stages[1].layerEnd = 6;
             QTest::newRow("layers missing at the end")
-                << plan << 4 << 0 << -1 << QStringLiteral("pipeline 0: stages leave layers 6..7 uncovered");
+                << plan << 4 << 0 << -1
+                << QStringLiteral("pipeline 0: stages leave layers 6..7 uncovered");
         }
         {
             Plan plan = validPlan();
             plan.pipelines[0].stages[1].layerBegin = 2;
-            QTest::newRow("overlap") << plan << 4 << 0 << 1
-                                     << QStringLiteral("pipeline 0: stage 1 overlaps stage 0 on layers 2..3");
+            QTest::newRow("overlap")
+                << plan << 4 << 0 << 1
+                << QStringLiteral("pipeline 0: stage 1 overlaps stage 0 on layers 2..3");
         }
         {
             Plan plan = validPlan();
             plan.pipelines[0].stages[1].layerEnd = 10;
             QTest::newRow("layers beyond the model")
                 << plan << 4 << 0 << 1
-                << QStringLiteral("pipeline 0, stage 1: layers 4..9 go beyond the model's layers 0..7");
+                << QStringLiteral(
+                       "pipeline 0, stage 1: layers 4..9 go beyond the model's layers 0..7");
         }
         {
             Plan plan = validPlan();
             plan.pipelines[0].stages[0].tp = 1;
             QTest::newRow("tp × dp ≠ GPUs")
                 << plan << 4 << 0 << 0
-                << QStringLiteral("pipeline 0, stage 0: tp × dp = 1 but the stage has 2 GPUs (A:0, A:1)");
+                << QStringLiteral(
+                       "pipeline 0, stage 0: tp × dp = 1 but the stage has 2 GPUs (A:0, A:1)");
         }
         {
             Plan plan = validPlan();
             plan.pipelines[0].stages[0].tp = 0;
-            QTest::newRow("tp below 1") << plan << 4 << 0 << 0
-                                        << QStringLiteral("pipeline 0, stage 0: tp is 0; it must be at least 1");
+            QTest::newRow("tp below 1")
+                << plan << 4 << 0 << 0
+                << QStringLiteral("pipeline 0, stage 0: tp is 0; it must be at least 1");
         }
         {
             Plan plan = validPlan();
             plan.pipelines[0].stages[1].gpus = {2, 17};
             QTest::newRow("unknown GPU")
                 << plan << 4 << 0 << 1
-                << QStringLiteral("pipeline 0, stage 1: GPU index 17 does not exist (the cluster has 6 "
-                                  "GPUs, 0..5)");
+                << QStringLiteral(
+                       "pipeline 0, stage 1: GPU index 17 does not exist (the cluster has 6 "
+                       "GPUs, 0..5)");
         }
         {
             Plan plan = validPlan();
@@ -195,44 +205,52 @@ private Q_SLOTS:
             plan.pipelines[0].microBatches = 3;
             QTest::newRow("batch sum mismatch")
                 << plan << 4 << -1 << -1
-                << QStringLiteral("pipeline 0: micro-batches sum to 3 sequences (1 × 3) but global_batch is 4");
+                << QStringLiteral("pipeline 0: micro-batches sum to 3 sequences (1 × 3) but "
+                                  "global_batch is 4");
         }
         {
             Plan plan = twoPipelines({0, 2}, {1, 3});
             plan.pipelines[1].microBatches = 3;
             QTest::newRow("batch sum mismatch over pipelines")
                 << plan << 4 << -1 << -1
-                << QStringLiteral("the pipelines' micro-batches sum to 5 sequences (1 × 2 + 1 × 3) but "
-                                  "global_batch is 4");
+                << QStringLiteral(
+                       "the pipelines' micro-batches sum to 5 sequences (1 × 2 + 1 × 3) but "
+                       "global_batch is 4");
         }
         // Metis-style DP inside stage 1: two replicas of one GPU, micro-batch 2.
         const auto withStageDp = [](std::vector<int> dpSplit) {
             Plan plan;
-            plan.pipelines = {{2, 2, {stage({0, 1}, 2, 1, 0, 4), stage({2, 3}, 1, 2, 4, 8, std::move(dpSplit))}}};
+            plan.pipelines = {
+                {2, 2, {stage({0, 1}, 2, 1, 0, 4), stage({2, 3}, 1, 2, 4, 8, std::move(dpSplit))}}};
             return plan;
         };
-        QTest::newRow("dp_split sum") << withStageDp({1, 2}) << 4 << 0 << 1
-                                      << QStringLiteral("pipeline 0, stage 1: dp_split sums to 3 but micro_batch is 2");
-        QTest::newRow("dp_split size") << withStageDp({2}) << 4 << 0 << 1
-                                       << QStringLiteral("pipeline 0, stage 1: dp_split has 1 entry but dp = 2");
+        QTest::newRow("dp_split sum")
+            << withStageDp({1, 2}) << 4 << 0 << 1
+            << QStringLiteral("pipeline 0, stage 1: dp_split sums to 3 but micro_batch is 2");
+        QTest::newRow("dp_split size")
+            << withStageDp({2}) << 4 << 0 << 1
+            << QStringLiteral("pipeline 0, stage 1: dp_split has 1 entry but dp = 2");
         QTest::newRow("dp_split zero")
             << withStageDp({2, 0}) << 4 << 0 << 1
-            << QStringLiteral("pipeline 0, stage 1: dp_split[1] is 0; every DP replica needs at least 1 sequence");
+            << QStringLiteral("pipeline 0, stage 1: dp_split[1] is 0; every DP replica needs at "
+                              "least 1 sequence");
         {
             Plan plan = withStageDp({});
             plan.pipelines[0].microBatch = 3;
             QTest::newRow("uneven DP without dp_split")
                 << plan << 6 << 0 << 1
-                << QStringLiteral("pipeline 0, stage 1: micro_batch 3 does not split evenly over dp = 2; "
-                                  "give dp_split");
+                << QStringLiteral(
+                       "pipeline 0, stage 1: micro_batch 3 does not split evenly over dp = 2; "
+                       "give dp_split");
         }
         {
             Plan plan = validPlan();
             plan.pipelines[0].stages[1].gpus = {4, 5};
             QTest::newRow("disconnected stages")
                 << plan << 4 << 0 << 0
-                << QStringLiteral("pipeline 0, stage 0 → stage 1: GPUs A:0 and C:0 are not connected "
-                                  "(no network path)");
+                << QStringLiteral(
+                       "pipeline 0, stage 0 → stage 1: GPUs A:0 and C:0 are not connected "
+                       "(no network path)");
         }
         {
             Plan plan;
@@ -244,8 +262,9 @@ private Q_SLOTS:
         }
         QTest::newRow("DP across disconnected pipelines")
             << twoPipelines({0, 2}, {4, 5}) << 4 << 1 << 0
-            << QStringLiteral("pipelines 0 and 1: GPUs A:0 and C:0 both hold layers 0..3 but are not "
-                              "connected, so their gradients cannot be synchronised");
+            << QStringLiteral(
+                   "pipelines 0 and 1: GPUs A:0 and C:0 both hold layers 0..3 but are not "
+                   "connected, so their gradients cannot be synchronised");
     }
     void eachRuleReportsOneIssue()
     {
@@ -291,8 +310,9 @@ private Q_SLOTS:
         const auto issues = validatePlan(problem, plan, realistic.get());
         QVERIFY2(issues.size() == 1, qPrintable(issuesText(issues)));
         QVERIFY2(QString::fromStdString(issues.front().message)
-                     .startsWith(QStringLiteral("pipeline 0, stage 0: TP group (A:0, B:0) is not allowed "
-                                                "by the hetplan cost model: ")),
+                     .startsWith(
+                         QStringLiteral("pipeline 0, stage 0: TP group (A:0, B:0) is not allowed "
+                                        "by the hetplan cost model: ")),
                  issues.front().message.c_str());
         QCOMPARE(issues.front().gpu, 0);
 
@@ -313,8 +333,8 @@ private Q_SLOTS:
         QVERIFY2(!issues.empty(), "13B parameters with Adam on one 24 GiB GPU must overflow");
         // Half of a 13B model with mixed-precision Adam is ~100 GiB: B:0 overflows, and so
         // does A:0 (80 GiB); each names its stage, GPU and amounts.
-        const QRegularExpression pattern(
-            QStringLiteral("^pipeline 0, stage (\\d), GPU ([AB]:0): needs (\\d+\\.\\d) GiB of (\\d+\\.\\d) GiB$"));
+        const QRegularExpression pattern(QStringLiteral(
+            "^pipeline 0, stage (\\d), GPU ([AB]:0): needs (\\d+\\.\\d) GiB of (\\d+\\.\\d) GiB$"));
         bool sawB0 = false;
         for (const PlanIssue &issue : issues) {
             const auto match = pattern.match(QString::fromStdString(issue.message));

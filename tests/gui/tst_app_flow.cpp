@@ -4,6 +4,10 @@
 #include "canvas/cluster_view.h"
 #include "canvas/machine_templates.h"
 #include "canvas/palette.h"
+#include "core/catalog/catalog.h"
+#include "core/io/loaders.h"
+#include "core/plan/validator.h"
+#include "core/serving/plan_serving.h"
 #include "mainwindow.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
@@ -13,11 +17,6 @@
 #include "results/results_panel.h"
 #include "results/serving_view.h"
 #include "results/whatif_panel.h"
-
-#include "core/catalog/catalog.h"
-#include "core/io/loaders.h"
-#include "core/plan/validator.h"
-#include "core/serving/plan_serving.h"
 
 #include <QAction>
 #include <QApplication>
@@ -30,9 +29,9 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSlider>
 #include <QStandardPaths>
 #include <QTemporaryDir>
-#include <QSlider>
 #include <QTest>
 #include <QTimer>
 
@@ -235,20 +234,20 @@ void TestAppFlow::buildCaseStudyByHand()
     QVERIFY(a && b && c && eth);
 
     // The inspector's fields, machine by machine.
-    const auto edit = [model](ItemId id, const char *name, int count, double intraGBps,
-                              double intraLatencyUs) {
-        Machine m = *model->machine(id);
-        m.name = name;
-        m.count = count;
-        m.intra.bandwidthGBps = intraGBps;
-        m.intra.latencyUs = intraLatencyUs;
-        return model->updateMachine(id, m).ok();
-    };
+    const auto edit
+        = [model](ItemId id, const char *name, int count, double intraGBps, double intraLatencyUs) {
+              Machine m = *model->machine(id);
+              m.name = name;
+              m.count = count;
+              m.intra.bandwidthGBps = intraGBps;
+              m.intra.latencyUs = intraLatencyUs;
+              return model->updateMachine(id, m).ok();
+          };
     QVERIFY(edit(a, "A", 3, 200, 2.5));
     QVERIFY(edit(b, "B", 3, 32, 8));
     QVERIFY(edit(c, "C", 2, 16, 8));
-    QVERIFY(model->updateSwitch(eth, Switch{"eth", model->cluster().switches.front().position})
-                .ok());
+    QVERIFY(
+        model->updateSwitch(eth, Switch{"eth", model->cluster().switches.front().position}).ok());
     for (ItemId machine : {a, b, c}) {
         Link link = MachineTemplates::defaultLink(model->machine(machine), nullptr);
         link.b = "eth";
@@ -353,8 +352,8 @@ void TestAppFlow::ethernetSliderReplansHeteroSetting1()
     WhatIfPanel *whatIf = window.results()->whatIfPanel();
     const int network = whatIf->sliderFor({BandwidthTarget::Kind::Network});
     QVERIFY(network >= 0);
-    const double drawnGBps = drawnBandwidthGBps(base.problem->topology.cluster(),
-                                                whatIf->target(network));
+    const double drawnGBps
+        = drawnBandwidthGBps(base.problem->topology.cluster(), whatIf->target(network));
     std::vector<double> mfu;
     for (double bandwidthGBps : {0.5, 1.0, 2.0, 5.0}) {
         QSignalSpy replanned(whatIf, &WhatIfPanel::replanned);
@@ -363,9 +362,8 @@ void TestAppFlow::ethernetSliderReplansHeteroSetting1()
         whatIf->slider(network)->setValue(int(std::lround(100 * std::log10(factor))));
         QVERIFY(replanned.wait(kPlanTimeoutMs));
         const ShownPlan &plan = *whatIf->replannedPlan();
-        qInfo("%.2f GB/s: %s, MFU %.1f %%",
-              whatIf->changedCluster().links.front().bandwidthGBps, qPrintable(planSummary(plan)),
-              100 * plan.evaluation.mfu);
+        qInfo("%.2f GB/s: %s, MFU %.1f %%", whatIf->changedCluster().links.front().bandwidthGBps,
+              qPrintable(planSummary(plan)), 100 * plan.evaluation.mfu);
         mfu.push_back(plan.evaluation.mfu);
     }
     QVERIFY(std::is_sorted(mfu.begin(), mfu.end()));

@@ -137,8 +137,8 @@ void TestCanvas::dropTemplateAddsNodeAtDropPoint_data()
     QTest::addColumn<QPoint>("at");
     QTest::newRow("H100 box") << QStringLiteral("8× H100 NVLink") << "H100-80G" << 8
                               << QPoint(200, 500);
-    QTest::newRow("RTX 3090 pair") << QStringLiteral("2× RTX 3090 PCIe") << "RTX3090-24G" << 2
-                                   << QPoint(700, 120);
+    QTest::newRow("RTX 3090 pair")
+        << QStringLiteral("2× RTX 3090 PCIe") << "RTX3090-24G" << 2 << QPoint(700, 120);
     QTest::newRow("custom") << QStringLiteral("Custom machine") << "custom-gpu" << 4
                             << QPoint(480, 610);
     QTest::newRow("switch") << QStringLiteral("Switch") << QString() << 0 << QPoint(820, 560);
@@ -583,11 +583,12 @@ void TestCanvas::caseStudyScreenshot()
     dark.setColor(QPalette::Mid, QColor(0x55, 0x55, 0x55));
     QApplication::setPalette(dark);
     const QImage shot = canvas.view->grab().toImage();
-    const QPoint corner = canvas.viewportPoint(canvas.scene->contentRect().topLeft()) - QPoint(8, 8);
+    const QPoint corner
+        = canvas.viewportPoint(canvas.scene->contentRect().topLeft()) - QPoint(8, 8);
     QVERIFY(qGray(shot.pixel(corner)) < 100);
     // An empty spot inside card A, right of its link label.
-    const QPointF insideCard = canvas.scene->itemFor(canvas.model->nodeByName("A"))->pos()
-                               + QPointF(75, 40);
+    const QPointF insideCard
+        = canvas.scene->itemFor(canvas.model->nodeByName("A"))->pos() + QPointF(75, 40);
     const QPoint inside = canvas.viewportPoint(insideCard) * shot.devicePixelRatio();
     QVERIFY(qGray(shot.pixel(inside)) < 100);
     saveScreenshot(canvas.view.get(), QStringLiteral("case-study-dark.png"));

@@ -1,8 +1,7 @@
 // ClusterModel without any scene: random edits undo and redo exactly; invalid edits change
 // nothing and say why.
-#include "model/cluster_model.h"
-
 #include "core/io/loaders.h"
+#include "model/cluster_model.h"
 
 #include <QSignalSpy>
 #include <QTest>
@@ -41,8 +40,8 @@ std::vector<ItemId> nodeIds(const ClusterModel &model)
 // One random edit; some are invalid on purpose (they must be refused without a trace).
 void randomEdit(ClusterModel &model, std::mt19937 &rng)
 {
-    static const std::vector<std::string> gpus = {"A100-80G", "RTX4090-24G", "RTX3090-24G",
-                                                  "H100-80G", "NoSuchGPU"};
+    static const std::vector<std::string> gpus
+        = {"A100-80G", "RTX4090-24G", "RTX3090-24G", "H100-80G", "NoSuchGPU"};
     const std::vector<ItemId> nodes = nodeIds(model);
     const std::vector<ItemId> machines = model.machineIds();
     const std::vector<ItemId> links = model.linkIds();
@@ -167,16 +166,36 @@ void TestClusterModel::invalidEditsAreRefused_data()
     QTest::addColumn<QString>("value");
     QTest::addColumn<QString>("expected"); // a part of the message
 
-    QTest::newRow("no GPUs") << "count" << "0" << "count";
-    QTest::newRow("too many GPUs") << "count" << "5000" << "1..1024";
-    QTest::newRow("unknown GPU") << "gpu" << "NoSuchGPU" << "unknown GPU type";
-    QTest::newRow("colon in name") << "name" << "A:1" << "':'";
-    QTest::newRow("empty name") << "name" << "" << "name";
-    QTest::newRow("name taken") << "name" << "B" << "unique";
-    QTest::newRow("zero intra bandwidth") << "intra" << "0" << "bandwidth_GBps";
-    QTest::newRow("NaN intra bandwidth") << "intra" << "nan" << "bandwidth_GBps";
-    QTest::newRow("zero link bandwidth") << "link" << "0" << "bandwidth_GBps";
-    QTest::newRow("infinite link latency") << "latency" << "inf" << "latency_us";
+    QTest::newRow("no GPUs") << "count"
+                             << "0"
+                             << "count";
+    QTest::newRow("too many GPUs") << "count"
+                                   << "5000"
+                                   << "1..1024";
+    QTest::newRow("unknown GPU") << "gpu"
+                                 << "NoSuchGPU"
+                                 << "unknown GPU type";
+    QTest::newRow("colon in name") << "name"
+                                   << "A:1"
+                                   << "':'";
+    QTest::newRow("empty name") << "name"
+                                << ""
+                                << "name";
+    QTest::newRow("name taken") << "name"
+                                << "B"
+                                << "unique";
+    QTest::newRow("zero intra bandwidth") << "intra"
+                                          << "0"
+                                          << "bandwidth_GBps";
+    QTest::newRow("NaN intra bandwidth") << "intra"
+                                         << "nan"
+                                         << "bandwidth_GBps";
+    QTest::newRow("zero link bandwidth") << "link"
+                                         << "0"
+                                         << "bandwidth_GBps";
+    QTest::newRow("infinite link latency") << "latency"
+                                           << "inf"
+                                           << "latency_us";
 }
 
 void TestClusterModel::invalidEditsAreRefused()
@@ -202,9 +221,8 @@ void TestClusterModel::invalidEditsAreRefused()
     } else if (field == QLatin1String("name")) {
         m.name = value.toStdString();
     } else if (field == QLatin1String("intra")) {
-        m.intra.bandwidthGBps = value == QLatin1String("nan")
-                                    ? std::numeric_limits<double>::quiet_NaN()
-                                    : number;
+        m.intra.bandwidthGBps
+            = value == QLatin1String("nan") ? std::numeric_limits<double>::quiet_NaN() : number;
     } else if (field == QLatin1String("link")) {
         l.bandwidthGBps = number;
         status = model.updateLink(model.linkIds().front(), l);

@@ -108,18 +108,42 @@ private Q_SLOTS:
 void TestInspector::invalidValueIsRefusedAtTheField_data()
 {
     addEditColumns();
-    QTest::newRow("no GPUs") << "A" << "machineCount" << "0";
-    QTest::newRow("negative GPUs") << "A" << "machineCount" << "-2";
-    QTest::newRow("count not a number") << "A" << "machineCount" << "eight";
-    QTest::newRow("name taken") << "A" << "machineName" << "B";
-    QTest::newRow("name with colon") << "A" << "machineName" << "A:1";
-    QTest::newRow("empty name") << "A" << "machineName" << "";
-    QTest::newRow("intra bandwidth -1") << "A" << "intraBandwidth" << "-1";
-    QTest::newRow("intra latency not a number") << "A" << "intraLatency" << "fast";
-    QTest::newRow("link bandwidth -1") << "link" << "linkBandwidth" << "-1";
-    QTest::newRow("link bandwidth 0") << "link" << "linkBandwidth" << "0";
-    QTest::newRow("link latency -5") << "link" << "linkLatency" << "-5";
-    QTest::newRow("switch named like a machine") << "eth" << "switchName" << "C";
+    QTest::newRow("no GPUs") << "A"
+                             << "machineCount"
+                             << "0";
+    QTest::newRow("negative GPUs") << "A"
+                                   << "machineCount"
+                                   << "-2";
+    QTest::newRow("count not a number") << "A"
+                                        << "machineCount"
+                                        << "eight";
+    QTest::newRow("name taken") << "A"
+                                << "machineName"
+                                << "B";
+    QTest::newRow("name with colon") << "A"
+                                     << "machineName"
+                                     << "A:1";
+    QTest::newRow("empty name") << "A"
+                                << "machineName"
+                                << "";
+    QTest::newRow("intra bandwidth -1") << "A"
+                                        << "intraBandwidth"
+                                        << "-1";
+    QTest::newRow("intra latency not a number") << "A"
+                                                << "intraLatency"
+                                                << "fast";
+    QTest::newRow("link bandwidth -1") << "link"
+                                       << "linkBandwidth"
+                                       << "-1";
+    QTest::newRow("link bandwidth 0") << "link"
+                                      << "linkBandwidth"
+                                      << "0";
+    QTest::newRow("link latency -5") << "link"
+                                     << "linkLatency"
+                                     << "-5";
+    QTest::newRow("switch named like a machine") << "eth"
+                                                 << "switchName"
+                                                 << "C";
 }
 
 void TestInspector::invalidValueIsRefusedAtTheField()
@@ -145,14 +169,30 @@ void TestInspector::invalidValueIsRefusedAtTheField()
 void TestInspector::validEditIsAcceptedAndUndoable_data()
 {
     addEditColumns();
-    QTest::newRow("count") << "B" << "machineCount" << "4";
-    QTest::newRow("name") << "B" << "machineName" << "box-b";
-    QTest::newRow("intra bandwidth") << "B" << "intraBandwidth" << "12.5";
-    QTest::newRow("intra latency") << "C" << "intraLatency" << "3";
-    QTest::newRow("ssh host") << "C" << "sshHost" << "gpu@node-c";
-    QTest::newRow("link bandwidth") << "link" << "linkBandwidth" << "3";
-    QTest::newRow("link latency") << "link" << "linkLatency" << "12";
-    QTest::newRow("switch name") << "eth" << "switchName" << "tor";
+    QTest::newRow("count") << "B"
+                           << "machineCount"
+                           << "4";
+    QTest::newRow("name") << "B"
+                          << "machineName"
+                          << "box-b";
+    QTest::newRow("intra bandwidth") << "B"
+                                     << "intraBandwidth"
+                                     << "12.5";
+    QTest::newRow("intra latency") << "C"
+                                   << "intraLatency"
+                                   << "3";
+    QTest::newRow("ssh host") << "C"
+                              << "sshHost"
+                              << "gpu@node-c";
+    QTest::newRow("link bandwidth") << "link"
+                                    << "linkBandwidth"
+                                    << "3";
+    QTest::newRow("link latency") << "link"
+                                  << "linkLatency"
+                                  << "12";
+    QTest::newRow("switch name") << "eth"
+                                 << "switchName"
+                                 << "tor";
 }
 
 void TestInspector::validEditIsAcceptedAndUndoable()

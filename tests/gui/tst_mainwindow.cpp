@@ -2,14 +2,13 @@
 // the plan it starts on.
 #include "canvas/cluster_scene.h"
 #include "canvas/cluster_view.h"
+#include "core/catalog/catalog.h"
 #include "mainwindow.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
 #include "results/planning_controller.h"
 #include "results/problems_view.h"
 #include "results/results_panel.h"
-
-#include "core/catalog/catalog.h"
 
 #include <QLabel>
 #include <QMenu>

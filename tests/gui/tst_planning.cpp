@@ -1,6 +1,11 @@
 // Planning through the results panel: the plan and charts it shows are exactly what the core
 // (and `hetplan-cli evaluate`) says about the plan; Cancel returns control at once; the event
 // loop keeps running while planners search; nothing-fits and broken clusters are explained.
+#include "core/catalog/catalog.h"
+#include "core/io/formats.h"
+#include "core/io/loaders.h"
+#include "core/plan/validator.h"
+#include "model/document.h"
 #include "results/breakdown_chart.h"
 #include "results/compare_model.h"
 #include "results/compare_view.h"
@@ -10,18 +15,11 @@
 #include "results/planning_controller.h"
 #include "results/results_panel.h"
 
-#include "model/document.h"
-
-#include "core/catalog/catalog.h"
-#include "core/io/formats.h"
-#include "core/io/loaders.h"
-#include "core/plan/validator.h"
-
 #include <QElapsedTimer>
 #include <QJsonArray>
-#include <QLabel>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QMainWindow>
 #include <QMenu>
 #include <QProcess>
@@ -86,8 +84,9 @@ struct Window
 QString cliPath()
 {
     const QString fromEnv = qEnvironmentVariable("HETPLAN_CLI");
-    return fromEnv.isEmpty() ? QCoreApplication::applicationDirPath() + QStringLiteral("/hetplan-cli")
-                             : fromEnv;
+    return fromEnv.isEmpty()
+               ? QCoreApplication::applicationDirPath() + QStringLiteral("/hetplan-cli")
+               : fromEnv;
 }
 
 } // namespace
@@ -132,14 +131,17 @@ void TestPlanning::caseStudyMatchesCore()
             const QStringList lines = view->stageText(p, j).split(QLatin1Char('\n'));
             QCOMPARE(lines.size(), 5);
             QCOMPARE(lines[0], QStringLiteral("Stage %1 · layers %2–%3")
-                                   .arg(j + 1).arg(stage.layerBegin).arg(stage.layerEnd));
+                                   .arg(j + 1)
+                                   .arg(stage.layerBegin)
+                                   .arg(stage.layerEnd));
             QStringList gpus;
             for (int gpu : stage.gpus)
                 gpus << QString::fromStdString(problem.topology.gpu(gpu).name);
             QCOMPARE(lines[1], gpus.join(QStringLiteral(", ")));
             QCOMPARE(lines[2], QStringLiteral("TP %1 · DP %2").arg(stage.tp).arg(stage.dp));
             QCOMPARE(lines[3], QStringLiteral("micro-batches: %1 × %2")
-                                   .arg(pipeline.microBatches).arg(pipeline.microBatch));
+                                   .arg(pipeline.microBatches)
+                                   .arg(pipeline.microBatch));
             QVERIFY(lines[4].contains(
                 QString::fromStdString(problem.topology.gpuType(stage.gpus.front()).name)));
         }
@@ -179,16 +181,17 @@ void TestPlanning::caseStudyMatchesCore()
     QVERIFY(close(json.value(QStringLiteral("iteration_s")).toDouble(), expected.iterationS));
     QVERIFY(close(json.value(QStringLiteral("mfu")).toDouble(), expected.mfu));
     const QJsonObject breakdown = json.value(QStringLiteral("breakdown_s")).toObject();
-    const QStringList keys = {QStringLiteral("compute"), QStringLiteral("tp_comm"),
-                              QStringLiteral("pp_comm"), QStringLiteral("dp_comm"),
-                              QStringLiteral("bubble")};
+    const QStringList keys
+        = {QStringLiteral("compute"), QStringLiteral("tp_comm"), QStringLiteral("pp_comm"),
+           QStringLiteral("dp_comm"), QStringLiteral("bubble")};
     for (int part = 0; part < 5; ++part)
         QVERIFY2(close(breakdown.value(keys[part]).toDouble(), chart->value(0, part)),
                  qPrintable(keys[part]));
     const QJsonArray pipelines = json.value(QStringLiteral("pipelines")).toArray();
     QCOMPARE(pipelines.size(), chart->barCount() - 1);
     for (int p = 0; p < int(pipelines.size()); ++p) {
-        const QJsonObject b = pipelines[p].toObject().value(QStringLiteral("breakdown_s")).toObject();
+        const QJsonObject b
+            = pipelines[p].toObject().value(QStringLiteral("breakdown_s")).toObject();
         for (int part = 0; part < 5; ++part)
             QVERIFY(close(b.value(keys[part]).toDouble(), chart->value(1 + p, part)));
     }
@@ -251,8 +254,8 @@ void TestPlanning::eventLoopKeepsRunning()
     w.panel->plan();
     QVERIFY(finished.wait(120000));
     timer.stop();
-    qInfo("worst gap between 5 ms timer ticks while planning: %lld ms over %d ticks",
-          worstGapMs, ticks);
+    qInfo("worst gap between 5 ms timer ticks while planning: %lld ms over %d ticks", worstGapMs,
+          ticks);
     QVERIFY(ticks > 10);
     // The progress area showed the iteration and the best plan so far while it ran.
     QVERIFY2(progressShown.contains(QRegularExpression(
@@ -311,7 +314,8 @@ void TestPlanning::compareAllPlanners()
     double previous = 0;
     for (int row = 0; row < proxy->rowCount(); ++row) {
         const double value = proxy->index(row, CompareModel::IterationTime)
-                                 .data(CompareModel::SortRole).toDouble();
+                                 .data(CompareModel::SortRole)
+                                 .toDouble();
         QVERIFY(value >= previous);
         previous = value;
     }
@@ -319,8 +323,8 @@ void TestPlanning::compareAllPlanners()
     // Choosing a row shows that planner's plan: the slowest one that planned, which is not
     // the plan shown after the run (the fastest).
     const QModelIndex slowest = proxy->index(planned - 1, CompareModel::Planner);
-    const PlannerOutcome &chosen =
-        model->outcomes()[size_t(slowest.data(CompareModel::OutcomeRole).toInt())];
+    const PlannerOutcome &chosen
+        = model->outcomes()[size_t(slowest.data(CompareModel::OutcomeRole).toInt())];
     QVERIFY(!chosen.search->plan.sameLayout(w.panel->shownPlan()->plan));
     table->setCurrentIndex(slowest);
     QCOMPARE(w.panel->shownPlan()->plan.planner, std::string(plannerName(chosen.planner)));

@@ -1,10 +1,9 @@
 // Project files: round trip, atomic save, bad files refused without touching the open
 // document, autosave and recovery.
-#include "model/cluster_model.h"
-#include "model/document.h"
-
 #include "core/catalog/catalog.h"
 #include "core/io/formats.h"
+#include "model/cluster_model.h"
+#include "model/document.h"
 
 #include <QFile>
 #include <QStandardPaths>
@@ -48,8 +47,8 @@ void edit(ClusterModel &model)
     m.position = {123.25, -7.5};
     const auto d = model.addMachine(m);
     QVERIFY(d.ok());
-    const auto link = model.addLink(*d, model.nodeByName("eth"),
-                                    Link{{}, {}, LinkKind::Roce, 12.5, 3.0});
+    const auto link
+        = model.addLink(*d, model.nodeByName("eth"), Link{{}, {}, LinkKind::Roce, 12.5, 3.0});
     QVERIFY(link.ok());
     model.moveNodes({{model.nodeByName("A"), {1.0 / 3.0, 2e6}}});
 }
@@ -165,8 +164,9 @@ void TestProject::interruptedSaveKeepsOldFile()
              status.error().message.c_str());
     QCOMPARE(contents(path), saved);
     QVERIFY(document.isModified()); // the edits are still unsaved
-    QCOMPARE(QDir(m_dir.path()).entryList(QDir::Files | QDir::Hidden).filter(
-                 QStringLiteral("interrupted")),
+    QCOMPARE(QDir(m_dir.path())
+                 .entryList(QDir::Files | QDir::Hidden)
+                 .filter(QStringLiteral("interrupted")),
              QStringList{QStringLiteral("interrupted.hetplan.json")}); // no temporary left
 }
 
@@ -178,23 +178,23 @@ void TestProject::badFilesAreRefused_data()
     const auto row = [](const char *name, QStringList expected) {
         QTest::newRow(name) << QString::fromLatin1(name) << expected;
     };
-    row("truncated.cluster.json", {QStringLiteral("truncated.cluster.json"),
-                                   QStringLiteral("line")});
+    row("truncated.cluster.json",
+        {QStringLiteral("truncated.cluster.json"), QStringLiteral("line")});
     row("wrong-format.json", {QStringLiteral("format"), QStringLiteral("hetplan.project/1")});
     row("newer-major.project.json", {QStringLiteral("format"), QStringLiteral("project/2")});
-    row("negative-count.cluster.json", {QStringLiteral("machines[0].count"),
-                                        QStringLiteral("1..1024")});
-    row("huge-count.cluster.json", {QStringLiteral("machines[0].count"),
-                                    QStringLiteral("1..1024")});
-    row("unknown-gpu.cluster.json", {QStringLiteral("machines[0].gpu"),
-                                     QStringLiteral("GTX-9999"), QStringLiteral("A100-80G")});
+    row("negative-count.cluster.json",
+        {QStringLiteral("machines[0].count"), QStringLiteral("1..1024")});
+    row("huge-count.cluster.json",
+        {QStringLiteral("machines[0].count"), QStringLiteral("1..1024")});
+    row("unknown-gpu.cluster.json", {QStringLiteral("machines[0].gpu"), QStringLiteral("GTX-9999"),
+                                     QStringLiteral("A100-80G")});
     row("dangling-link.cluster.json", {QStringLiteral("links[0].b"), QStringLiteral("\"B\"")});
-    row("negative-count.project.json", {QStringLiteral("cluster"),
-                                        QStringLiteral("machines[0].count")});
-    row("unknown-model.project.json", {QStringLiteral("model"), QStringLiteral("gpt-7"),
-                                       QStringLiteral("llama2-13b")});
-    row("unknown-planner.project.json", {QStringLiteral("planner"), QStringLiteral("random"),
-                                         QStringLiteral("hexiscale")});
+    row("negative-count.project.json",
+        {QStringLiteral("cluster"), QStringLiteral("machines[0].count")});
+    row("unknown-model.project.json",
+        {QStringLiteral("model"), QStringLiteral("gpt-7"), QStringLiteral("llama2-13b")});
+    row("unknown-planner.project.json",
+        {QStringLiteral("planner"), QStringLiteral("random"), QStringLiteral("hexiscale")});
     row("negative-batch.project.json", {QStringLiteral("workload.global_batch")});
     row("junk-10mb.bin", {QStringLiteral("junk-10mb.bin")});
     row("binary.bin", {QStringLiteral("binary.bin")});
@@ -217,7 +217,7 @@ void TestProject::badFilesAreRefused()
         QByteArray bytes(file.startsWith(QLatin1String("junk")) ? 10 << 20 : 4096, '\0');
         for (char &c : bytes)
             c = file.startsWith(QLatin1String("junk")) ? "{[\"a:,1e999}]"[rng() % 13]
-                                                        : char(rng() % 256);
+                                                       : char(rng() % 256);
         writeBytes(path, bytes);
     }
 

@@ -2,8 +2,10 @@
 // capacity in red, the 1F1B timeline as the core simulates it, exports in every format.
 // With HETPLAN_SCREENSHOT_DIR set, also writes PNGs of the views at their default size (in
 // the language HETPLAN_SCREENSHOT_LANG names, e.g. zh_CN; English without it).
-#include "translations.h"
-
+#include "core/catalog/catalog.h"
+#include "core/io/files.h"
+#include "core/io/formats.h"
+#include "core/io/loaders.h"
 #include "results/breakdown_chart.h"
 #include "results/compare_model.h"
 #include "results/convergence_chart.h"
@@ -13,11 +15,7 @@
 #include "results/results_panel.h"
 #include "results/serving_view.h"
 #include "results/timeline_chart.h"
-
-#include "core/catalog/catalog.h"
-#include "core/io/files.h"
-#include "core/io/formats.h"
-#include "core/io/loaders.h"
+#include "translations.h"
 
 #include <QDir>
 #include <QMainWindow>
@@ -44,9 +42,9 @@ std::shared_ptr<const Problem> caseStudyProblem(const char *model)
 {
     const auto workload = findExample("case-study", ExampleKind::Workload);
     Q_ASSERT(workload);
-    return std::make_shared<const Problem>(Problem{
-        valueOf(Topology::build(valueOf(loadCluster("case-study")), GpuCatalog::builtin())),
-        valueOf(loadModel(model)), valueOf(parseWorkload(workload->text, workload->path))});
+    return std::make_shared<const Problem>(
+        Problem{valueOf(Topology::build(valueOf(loadCluster("case-study")), GpuCatalog::builtin())),
+                valueOf(loadModel(model)), valueOf(parseWorkload(workload->text, workload->path))});
 }
 
 ShownPlan evaluated(std::shared_ptr<const Problem> problem, Plan plan)
@@ -121,8 +119,8 @@ void TestResultsViews::planViewSelectsBothWays()
         shown.problem->topology.gpu(shown.plan.pipelines[0].stages.back().gpus.front()).name);
     view.highlightGpus({gpu});
     QCOMPARE(selected.size(), 1);
-    QCOMPARE(view.highlightedStages(),
-             (std::vector<std::pair<int, int>>{{0, int(shown.plan.pipelines[0].stages.size()) - 1}}));
+    QCOMPARE(view.highlightedStages(), (std::vector<std::pair<int, int>>{
+                                           {0, int(shown.plan.pipelines[0].stages.size()) - 1}}));
     view.highlightGpus({QStringLiteral("Z:9")});
     QVERIFY(view.highlightedStages().empty());
 }
@@ -251,7 +249,8 @@ void TestResultsViews::compareSortsFailuresLast()
     proxy.setSortRole(CompareModel::SortRole);
     for (int column : {int(CompareModel::IterationTime), int(CompareModel::PlanningTime)}) {
         proxy.sort(column, Qt::AscendingOrder);
-        QCOMPARE(proxy.index(1, CompareModel::Planner).data().toString(), QStringLiteral("megatron"));
+        QCOMPARE(proxy.index(1, CompareModel::Planner).data().toString(),
+                 QStringLiteral("megatron"));
     }
     proxy.sort(CompareModel::Mfu, Qt::DescendingOrder);
     QCOMPARE(proxy.index(1, CompareModel::Planner).data().toString(), QStringLiteral("megatron"));
@@ -324,14 +323,15 @@ void TestResultsViews::screenshots()
     if (dir.isEmpty())
         QSKIP("set HETPLAN_SCREENSHOT_DIR to write screenshots of the results views");
     QVERIFY(QDir().mkpath(dir));
-    if (const QString language = qEnvironmentVariable("HETPLAN_SCREENSHOT_LANG"); !language.isEmpty())
+    if (const QString language = qEnvironmentVariable("HETPLAN_SCREENSHOT_LANG");
+        !language.isEmpty())
         QVERIFY(!installTranslations(language).isEmpty());
     // The planned case study, as the panel shows it after Plan.
     auto problem = caseStudyProblem("llama2-13b");
     NullProgress quiet;
-    const PlanSearch search = valueOf(valueOf(makePlanner(PlannerKind::HexiScale))
-                                          ->plan(*problem, *makeCostModel(CostModelKind::HetPlan),
-                                                 {}, {}, quiet));
+    const PlanSearch search
+        = valueOf(valueOf(makePlanner(PlannerKind::HexiScale))
+                      ->plan(*problem, *makeCostModel(CostModelKind::HetPlan), {}, {}, quiet));
     // The whole results half in a window of the app's first size.
     QMainWindow window;
     window.resize(1280, 800);
@@ -353,12 +353,13 @@ void TestResultsViews::screenshots()
         valueOf(parseWorkload(largeWorkload->text, largeWorkload->path))});
     PlannerOptions quick;
     quick.maxIterations = 3;
-    const PlanSearch largeSearch = valueOf(valueOf(makePlanner(PlannerKind::HexiScale))
-                                               ->plan(*large, *makeCostModel(CostModelKind::HetPlan),
-                                                      quick, {}, quiet));
+    const PlanSearch largeSearch
+        = valueOf(valueOf(makePlanner(PlannerKind::HexiScale))
+                      ->plan(*large, *makeCostModel(CostModelKind::HetPlan), quick, {}, quiet));
 
     for (const auto &[name, shown] :
-         {std::pair{QStringLiteral("case-study"), ShownPlan{problem, search.plan, search.evaluation}},
+         {std::pair{QStringLiteral("case-study"),
+                    ShownPlan{problem, search.plan, search.evaluation}},
           std::pair{QStringLiteral("large-cluster"),
                     ShownPlan{large, largeSearch.plan, largeSearch.evaluation}},
           std::pair{QStringLiteral("two-pipelines"), twoPipelinePlan()},
@@ -373,11 +374,14 @@ void TestResultsViews::screenshots()
         breakdown.setPlan(shown);
         memory.setPlan(shown);
         timeline.setPlan(shown);
-        for (QCustomPlot *plot : std::initializer_list<QCustomPlot *>{&breakdown, &memory, &timeline}) {
+        for (QCustomPlot *plot :
+             std::initializer_list<QCustomPlot *>{&breakdown, &memory, &timeline}) {
             plot->resize(720, 420); // the Charts dock at its first size
             const QString file = QStringLiteral("%1/%2-%3.png")
-                                     .arg(dir, QString::fromLatin1(plot->metaObject()->className())
-                                                   .section(QStringLiteral("::"), -1).toLower(),
+                                     .arg(dir,
+                                          QString::fromLatin1(plot->metaObject()->className())
+                                              .section(QStringLiteral("::"), -1)
+                                              .toLower(),
                                           name);
             QVERIFY(plot->grab().save(file));
         }

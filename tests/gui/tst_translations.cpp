@@ -74,8 +74,8 @@ QStringList designerSources()
     const QDir gui(kSourceDir + QStringLiteral("/app/gui"));
     QStringList paths;
     for (const QFileInfo &entry : gui.entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot)) {
-        static const QStringList others = {QStringLiteral("canvas"), QStringLiteral("inspector"),
-                                           QStringLiteral("results")};
+        static const QStringList others
+            = {QStringLiteral("canvas"), QStringLiteral("inspector"), QStringLiteral("results")};
         if (!others.contains(entry.fileName()))
             paths << entry.absoluteFilePath();
     }
@@ -139,8 +139,9 @@ void TestTranslations::designerTranslationCoversItsSources()
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QVERIFY(wanted.size() > 50);
     QSet<QString> shipped;
-    for (const Message &m : readTs(kSourceDir + QStringLiteral("/translations/"
-                                                               "hetplan_designer_zh_CN.ts"),
+    for (const Message &m : readTs(kSourceDir
+                                       + QStringLiteral("/translations/"
+                                                        "hetplan_designer_zh_CN.ts"),
                                    error))
         if (m.finished)
             shipped.insert(m.context + QLatin1Char('\x1f') + m.source);

@@ -1,13 +1,12 @@
 // What-if sliders: moving one shows the core's iteration time for the changed bandwidth at
 // once, re-plans from the current plan after a pause, and Reset goes back; the sweep gives
 // the core's figures at every bandwidth.
-#include "results/planning_controller.h"
-#include "results/sweep_view.h"
-#include "results/whatif_panel.h"
-
 #include "core/catalog/catalog.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
+#include "results/planning_controller.h"
+#include "results/sweep_view.h"
+#include "results/whatif_panel.h"
 
 #include <QLabel>
 #include <QSignalSpy>
@@ -39,16 +38,16 @@ ShownPlan caseStudyPlan()
         valueOf(loadModel("llama2-13b")), valueOf(parseWorkload(workload->text, workload->path))});
     const auto costModel = makeCostModel(CostModelKind::HetPlan);
     NullProgress quiet;
-    PlanSearch search = valueOf(valueOf(makePlanner(PlannerKind::HexiScale))
-                                    ->plan(*problem, *costModel, {}, {}, quiet));
+    PlanSearch search = valueOf(
+        valueOf(makePlanner(PlannerKind::HexiScale))->plan(*problem, *costModel, {}, {}, quiet));
     return {problem, search.plan, search.evaluation};
 }
 
 // What the core says about `plan` on `cluster`: the expected value, computed without the panel.
 double coreIterationS(const ShownPlan &shown, const Cluster &cluster)
 {
-    Problem changed{valueOf(Topology::build(cluster, GpuCatalog::builtin())),
-                    shown.problem->model, shown.problem->workload};
+    Problem changed{valueOf(Topology::build(cluster, GpuCatalog::builtin())), shown.problem->model,
+                    shown.problem->workload};
     return makeCostModel(CostModelKind::HetPlan)->evaluate(changed, shown.plan).iterationS;
 }
 
@@ -173,10 +172,11 @@ void TestWhatIf::sweepMatchesCore()
     SweepView sweep;
     sweep.setBase(m_shown, CostModelKind::HetPlan, PlannerKind::HexiScale);
     QSignalSpy finished(&sweep, &SweepView::sweepFinished);
-    const std::vector<BandwidthTarget> targets = bandwidthTargets(m_shown.problem->topology.cluster());
-    const int link = int(std::find(targets.begin(), targets.end(),
-                                   BandwidthTarget{BandwidthTarget::Kind::Link, 0})
-                         - targets.begin());
+    const std::vector<BandwidthTarget> targets
+        = bandwidthTargets(m_shown.problem->topology.cluster());
+    const int link = int(
+        std::find(targets.begin(), targets.end(), BandwidthTarget{BandwidthTarget::Kind::Link, 0})
+        - targets.begin());
     sweep.startSweep(link);
     QVERIFY(finished.wait(120000));
     QCOMPARE(int(sweep.points().size()), SweepView::kPoints);
@@ -208,9 +208,9 @@ void TestWhatIf::largeClusterReevaluation()
     PlannerOptions options;
     options.maxIterations = 5;
     NullProgress quiet;
-    const PlanSearch search = valueOf(valueOf(makePlanner(PlannerKind::HexiScale))
-                                          ->plan(*problem, *makeCostModel(CostModelKind::HetPlan),
-                                                 options, {}, quiet));
+    const PlanSearch search
+        = valueOf(valueOf(makePlanner(PlannerKind::HexiScale))
+                      ->plan(*problem, *makeCostModel(CostModelKind::HetPlan), options, {}, quiet));
     const ShownPlan shown{problem, search.plan, search.evaluation};
     WhatIfPanel panel;
     panel.setBase(shown, CostModelKind::HetPlan, PlannerKind::HexiScale);

@@ -56,8 +56,8 @@ double placeGroup(ItemId sw, const std::vector<ItemId> &machines, double left, P
     const int n = static_cast<int>(machines.size());
     if (n <= kMaxRingMachines) {
         // Ring: radius so that neighbouring cards keep a card's width apart.
-        const double radius = n <= 1 ? kStepY
-                                     : std::max(kStepY, kStepX / (2 * std::sin(std::numbers::pi / n)));
+        const double radius
+            = n <= 1 ? kStepY : std::max(kStepY, kStepX / (2 * std::sin(std::numbers::pi / n)));
         const double cx = left + radius;
         for (int i = 0; i < n; ++i) {
             // Start at the top and go clockwise.

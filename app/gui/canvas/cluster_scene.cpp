@@ -158,8 +158,8 @@ void ClusterScene::updateLinkEnds(ItemId link)
     const bool machineA = itemA->type() == MachineItemType;
     const bool machineB = itemB->type() == MachineItemType;
     static_cast<LinkItem *>(it->second)
-        ->setEnds(itemA->pos(), itemB->pos(), itemA->cardRect().size(),
-                  itemB->cardRect().size(), machineA && !machineB, machineB && !machineA);
+        ->setEnds(itemA->pos(), itemB->pos(), itemA->cardRect().size(), itemB->cardRect().size(),
+                  machineA && !machineB, machineB && !machineA);
 }
 
 void ClusterScene::updateLinksOf(ItemId node)
@@ -253,8 +253,8 @@ Result<std::vector<ItemId>> ClusterScene::insertFragmentAt(const Cluster &fragme
                                                            QPointF scenePos)
 {
     const QPointF offset = scenePos - fragmentCenter(fragment);
-    Result<std::vector<ItemId>> added =
-        m_model->insertFragment(fragment, CanvasPosition{offset.x(), offset.y()});
+    Result<std::vector<ItemId>> added
+        = m_model->insertFragment(fragment, CanvasPosition{offset.x(), offset.y()});
     if (added)
         setSelectedIds(*added);
     return added;
@@ -370,8 +370,9 @@ void ClusterScene::mousePressEvent(QGraphicsSceneMouseEvent *event)
     if (event->button() == Qt::LeftButton) {
         const ItemId node = nodeAt(event->scenePos());
         auto *item = static_cast<NodeItem *>(itemFor(node));
-        if (item && ((event->modifiers() & Qt::ShiftModifier)
-                     || item->isOnConnector(item->mapFromScene(event->scenePos())))) {
+        if (item
+            && ((event->modifiers() & Qt::ShiftModifier)
+                || item->isOnConnector(item->mapFromScene(event->scenePos())))) {
             startLink(node, event->scenePos());
             event->accept();
             return;
@@ -473,8 +474,7 @@ void ClusterScene::finishLink(QPointF scenePos)
     cancelLinkDrawing();
     if (!target || target == source || !m_model->kindOf(source))
         return;
-    Link params = MachineTemplates::defaultLink(m_model->machine(source),
-                                                m_model->machine(target));
+    Link params = MachineTemplates::defaultLink(m_model->machine(source), m_model->machine(target));
     if (m_newLinkParameters) {
         params.kind = m_newLinkParameters->kind;
         params.bandwidthGBps = m_newLinkParameters->bandwidthGBps;

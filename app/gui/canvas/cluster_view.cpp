@@ -101,8 +101,7 @@ void ClusterView::createActions()
          QStringLiteral(":/icons/canvas/zoom-out.svg"), &ClusterView::zoomOut);
     make(Action::FitToWindow, tr("&Fit to Window"), {QKeySequence(Qt::CTRL | Qt::Key_0)},
          QStringLiteral(":/icons/canvas/zoom-fit.svg"), &ClusterView::fitToWindow);
-    make(Action::AutoLayout, tr("Auto &Layout"),
-         {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L)},
+    make(Action::AutoLayout, tr("Auto &Layout"), {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L)},
          QStringLiteral(":/icons/canvas/auto-layout.svg"), &ClusterView::autoLayout);
     make(Action::Cut, tr("Cu&t"), {QKeySequence::Cut}, {}, &ClusterView::cut);
     make(Action::Copy, tr("&Copy"), {QKeySequence::Copy}, {}, &ClusterView::copy);
@@ -111,8 +110,7 @@ void ClusterView::createActions()
          &ClusterView::duplicate);
     make(Action::AddCopies, tr("Add &Copies…"), {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D)},
          {}, qOverload<>(&ClusterView::addCopies));
-    make(Action::Delete, tr("De&lete"),
-         {QKeySequence::Delete, QKeySequence(Qt::Key_Backspace)}, {},
+    make(Action::Delete, tr("De&lete"), {QKeySequence::Delete, QKeySequence(Qt::Key_Backspace)}, {},
          &ClusterView::deleteSelection);
     make(Action::SelectAll, tr("Select &All"), {QKeySequence::SelectAll}, {},
          &ClusterView::selectAll);
@@ -158,8 +156,8 @@ void ClusterView::fitToWindow()
     const QRectF content = m_scene->contentRect();
     if (content.isEmpty())
         return;
-    const QRectF target = content.adjusted(-kFitMarginScene, -kFitMarginScene, kFitMarginScene,
-                                           kFitMarginScene);
+    const QRectF target
+        = content.adjusted(-kFitMarginScene, -kFitMarginScene, kFitMarginScene, kFitMarginScene);
     fitInView(target, Qt::KeepAspectRatio);
     const double fitted = std::clamp(zoom(), kMinZoom, kMaxFitZoom);
     setTransform(QTransform::fromScale(fitted, fitted));
@@ -202,9 +200,8 @@ void ClusterView::addCopies()
     if (m_scene->selectedIds().empty())
         return;
     bool ok = false;
-    const int copies = QInputDialog::getInt(this, tr("Add Copies"),
-                                            tr("Copies of the selection to add:"), 1, 1,
-                                            kMaxCopies, 1, &ok);
+    const int copies = QInputDialog::getInt(
+        this, tr("Add Copies"), tr("Copies of the selection to add:"), 1, 1, kMaxCopies, 1, &ok);
     if (ok)
         m_scene->addCopies(copies);
 }

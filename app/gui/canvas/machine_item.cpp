@@ -38,20 +38,20 @@ void MachineItem::refresh(const Machine &machine, const QFont &font)
     m_title = QFontMetricsF(m_titleFont)
                   .elidedText(QString::fromStdString(machine.name), Qt::ElideMiddle, textWidth);
     //: GPUs of a machine on the canvas: %1 is the count, %2 the GPU type.
-    const QString gpus = CanvasStyle::tr("%1× %2").arg(machine.count).arg(
-        QString::fromStdString(machine.gpu));
-    m_gpuText = QFontMetricsF(m_textFont)
-                    .elidedText(gpus, Qt::ElideRight, cardRect().width() - 2 * kPad);
-    m_intraText = CanvasStyle::tr("%1 · %2").arg(
-        CanvasStyle::linkKindName(machine.intra.kind),
-        CanvasStyle::bandwidthText(machine.intra.bandwidthGBps));
+    const QString gpus
+        = CanvasStyle::tr("%1× %2").arg(machine.count).arg(QString::fromStdString(machine.gpu));
+    m_gpuText
+        = QFontMetricsF(m_textFont).elidedText(gpus, Qt::ElideRight, cardRect().width() - 2 * kPad);
+    m_intraText
+        = CanvasStyle::tr("%1 · %2").arg(CanvasStyle::linkKindName(machine.intra.kind),
+                                         CanvasStyle::bandwidthText(machine.intra.bandwidthGBps));
     m_nicText = CanvasStyle::nicKindShortName(machine.nic);
     m_accent = CanvasStyle::gpuAccentColor(machine.gpu);
     m_intraColor = CanvasStyle::linkKindColor(machine.intra.kind);
     m_intraWidth = std::min(CanvasStyle::linkWidth(machine.intra.bandwidthGBps), 6.0);
     m_gpuCount = machine.count;
-    setToolTip(QString::fromStdString(machine.name) + QLatin1Char('\n') + gpus
-               + QLatin1Char('\n') + m_intraText);
+    setToolTip(QString::fromStdString(machine.name) + QLatin1Char('\n') + gpus + QLatin1Char('\n')
+               + m_intraText);
     update();
 }
 
@@ -89,8 +89,7 @@ void MachineItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWi
     const QRectF gpuRow(card.left(), titleRow.bottom(), card.width(), kLineHeight);
     painter->drawText(gpuRow, Qt::AlignLeft | Qt::AlignVCenter, m_gpuText);
 
-    const QRectF chips(card.left(), gpuRow.bottom() + 4, card.width(),
-                       2 * kChipHeight + kChipGap);
+    const QRectF chips(card.left(), gpuRow.bottom() + 4, card.width(), 2 * kChipHeight + kChipGap);
     paintGpus(painter, chips);
 
     painter->setFont(m_smallFont);
@@ -115,9 +114,9 @@ void MachineItem::paintGpus(QPainter *painter, const QRectF &area) const
         if (inRow < 2)
             continue;
         const double y = area.top() + row * (kChipHeight + kChipGap) + kChipHeight / 2;
-        painter->drawLine(QPointF(area.left() + chipWidth / 2, y),
-                          QPointF(area.left() + (inRow - 0.5) * chipWidth
-                                      + (inRow - 1) * kChipGap, y));
+        painter->drawLine(
+            QPointF(area.left() + chipWidth / 2, y),
+            QPointF(area.left() + (inRow - 0.5) * chipWidth + (inRow - 1) * kChipGap, y));
     }
     if (rows > 1) {
         const double x = area.left() + chipWidth / 2;
@@ -132,8 +131,8 @@ void MachineItem::paintGpus(QPainter *painter, const QRectF &area) const
         const QRectF chip(area.left() + col * (chipWidth + kChipGap),
                           area.top() + row * (kChipHeight + kChipGap), chipWidth, kChipHeight);
         const bool more = summarised && i == drawn - 1;
-        const bool lit = std::find(m_highlighted.begin(), m_highlighted.end(), i)
-                         != m_highlighted.end();
+        const bool lit
+            = std::find(m_highlighted.begin(), m_highlighted.end(), i) != m_highlighted.end();
         painter->setPen(lit ? QPen(palette.color(QPalette::Highlight), 2.5)
                             : QPen(m_accent.darker(130), 1));
         painter->setBrush(more ? palette.color(QPalette::AlternateBase) : m_accent);

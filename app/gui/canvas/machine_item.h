@@ -25,8 +25,7 @@ public:
     // GPUs drawn emphasised (e.g. a plan stage's), by index inside the machine.
     void setHighlightedGpus(std::vector<int> localIndexes);
 
-    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
-               QWidget *widget) override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
 private:
     void paintGpus(QPainter *painter, const QRectF &area) const;

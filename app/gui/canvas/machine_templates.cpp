@@ -17,12 +17,18 @@ struct Box
 
 // Boxes people commonly rent or own; GPU specs and the intra link come from the catalog.
 constexpr Box kBoxes[] = {
-    {"A100-80G", "A100-80G", "a100", 8},        {"H100-80G", "H100", "h100", 8},
-    {"H200-141G", "H200", "h200", 8},           {"A800-80G", "A800-80G", "a800", 8},
-    {"V100-32G", "V100-32G", "v100", 8},        {"L40S-48G", "L40S", "l40s", 8},
-    {"A40-48G", "A40", "a40", 4},               {"RTXA6000-48G", "RTX A6000", "a6000", 8},
-    {"RTX4090-24G", "RTX 4090", "rtx4090", 8},  {"RTX4090-24G", "RTX 4090", "rtx4090", 4},
-    {"RTX3090-24G", "RTX 3090", "rtx3090", 8},  {"RTX3090-24G", "RTX 3090", "rtx3090", 2},
+    {"A100-80G", "A100-80G", "a100", 8},
+    {"H100-80G", "H100", "h100", 8},
+    {"H200-141G", "H200", "h200", 8},
+    {"A800-80G", "A800-80G", "a800", 8},
+    {"V100-32G", "V100-32G", "v100", 8},
+    {"L40S-48G", "L40S", "l40s", 8},
+    {"A40-48G", "A40", "a40", 4},
+    {"RTXA6000-48G", "RTX A6000", "a6000", 8},
+    {"RTX4090-24G", "RTX 4090", "rtx4090", 8},
+    {"RTX4090-24G", "RTX 4090", "rtx4090", 4},
+    {"RTX3090-24G", "RTX 3090", "rtx3090", 8},
+    {"RTX3090-24G", "RTX 3090", "rtx3090", 2},
 };
 
 Cluster oneMachine(Machine machine)
@@ -63,8 +69,10 @@ std::vector<NodeTemplate> MachineTemplates::all()
         const bool nvlink = m.intra.kind == LinkKind::NvLink;
         NodeTemplate t;
         //: Palette entry: %1 GPU count, %2 GPU model, %3 link kind, e.g. "8× H100 NVLink".
-        t.title = tr("%1× %2 %3").arg(box.count).arg(QString::fromLatin1(box.shortName),
-                                                     CanvasStyle::linkKindName(m.intra.kind));
+        t.title
+            = tr("%1× %2 %3")
+                  .arg(box.count)
+                  .arg(QString::fromLatin1(box.shortName), CanvasStyle::linkKindName(m.intra.kind));
         t.toolTip = tr("%1: %2 TFLOPS, %3 GiB each; %4 %5 between GPUs")
                         .arg(QString::fromStdString(type->name))
                         .arg(type->tflops)

@@ -14,9 +14,9 @@ namespace hetplan::gui {
 // fragment at position (0, 0), dropped like anything pasted.
 struct NodeTemplate
 {
-    QString title;     // "8× A100-80G NVLink"
+    QString title; // "8× A100-80G NVLink"
     QString toolTip;
-    QString iconPath;  // a resource path
+    QString iconPath; // a resource path
     Cluster fragment;
 };
 

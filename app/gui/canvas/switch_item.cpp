@@ -39,8 +39,8 @@ void SwitchItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     // Glyph: a box with two opposed arrows, the usual switch symbol.
     const QRectF card = cardRect();
     const QRectF glyph(card.left() + 12, card.center().y() - 10, kGlyphWidth, 20);
-    painter->setPen(QPen(palette.color(QPalette::Text), 1.4, Qt::SolidLine, Qt::RoundCap,
-                         Qt::RoundJoin));
+    painter->setPen(
+        QPen(palette.color(QPalette::Text), 1.4, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
     painter->setBrush(Qt::NoBrush);
     painter->drawRoundedRect(glyph, 3, 3);
     const double left = glyph.left() + 6;

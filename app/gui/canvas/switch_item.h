@@ -17,8 +17,7 @@ public:
 
     void refresh(const Switch &networkSwitch, const QFont &font);
 
-    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
-               QWidget *widget) override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
 private:
     QFont m_font;

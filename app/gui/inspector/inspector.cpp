@@ -44,9 +44,9 @@ Inspector::Inspector(ClusterModel *model, QWidget *parent)
     m_machineEditor = new MachineEditor(model, nullptr);
     m_switchEditor = new SwitchEditor(model, nullptr);
     m_linkEditor = new LinkEditor(model, nullptr);
-    for (QWidget *page : {m_clusterPage, static_cast<QWidget *>(m_machineEditor),
-                          static_cast<QWidget *>(m_switchEditor),
-                          static_cast<QWidget *>(m_linkEditor)})
+    for (QWidget *page :
+         {m_clusterPage, static_cast<QWidget *>(m_machineEditor),
+          static_cast<QWidget *>(m_switchEditor), static_cast<QWidget *>(m_linkEditor)})
         m_pages->addWidget(page);
 
     auto *scroll = new QScrollArea(this);

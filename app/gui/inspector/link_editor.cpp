@@ -12,8 +12,8 @@ namespace hetplan::gui {
 
 namespace {
 
-constexpr LinkKind kNetworkKinds[] = {LinkKind::Ethernet, LinkKind::InfiniBand, LinkKind::Roce,
-                                      LinkKind::NvLink, LinkKind::Pcie};
+constexpr LinkKind kNetworkKinds[]
+    = {LinkKind::Ethernet, LinkKind::InfiniBand, LinkKind::Roce, LinkKind::NvLink, LinkKind::Pcie};
 
 void loadText(QLineEdit *edit, const QString &text)
 {

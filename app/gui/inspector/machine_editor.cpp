@@ -18,8 +18,8 @@ namespace hetplan::gui {
 
 namespace {
 
-constexpr LinkKind kIntraKinds[] = {LinkKind::NvLink, LinkKind::Pcie, LinkKind::Ethernet,
-                                    LinkKind::InfiniBand, LinkKind::Roce};
+constexpr LinkKind kIntraKinds[]
+    = {LinkKind::NvLink, LinkKind::Pcie, LinkKind::Ethernet, LinkKind::InfiniBand, LinkKind::Roce};
 constexpr NicKind kNicKinds[] = {NicKind::Ethernet, NicKind::InfiniBand, NicKind::Roce};
 // The GPU combo's last entry: make a custom type.
 constexpr int kNewTypeData = -1;
@@ -229,8 +229,7 @@ void MachineEditor::commit(FieldRow *row, const std::function<Status(Machine &)>
         refresh();
 }
 
-void MachineEditor::commitNumber(FieldRow *row,
-                                 const std::function<void(Machine &, double)> &set)
+void MachineEditor::commitNumber(FieldRow *row, const std::function<void(Machine &, double)> &set)
 {
     auto *edit = static_cast<QLineEdit *>(row->editor());
     commit(row, [&](Machine &m) -> Status {
@@ -247,7 +246,8 @@ void MachineEditor::commitGpuSpec(FieldRow *row, const std::function<void(GpuTyp
     const GpuType *custom = customType();
     if (m_loading || !custom)
         return;
-    const std::optional<double> value = parseNumber(static_cast<QLineEdit *>(row->editor())->text());
+    const std::optional<double> value
+        = parseNumber(static_cast<QLineEdit *>(row->editor())->text());
     if (!value) {
         row->showError(tr("Enter a number, e.g. 25 or 0.7."));
         return;
@@ -303,10 +303,10 @@ void MachineEditor::createCustomType()
     for (int i = 2; taken(suggestion); ++i)
         suggestion = "custom-gpu-" + std::to_string(i);
     bool ok = false;
-    const QString name = QInputDialog::getText(this, tr("New GPU Type"), tr("Name of the GPU type:"),
-                                               QLineEdit::Normal,
-                                               QString::fromStdString(suggestion), &ok)
-                             .trimmed();
+    const QString name
+        = QInputDialog::getText(this, tr("New GPU Type"), tr("Name of the GPU type:"),
+                                QLineEdit::Normal, QString::fromStdString(suggestion), &ok)
+              .trimmed();
     FieldRow *row = static_cast<FieldRow *>(m_gpu->parentWidget());
     if (!ok || name.isEmpty()) {
         refresh();

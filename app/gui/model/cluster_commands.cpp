@@ -25,7 +25,10 @@ QString kindName(ItemKind kind)
 
 ClusterCommand::ClusterCommand(ClusterModel *model, ClusterState before, ClusterState after,
                                const QString &text)
-    : QUndoCommand(text), m_model(model), m_before(std::move(before)), m_after(std::move(after))
+    : QUndoCommand(text)
+    , m_model(model)
+    , m_before(std::move(before))
+    , m_after(std::move(after))
 {}
 
 void ClusterCommand::undo()
@@ -45,15 +48,15 @@ AddItemCommand::AddItemCommand(ClusterModel *model, ClusterState before, Cluster
                          .arg(kindName(kind), QString::fromStdString(name)))
 {}
 
-RemoveItemsCommand::RemoveItemsCommand(ClusterModel *model, ClusterState before,
-                                       ClusterState after, int itemCount)
-    : ClusterCommand(model, std::move(before), std::move(after),
-                     QCoreApplication::translate("ClusterCommand", "Delete %n item(s)", nullptr,
-                                                 itemCount))
+RemoveItemsCommand::RemoveItemsCommand(ClusterModel *model, ClusterState before, ClusterState after,
+                                       int itemCount)
+    : ClusterCommand(
+        model, std::move(before), std::move(after),
+        QCoreApplication::translate("ClusterCommand", "Delete %n item(s)", nullptr, itemCount))
 {}
 
-UpdateItemCommand::UpdateItemCommand(ClusterModel *model, ClusterState before,
-                                     ClusterState after, ItemKind kind, const std::string &name)
+UpdateItemCommand::UpdateItemCommand(ClusterModel *model, ClusterState before, ClusterState after,
+                                     ItemKind kind, const std::string &name)
     : ClusterCommand(model, std::move(before), std::move(after),
                      QCoreApplication::translate("ClusterCommand", "Edit %1 %2")
                          .arg(kindName(kind), QString::fromStdString(name)))
@@ -61,12 +64,11 @@ UpdateItemCommand::UpdateItemCommand(ClusterModel *model, ClusterState before,
 
 DuplicateCommand::DuplicateCommand(ClusterModel *model, ClusterState before, ClusterState after,
                                    int nodeCount, int copies)
-    : ClusterCommand(model, std::move(before), std::move(after),
-                     copies > 1 ? QCoreApplication::translate("ClusterCommand",
-                                                              "Add %n copies", nullptr, copies)
-                                : QCoreApplication::translate("ClusterCommand",
-                                                              "Duplicate %n node(s)", nullptr,
-                                                              nodeCount))
+    : ClusterCommand(
+        model, std::move(before), std::move(after),
+        copies > 1 ? QCoreApplication::translate("ClusterCommand", "Add %n copies", nullptr, copies)
+                   : QCoreApplication::translate("ClusterCommand", "Duplicate %n node(s)", nullptr,
+                                                 nodeCount))
 {}
 
 ClusterPropertiesCommand::ClusterPropertiesCommand(ClusterModel *model, ClusterState before,

@@ -55,22 +55,21 @@ public:
 class RemoveItemsCommand : public ClusterCommand
 {
 public:
-    RemoveItemsCommand(ClusterModel *model, ClusterState before, ClusterState after,
-                       int itemCount);
+    RemoveItemsCommand(ClusterModel *model, ClusterState before, ClusterState after, int itemCount);
 };
 
 class UpdateItemCommand : public ClusterCommand
 {
 public:
-    UpdateItemCommand(ClusterModel *model, ClusterState before, ClusterState after,
-                      ItemKind kind, const std::string &name);
+    UpdateItemCommand(ClusterModel *model, ClusterState before, ClusterState after, ItemKind kind,
+                      const std::string &name);
 };
 
 class DuplicateCommand : public ClusterCommand
 {
 public:
-    DuplicateCommand(ClusterModel *model, ClusterState before, ClusterState after,
-                     int nodeCount, int copies);
+    DuplicateCommand(ClusterModel *model, ClusterState before, ClusterState after, int nodeCount,
+                     int copies);
 };
 
 // Name, description and custom GPU types.

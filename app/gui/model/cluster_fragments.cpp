@@ -1,6 +1,5 @@
 // The model's edits on groups of items: removal, copies, clipboard fragments.
 #include "model/cluster_model.h"
-
 #include "model/cluster_model_data.h"
 #include "model/cluster_names.h"
 
@@ -111,8 +110,7 @@ void ClusterModel::removeItems(const std::vector<ItemId> &ids)
     if (next == s)
         return;
     const int count = int(s.machineIds.size() + s.switchIds.size() + s.linkIds.size()
-                          - next.machineIds.size() - next.switchIds.size()
-                          - next.linkIds.size());
+                          - next.machineIds.size() - next.switchIds.size() - next.linkIds.size());
     (void)commit(std::move(next), [&](const ClusterState &before, ClusterState after) {
         return new RemoveItemsCommand(this, before, std::move(after), count);
     });
@@ -132,8 +130,8 @@ Cluster ClusterModel::fragment(const std::vector<ItemId> &ids) const
             nodes.insert(m.name);
             for (const GpuType &t : s.cluster.gpuTypes) {
                 const auto same = [&](const GpuType &u) { return u.name == t.name; };
-                if (sameTypeName(t.name, m.gpu) && std::none_of(f.gpuTypes.begin(),
-                                                                f.gpuTypes.end(), same))
+                if (sameTypeName(t.name, m.gpu)
+                    && std::none_of(f.gpuTypes.begin(), f.gpuTypes.end(), same))
                     f.gpuTypes.push_back(t);
             }
         }
@@ -170,8 +168,8 @@ Result<std::vector<ItemId>> ClusterModel::insertFragment(const Cluster &fragment
     return added;
 }
 
-std::vector<ItemId> ClusterModel::duplicate(const std::vector<ItemId> &ids,
-                                            CanvasPosition offset, int copies)
+std::vector<ItemId> ClusterModel::duplicate(const std::vector<ItemId> &ids, CanvasPosition offset,
+                                            int copies)
 {
     const Cluster f = fragment(ids);
     if (copies < 1 || (f.machines.empty() && f.switches.empty()))

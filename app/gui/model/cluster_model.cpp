@@ -1,10 +1,9 @@
 #include "model/cluster_model.h"
 
+#include "core/io/cluster_check.h"
 #include "model/cluster_commands.h"
 #include "model/cluster_model_data.h"
 #include "model/cluster_names.h"
-
-#include "core/io/cluster_check.h"
 
 #include <QUndoStack>
 
@@ -73,7 +72,8 @@ void ClusterEdit::apply(ClusterModel &model, const ClusterState &target)
 // ---- ClusterModel ------------------------------------------------------------------------
 
 ClusterModel::ClusterModel(QObject *parent)
-    : QObject(parent), d(std::make_unique<Data>())
+    : QObject(parent)
+    , d(std::make_unique<Data>())
 {
     d->undoStack = new QUndoStack(this);
     d->state = d->fresh(newCluster());
@@ -289,8 +289,7 @@ Result<ItemId> ClusterModel::addLink(ItemId a, ItemId b, const Link &params)
     const ItemId id = d->nextId++;
     next.linkIds.push_back(id);
     const Status s = commit(std::move(next), [&](const ClusterState &before, ClusterState after) {
-        return new AddItemCommand(this, before, std::move(after), ItemKind::Link,
-                                  l.a + "–" + l.b);
+        return new AddItemCommand(this, before, std::move(after), ItemKind::Link, l.a + "–" + l.b);
     });
     if (!s)
         return s.error();
@@ -386,8 +385,7 @@ Status ClusterModel::setGpuTypes(const std::vector<GpuType> &types)
     });
 }
 
-Status ClusterModel::setNameAndDescription(const std::string &name,
-                                           const std::string &description)
+Status ClusterModel::setNameAndDescription(const std::string &name, const std::string &description)
 {
     if (name == d->state.cluster.name && description == d->state.cluster.description)
         return okStatus();

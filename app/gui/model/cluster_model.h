@@ -51,7 +51,7 @@ public:
     std::vector<ItemId> switchIds() const;
     std::vector<ItemId> linkIds() const;
     std::optional<ItemKind> kindOf(ItemId id) const;
-    const Machine *machine(ItemId id) const;   // nullptr when id is not a machine
+    const Machine *machine(ItemId id) const; // nullptr when id is not a machine
     const Switch *networkSwitch(ItemId id) const;
     const Link *link(ItemId id) const;
     ItemId nodeByName(const std::string &name) const; // machine or switch; 0 when absent
@@ -63,12 +63,12 @@ public:
 
     // --- Edits: each is one undo command (or one macro); errors leave the model as it was
     // and say what would be valid, in words a person can act on. ---------------------------
-    Result<ItemId> addMachine(const Machine &machine);   // empty or taken name -> uniqueName
+    Result<ItemId> addMachine(const Machine &machine); // empty or taken name -> uniqueName
     Result<ItemId> addSwitch(const Switch &networkSwitch);
     Result<ItemId> addLink(ItemId a, ItemId b, const Link &params); // a, b: nodes; a != b
-    Status updateMachine(ItemId id, const Machine &value);    // renames follow into links
+    Status updateMachine(ItemId id, const Machine &value);          // renames follow into links
     Status updateSwitch(ItemId id, const Switch &value);
-    Status updateLink(ItemId id, const Link &params);          // endpoints stay as they are
+    Status updateLink(ItemId id, const Link &params); // endpoints stay as they are
     // Positions after a drag; consecutive moves of the same set merge into one undo step
     // while `mergeable` is true.
     void moveNodes(const std::vector<std::pair<ItemId, CanvasPosition>> &positions,
@@ -78,7 +78,7 @@ public:
     // Copies of the given nodes (and links among them) offset on the canvas; returns new ids.
     std::vector<ItemId> duplicate(const std::vector<ItemId> &ids, CanvasPosition offset,
                                   int copies = 1);
-    Status setGpuTypes(const std::vector<GpuType> &types);    // the cluster's custom types
+    Status setGpuTypes(const std::vector<GpuType> &types); // the cluster's custom types
     Status setNameAndDescription(const std::string &name, const std::string &description);
 
     // --- Clipboard ------------------------------------------------------------------------
@@ -98,11 +98,11 @@ public:
 
 Q_SIGNALS:
     void itemAdded(hetplan::gui::ItemId id);
-    void itemChanged(hetplan::gui::ItemId id);   // fields or position
+    void itemChanged(hetplan::gui::ItemId id); // fields or position
     void itemRemoved(hetplan::gui::ItemId id);
     void modelReset();
-    void clusterChanged();                       // after any of the above
-    void editRefused(const QString &message);    // an edit was refused; nothing changed
+    void clusterChanged();                    // after any of the above
+    void editRefused(const QString &message); // an edit was refused; nothing changed
 
 private:
     Error refuse(const std::string &message);

@@ -1,11 +1,10 @@
 #include "model/document.h"
 
-#include "model/cluster_model.h"
-
 #include "core/catalog/catalog.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
+#include "model/cluster_model.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -29,7 +28,9 @@ std::string local(const QString &path)
 } // namespace
 
 Document::Document(QObject *parent)
-    : QObject(parent), m_model(new ClusterModel(this)), m_autosaveTimer(new QTimer(this))
+    : QObject(parent)
+    , m_model(new ClusterModel(this))
+    , m_autosaveTimer(new QTimer(this))
 {
     connect(m_model->undoStack(), &QUndoStack::cleanChanged, this, &Document::updateModified);
     connect(m_autosaveTimer, &QTimer::timeout, this, [this] {
@@ -210,15 +211,14 @@ QString Document::autosavePathFor(const QString &filePath)
     const QString folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
                            + QStringLiteral("/autosave");
     // One autosave per document: a hash of its path keeps names short and file-system safe.
-    const QString key = filePath.isEmpty()
-                            ? QStringLiteral("untitled")
-                            : QString::fromLatin1(
-                                  QCryptographicHash::hash(QFileInfo(filePath)
-                                                               .absoluteFilePath()
-                                                               .toUtf8(),
-                                                           QCryptographicHash::Sha1)
-                                      .toHex()
-                                      .left(16));
+    const QString key
+        = filePath.isEmpty()
+              ? QStringLiteral("untitled")
+              : QString::fromLatin1(
+                  QCryptographicHash::hash(QFileInfo(filePath).absoluteFilePath().toUtf8(),
+                                           QCryptographicHash::Sha1)
+                      .toHex()
+                      .left(16));
     return folder + QLatin1Char('/') + key + QStringLiteral(".hetplan.json");
 }
 

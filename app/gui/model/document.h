@@ -34,9 +34,9 @@ public:
 
     // --- Open, save ---------------------------------------------------------------------------
     void newProject();
-    Status open(const QString &path);              // a project or a cluster file
-    Status openExample(const QString &name);       // a bundled cluster, e.g. "case-study"
-    Status save(const QString &path);              // becomes the document's file on success
+    Status open(const QString &path);        // a project or a cluster file
+    Status openExample(const QString &name); // a bundled cluster, e.g. "case-study"
+    Status save(const QString &path);        // becomes the document's file on success
     // Replaces only the cluster; like open, it clears the undo history.
     Status importCluster(const QString &path);
     Status exportCluster(const QString &path) const;
@@ -66,8 +66,8 @@ public:
 Q_SIGNALS:
     void modifiedChanged(bool modified);
     void filePathChanged(const QString &path);
-    void settingsChanged();  // model, workload, planner, cost model or last plan
-    void projectReplaced();  // new, open, recover, import
+    void settingsChanged(); // model, workload, planner, cost model or last plan
+    void projectReplaced(); // new, open, recover, import
 
 private:
     void install(const Project &project, const QString &filePath, bool modified);

@@ -92,8 +92,8 @@ Project readProject(Object &root, std::string_view source)
             if (read)
                 p.lastPlan = std::move(*read);
             else
-                root.context().fail({}, read.error().message.substr(std::string(source).size()
-                                                                    + 2));
+                root.context().fail({},
+                                    read.error().message.substr(std::string(source).size() + 2));
         }
     }
     return p;
@@ -160,8 +160,7 @@ Result<Project> readProjectFile(const std::string &path)
         p.cluster = std::move(*cluster);
         return p;
     }
-    if (format->rfind(std::string(kProjectFormat.substr(0, kProjectFormat.find('/') + 1)), 0)
-        != 0)
+    if (format->rfind(std::string(kProjectFormat.substr(0, kProjectFormat.find('/') + 1)), 0) != 0)
         return badInput(path + ": format: \"" + *format
                         + "\" is neither a project nor a cluster; HetPlan opens "
                         + std::string(kProjectFormat) + " and " + std::string(kClusterFormat)

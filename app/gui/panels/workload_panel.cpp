@@ -1,12 +1,11 @@
 #include "panels/workload_panel.h"
 
-#include "model/document.h"
-#include "results/results_text.h"
-
 #include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/io/loaders.h"
 #include "core/serving/plan_serving.h"
+#include "model/document.h"
+#include "results/results_text.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -63,7 +62,8 @@ QString describe(const ModelSpec &m)
 } // namespace
 
 WorkloadPanel::WorkloadPanel(Document *document, QWidget *parent)
-    : QWidget(parent), m_document(document)
+    : QWidget(parent)
+    , m_document(document)
 {
     auto *layout = new QVBoxLayout(this);
     auto *top = new QFormLayout;

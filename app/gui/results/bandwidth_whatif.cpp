@@ -15,8 +15,7 @@ Result<Problem> withCluster(const Problem &problem, const Cluster &cluster)
 std::vector<SweepPoint> sweepBandwidth(const Problem &problem, const CostModel &costModel,
                                        PlannerKind planner, const Plan &plan,
                                        const BandwidthTarget &target,
-                                       std::span<const double> bandwidthsGBps,
-                                       std::stop_token stop,
+                                       std::span<const double> bandwidthsGBps, std::stop_token stop,
                                        const std::function<void(int done)> &onPoint)
 {
     std::vector<SweepPoint> points;
@@ -26,8 +25,8 @@ std::vector<SweepPoint> sweepBandwidth(const Problem &problem, const CostModel &
             break;
         SweepPoint point;
         point.bandwidthGBps = bandwidthGBps;
-        auto changed =
-            withCluster(problem, withBandwidth(problem.topology.cluster(), target, bandwidthGBps));
+        auto changed = withCluster(
+            problem, withBandwidth(problem.topology.cluster(), target, bandwidthGBps));
         if (!changed) {
             point.error = changed.error().message;
             points.push_back(std::move(point));

@@ -24,12 +24,12 @@ Result<Problem> withCluster(const Problem &problem, const Cluster &cluster);
 struct SweepPoint
 {
     double bandwidthGBps = 0;
-    double currentPlanS = 0;        // the plan as it is, re-evaluated
+    double currentPlanS = 0; // the plan as it is, re-evaluated
     double currentPlanMfu = 0;
     std::optional<double> replannedS; // re-planned from the plan (warm start)
     double replannedMfu = 0;
     bool strategyChanged = false;
-    std::string error;              // why re-planning found nothing
+    std::string error; // why re-planning found nothing
 };
 
 // Iteration time and MFU of `plan` and of a re-plan started from it, for each bandwidth of
@@ -38,8 +38,7 @@ struct SweepPoint
 std::vector<SweepPoint> sweepBandwidth(const Problem &problem, const CostModel &costModel,
                                        PlannerKind planner, const Plan &plan,
                                        const BandwidthTarget &target,
-                                       std::span<const double> bandwidthsGBps,
-                                       std::stop_token stop,
+                                       std::span<const double> bandwidthsGBps, std::stop_token stop,
                                        const std::function<void(int done)> &onPoint);
 
 } // namespace hetplan::gui

@@ -69,8 +69,9 @@ QVariant CompareModel::display(const PlannerOutcome &outcome, int column) const
     const PlanSearch &s = *outcome.search;
     switch (column) {
     case IterationTime:
-        return s.stoppedEarly ? tr("%1 (stopped early)").arg(ResultsText::duration(s.evaluation.iterationS))
-                              : ResultsText::duration(s.evaluation.iterationS);
+        return s.stoppedEarly
+                   ? tr("%1 (stopped early)").arg(ResultsText::duration(s.evaluation.iterationS))
+                   : ResultsText::duration(s.evaluation.iterationS);
     case Mfu:
         return ResultsText::percent(s.evaluation.mfu);
     case TokensPerS:

@@ -28,8 +28,8 @@ void ConvergenceChart::reset()
 void ConvergenceChart::setTrace(int index, const QString &planner,
                                 const std::vector<TracePoint> &trace)
 {
-    static constexpr std::array<QRgb, 6> kColors = {0x1f77b4, 0xff7f0e, 0x2ca02c,
-                                                    0xd62728, 0x9467bd, 0x8c564b};
+    static constexpr std::array<QRgb, 6> kColors
+        = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd, 0x8c564b};
     while (graphCount() <= index) {
         QCPGraph *graph = addGraph();
         graph->setPen(QPen(QColor(kColors[size_t(graphCount() - 1) % kColors.size()]), 2));

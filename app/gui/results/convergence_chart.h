@@ -1,8 +1,7 @@
 #pragma once
 
-#include "results/qcustomplot_include.h"
-
 #include "core/planners/planner.h"
+#include "results/qcustomplot_include.h"
 
 #include <vector>
 

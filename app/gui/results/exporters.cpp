@@ -1,10 +1,9 @@
 #include "results/exporters.h"
 
-#include "results/plan_view.h"
-#include "results/qcustomplot_include.h"
-
 #include "core/io/files.h"
 #include "core/io/formats.h"
+#include "results/plan_view.h"
+#include "results/qcustomplot_include.h"
 
 #include <QFileInfo>
 #include <QPainter>

@@ -1,8 +1,7 @@
 #pragma once
 
-#include "results/results_text.h"
-
 #include "core/base/result.h"
+#include "results/results_text.h"
 
 #include <QString>
 

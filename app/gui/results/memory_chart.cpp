@@ -66,9 +66,10 @@ void MemoryChart::setPlan(const ShownPlan &shown)
     setCategoryAxis(xAxis, labels);
     setChartPlaceholder(this, {});
     yAxis->setRange(0, highest > 0 ? highest * 1.08 : 1);
-    setChartTitle(this, overCount == 0
-                            ? tr("Memory per GPU: every GPU fits")
-                            : tr("Memory per GPU: over capacity on %1 of %2 GPUs").arg(overCount).arg(labels.size()));
+    setChartTitle(this, overCount == 0 ? tr("Memory per GPU: every GPU fits")
+                                       : tr("Memory per GPU: over capacity on %1 of %2 GPUs")
+                                             .arg(overCount)
+                                             .arg(labels.size()));
     replot();
 }
 

@@ -100,9 +100,8 @@ QString PlanView::stageText(int pipeline, int stage) const
         tr("Stage %1 · layers %2–%3").arg(stage + 1).arg(s.layerBegin).arg(s.layerEnd),
         ResultsText::gpuList(topology, s.gpus),
         tr("TP %1 · DP %2").arg(s.tp).arg(s.dp),
-        plan.workload.mode == Mode::Infer
-            ? tr("batch %1").arg(plan.workload.infer.batch)
-            : microBatchText(p),
+        plan.workload.mode == Mode::Infer ? tr("batch %1").arg(plan.workload.infer.batch)
+                                          : microBatchText(p),
         ResultsText::gpuTypes(topology, s.gpus).join(QStringLiteral(" + ")),
     };
     return lines.join(QLatin1Char('\n'));
@@ -263,8 +262,9 @@ void PlanView::paintStage(QPainter &painter, int pipeline, int stage) const
 
 QString PlanView::stageToolTip(int pipeline, int stage) const
 {
-    QString tip = stageText(pipeline, stage).toHtmlEscaped().replace(QLatin1Char('\n'),
-                                                                     QStringLiteral("<br>"));
+    QString tip = stageText(pipeline, stage)
+                      .toHtmlEscaped()
+                      .replace(QLatin1Char('\n'), QStringLiteral("<br>"));
     const Evaluation &e = m_shown.evaluation;
     if (size_t(pipeline) < e.pipelines.size()
         && size_t(stage) < e.pipelines[size_t(pipeline)].stages.size()) {

@@ -28,8 +28,8 @@ constexpr double kInfinityS = std::numeric_limits<double>::infinity();
 class PromiseSink final : public ProgressSink
 {
 public:
-    PromiseSink(PlanningShared &shared, QPromise<PlannerOutcome> &promise,
-                const Problem &problem, const CostModel &costModel, int plannerIndex)
+    PromiseSink(PlanningShared &shared, QPromise<PlannerOutcome> &promise, const Problem &problem,
+                const CostModel &costModel, int plannerIndex)
         : m_shared(shared)
         , m_promise(promise)
         , m_problem(problem)
@@ -131,8 +131,7 @@ PlannerOutcome runOne(QPromise<PlannerOutcome> &promise, const PlanRequest &requ
     auto search = (*planner)->plan(request.problem, costModel, request.options, stop, sink);
     if (search) {
         outcome.search = std::move(search).value();
-    } else if (auto kept = sink.bestSoFar();
-               kept && search.error().kind == ErrorKind::Cancelled) {
+    } else if (auto kept = sink.bestSoFar(); kept && search.error().kind == ErrorKind::Cancelled) {
         outcome.search = std::move(kept);
     } else {
         outcome.error = search.error();

@@ -36,13 +36,13 @@ struct PlannerOutcome
 // The newest best-so-far of the planner that is running.
 struct PlanningProgress
 {
-    int plannerIndex = -1;             // into PlanRequest::planners; -1 before the first report
+    int plannerIndex = -1; // into PlanRequest::planners; -1 before the first report
     int iteration = 0;
     double elapsedS = 0;
-    double bestCostS = 0;              // +inf until something fits
+    double bestCostS = 0; // +inf until something fits
     std::optional<Plan> bestPlan;
     std::optional<Evaluation> bestEvaluation;
-    std::vector<TracePoint> trace;     // of the running planner, one point per report
+    std::vector<TracePoint> trace; // of the running planner, one point per report
 };
 
 struct PlanningShared; // what the planning thread and the GUI thread share
@@ -77,8 +77,8 @@ public:
 
 Q_SIGNALS:
     void started();
-    void progressChanged();           // progress() has a newer iteration or best plan
-    void plannerFinished(int index);  // outcomes()[index] is in
+    void progressChanged();          // progress() has a newer iteration or best plan
+    void plannerFinished(int index); // outcomes()[index] is in
     void finished(bool cancelled);
 
 private:

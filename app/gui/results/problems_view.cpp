@@ -54,11 +54,11 @@ std::vector<ResultIssue> clusterIssues(const Cluster &cluster)
         if (reached)
             continue;
         const QString name = QString::fromStdString(cluster.machines[size_t(m)].name);
-        issues.push_back({ProblemsView::tr(
-                              "Machine %1 has no network path to any other machine: no plan "
+        issues.push_back(
+            {ProblemsView::tr("Machine %1 has no network path to any other machine: no plan "
                               "can use its GPUs together with the others. Connect it.")
-                              .arg(name),
-                          ResultIssue::Culprit::Machine, m, name});
+                 .arg(name),
+             ResultIssue::Culprit::Machine, m, name});
     }
     return issues;
 }

@@ -1,5 +1,11 @@
 #include "results/results_panel.h"
 
+#include "canvas/cluster_scene.h"
+#include "core/catalog/catalog.h"
+#include "core/io/cluster_check.h"
+#include "core/plan/validator.h"
+#include "core/serving/plan_serving.h"
+#include "model/document.h"
 #include "results/breakdown_chart.h"
 #include "results/compare_model.h"
 #include "results/compare_view.h"
@@ -11,14 +17,6 @@
 #include "results/serving_view.h"
 #include "results/timeline_chart.h"
 #include "results/whatif_panel.h"
-
-#include "canvas/cluster_scene.h"
-#include "model/document.h"
-
-#include "core/catalog/catalog.h"
-#include "core/io/cluster_check.h"
-#include "core/plan/validator.h"
-#include "core/serving/plan_serving.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -62,8 +60,8 @@ ResultsPanel::~ResultsPanel()
     m_controller->cancelAndWait();
 }
 
-QDockWidget *ResultsPanel::addDock(const QString &title, const QString &objectName,
-                                   QWidget *widget, Qt::DockWidgetArea area)
+QDockWidget *ResultsPanel::addDock(const QString &title, const QString &objectName, QWidget *widget,
+                                   Qt::DockWidgetArea area)
 {
     auto *dock = new QDockWidget(title, m_window);
     dock->setObjectName(objectName); // saveState()/restoreState() key
@@ -97,8 +95,8 @@ void ResultsPanel::buildViews()
     m_compareView = new CompareView(m_compareModel);
     m_problems = new ProblemsView;
 
-    m_planDock = addDock(tr("Plan"), QStringLiteral("results.plan"), planScroll,
-                         Qt::BottomDockWidgetArea);
+    m_planDock
+        = addDock(tr("Plan"), QStringLiteral("results.plan"), planScroll, Qt::BottomDockWidgetArea);
     QDockWidget *charts = addDock(tr("Charts"), QStringLiteral("results.charts"), m_charts,
                                   Qt::BottomDockWidgetArea);
     m_compareDock = addDock(tr("Compare"), QStringLiteral("results.compare"), m_compareView,
@@ -148,8 +146,8 @@ void ResultsPanel::buildMenu(QAction *menuBefore)
     m_planAction = m_menu->addAction(tr("&Plan"), this, &ResultsPanel::plan);
     m_planAction->setShortcut(Qt::Key_F5);
     m_planAction->setStatusTip(tr("Search for the best plan with the chosen planner"));
-    m_compareAction = m_menu->addAction(tr("&Compare all planners"), this,
-                                        &ResultsPanel::compareAll);
+    m_compareAction
+        = m_menu->addAction(tr("&Compare all planners"), this, &ResultsPanel::compareAll);
     m_compareAction->setShortcut(Qt::CTRL | Qt::Key_F5);
     m_cancelAction = m_menu->addAction(tr("C&ancel"), this, &ResultsPanel::cancel);
     m_cancelAction->setShortcut(Qt::SHIFT | Qt::Key_F5);
@@ -192,13 +190,11 @@ void ResultsPanel::buildMenu(QAction *menuBefore)
         });
     }
     m_menu->addSeparator();
-    m_exportActions << m_menu->addAction(tr("Export plan &file…"), this, &ResultsPanel::exportPlan)
-                    << m_menu->addAction(tr("Export plan &view as image…"), this,
-                                         [this] { exportImage(true); })
-                    << m_menu->addAction(tr("Export &chart as image…"), this,
-                                         [this] { exportImage(false); })
-                    << m_menu->addAction(tr("Export &breakdown as CSV…"), this,
-                                         &ResultsPanel::exportCsv);
+    m_exportActions
+        << m_menu->addAction(tr("Export plan &file…"), this, &ResultsPanel::exportPlan)
+        << m_menu->addAction(tr("Export plan &view as image…"), this, [this] { exportImage(true); })
+        << m_menu->addAction(tr("Export &chart as image…"), this, [this] { exportImage(false); })
+        << m_menu->addAction(tr("Export &breakdown as CSV…"), this, &ResultsPanel::exportCsv);
 }
 
 void ResultsPanel::followDocument(Document *document)
@@ -210,8 +206,8 @@ void ResultsPanel::followDocument(Document *document)
         setWorkload(project.workload);
         // A planner for the other mode (training vs inference) falls back to the default.
         const std::vector<PlannerKind> fitting = plannersFor(project.workload.mode);
-        const bool fits = std::find(fitting.begin(), fitting.end(), project.planner)
-                          != fitting.end();
+        const bool fits
+            = std::find(fitting.begin(), fitting.end(), project.planner) != fitting.end();
         setPlanner(fits ? std::optional(project.planner) : std::nullopt);
         setCostModel(project.costModel);
     };
@@ -235,8 +231,9 @@ void ResultsPanel::followDocument(Document *document)
         document->setCostModel(m_costModel);
     });
     connect(this, &ResultsPanel::planShown, document, [this, document] {
-        if (m_shown && !(document->project().lastPlan
-                         && document->project().lastPlan->sameLayout(m_shown->plan)))
+        if (m_shown
+            && !(document->project().lastPlan
+                 && document->project().lastPlan->sameLayout(m_shown->plan)))
             document->setLastPlan(m_shown->plan);
     });
 }
@@ -335,7 +332,8 @@ void ResultsPanel::start(std::vector<PlannerKind> planners)
         const Cluster &cluster = m_clusterModel->cluster();
         std::vector<ResultIssue> issues = clusterIssues(cluster);
         if (issues.empty())
-            issues.push_back(failureIssue(cluster, QString::fromStdString(problem.error().message)));
+            issues.push_back(
+                failureIssue(cluster, QString::fromStdString(problem.error().message)));
         m_problems->setIssues(issues);
         m_problemsDock->raise();
         return;
@@ -416,7 +414,8 @@ void ResultsPanel::onFinished(bool cancelled)
     const PlannerOutcome *best = nullptr;
     for (const PlannerOutcome &outcome : m_controller->outcomes())
         if (outcome.search
-            && (!best || outcome.search->evaluation.iterationS < best->search->evaluation.iterationS))
+            && (!best
+                || outcome.search->evaluation.iterationS < best->search->evaluation.iterationS))
             best = &outcome;
     if (!best || !request) {
         m_progressLabel->setText(cancelled ? tr("Cancelled before any plan was found")
@@ -438,9 +437,9 @@ QString ResultsPanel::plannedText(const PlanRequest &request, const PlanSearch &
                                     : tr("Planned: %1 per iteration, MFU %2"))
             .arg(ResultsText::duration(e.iterationS), ResultsText::percent(e.mfu));
     // An inference plan's iterationS is its slowest replica's request latency.
-    const ServingFigures serving =
-        e.serving ? *e.serving
-                  : servePlan(request.problem, *makeCostModel(request.costModel), search.plan);
+    const ServingFigures serving
+        = e.serving ? *e.serving
+                    : servePlan(request.problem, *makeCostModel(request.costModel), search.plan);
     return (search.stoppedEarly ? tr("Stopped: best plan so far: slowest replica %1, SLO "
                                      "attainment %2")
                                 : tr("Planned: slowest replica %1, SLO attainment %2"))
@@ -453,10 +452,10 @@ void ResultsPanel::showFailures()
     std::vector<ResultIssue> issues;
     for (const PlannerOutcome &outcome : m_controller->outcomes())
         if (outcome.error)
-            issues.push_back(failureIssue(
-                request->problem.topology.cluster(),
-                QString::fromUtf8(plannerName(outcome.planner)) + QStringLiteral(": ")
-                    + CompareModel::failureText(*outcome.error)));
+            issues.push_back(failureIssue(request->problem.topology.cluster(),
+                                          QString::fromUtf8(plannerName(outcome.planner))
+                                              + QStringLiteral(": ")
+                                              + CompareModel::failureText(*outcome.error)));
     m_problems->setIssues(issues);
     m_problemsDock->raise();
     if (!m_shown)
@@ -487,7 +486,8 @@ void ResultsPanel::onStageSelected(const QStringList &gpuNames)
 {
     QList<ItemId> machines;
     for (const QString &gpu : gpuNames) {
-        const ItemId id = m_clusterModel->nodeByName(gpu.section(QLatin1Char(':'), 0, 0).toStdString());
+        const ItemId id
+            = m_clusterModel->nodeByName(gpu.section(QLatin1Char(':'), 0, 0).toStdString());
         if (id != 0 && !machines.contains(id))
             machines << id;
     }
@@ -544,8 +544,8 @@ void ResultsPanel::exportImage(bool planView)
     QCustomPlot *plot = qobject_cast<QCustomPlot *>(m_charts->currentWidget());
     if (m_charts->currentWidget() == m_serving)
         plot = m_serving->latencyPlot();
-    const Status written = planView || !plot ? exportPlanView(path, m_planView)
-                                             : exportChart(path, plot);
+    const Status written
+        = planView || !plot ? exportPlanView(path, m_planView) : exportChart(path, plot);
     if (!written)
         QMessageBox::warning(m_window, tr("Export image"),
                              QString::fromStdString(written.error().message));

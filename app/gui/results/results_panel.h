@@ -1,13 +1,12 @@
 #pragma once
 
-#include "model/cluster_model.h"
-#include "results/problems_view.h"
-#include "results/results_text.h"
-
 #include "core/cost/cost_model.h"
 #include "core/model/model_spec.h"
 #include "core/model/workload.h"
 #include "core/planners/planner.h"
+#include "model/cluster_model.h"
+#include "results/problems_view.h"
+#include "results/results_text.h"
 
 #include <QList>
 #include <QObject>

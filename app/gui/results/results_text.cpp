@@ -77,8 +77,8 @@ QString ResultsText::targetName(const Cluster &cluster, const BandwidthTarget &t
         return tr("Link %1 – %2").arg(QString::fromStdString(l.a), QString::fromStdString(l.b));
     }
     case BandwidthTarget::Kind::MachineIntra:
-        return tr("Inside %1").arg(
-            QString::fromStdString(cluster.machines[size_t(target.index)].name));
+        return tr("Inside %1")
+            .arg(QString::fromStdString(cluster.machines[size_t(target.index)].name));
     }
     return {};
 }
@@ -102,8 +102,8 @@ std::vector<QColor> ResultsText::breakdownColors()
 QColor gpuTypeColor(const Topology &topology, int gpu)
 {
     // Pastel hues far enough apart to tell eight types apart.
-    static constexpr std::array<QRgb, 8> kPalette = {0xa6cee3, 0xb2df8a, 0xfdbf6f, 0xcab2d6,
-                                                     0xfb9a99, 0xffff99, 0x8dd3c7, 0xd9d9d9};
+    static constexpr std::array<QRgb, 8> kPalette
+        = {0xa6cee3, 0xb2df8a, 0xfdbf6f, 0xcab2d6, 0xfb9a99, 0xffff99, 0x8dd3c7, 0xd9d9d9};
     return QColor(kPalette[size_t(topology.gpu(gpu).typeIndex) % kPalette.size()]);
 }
 

@@ -1,9 +1,8 @@
 #pragma once
 
-#include "results/bandwidth_whatif.h"
-
 #include "core/cost/problem.h"
 #include "core/plan/plan.h"
+#include "results/bandwidth_whatif.h"
 
 #include <QColor>
 #include <QCoreApplication>
@@ -33,9 +32,9 @@ class ResultsText
 public:
     // "25.6 s", "845 ms", "12 µs"; "∞" for a plan that cannot run.
     static QString duration(double seconds);
-    static QString percent(double fraction);         // 0.431 -> "43.1 %"
-    static QString gib(double gib);                  // "61.2 GiB"
-    static QString bandwidth(double gbps);           // "1.5 GB/s"
+    static QString percent(double fraction); // 0.431 -> "43.1 %"
+    static QString gib(double gib);          // "61.2 GiB"
+    static QString bandwidth(double gbps);   // "1.5 GB/s"
     static QString gpuList(const Topology &topology, const std::vector<int> &gpus);
     static QStringList gpuNames(const Topology &topology, const std::vector<int> &gpus);
     // Distinct GPU type names of the given GPUs, in first-use order.

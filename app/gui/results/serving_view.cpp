@@ -1,9 +1,8 @@
 #include "results/serving_view.h"
 
+#include "core/serving/plan_serving.h"
 #include "results/chart_support.h"
 #include "results/qcustomplot_include.h"
-
-#include "core/serving/plan_serving.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -121,10 +120,10 @@ void ServingView::setPlan(const ShownPlan &shown, CostModelKind costModelKind)
         const ServingSimulator simulator;
         const double rate = shown.plan.workload.infer.requestRatePerS;
         for (int step = -3; step <= 3; ++step) {
-            const ServingOutcome outcome =
-                simulator.simulate(e.replicaLatencyS, rate * std::pow(2.0, step), *sloS);
-            points.push_back({outcome.requestRatePerS, outcome.attainment, outcome.p50S,
-                              outcome.p99S});
+            const ServingOutcome outcome
+                = simulator.simulate(e.replicaLatencyS, rate * std::pow(2.0, step), *sloS);
+            points.push_back(
+                {outcome.requestRatePerS, outcome.attainment, outcome.p50S, outcome.p99S});
         }
     }
     setAttainment(points);
@@ -135,8 +134,8 @@ void ServingView::setPlan(const ShownPlan &shown, CostModelKind costModelKind)
                        .arg(QLocale().toString(e.tokensPerS, 'f', 0));
     if (sloS && shown.problem && shown.problem->workload.mode == Mode::Infer
         && !e.replicaLatencyS.empty()) {
-        const ServingFigures f = e.serving ? *e.serving
-                                           : servePlan(*shown.problem, *costModel, shown.plan);
+        const ServingFigures f
+            = e.serving ? *e.serving : servePlan(*shown.problem, *costModel, shown.plan);
         text += QLatin1Char('\n')
                 + tr("At %1 requests/s: %2 within the SLO of %3, latency p50 %4, p99 %5; "
                      "up to %6 requests/s at %7 attainment")

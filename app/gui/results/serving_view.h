@@ -1,8 +1,7 @@
 #pragma once
 
-#include "results/results_text.h"
-
 #include "core/cost/cost_model.h"
+#include "results/results_text.h"
 
 #include <QWidget>
 
@@ -34,7 +33,7 @@ public:
     struct AttainmentPoint
     {
         double requestRatePerS = 0;
-        double attainment = 0;    // fraction of requests within the SLO
+        double attainment = 0; // fraction of requests within the SLO
         double p50S = 0;
         double p99S = 0;
     };

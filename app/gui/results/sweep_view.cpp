@@ -40,13 +40,13 @@ SweepView::SweepView(QWidget *parent)
     m_plot->yAxis->setLabel(tr("iteration time (s)"));
     m_plot->yAxis2->setVisible(true);
     m_plot->yAxis2->setLabel(tr("MFU (%)"));
-    const auto addLine = [this](QCPAxis *valueAxis, const QString &name, QColor color,
-                                Qt::PenStyle style) {
-        QCPGraph *graph = m_plot->addGraph(m_plot->xAxis, valueAxis);
-        graph->setName(name);
-        graph->setPen(QPen(color, 2, style));
-        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
-    };
+    const auto addLine
+        = [this](QCPAxis *valueAxis, const QString &name, QColor color, Qt::PenStyle style) {
+              QCPGraph *graph = m_plot->addGraph(m_plot->xAxis, valueAxis);
+              graph->setName(name);
+              graph->setPen(QPen(color, 2, style));
+              graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
+          };
     addLine(m_plot->yAxis, tr("Current plan"), QColor(0x4c, 0x72, 0xb0), Qt::DashLine);
     addLine(m_plot->yAxis, tr("Re-planned"), QColor(0x4c, 0x72, 0xb0), Qt::SolidLine);
     addLine(m_plot->yAxis2, tr("MFU, re-planned"), QColor(0xdd, 0x84, 0x52), Qt::SolidLine);
@@ -124,10 +124,8 @@ void SweepView::startSweep(int targetIndex)
                  planner = m_planner, target, bandwidths,
                  stop = m_stop.get_token()](QPromise<std::vector<SweepPoint>> &promise) {
         const std::unique_ptr<CostModel> model = makeCostModel(costModel);
-        promise.addResult(sweepBandwidth(*problem, *model, planner, plan, target, bandwidths,
-                                         stop, [&promise](int done) {
-                                             promise.setProgressValue(done);
-                                         }));
+        promise.addResult(sweepBandwidth(*problem, *model, planner, plan, target, bandwidths, stop,
+                                         [&promise](int done) { promise.setProgressValue(done); }));
     };
     m_watcher->setFuture(QtConcurrent::run(std::move(work)));
     m_runButton->setText(tr("Cancel sweep"));
@@ -139,9 +137,10 @@ void SweepView::onFinished()
     m_runButton->setText(tr("Run sweep"));
     const QFuture<std::vector<SweepPoint>> future = m_watcher->future();
     m_points = future.resultCount() > 0 ? future.result() : std::vector<SweepPoint>{};
-    m_status->setText(m_stop.stop_requested()
-                          ? tr("Sweep stopped; points computed: %1").arg(m_points.size())
-                          : tr("Sweep of %1 done; points: %2").arg(m_targetName).arg(m_points.size()));
+    m_status->setText(
+        m_stop.stop_requested()
+            ? tr("Sweep stopped; points computed: %1").arg(m_points.size())
+            : tr("Sweep of %1 done; points: %2").arg(m_targetName).arg(m_points.size()));
     showPoints();
     Q_EMIT sweepFinished();
 }

@@ -190,8 +190,7 @@ void TimelineChart::setPlan(const ShownPlan &shown)
             if (interval.pass == Pass::Backward)
                 color = color.darker(150);
             m_gantt->boxes.push_back({firstRow + interval.stage, interval.startS, interval.endS,
-                                      interval.microBatch, interval.pass == Pass::Backward,
-                                      color});
+                                      interval.microBatch, interval.pass == Pass::Backward, color});
         }
     }
     // Row by row in time order, so that draw() can merge neighbours.
@@ -205,10 +204,10 @@ void TimelineChart::setPlan(const ShownPlan &shown)
     setChartPlaceholder(this, {});
     // The event simulation waits where the closed form the cost models use does not (a
     // backward pass blocked behind a slower later stage), so the two may differ: say both.
-    setChartTitle(this, tr("1F1B timeline, simulated: %1 for the slowest pipeline "
-                           "(the cost model's estimate: %2)")
-                            .arg(ResultsText::duration(makespanS),
-                                 ResultsText::duration(closedFormS)));
+    setChartTitle(this,
+                  tr("1F1B timeline, simulated: %1 for the slowest pipeline "
+                     "(the cost model's estimate: %2)")
+                      .arg(ResultsText::duration(makespanS), ResultsText::duration(closedFormS)));
     replot();
 }
 

@@ -1,9 +1,8 @@
 #pragma once
 
+#include "core/sim/pipeline_sim.h"
 #include "results/qcustomplot_include.h"
 #include "results/results_text.h"
-
-#include "core/sim/pipeline_sim.h"
 
 #include <vector>
 

@@ -146,8 +146,8 @@ void WhatIfPanel::setBase(const ShownPlan &shown, CostModelKind costModel, Plann
     m_targets = bandwidthTargets(shown.problem->topology.cluster());
     rebuildSliders();
     m_resetButton->setEnabled(true);
-    m_currentLabel->setText(tr("Current plan as drawn: %1")
-                                .arg(ResultsText::duration(shown.evaluation.iterationS)));
+    m_currentLabel->setText(
+        tr("Current plan as drawn: %1").arg(ResultsText::duration(shown.evaluation.iterationS)));
     m_sweep->setBase(shown, costModel, planner);
 }
 
@@ -166,8 +166,8 @@ void WhatIfPanel::rebuildSliders()
     layout->setContentsMargins(0, 0, 0, 0);
     for (int i = 0; i < int(m_targets.size()); ++i) {
         const BandwidthTarget &target = m_targets[size_t(i)];
-        auto *name =
-            new ElidedLabel(ResultsText::targetName(m_base->problem->topology.cluster(), target));
+        auto *name
+            = new ElidedLabel(ResultsText::targetName(m_base->problem->topology.cluster(), target));
         const bool isClass = target.kind == BandwidthTarget::Kind::Network
                              || target.kind == BandwidthTarget::Kind::Intra;
         if (isClass) {
@@ -216,8 +216,7 @@ void WhatIfPanel::updateValueLabel(int index)
     const bool isClass = target.kind == BandwidthTarget::Kind::Network
                          || target.kind == BandwidthTarget::Kind::Intra;
     m_valueLabels[size_t(index)]->setText(
-        isClass ? scale
-                : tr("%1 (%2)").arg(ResultsText::bandwidth(drawnGBps * factor), scale));
+        isClass ? scale : tr("%1 (%2)").arg(ResultsText::bandwidth(drawnGBps * factor), scale));
 }
 
 Cluster WhatIfPanel::changedCluster() const
@@ -250,13 +249,13 @@ void WhatIfPanel::reevaluate()
     const double beforeS = m_base->evaluation.iterationS;
     const double afterS = m_changed->iterationS;
     const double change = beforeS > 0 ? (afterS / beforeS - 1) : 0;
-    m_currentLabel->setText(
-        tr("Current plan: %1 → %2 (%3%4 %), MFU %5 → %6; evaluated in %7 ms")
-            .arg(ResultsText::duration(beforeS), ResultsText::duration(afterS),
-                 change >= 0 ? QStringLiteral("+") : QString(),
-                 QLocale().toString(100 * change, 'f', 1), ResultsText::percent(m_base->evaluation.mfu),
-                 ResultsText::percent(m_changed->mfu),
-                 QLocale().toString(m_lastEvaluationMs, 'f', 2)));
+    m_currentLabel->setText(tr("Current plan: %1 → %2 (%3%4 %), MFU %5 → %6; evaluated in %7 ms")
+                                .arg(ResultsText::duration(beforeS), ResultsText::duration(afterS),
+                                     change >= 0 ? QStringLiteral("+") : QString(),
+                                     QLocale().toString(100 * change, 'f', 1),
+                                     ResultsText::percent(m_base->evaluation.mfu),
+                                     ResultsText::percent(m_changed->mfu),
+                                     QLocale().toString(m_lastEvaluationMs, 'f', 2)));
     m_replanLabel->setText(tr("Re-planning after a pause…"));
     m_showButton->setEnabled(false);
     Q_EMIT evaluated();
@@ -295,12 +294,11 @@ void WhatIfPanel::onReplanFinished(bool cancelled)
     auto problem = std::make_shared<const Problem>(m_replanner->request()->problem);
     m_replanned = ShownPlan{problem, outcome.search->plan, outcome.search->evaluation};
     const bool same = outcome.search->plan.sameLayout(m_base->plan);
-    m_replanLabel->setText(
-        tr("Re-planned: %1 (as drawn: %2, current plan here: %3); %4")
-            .arg(ResultsText::duration(outcome.search->evaluation.iterationS),
-                 ResultsText::duration(m_base->evaluation.iterationS),
-                 ResultsText::duration(m_changed ? m_changed->iterationS : 0),
-                 same ? tr("same strategy") : tr("the strategy changed")));
+    m_replanLabel->setText(tr("Re-planned: %1 (as drawn: %2, current plan here: %3); %4")
+                               .arg(ResultsText::duration(outcome.search->evaluation.iterationS),
+                                    ResultsText::duration(m_base->evaluation.iterationS),
+                                    ResultsText::duration(m_changed ? m_changed->iterationS : 0),
+                                    same ? tr("same strategy") : tr("the strategy changed")));
     m_showButton->setEnabled(!same);
     Q_EMIT replanned();
 }
@@ -321,8 +319,8 @@ void WhatIfPanel::reset()
     m_replanned.reset();
     m_showButton->setEnabled(false);
     m_replanLabel->clear();
-    m_currentLabel->setText(tr("Current plan as drawn: %1")
-                                .arg(ResultsText::duration(m_base->evaluation.iterationS)));
+    m_currentLabel->setText(
+        tr("Current plan as drawn: %1").arg(ResultsText::duration(m_base->evaluation.iterationS)));
 }
 
 } // namespace hetplan::gui

@@ -58,8 +58,8 @@ public Q_SLOTS:
     void reset();
 
 Q_SIGNALS:
-    void evaluated();                          // changedEvaluation() is new
-    void replanned();                          // replannedPlan() is new
+    void evaluated(); // changedEvaluation() is new
+    void replanned(); // replannedPlan() is new
     void showPlanRequested(const hetplan::gui::ShownPlan &shown);
 
 private:

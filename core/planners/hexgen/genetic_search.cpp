@@ -276,9 +276,8 @@ GeneticSearch::Individual GeneticSearch::evolve(std::vector<Individual> populati
                                                 std::stop_token stop, ProgressSink &progress,
                                                 std::vector<TracePoint> &trace)
 {
-    const auto sameGroups = [](const Individual &a, const Individual &b) {
-        return a.groups == b.groups;
-    };
+    const auto sameGroups
+        = [](const Individual &a, const Individual &b) { return a.groups == b.groups; };
     const auto select = [&](std::vector<Individual> &all) {
         std::stable_sort(all.begin(), all.end(), fitterFirst);
         std::vector<Individual> kept;
@@ -315,8 +314,8 @@ GeneticSearch::Individual GeneticSearch::evolve(std::vector<Individual> populati
             // Binary tournament.
             const size_t a = m_rng() % parents;
             const size_t b = m_rng() % parents;
-            const Individual &parent = fitterFirst(population[b], population[a]) ? population[b]
-                                                                                  : population[a];
+            const Individual &parent
+                = fitterFirst(population[b], population[a]) ? population[b] : population[a];
             // One mutation, or a short chain of them (each further one with probability ½,
             // at most four) so that offspring can cross a step that is worse on its own.
             std::optional<std::vector<GpuGroup>> child = mutate(parent.groups);

@@ -90,8 +90,7 @@ private:
     std::optional<std::vector<GpuGroup>> mutate(const std::vector<GpuGroup> &groups);
     // Group i and the groups without a replica in its K-means cluster, packed with replicas
     // (nothing where group i spans clusters).
-    std::optional<std::vector<GpuGroup>> packAround(const std::vector<GpuGroup> &groups,
-                                                    size_t i);
+    std::optional<std::vector<GpuGroup>> packAround(const std::vector<GpuGroup> &groups, size_t i);
     Individual packedStart();
     bool holdsReplica(const GpuGroup &group);
     Individual make(std::vector<GpuGroup> groups);

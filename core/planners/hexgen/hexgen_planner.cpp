@@ -98,8 +98,8 @@ Result<PlanSearch> HexGenPlanner::planImpl(const Problem &problem, const CostMod
     settings.patience = int(options.knob("patience", 40, 1, 1000000));
     settings.seed = options.seed;
     settings.timeLimitS = options.timeLimitS;
-    settings.tieBreak = int(options.knob("prefer_replicas", 1, 0, 1)) ? TieBreak::Replicas
-                                                                   : TieBreak::Rate;
+    settings.tieBreak
+        = int(options.knob("prefer_replicas", 1, 0, 1)) ? TieBreak::Replicas : TieBreak::Rate;
 
     ReplicaLayouts layouts(problem, costModel, available,
                            int(options.knob("max_stages", 8, 1, 1024)));
@@ -109,8 +109,8 @@ Result<PlanSearch> HexGenPlanner::planImpl(const Problem &problem, const CostMod
                : search.kMeansStart();
 
     PlanSearch result;
-    const GeneticSearch::Individual best = search.evolve(std::move(start), stop, progress,
-                                                         result.trace);
+    const GeneticSearch::Individual best
+        = search.evolve(std::move(start), stop, progress, result.trace);
     result.plan.pipelines = search.replicas(best.groups);
 
     // Never worse than a warm start that is still a valid plan on the online GPUs.
@@ -125,12 +125,12 @@ Result<PlanSearch> HexGenPlanner::planImpl(const Problem &problem, const CostMod
     if (result.plan.pipelines.empty()) {
         if (stop.stop_requested())
             return Error{ErrorKind::Cancelled, "stopped before any replica that fits was found"};
-        double paramsBytes = problem.model.totalParams()
-                             * bytesPerElement(problem.workload.infer.precision);
+        double paramsBytes
+            = problem.model.totalParams() * bytesPerElement(problem.workload.infer.precision);
         return Error{ErrorKind::NoPlanFits,
                      "no group of the online GPUs of '" + topology.cluster().name
-                         + "' holds one replica of " + problem.model.name + " ("
-                         + gib(paramsBytes) + " GiB of parameters plus its KV cache) under the "
+                         + "' holds one replica of " + problem.model.name + " (" + gib(paramsBytes)
+                         + " GiB of parameters plus its KV cache) under the "
                          + std::string(costModel.name())
                          + " cost model; add GPUs with more memory or use a smaller model"};
     }

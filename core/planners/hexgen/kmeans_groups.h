@@ -38,8 +38,8 @@ private:
     };
     Run run(int k, std::uint64_t seed) const;
 
-    std::vector<int> m_machines;          // machine of each point
-    std::vector<int> m_weights;           // its GPU count
+    std::vector<int> m_machines; // machine of each point
+    std::vector<int> m_weights;  // its GPU count
     std::vector<std::vector<double>> m_features;
 };
 

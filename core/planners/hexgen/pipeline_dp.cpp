@@ -89,9 +89,8 @@ bool ReplicaLayouts::tpAllowed(int machine, int tp)
     const auto it = m_tpAllowed.find(key);
     if (it != m_tpAllowed.end())
         return it->second;
-    const bool allowed = tp == 1
-                         || m_costModel.allowsTpGroup(m_problem,
-                                                      std::span(gpus).first(size_t(tp)));
+    const bool allowed
+        = tp == 1 || m_costModel.allowsTpGroup(m_problem, std::span(gpus).first(size_t(tp)));
     m_tpAllowed.emplace(key, allowed);
     return allowed;
 }
@@ -99,10 +98,9 @@ bool ReplicaLayouts::tpAllowed(int machine, int tp)
 const ReplicaLayouts::StageCost &ReplicaLayouts::stageCost(int machine, int tp, int layers,
                                                            bool first, bool last)
 {
-    const std::uint64_t key = ((std::uint64_t(machine) * 16 + std::uint64_t(tp)) * 65536
-                               + std::uint64_t(layers))
-                                  * 4
-                              + (first ? 2u : 0u) + (last ? 1u : 0u);
+    const std::uint64_t key
+        = ((std::uint64_t(machine) * 16 + std::uint64_t(tp)) * 65536 + std::uint64_t(layers)) * 4
+          + (first ? 2u : 0u) + (last ? 1u : 0u);
     const auto it = m_stageCosts.find(key);
     if (it != m_stageCosts.end())
         return it->second;
@@ -122,10 +120,10 @@ const ReplicaLayouts::StageCost &ReplicaLayouts::stageCost(int machine, int tp, 
 
 double ReplicaLayouts::hopS(int machineA, int tpA, int machineB, int tpB)
 {
-    const std::uint64_t key = ((std::uint64_t(machineA) * 16 + std::uint64_t(tpA)) * 65536
-                               + std::uint64_t(machineB))
-                                  * 16
-                              + std::uint64_t(tpB);
+    const std::uint64_t key
+        = ((std::uint64_t(machineA) * 16 + std::uint64_t(tpA)) * 65536 + std::uint64_t(machineB))
+              * 16
+          + std::uint64_t(tpB);
     const auto it = m_hops.find(key);
     if (it != m_hops.end())
         return it->second;
@@ -227,8 +225,8 @@ ReplicaLayouts::Layout ReplicaLayouts::bestStages(const GpuGroup &group,
     long long tau = best - (m_cost.begin() + std::ptrdiff_t(lastRow));
     for (int j = stageCount; j > 0; --j) {
         const std::int32_t *back = &m_back[(size_t(j) * size_t(states) + size_t(tau)) * 3];
-        layout.stages[size_t(j - 1)] = {group[size_t(back[1])].machine, kTpDegrees[size_t(back[2])],
-                                        layers[size_t(j - 1)]};
+        layout.stages[size_t(j - 1)]
+            = {group[size_t(back[1])].machine, kTpDegrees[size_t(back[2])], layers[size_t(j - 1)]};
         tau = back[0];
     }
     return layout;

@@ -48,8 +48,8 @@ struct DraftStage
 
 struct ReplicaDraft
 {
-    bool fits = false;          // false: no layout of this group holds the model
-    double latencyS = 0;        // one request through the replica (HexGen eq. 2)
+    bool fits = false;   // false: no layout of this group holds the model
+    double latencyS = 0; // one request through the replica (HexGen eq. 2)
     std::vector<DraftStage> stages;
 };
 

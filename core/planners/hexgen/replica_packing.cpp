@@ -176,17 +176,16 @@ void ReplicaPacker::placeLeftovers(std::vector<GpuGroup> &replicas, std::vector<
         double bestGainPerS = 0;
         for (size_t r = 0; r < replicas.size(); ++r) {
             const GpuGroup &replica = replicas[r];
-            const bool onMachine = std::any_of(replica.begin(), replica.end(),
-                                               [&](const GroupPart &p) {
-                                                   return p.machine == pool[k].machine;
-                                               });
+            const bool onMachine
+                = std::any_of(replica.begin(), replica.end(),
+                              [&](const GroupPart &p) { return p.machine == pool[k].machine; });
             if (!onMachine)
                 continue;
             const GpuGroup grown = mergedGroups(replica, leftover);
             if (!withinSlo(grown))
                 continue;
-            const double gainPerS = 1.0 / m_layouts.layout(grown).latencyS
-                                    - 1.0 / m_layouts.layout(replica).latencyS;
+            const double gainPerS
+                = 1.0 / m_layouts.layout(grown).latencyS - 1.0 / m_layouts.layout(replica).latencyS;
             if (gainPerS > bestGainPerS) {
                 bestGainPerS = gainPerS;
                 bestReplica = r;

@@ -1,6 +1,7 @@
 #include "core/planners/hexiscale/batch_balance.h"
 
 #include <queue>
+
 #include <utility>
 
 namespace hetplan::hexiscale {

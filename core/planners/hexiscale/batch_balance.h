@@ -12,6 +12,7 @@ namespace hetplan::hexiscale {
 // micro-batches (eq. 9), giving each next micro-batch to the pipeline that finishes it soonest
 // minimises max_i time_i exactly (the times only grow with m_i).
 // Every pipeline gets at least one; empty when there are fewer micro-batches than pipelines.
-std::vector<int> balanceMicroBatches(std::span<const PipelineShapeCost> pipelines, int microBatches);
+std::vector<int> balanceMicroBatches(std::span<const PipelineShapeCost> pipelines,
+                                     int microBatches);
 
 } // namespace hetplan::hexiscale

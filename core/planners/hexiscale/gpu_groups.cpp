@@ -44,13 +44,15 @@ void addNetworkEdges(const Topology &topology, std::span<const int> gpus,
     }
     for (size_t ma = 0; ma < byMachine.size(); ++ma)
         for (size_t mb = ma + 1; mb < byMachine.size(); ++mb) {
-            const auto &big = byMachine[ma].size() >= byMachine[mb].size() ? byMachine[ma] : byMachine[mb];
+            const auto &big
+                = byMachine[ma].size() >= byMachine[mb].size() ? byMachine[ma] : byMachine[mb];
             const auto &small = &big == &byMachine[ma] ? byMachine[mb] : byMachine[ma];
             const double scale = double(small.size());
             for (size_t k = 0; k < big.size(); ++k) {
                 const int a = big[k];
                 const int b = small[k % small.size()];
-                edges.push_back({a, b, scale * topology.bandwidthGBps(gpus[size_t(a)], gpus[size_t(b)])});
+                edges.push_back(
+                    {a, b, scale * topology.bandwidthGBps(gpus[size_t(a)], gpus[size_t(b)])});
             }
         }
 }
@@ -69,7 +71,8 @@ Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::s
     for (int i = 0; i < n; ++i)
         for (int j = i + 1; j < n; ++j)
             if (topology.gpu(gpus[size_t(i)]).machine == topology.gpu(gpus[size_t(j)]).machine)
-                graph.edges.push_back({i, j, topology.bandwidthGBps(gpus[size_t(i)], gpus[size_t(j)])});
+                graph.edges.push_back(
+                    {i, j, topology.bandwidthGBps(gpus[size_t(i)], gpus[size_t(j)])});
     addNetworkEdges(topology, gpus, graph.edges);
 
     if (option == CutOption::MaximiseBetweenGroups) {
@@ -124,7 +127,8 @@ void forEachMachine(const Topology &topology, std::span<const int> gpus, Slice &
     size_t at = 0;
     while (at < gpus.size()) {
         size_t end = at;
-        while (end < gpus.size() && topology.gpu(gpus[end]).machine == topology.gpu(gpus[at]).machine)
+        while (end < gpus.size()
+               && topology.gpu(gpus[end]).machine == topology.gpu(gpus[at]).machine)
             ++end;
         slice(at, end);
         at = end;

@@ -13,8 +13,8 @@
 #include "core/planners/search_reporter.h"
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -69,7 +69,8 @@ public:
         const TrainWorkload &train = problem.workload.train;
         for (int b : train.microBatchSizes)
             if (b >= 1 && train.globalBatch % b == 0
-                && std::find(m_microBatches.begin(), m_microBatches.end(), b) == m_microBatches.end())
+                && std::find(m_microBatches.begin(), m_microBatches.end(), b)
+                       == m_microBatches.end())
                 m_microBatches.push_back(b);
         m_iterations = options.maxIterations > 0 ? options.maxIterations
                                                  : std::max(1, int(options.knob("iterations", 50)));
@@ -92,13 +93,16 @@ public:
 
         const std::vector<int> ladder = pipelineLadder();
         for (int iteration = 0; iteration < m_iterations && !shouldStop(); ++iteration) {
-            const Choice choice = iteration < int(ladder.size()) ? ladderChoice(ladder[size_t(iteration)])
-                                                                 : exploreChoice(ladder);
+            const Choice choice = iteration < int(ladder.size())
+                                      ? ladderChoice(ladder[size_t(iteration)])
+                                      : exploreChoice(ladder);
             tryChoice(choice);
             // Small clusters are cheap to plan: both cut options and every TP policy.
             if (m_problem.topology.gpuCount() <= kSmallCluster)
-                for (CutOption cut : {CutOption::MinimiseBetweenGroups, CutOption::MaximiseBetweenGroups})
-                    for (TpPolicy policy : {TpPolicy::LocallyBest, TpPolicy::Widest, TpPolicy::Narrowest})
+                for (CutOption cut :
+                     {CutOption::MinimiseBetweenGroups, CutOption::MaximiseBetweenGroups})
+                    for (TpPolicy policy :
+                         {TpPolicy::LocallyBest, TpPolicy::Widest, TpPolicy::Narrowest})
                         if (policy != choice.policy || cut != choice.cut) {
                             Choice variant = choice;
                             variant.cut = cut;
@@ -129,14 +133,15 @@ private:
     std::string noFitMessage() const
     {
         std::string text = "no HexiScale plan for model '" + m_problem.model.name
-                           + "' fits in the memory of cluster '"
-                           + m_problem.topology.cluster().name + "'";
+                           + "' fits in the memory of cluster '" + m_problem.topology.cluster().name
+                           + "'";
         if (!m_closest.empty())
             text += ": " + m_closest.describe(m_problem);
         else if (!m_baselineNoFit.empty()) // no GPU group could hold the model at all
             text += "; " + m_baselineNoFit;
-        return text + "; add GPUs, lower the micro-batch size or the sequence length, or shard "
-                      "the optimizer state";
+        return text
+               + "; add GPUs, lower the micro-batch size or the sequence length, or shard "
+                 "the optimizer state";
     }
 
     bool shouldStop() const { return m_reporter.shouldStop(); }
@@ -173,8 +178,8 @@ private:
 
     double offerLayout(const Layout &layout)
     {
-        const double costS = offer(m_context.toPlan(layout.drafts, layout.microBatches,
-                                                    layout.microBatch));
+        const double costS
+            = offer(m_context.toPlan(layout.drafts, layout.microBatches, layout.microBatch));
         remember(layout, costS);
         return costS;
     }
@@ -190,7 +195,8 @@ private:
         m_top.emplace_back(costS, layout);
         std::stable_sort(m_top.begin(), m_top.end(),
                          [](const auto &a, const auto &b) { return a.first < b.first; });
-        if (m_top.size() > (m_problem.topology.gpuCount() <= kSmallCluster ? kPolishedSmall : kPolished))
+        if (m_top.size()
+            > (m_problem.topology.gpuCount() <= kSmallCluster ? kPolishedSmall : kPolished))
             m_top.pop_back();
     }
 
@@ -219,8 +225,9 @@ private:
     void polishBest()
     {
         const int evaluations = std::max(
-            0, int(m_options.knob("polish",
-                        std::clamp(20000 / std::max(1, m_problem.topology.gpuCount()), 40, 1500))));
+            0, int(m_options.knob(
+                   "polish",
+                   std::clamp(20000 / std::max(1, m_problem.topology.gpuCount()), 40, 1500))));
         const std::function<double(const Layout &)> costS = [this](const Layout &layout) {
             return offer(m_context.toPlan(layout.drafts, layout.microBatches, layout.microBatch));
         };
@@ -316,8 +323,9 @@ private:
             // The builder's METIS split need not cut a striped pipeline at machine boundaries;
             // here each machine's share of the pipeline is one part, hence one stage block.
             if (choice.pipelines > 1)
-                tryGroups(choice, sliceMachines(m_problem.topology, m_allGpus, choice.pipelines,
-                                                sliceWidth(choice.pipelines)),
+                tryGroups(choice,
+                          sliceMachines(m_problem.topology, m_allGpus, choice.pipelines,
+                                        sliceWidth(choice.pipelines)),
                           PartSource::Machines);
         }
     }
@@ -337,14 +345,16 @@ private:
         Choice choice;
         const int bestK = m_best ? int(m_best->plan.pipelines.size()) : ladder.back();
         if (unit(m_random) < 0.3) {
-            choice.pipelines = ladder[std::uniform_int_distribution<size_t>(0, ladder.size() - 1)(m_random)];
+            choice.pipelines
+                = ladder[std::uniform_int_distribution<size_t>(0, ladder.size() - 1)(m_random)];
         } else {
             const int step = std::uniform_int_distribution<int>(-2, 2)(m_random);
             choice.pipelines = std::clamp(bestK + step, 1, ladder.back());
         }
         choice.cut = adaptiveCut();
-        constexpr PartCount kParts[] = {PartCount::Machines, PartCount::MachinesPlusOne,
-                                        PartCount::TwiceMachines, PartCount::One, PartCount::Random};
+        constexpr PartCount kParts[]
+            = {PartCount::Machines, PartCount::MachinesPlusOne, PartCount::TwiceMachines,
+               PartCount::One, PartCount::Random};
         choice.parts = kParts[std::uniform_int_distribution<int>(0, 4)(m_random)];
         const double policy = unit(m_random);
         choice.policy = policy < 0.6 ? TpPolicy::LocallyBest
@@ -395,9 +405,9 @@ private:
 
     void tryChoice(const Choice &choice)
     {
-        Result<std::vector<std::vector<int>>> groups =
-            splitGpus(m_problem.topology, m_allGpus, choice.pipelines, choice.cut, choice.ufactor,
-                      m_random());
+        Result<std::vector<std::vector<int>>> groups
+            = splitGpus(m_problem.topology, m_allGpus, choice.pipelines, choice.cut, choice.ufactor,
+                        m_random());
         if (groups)
             tryGroups(choice, groups.value());
         if (choice.cut == CutOption::MaximiseBetweenGroups && choice.pipelines > 1)
@@ -436,11 +446,11 @@ private:
             build.ufactor = m_secondaryUfactor;
             build.seed = m_random();
             // A group that cannot hold the model stays idle.
-            std::optional<PipelineDraft> draft =
-                source == PartSource::Metis
-                    ? buildPipeline(m_context, group, build, m_reporter.stopToken())
-                    : buildPipelineFromParts(m_context, machineParts(group), build,
-                                             m_reporter.stopToken());
+            std::optional<PipelineDraft> draft
+                = source == PartSource::Metis
+                      ? buildPipeline(m_context, group, build, m_reporter.stopToken())
+                      : buildPipelineFromParts(m_context, machineParts(group), build,
+                                               m_reporter.stopToken());
             if (draft)
                 drafts.push_back(std::move(*draft));
         }
@@ -533,7 +543,7 @@ private:
     int m_maxPipelines = 64;
 
     std::optional<Candidate> m_best;
-    ClosestFit m_closest; // while nothing fits: for the "no plan fits" message
+    ClosestFit m_closest;        // while nothing fits: for the "no plan fits" message
     std::string m_baselineNoFit; // why Megatron found nothing, when nothing fits either
     std::vector<std::pair<double, Layout>> m_top;
     double m_averageDpS = 0;

@@ -22,8 +22,8 @@ public:
     {
         m_hopS.assign(size_t(m_count), 0.0);
         for (int j = 0; j + 1 < m_count; ++j)
-            m_hopS[size_t(j)] = context.hopS(draft.stages[size_t(j)], draft.stages[size_t(j) + 1],
-                                             microBatch);
+            m_hopS[size_t(j)]
+                = context.hopS(draft.stages[size_t(j)], draft.stages[size_t(j) + 1], microBatch);
     }
 
     bool run()
@@ -184,7 +184,8 @@ bool exactLayers(SearchContext &context, PipelineDraft &draft, int microBatch, i
     const int total = context.layerCount();
     std::vector<double> hop(static_cast<size_t>(p), 0.0);
     for (int j = 0; j + 1 < p; ++j)
-        hop[size_t(j)] = context.hopS(draft.stages[size_t(j)], draft.stages[size_t(j) + 1], microBatch);
+        hop[size_t(j)]
+            = context.hopS(draft.stages[size_t(j)], draft.stages[size_t(j) + 1], microBatch);
     std::vector<int> layers(static_cast<size_t>(p), 1);
     std::vector<int> best;
     double bestS = kInfinity;
@@ -192,8 +193,8 @@ bool exactLayers(SearchContext &context, PipelineDraft &draft, int microBatch, i
         const int low = j == p - 1 ? left : 1;
         const int high = j == p - 1 ? left : left - (p - 1 - j);
         for (int l = low; l <= high; ++l) {
-            const SearchContext::StageCost c =
-                context.stageCost(draft.stages[size_t(j)], l, j, p, microBatch, microBatches);
+            const SearchContext::StageCost c
+                = context.stageCost(draft.stages[size_t(j)], l, j, p, microBatch, microBatches);
             if (!c.fits)
                 break; // more layers only need more memory
             const double w = c.timeS + hop[size_t(j)];

@@ -17,8 +17,8 @@ void rebalance(SearchContext &context, Layout &layout, int globalBatch)
     const int units = globalBatch / layout.microBatch;
     std::vector<PipelineShapeCost> shapes;
     for (size_t p = 0; p < layout.drafts.size(); ++p)
-        shapes.push_back(context.pipelineCost(layout.drafts[p], layout.microBatch,
-                                              layout.microBatches[p]));
+        shapes.push_back(
+            context.pipelineCost(layout.drafts[p], layout.microBatch, layout.microBatches[p]));
     std::vector<int> counts = balanceMicroBatches(shapes, units);
     if (!counts.empty())
         layout.microBatches = std::move(counts);
@@ -122,7 +122,8 @@ private:
             for (int g = 0; g < topology.gpuCount(); ++g) {
                 if (used.count(g))
                     continue;
-                if (g > 0 && !used.count(g - 1) && topology.gpu(g - 1).machine == topology.gpu(g).machine)
+                if (g > 0 && !used.count(g - 1)
+                    && topology.gpu(g - 1).machine == topology.gpu(g).machine)
                     continue; // one representative per machine's idle run
                 for (const std::vector<int> &gpus : idleGroups(g, used)) {
                     StageShape stage = m_context.makeStage(gpus);
@@ -163,7 +164,8 @@ private:
             for (size_t q = 0; q < k && !exhausted(); ++q) {
                 if (q == p)
                     continue;
-                if (stages.size() + layout.drafts[q].stages.size() <= size_t(m_context.layerCount())) {
+                if (stages.size() + layout.drafts[q].stages.size()
+                    <= size_t(m_context.layerCount())) {
                     Layout next = layout;
                     auto &joined = next.drafts[p].stages;
                     joined.insert(joined.end(), layout.drafts[q].stages.begin(),
@@ -172,7 +174,8 @@ private:
                     next.microBatches.erase(next.microBatches.begin() + long(q));
                     consider(std::move(next), {q < p ? p - 1 : p});
                 }
-                if (stages.size() < 2 || layout.drafts[q].stages.size() >= size_t(m_context.layerCount()))
+                if (stages.size() < 2
+                    || layout.drafts[q].stages.size() >= size_t(m_context.layerCount()))
                     continue;
                 for (size_t j = 0; j < stages.size(); ++j)
                     for (size_t at = 0; at <= layout.drafts[q].stages.size(); ++at) {
@@ -191,7 +194,8 @@ private:
         for (int g = 0; g < topology.gpuCount() && !exhausted(); ++g) {
             if (used.count(g))
                 continue;
-            if (g > 0 && !used.count(g - 1) && topology.gpu(g - 1).machine == topology.gpu(g).machine)
+            if (g > 0 && !used.count(g - 1)
+                && topology.gpu(g - 1).machine == topology.gpu(g).machine)
                 continue;
             for (const std::vector<int> &gpus : idleGroups(g, used)) {
                 StageShape stage = m_context.makeStage(gpus);
@@ -266,7 +270,8 @@ private:
             != topology.gpu(stages[size_t(j) + 1].gpus.front()).machine)
             return false;
         std::vector<int> gpus = stages[size_t(j)].gpus;
-        gpus.insert(gpus.end(), stages[size_t(j) + 1].gpus.begin(), stages[size_t(j) + 1].gpus.end());
+        gpus.insert(gpus.end(), stages[size_t(j) + 1].gpus.begin(),
+                    stages[size_t(j) + 1].gpus.end());
         std::sort(gpus.begin(), gpus.end());
         StageShape merged = m_context.makeStage(std::move(gpus));
         if (!m_context.tpAllowed(merged))
@@ -284,7 +289,8 @@ private:
         const size_t half = gpus.size() / 2;
         StageShape a = m_context.makeStage({gpus.begin(), gpus.begin() + long(half)});
         StageShape b = m_context.makeStage({gpus.begin() + long(half), gpus.end()});
-        if ((a.gpus.size() > 1 && !m_context.tpAllowed(a)) || (b.gpus.size() > 1 && !m_context.tpAllowed(b)))
+        if ((a.gpus.size() > 1 && !m_context.tpAllowed(a))
+            || (b.gpus.size() > 1 && !m_context.tpAllowed(b)))
             return false;
         stages[size_t(j)] = std::move(a);
         stages.insert(stages.begin() + j + 1, std::move(b));

@@ -36,11 +36,13 @@ std::vector<StageShape> cutIntoStages(SearchContext &context, const std::vector<
     while (at < gpus.size()) {
         width = std::min<int>(width, int(gpus.size() - at));
         for (; width > 1; --width) {
-            StageShape probe = context.makeStage({gpus.begin() + long(at), gpus.begin() + long(at) + width});
+            StageShape probe
+                = context.makeStage({gpus.begin() + long(at), gpus.begin() + long(at) + width});
             if (context.tpAllowed(probe))
                 break;
         }
-        stages.push_back(context.makeStage({gpus.begin() + long(at), gpus.begin() + long(at) + width}));
+        stages.push_back(
+            context.makeStage({gpus.begin() + long(at), gpus.begin() + long(at) + width}));
         at += size_t(width);
     }
     return stages;
@@ -57,7 +59,8 @@ std::pair<bool, double> rateChunk(SearchContext &context, const std::vector<Stag
     double rate = 0;
     std::vector<double> perLayer;
     for (const StageShape &s : stages) {
-        const double t = context.stageCost(s, 1, 1, 3, options.microBatch, options.microBatches).timeS;
+        const double t
+            = context.stageCost(s, 1, 1, 3, options.microBatch, options.microBatches).timeS;
         perLayer.push_back(t);
         rate += t > 0 ? 1.0 / t : 0.0;
     }
@@ -66,8 +69,10 @@ std::pair<bool, double> rateChunk(SearchContext &context, const std::vector<Stag
     bool fits = true;
     for (int i = 0; i < q; ++i) {
         const int layers = std::max(1, int(std::ceil(layerShare / (perLayer[size_t(i)] * rate))));
-        if (!context.stageCost(stages[size_t(i)], std::min(layers, context.layerCount()), 1, 3,
-                               options.microBatch, options.microBatches).fits)
+        if (!context
+                 .stageCost(stages[size_t(i)], std::min(layers, context.layerCount()), 1, 3,
+                            options.microBatch, options.microBatches)
+                 .fits)
             fits = false;
     }
     const double hop = q > 1 ? context.hopS(stages[0], stages[1], options.microBatch) : 0.0;
@@ -90,8 +95,8 @@ std::vector<StageShape> stagesOfChunk(SearchContext &context, const std::vector<
             continue;
         std::vector<StageShape> stages = cutIntoStages(context, gpus, tp);
         const auto rating = rateChunk(context, stages, layerShare, options);
-        const bool better = rating.first != bestRating.first ? rating.first
-                                                              : rating.second < bestRating.second;
+        const bool better
+            = rating.first != bestRating.first ? rating.first : rating.second < bestRating.second;
         if (best.empty() || better) {
             best = std::move(stages);
             bestRating = rating;
@@ -177,9 +182,9 @@ std::optional<PipelineDraft> buildPipeline(SearchContext &context, std::span<con
                                            std::stop_token stop)
 {
     const int parts = std::clamp(options.parts, 1, int(gpus.size()));
-    Result<std::vector<std::vector<int>>> split =
-        splitGpus(context.problem().topology, gpus, parts, CutOption::MinimiseBetweenGroups,
-                  options.ufactor, options.seed);
+    Result<std::vector<std::vector<int>>> split
+        = splitGpus(context.problem().topology, gpus, parts, CutOption::MinimiseBetweenGroups,
+                    options.ufactor, options.seed);
     if (!split)
         return std::nullopt;
     return buildPipelineFromParts(context, split.value(), options, stop);
@@ -241,10 +246,10 @@ std::optional<PipelineDraft> buildPipelineFromParts(SearchContext &context,
     std::vector<std::vector<double>> bandwidth(size_t(k), std::vector<double>(size_t(k), 0.0));
     for (int a = 0; a < k; ++a)
         for (int b = a + 1; b < k; ++b)
-            bandwidth[size_t(a)][size_t(b)] = bandwidth[size_t(b)][size_t(a)] =
-                partBandwidth(topology, partGpus[size_t(a)], partGpus[size_t(b)]);
-    std::vector<std::vector<int>> orders = k == 1 ? std::vector<std::vector<int>>{{0}}
-                                                  : orderCandidates(bandwidth, options.tau);
+            bandwidth[size_t(a)][size_t(b)] = bandwidth[size_t(b)][size_t(a)]
+                = partBandwidth(topology, partGpus[size_t(a)], partGpus[size_t(b)]);
+    std::vector<std::vector<int>> orders
+        = k == 1 ? std::vector<std::vector<int>>{{0}} : orderCandidates(bandwidth, options.tau);
 
     std::optional<PipelineDraft> best;
     double bestS = kInfinity;
@@ -260,8 +265,9 @@ std::optional<PipelineDraft> buildPipelineFromParts(SearchContext &context,
             }
             if (!optimiseLayers(context, draft, options.microBatch, options.microBatches))
                 continue;
-            const double timeS = context.pipelineCost(draft, options.microBatch, options.microBatches)
-                                     .timeS(options.microBatches);
+            const double timeS
+                = context.pipelineCost(draft, options.microBatch, options.microBatches)
+                      .timeS(options.microBatches);
             if (timeS < bestS) {
                 bestS = timeS;
                 best = std::move(draft);

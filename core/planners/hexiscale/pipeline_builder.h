@@ -19,11 +19,11 @@ enum class TpPolicy {
 
 struct PipelineBuildOptions
 {
-    int parts = 1;               // k_i of §4.3 step (i)
+    int parts = 1; // k_i of §4.3 step (i)
     TpPolicy policy = TpPolicy::LocallyBest;
-    int tau = 2;                 // top-τ of the stage-order search, §4.3 step (iii)
+    int tau = 2; // top-τ of the stage-order search, §4.3 step (iii)
     int microBatch = 1;
-    int microBatches = 1;        // expected for this pipeline
+    int microBatches = 1; // expected for this pipeline
     int ufactor = 30;
     std::uint64_t seed = 1;
 };

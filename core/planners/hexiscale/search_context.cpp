@@ -42,8 +42,8 @@ size_t SearchContext::StageKeyHash::operator()(const StageKey &k) const
 }
 
 SearchContext::StageCost SearchContext::stageCost(const StageShape &stage, int layers,
-                                                   int stageIndex, int stageCount,
-                                                   int microBatch, int microBatches)
+                                                  int stageIndex, int stageCount, int microBatch,
+                                                  int microBatches)
 {
     assert(stage.id >= 0 && layers >= 1 && stageIndex < stageCount);
     const StageKey key{stage.id, layers, stageIndex, stageCount, microBatch, microBatches};
@@ -112,8 +112,8 @@ PipelineShapeCost SearchContext::pipelineCost(const PipelineDraft &draft, int mi
     return cost;
 }
 
-Plan SearchContext::toPlan(std::span<const PipelineDraft> drafts,
-                           std::span<const int> microBatches, int microBatch) const
+Plan SearchContext::toPlan(std::span<const PipelineDraft> drafts, std::span<const int> microBatches,
+                           int microBatch) const
 {
     assert(drafts.size() == microBatches.size());
     Plan plan;
