@@ -12,7 +12,11 @@ endif()
 target_compile_definitions(hetplan_common INTERFACE
     QT_NO_CAST_FROM_ASCII QT_NO_CONTEXTLESS_CONNECT QT_NO_KEYWORDS
     $<$<BOOL:${HETPLAN_EXPENSIVE_CHECKS}>:HETPLAN_EXPENSIVE_CHECKS=1>)
-target_include_directories(hetplan_common INTERFACE "${PROJECT_SOURCE_DIR}")
+target_include_directories(hetplan_common INTERFACE "${PROJECT_SOURCE_DIR}"
+                                                     "${PROJECT_BINARY_DIR}/generated")
+# `#include "base/version.h"`: the version from project(VERSION), one place.
+configure_file("${CMAKE_CURRENT_LIST_DIR}/version.h.in"
+               "${PROJECT_BINARY_DIR}/generated/base/version.h" @ONLY)
 
 if(HETPLAN_FUZZ)
     set(HETPLAN_FUZZ_FLAGS -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)

@@ -1,0 +1,24 @@
+#include "core/base/text.h"
+
+namespace hetplan {
+
+std::string layerRangeText(int layerBegin, int layerEnd)
+{
+    const int count = layerEnd - layerBegin;
+    if (count == 1)
+        return std::to_string(layerBegin) + " (1 layer)";
+    return std::to_string(layerBegin) + "\u2013" + std::to_string(layerEnd - 1) + " ("
+           + std::to_string(count) + " layers)";
+}
+
+std::string stageLabel(int stageIndex)
+{
+    return "stage " + std::to_string(stageIndex);
+}
+
+std::string pipelineLabel(int pipelineIndex)
+{
+    return "pipeline " + std::to_string(pipelineIndex);
+}
+
+} // namespace hetplan
