@@ -15,7 +15,7 @@ namespace hetplan {
 struct Plan;
 
 enum class CostModelKind {
-    HetPlan,        // "hetplan": the realistic default (DESIGN.md, cost models)
+    HetPlan,        // "hetplan": the realistic default (docs/cost-models.md)
     HexiScalePaper, // "hexiscale-paper": HexiScale Appendix A as printed
     HexGenPaper,    // "hexgen-paper": HexGen Appendix B (inference; training uses Appendix A)
 };

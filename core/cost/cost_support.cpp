@@ -324,8 +324,8 @@ double evaluateTraining(const StageTerms &terms, const Problem &problem, const P
                 out->pipelines[p].stages.push_back(timing);
         }
         const int m = std::max(pipeline.microBatches, 1);
-        // HexiScale eq. 9 (max over all stages, see DESIGN.md): the first micro-batch passes
-        // every stage, the other m − 1 follow at the pace of the slowest.
+        // HexiScale eq. 9 (max over all stages, see docs/cost-models.md): the first micro-batch
+        // passes every stage, the other m − 1 follow at the pace of the slowest.
         const double pipelineS = sumS + (m > 1 ? (m - 1) * bottleneckS : 0.0);
         if (out) {
             out->pipelines[p].timeS = pipelineS;

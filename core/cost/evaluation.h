@@ -69,7 +69,7 @@ struct Evaluation
     bool valid = true;
     std::vector<std::string> errors; // why the plan is invalid or does not fit
     double iterationS = 0;           // training: one iteration; inference: slowest replica
-    double mfu = 0;                  // model FLOPs utilisation, DESIGN.md
+    double mfu = 0;                  // model FLOPs utilisation, docs/cost-models.md
     double tokensPerS = 0;
     Breakdown breakdown;
     std::vector<GpuMemory> memory; // every GPU the plan uses

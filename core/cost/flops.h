@@ -5,7 +5,7 @@
 namespace hetplan {
 
 // Model FLOPs of one training iteration over `sequences` sequences of `seqLen` tokens, the
-// MFU numerator of DESIGN.md (Narayanan et al., SC'21, eq. 3; recomputation not counted):
+// MFU numerator of docs/cost-models.md (Narayanan et al., SC'21, eq. 3; recomputation not counted):
 // 72·G·S·L·H²·(1 + S/(6H) + V/(12·H·L)).
 inline double trainingFlopsPerIteration(const ModelSpec &m, double sequences, double seqLen)
 {

@@ -45,8 +45,8 @@ public:
         double slowestS = -1;
         double computeLayerS = 0;
         double tpLayerS = 0;
-        // dp > 1 (DESIGN.md): each replica is a TP group with its share of the micro-batch;
-        // c is the slowest GPU of that replica. The stage runs at its slowest replica.
+        // dp > 1 (docs/cost-models.md): each replica is a TP group with its share of the
+        // micro-batch; c is the slowest GPU of that replica. The stage runs at its slowest replica.
         for (int r = 0; r < stage.dp; ++r) {
             const std::span<const int> gpus = replicaGpus(stage, r);
             const double b = replicaShare(stage, r);

@@ -1,4 +1,4 @@
-// hetplan.cluster/1 (DESIGN.md, "File formats") and the GPU type object it shares with the
+// hetplan.cluster/1 (docs/formats.md) and the GPU type object it shares with the
 // GPU catalog.
 #include "core/catalog/catalog.h"
 #include "core/io/format_objects.h"

@@ -24,7 +24,7 @@ OrderedJson intraLinkJson(const IntraLink &link);
 GpuType readGpuType(const Value &value);
 OrderedJson gpuTypeJson(const GpuType &type);
 
-// The model fields of DESIGN.md; the caller has read (or rejected) "format".
+// The model fields of docs/formats.md; the caller has read (or rejected) "format".
 ModelSpec readModelFields(Object &object);
 void writeModelFields(OrderedJson &out, const ModelSpec &model);
 

@@ -13,8 +13,8 @@ namespace hetplan {
 
 class Topology;
 
-// Readers and writers of DESIGN.md's JSON formats. Readers never throw and never crash on
-// hostile input: every problem comes back as an Error whose message names `source`, the JSON
+// Readers and writers of the JSON formats of docs/formats.md. Readers never throw and never crash
+// on hostile input: every problem comes back as an Error whose message names `source`, the JSON
 // path of the field ("machines[2].count") and what would be valid. Writers emit the same
 // format the readers accept (round trip is the identity on the data).
 

@@ -20,7 +20,7 @@
 namespace hetplan::jsonio {
 
 using Json = nlohmann::json;                // reading: std::map keys, O(log n) lookups
-using OrderedJson = nlohmann::ordered_json; // writing: fields in the order DESIGN.md shows
+using OrderedJson = nlohmann::ordered_json; // writing: fields in the order docs/formats.md shows
 
 inline constexpr int kMaxDepth = 64;
 inline constexpr std::size_t kMaxNameChars = 128;

@@ -1,4 +1,4 @@
-// hetplan.model/1 (DESIGN.md, "File formats"); the model catalog holds the same objects.
+// hetplan.model/1 (docs/formats.md); the model catalog holds the same objects.
 #include "core/io/format_objects.h"
 #include "core/io/formats.h"
 

@@ -1,4 +1,4 @@
-// hetplan.plan/1 (DESIGN.md, "File formats"). Only the format is checked here: types, ranges,
+// hetplan.plan/1 (docs/formats.md). Only the format is checked here: types, ranges,
 // GPU names. Whether the plan makes sense (coverage, tp × dp, batch sums) is validatePlan's.
 #include "core/io/format_objects.h"
 #include "core/io/formats.h"

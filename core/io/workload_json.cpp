@@ -1,4 +1,4 @@
-// Workload files (DESIGN.md, "File formats"): training or inference, "format" optional.
+// Workload files (docs/formats.md): training or inference, "format" optional.
 #include "core/io/format_objects.h"
 #include "core/io/formats.h"
 
@@ -20,7 +20,7 @@ constexpr IntRange kMicroBatch{1, 1 << 20};
 constexpr IntRange kTokens{1, 1 << 24};
 constexpr std::size_t kMaxCandidates = 64;
 
-// DESIGN.md's example writes "recompute": true; true means full, false none.
+// docs/formats.md's example writes "recompute": true; true means full, false none.
 Recompute readRecompute(const Value &value)
 {
     if (value.is(Json::value_t::boolean))

@@ -1,4 +1,4 @@
-// Topology: the flat GPU list and pair bandwidth/latency of a Cluster (DESIGN.md, cluster format).
+// Topology: the flat GPU list and pair bandwidth/latency of a Cluster (docs/formats.md, "Cluster").
 #include "core/model/topology.h"
 
 #include "core/catalog/catalog.h"

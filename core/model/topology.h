@@ -29,7 +29,7 @@ struct GpuInfo
 };
 
 // The derived view of a Cluster that cost models and planners read: the flat GPU list with
-// resolved specs, and bandwidth/latency between any two GPUs (DESIGN.md, cluster format):
+// resolved specs, and bandwidth/latency between any two GPUs (docs/formats.md, "Cluster"):
 //  - same machine: the machine's intra link;
 //  - different machines: the widest path over links (machines and switches are nodes; a
 //    path's bandwidth is its narrowest link); latency is the sum along that path (among

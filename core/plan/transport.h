@@ -1,6 +1,6 @@
 #pragma once
 
-// The one rule for which network paths a plan's communication groups take (DESIGN.md, plan
+// The one rule for which network paths a plan's communication groups take (docs/formats.md, plan
 // format: "A plan may record the transport of its communication groups"). Every cost model and
 // the validator ask it, so a plan is charged and checked over the links it will really use.
 

@@ -1,4 +1,4 @@
-// The plan rules of DESIGN.md ("Plan"), checked in the order a person would fix them:
+// The plan rules of docs/formats.md ("Plan"), checked in the order a person would fix them:
 // structure of each stage, layer coverage, GPU reuse, batch sizes, then what needs the
 // cluster (connectivity) and the cost model (TP groups, memory).
 #include "core/plan/validator.h"
@@ -353,7 +353,7 @@ private:
                                         : " (no path" + overLinks(path) + ")";
     }
 
-    // Gradients of a layer are all-reduced among every replica holding it (DESIGN.md, DP
+    // Gradients of a layer are all-reduced among every replica holding it (docs/cost-models.md, DP
     // comm): replicas that share a layer must reach each other over one transport, which
     // every stage holding the layer must therefore record alike.
     void checkGradientSync()

@@ -19,7 +19,7 @@ struct PlanIssue
     std::string message;
 };
 
-// Checks every rule of DESIGN.md's plan section: GPUs exist and appear at most once, tp × dp
+// Checks every rule of docs/formats.md's plan section: GPUs exist and appear at most once, tp × dp
 // equals the stage's GPU count, dp_split sums to the micro-batch, stages cover [0, layers)
 // in order without gap or overlap, no empty stage or pipeline, training micro-batches sum to
 // the global batch, TP groups allowed by the cost model, every communicating pair connected

@@ -4,8 +4,8 @@
 
 namespace hetplan {
 
-// The oracle (DESIGN.md, Planners): a provably complete enumeration of HexiScale's plan space
-// on small clusters, to measure how far the heuristics are from the optimum. Refuses clusters
+// The oracle (docs/architecture.md, planners): a provably complete enumeration of HexiScale's plan
+// space on small clusters, to measure how far the heuristics are from the optimum. Refuses clusters
 // past kMaxGpus GPUs or kMaxMachines machines (ErrorKind::Unsupported). The space and the
 // completeness argument are spelled out in exhaustive.cpp.
 // Knob "heuristic_seed" (default 1): start from HexiScale's plan as the incumbent, which only

@@ -1,4 +1,4 @@
-// The Megatron-LM baseline (DESIGN.md, Planners): what a person gets by launching stock
+// The Megatron-LM baseline (docs/architecture.md, planners): what a person gets by launching stock
 // Megatron on every GPU of the cluster with the best symmetric (dp, tp, pp).
 #include "core/planners/megatron.h"
 

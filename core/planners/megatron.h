@@ -30,7 +30,7 @@ Plan megatronPlan(const Problem &problem, const MegatronShape &shape);
 // pp, then tp, then micro-batch. TP groups are not checked here (that needs a cost model).
 std::vector<MegatronShape> megatronShapes(const Problem &problem);
 
-// The baseline every planner must beat (DESIGN.md, Planners): evaluates every symmetric
+// The baseline every planner must beat (docs/architecture.md, planners): evaluates every symmetric
 // shape whose TP groups the cost model allows and keeps the fastest that fits in memory
 // and whose stages are connected. Training only.
 class MegatronPlanner final : public Planner

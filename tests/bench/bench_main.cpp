@@ -1,5 +1,5 @@
-// hetplan-bench: measures the budgets of DESIGN.md ("Budgets"). Prints numbers; never fails on
-// speed (timed unit tests are flaky on shared machines). Usage: hetplan-bench [filter]
+// hetplan-bench: measures the budgets of docs/architecture.md ("Budgets"). Prints numbers; never
+// fails on speed (timed unit tests are flaky on shared machines). Usage: hetplan-bench [filter]
 #include "tests/bench/bench_util.h"
 
 #include <cstdio>

@@ -1,5 +1,6 @@
-// Budget: any planner on a <= 64-GPU cluster under 1 s (DESIGN.md). Metis's paper search takes
-// 600 s on 64 GPUs (§5.4); HetPlan bounds its device-group sequences to stay within budget.
+// Budget: any planner on a <= 64-GPU cluster under 1 s (docs/architecture.md, budgets). Metis's
+// paper search takes 600 s on 64 GPUs (§5.4); HetPlan bounds its device-group sequences to stay
+// within budget.
 #include "core/cost/cost_model.h"
 #include "core/planners/metis/metis_planner.h"
 #include "tests/bench/bench_util.h"

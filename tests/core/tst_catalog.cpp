@@ -1,4 +1,4 @@
-// The bundled data: GPU catalog, model catalog and the reference clusters of DESIGN.md.
+// The bundled data: GPU catalog, model catalog and the reference scenarios of docs/architecture.md.
 #include "core/catalog/catalog.h"
 #include "core/io/formats.h"
 #include "core/model/topology.h"
@@ -165,7 +165,7 @@ void TestCatalog::modelParameters()
 void TestCatalog::exampleClusters_data()
 {
     QTest::addColumn<QString>("name");
-    QTest::addColumn<int>("gpus"); // DESIGN.md, reference scenarios
+    QTest::addColumn<int>("gpus"); // docs/architecture.md, reference scenarios
 
     QTest::newRow("case-study") << QStringLiteral("case-study") << 8;
     QTest::newRow("hetero-setting-1") << QStringLiteral("hetero-setting-1") << 40;

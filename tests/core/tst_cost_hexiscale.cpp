@@ -299,7 +299,7 @@ void TestCostHexiScale::throughputAndCost()
     QVERIFY(e.costPerIterationUsd.has_value());
     QVERIFY(near(*e.costPerIterationUsd, 7.0 / 3600 * e.iterationS));
     QVERIFY(near(*e.costPerMillionTokensUsd, 7.0 / 3600 / e.tokensPerS * 1e6));
-    // MFU numerator (DESIGN.md): 72·G·S·L·H²·(1 + S/(6H) + V/(12·H·L)).
+    // MFU numerator (docs/cost-models.md): 72·G·S·L·H²·(1 + S/(6H) + V/(12·H·L)).
     const double modelFlops
         = 72.0 * 5 * 512 * 8 * 1024.0 * 1024 * (1 + 512.0 / 6144 + 1000.0 / (12 * 1024 * 8));
     QVERIFY(near(e.mfu, modelFlops / (e.iterationS * 350e12)));

@@ -1,4 +1,4 @@
-// Transports of communication groups (DESIGN.md, plan format): paths restricted to one link
+// Transports of communication groups (docs/formats.md, "Plan"): paths restricted to one link
 // kind, the socket fallback of a job that mixes InfiniBand and RoCE, the plan file's record,
 // the validator's checks and what every cost model charges for it.
 #include "core/catalog/catalog.h"

@@ -1,4 +1,4 @@
-// Every plan rule of DESIGN.md produces one issue whose message tells the person where the
+// Every plan rule of docs/formats.md produces one issue whose message tells the person where the
 // problem is (pipeline, stage, GPU by name) and what is wrong.
 #include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"

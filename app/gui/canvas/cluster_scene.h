@@ -17,8 +17,8 @@ namespace hetplan::gui {
 class LinkItem;
 class NodeItem;
 
-// The canvas scene: mirrors a ClusterModel, one item per id (STYLE.md §5), and turns what a
-// person does on it into model edits, each an undo step:
+// The canvas scene: mirrors a ClusterModel, one item per id (docs/architecture.md, "The canvas"),
+// and turns what a person does on it into model edits, each an undo step:
 //  - drag a node (or a selection) to move it: one undo step per drag;
 //  - drag from a node's connector handle, or Shift+drag from a node, to another node to
 //    link them (Escape cancels);

@@ -15,8 +15,8 @@ enum CanvasItemType {
 
 // A machine or switch card on the canvas. It mirrors one model item by id: what it shows is
 // rebuilt from the model by its subclass's refresh(), and it never holds data the model does
-// not (STYLE.md §5). Its position is the node's model position, the card's centre.
-// A connector handle on the right edge starts a new link when dragged.
+// not (docs/architecture.md, "The canvas"). Its position is the node's model position, the card's
+// centre. A connector handle on the right edge starts a new link when dragged.
 class NodeItem : public QGraphicsItem
 {
 public:

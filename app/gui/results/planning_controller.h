@@ -47,9 +47,9 @@ struct PlanningProgress
 
 struct PlanningShared; // what the planning thread and the GUI thread share
 
-// Runs planners in the background (STYLE.md §4): the core's cancellable planner function
-// goes through QtConcurrent::run with a QPromise, a QFutureWatcher owned by this object
-// brings results back to the GUI thread, Cancel maps to request_stop(), and destruction
+// Runs planners in the background (docs/architecture.md, "Background work"): the core's cancellable
+// planner function goes through QtConcurrent::run with a QPromise, a QFutureWatcher owned by this
+// object brings results back to the GUI thread, Cancel maps to request_stop(), and destruction
 // cancels and waits. The GUI thread never waits on a running planner except at shutdown.
 class PlanningController : public QObject
 {

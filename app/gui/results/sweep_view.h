@@ -19,7 +19,7 @@ namespace hetplan::gui {
 
 // Iteration time and MFU against the bandwidth of one chosen link or link class, from 0.1×
 // to 10× of the drawn value: the current plan re-evaluated, and re-planned from it.
-// Computed in the background like planning (STYLE.md §4).
+// Computed in the background like planning (docs/architecture.md, "Background work").
 class SweepView : public QWidget
 {
     Q_OBJECT

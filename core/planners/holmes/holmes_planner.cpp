@@ -1,4 +1,5 @@
-// Holmes (DESIGN.md, Planners; Holmes §3): NIC-aware grouping over the fabrics of a cluster.
+// Holmes (docs/architecture.md, planners; Holmes §3): NIC-aware grouping over the fabrics of a
+// cluster.
 #include "core/planners/holmes/holmes_planner.h"
 
 #include "core/cost/cost_model.h"

@@ -29,8 +29,8 @@ constexpr double kDefaultVariance = 0.5;
 constexpr int kDefaultMaxPermutationLength = 10;
 // HetPlan's bound: the paper's enumeration visits millions of sequences on 64 GPUs (600 s of
 // search, §5.4); this many per stage count keeps a 64-GPU cluster near half a second on a
-// busy machine (DESIGN.md: under 1 s) while every stage count is still visited. On the
-// bundled 56- and 64-GPU cases 8 already comes within 2% of what 200 find.
+// busy machine (docs/architecture.md, budgets: under 1 s) while every stage count is still visited.
+// On the bundled 56- and 64-GPU cases 8 already comes within 2% of what 200 find.
 constexpr int kDefaultSequences = 16;
 constexpr int kDefaultTop = 8;
 // Stage-size sets enumerated per stage count before the sequences are shared out over them.
