@@ -37,8 +37,8 @@ struct MeasuredIteration
 {
     double iterationS = 0; // the slowest rank's wall time
     double tokensPerS = 0;
-    double loss = 0;       // mean token cross-entropy over the global batch, before the update
-    Breakdown breakdown;   // the bottleneck rank's: the one that waited least
+    double loss = 0;     // mean token cross-entropy over the global batch, before the update
+    Breakdown breakdown; // the bottleneck rank's: the one that waited least
 };
 
 struct MeasuredStage
@@ -53,14 +53,14 @@ struct MeasuredStage
 // How the run was made.
 struct MeasurementRun
 {
-    std::string backend;  // "gloo-cpu"
+    std::string backend; // "gloo-cpu"
     std::string planFile;
     std::string model;
     int scale = 1;
     int iterations = 0;
     std::uint64_t seed = 0;
     int globalBatch = 0;
-    int seqLen = 0; // tokens per sequence as trained (after --scale)
+    int seqLen = 0;                 // tokens per sequence as trained (after --scale)
     std::vector<std::string> hosts; // distinct hosts of the ranks; "localhost" for local runs
 };
 

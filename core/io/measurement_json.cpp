@@ -161,7 +161,8 @@ OrderedJson rankJson(const MeasuredRank &r)
     j["peak_memory_GiB"] = r.peakMemoryGiB;
     OrderedJson &list = j["iterations"] = OrderedJson::array();
     for (const RankIteration &ri : r.iterations)
-        list.push_back(OrderedJson{{"wall_s", ri.wallS}, {"breakdown_s", breakdownJson(ri.breakdown)}});
+        list.push_back(
+            OrderedJson{{"wall_s", ri.wallS}, {"breakdown_s", breakdownJson(ri.breakdown)}});
     return j;
 }
 

@@ -82,8 +82,7 @@ Comm::Comm(std::unique_ptr<Impl> impl)
 
 Comm::~Comm() = default;
 
-Result<std::unique_ptr<Comm>> Comm::open(const CommOptions &options, int worldRank,
-                                         int worldSize)
+Result<std::unique_ptr<Comm>> Comm::open(const CommOptions &options, int worldRank, int worldSize)
 {
     if (worldSize < 1 || worldRank < 0 || worldRank >= worldSize)
         return badInput("rank " + std::to_string(worldRank) + " is outside the world of "
@@ -143,39 +142,53 @@ Status Comm::connect(const std::vector<GroupSpec> &groups)
 Status Comm::send(const std::string &group, int peer, const float *data, std::size_t count,
                   std::uint64_t slot)
 {
-    auto found = m_impl->find("send", group, peer);
-    if (!found)
-        return found.error();
-    auto [g, peerIndex] = *found;
-    bool done = false;
-    const Status status = guarded("send", group, peer, [&] {
-        // Gloo's unbound buffers take a non-const pointer but only read it for a send.
-        auto buffer = g->context->createUnboundBuffer(const_cast<float *>(data),
-                                                      count * sizeof(float));
-        buffer->send(peerIndex, slot);
-        done = buffer->waitSend(m_impl->timeout);
-    });
-    if (status && !done)
-        return commError("send", group, peer, "timed out");
-    return status;
+    // Gloo's unbound buffers take a non-const pointer but only read it for a send.
+    return exchange({{group, peer, const_cast<float *>(data), count, slot, true}});
 }
 
 Status Comm::recv(const std::string &group, int peer, float *data, std::size_t count,
                   std::uint64_t slot)
 {
-    auto found = m_impl->find("recv", group, peer);
-    if (!found)
-        return found.error();
-    auto [g, peerIndex] = *found;
-    bool done = false;
-    const Status status = guarded("recv", group, peer, [&] {
-        auto buffer = g->context->createUnboundBuffer(data, count * sizeof(float));
-        buffer->recv(peerIndex, slot);
-        done = buffer->waitRecv(m_impl->timeout);
-    });
-    if (status && !done)
-        return commError("recv", group, peer, "timed out");
-    return status;
+    return exchange({{group, peer, data, count, slot, false}});
+}
+
+Status Comm::exchange(const std::vector<Transfer> &transfers)
+{
+    std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> buffers;
+    for (const Transfer &t : transfers) {
+        const char *op = t.send ? "send" : "recv";
+        auto found = m_impl->find(op, t.group, t.peer);
+        if (!found)
+            return found.error();
+        auto [g, peerIndex] = *found;
+        const Status posted = guarded(op, t.group, t.peer, [&] {
+            buffers.push_back(g->context->createUnboundBuffer(t.data, t.count * sizeof(float)));
+            if (t.send)
+                buffers.back()->send(peerIndex, t.slot);
+            else
+                buffers.back()->recv(peerIndex, t.slot);
+        });
+        if (!posted)
+            return posted.error();
+    }
+    const auto deadline = std::chrono::steady_clock::now() + m_impl->timeout;
+    for (std::size_t i = 0; i < transfers.size(); ++i) {
+        const Transfer &t = transfers[i];
+        const char *op = t.send ? "send" : "recv";
+        bool done = false;
+        const Status waited = guarded(op, t.group, t.peer, [&] {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                deadline - std::chrono::steady_clock::now());
+            const auto wait = std::max(left, std::chrono::milliseconds(1));
+            done = t.send ? buffers[i]->waitSend(wait) : buffers[i]->waitRecv(wait);
+        });
+        if (!waited)
+            return waited.error();
+        if (!done)
+            return commError(op, t.group, t.peer,
+                             "timed out after " + std::to_string(m_impl->timeout.count()) + " ms");
+    }
+    return okStatus();
 }
 
 Status Comm::broadcast(const std::string &group, int root, float *data, std::size_t count)

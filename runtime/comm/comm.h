@@ -12,7 +12,7 @@ namespace hetplan::runtime {
 
 struct CommOptions
 {
-    std::string rendezvous;                 // a shared directory or redis://HOST:PORT
+    std::string rendezvous;                  // a shared directory or redis://HOST:PORT
     std::string listenAddress = "127.0.0.1"; // this rank's address as peers reach it
     double timeoutS = 60;                    // every blocking call: rendezvous and transfers
 };
@@ -48,6 +48,19 @@ public:
                 std::uint64_t slot);
     Status recv(const std::string &group, int peer, float *data, std::size_t count,
                 std::uint64_t slot);
+    // Transfers that must progress together (1F1B's "send forward, receive backward"): all are
+    // posted, then all are awaited, so neighbours doing the mirror image cannot deadlock.
+    struct Transfer
+    {
+        std::string group;
+        int peer = 0;
+        float *data = nullptr;
+        std::size_t count = 0;
+        std::uint64_t slot = 0;
+        bool send = true;
+    };
+    Status exchange(const std::vector<Transfer> &transfers);
+
     // Collectives over every member of the group.
     Status broadcast(const std::string &group, int root, float *data, std::size_t count);
     Status allReduceSum(const std::string &group, float *data, std::size_t count);

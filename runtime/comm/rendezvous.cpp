@@ -44,13 +44,11 @@ Result<std::unique_ptr<gloo::rendezvous::Store>> openStore(const RendezvousAddre
             std::make_unique<gloo::rendezvous::FileStore>(address.directory));
     try {
         return std::unique_ptr<gloo::rendezvous::Store>(
-            std::make_unique<gloo::rendezvous::RedisStore>(address.redisHost,
-                                                           address.redisPort));
+            std::make_unique<gloo::rendezvous::RedisStore>(address.redisHost, address.redisPort));
     } catch (const std::exception &e) {
-        return Error{ErrorKind::Internal, "cannot reach the Redis rendezvous at "
-                                              + address.redisHost + ":"
-                                              + std::to_string(address.redisPort) + ": "
-                                              + e.what()};
+        return Error{ErrorKind::Internal,
+                     "cannot reach the Redis rendezvous at " + address.redisHost + ":"
+                         + std::to_string(address.redisPort) + ": " + e.what()};
     }
 }
 
