@@ -22,6 +22,8 @@ Commands:
   sweep     --cluster ... --model ... (--link A-B | --inter | --intra) --bandwidth 0.5,1,2,5 [--json]
   validate  FILE...
   catalog   gpus|models|examples [--json]
+  run       --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--scale K]
+            [--iterations I] [--seed S] [--timeout-s T] [--out MEASUREMENT] [--dump-weights DIR]
 
 Cost models: hetplan (default), hexiscale-paper, hexgen-paper.
 Exit codes: 0 ok, 1 internal error, 2 bad input or invalid plan, 3 no plan fits.
@@ -51,6 +53,8 @@ int main(int argc, char **argv)
         return runValidate(words);
     if (command == "catalog")
         return runCatalog(words);
+    if (command == "run")
+        return runRun(words);
     std::cerr << "hetplan-cli: error: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <map>
+#include <set>
 
 namespace hetplan {
 namespace {
@@ -22,6 +23,36 @@ double tokensPerIteration(const MeasurementRun &run)
 }
 
 } // namespace
+
+Result<Measurement> mergeRankMeasurements(std::vector<Measurement> parts)
+{
+    if (parts.empty())
+        return badInput("no rank results to merge");
+    Measurement merged;
+    merged.run = parts.front().run;
+    merged.loss = parts.front().loss;
+    std::set<std::string> hosts;
+    std::set<int> seen;
+    for (Measurement &part : parts) {
+        const MeasurementRun &a = merged.run;
+        const MeasurementRun &b = part.run;
+        if (a.planFile != b.planFile || a.model != b.model || a.scale != b.scale
+            || a.iterations != b.iterations || a.seed != b.seed || a.globalBatch != b.globalBatch
+            || a.seqLen != b.seqLen || a.backend != b.backend)
+            return badInput("rank results of different runs cannot be merged");
+        if (part.loss != merged.loss)
+            return badInput("rank results disagree on the loss; they are not from one run");
+        hosts.insert(b.hosts.begin(), b.hosts.end());
+        for (MeasuredRank &r : part.ranks) {
+            if (!seen.insert(r.rank).second)
+                return badInput("rank " + std::to_string(r.rank) + " is given twice");
+            merged.ranks.push_back(std::move(r));
+        }
+    }
+    merged.run.hosts.assign(hosts.begin(), hosts.end());
+    summarizeMeasurement(merged);
+    return merged;
+}
 
 int firstTimedIteration(int iterations)
 {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/base/result.h"
 #include "core/cost/evaluation.h"
 
 #include <cstdint>
@@ -81,6 +82,11 @@ struct Measurement
 // Fills iterations, stages and the means from run, loss and ranks (the ranks are sorted).
 // The losses must have one value per iteration and every rank as many iterations.
 void summarizeMeasurement(Measurement &measurement);
+
+// One measurement from the per-rank ones every worker writes: their ranks together, the hosts
+// they ran on, and the loss (every rank reports the same global loss). Refuses parts of
+// different runs (plan, model, scale, iterations, seed, batch) or a rank given twice.
+Result<Measurement> mergeRankMeasurements(std::vector<Measurement> parts);
 
 // The first iteration the means count (0 or 1, see Measurement).
 int firstTimedIteration(int iterations);
