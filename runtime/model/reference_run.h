@@ -1,15 +1,11 @@
 #pragma once
 
 #include "runtime/model/model_config.h"
+#include "runtime/model/weight_set.h"
 
-#include <map>
-#include <string>
 #include <vector>
 
 namespace hetplan::runtime {
-
-// Full tensors by parameter name (model_tensors.h), flattened row-major.
-using WeightSet = std::map<std::string, std::vector<float>>;
 
 struct ReferenceResult
 {
