@@ -141,9 +141,10 @@ Measurement readMeasurement(Object &root)
     const Array ranks = root.required("ranks").array(std::size_t(kMaxGpus), 1);
     for (std::size_t i = 0; i < ranks.size(); ++i) {
         m.ranks.push_back(readRank(ranks.at(i), n));
-        if (!root.context().failed() && m.ranks.back().rank != int(i))
-            ranks.at(i).object().failField("rank", "must be " + std::to_string(i)
-                                                       + ": ranks are listed in order");
+        if (!root.context().failed() && i > 0 && m.ranks[i].rank <= m.ranks[i - 1].rank)
+            ranks.at(i).object().failField("rank", "must be above "
+                                                       + std::to_string(m.ranks[i - 1].rank)
+                                                       + ": ranks are listed in ascending order");
     }
     return m;
 }
