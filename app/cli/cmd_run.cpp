@@ -187,6 +187,9 @@ int runRun(const std::vector<std::string> &words)
     RankProcesses processes(kStopGrace);
     if (auto failure = processes.start(launches(*job, source, *options, *worker, *dir)))
         return fail(Error{ErrorKind::Internal, *failure});
+    const std::vector<pid_t> pids = processes.pids();
+    for (std::size_t r = 0; r < pids.size(); ++r)
+        std::cout << "hetplan-cli run: rank " << r << " is process " << pids[r] << std::endl;
     const RankProcesses::Outcome outcome = processes.wait();
     if (!outcome.ok) {
         std::cerr << "hetplan-cli: error: run failed: " << outcome.message << '\n';

@@ -64,6 +64,8 @@ std::string describeExit(int status)
     return "exited with status " + std::to_string(WEXITSTATUS(status));
 }
 
+constexpr std::chrono::milliseconds kCauseWindow{300};
+
 bool failed(int status)
 {
     return WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0);
@@ -149,6 +151,14 @@ void RankProcesses::pump(Child &child, int &fd, std::string &line, bool toStderr
     sink.flush();
 }
 
+std::vector<pid_t> RankProcesses::pids() const
+{
+    std::vector<pid_t> list;
+    for (const Child &c : m_children)
+        list.push_back(c.pid);
+    return list;
+}
+
 void RankProcesses::stopAll(int signal)
 {
     for (const Child &c : m_children)
@@ -168,6 +178,7 @@ RankProcesses::Outcome RankProcesses::wait()
             return;
         outcome = {false, std::move(message)};
         stopAll(SIGTERM);
+        stopAll(SIGCONT); // a stopped rank acts on SIGTERM only once it runs again
         killAt = Clock::now() + m_grace;
     };
     const auto alive = [&] {
@@ -175,6 +186,8 @@ RankProcesses::Outcome RankProcesses::wait()
             return c.running || c.outFd >= 0 || c.errFd >= 0;
         });
     };
+    std::optional<std::string> pendingExit;
+    Clock::time_point decideAt;
     while (alive()) {
         std::vector<pollfd> fds;
         std::vector<std::pair<Child *, bool>> owners;
@@ -216,8 +229,16 @@ RankProcesses::Outcome RankProcesses::wait()
             else if (!exited)
                 exited = std::move(text);
         }
-        if (killed || exited)
-            stopping((killed ? *killed : *exited) + "; stopping every rank");
+        // A rank that exits with an error may only have lost a peer that is still dying:
+        // give a death by signal a moment to show before naming the cause.
+        if (exited && !pendingExit) {
+            pendingExit = std::move(exited);
+            decideAt = Clock::now() + kCauseWindow;
+        }
+        if (killed)
+            stopping(*killed + "; stopping every rank");
+        else if (pendingExit && Clock::now() >= decideAt)
+            stopping(*pendingExit + "; stopping every rank");
         if (Clock::now() >= killAt) {
             stopAll(SIGKILL);
             killAt = Clock::time_point::max();

@@ -40,6 +40,8 @@ public:
     // a signal, or on SIGINT/SIGTERM/SIGHUP to this process, sends SIGTERM to every rank's
     // process group, SIGKILL after the grace period, and waits for all of them.
     Outcome wait();
+    // Process ids in launch order (each is also its process group's id).
+    std::vector<pid_t> pids() const;
 
 private:
     struct Child

@@ -31,20 +31,37 @@ std::string describeOp(std::string_view op, const std::string &group, int peer)
     return text;
 }
 
+// A collective's error names the other members: Gloo's own message names only an address.
+std::string describeCollective(std::string_view op, const std::string &group,
+                               const std::vector<int> &members, int self)
+{
+    std::vector<int> others;
+    for (int m : members)
+        if (m != self)
+            others.push_back(m);
+    if (others.size() == 1)
+        return describeOp(op, group, others.front());
+    std::string text = std::string(op) + " in group " + group + " (with ranks";
+    for (std::size_t i = 0; i < others.size(); ++i)
+        text += (i == 0 ? " " : ", ") + std::to_string(others[i]);
+    return text + ")";
+}
+
 Error commError(std::string_view op, const std::string &group, int peer, std::string_view why)
 {
     return {ErrorKind::Internal, describeOp(op, group, peer) + " failed: " + std::string(why)};
 }
 
-// The one place Gloo's exceptions become Errors: every Gloo call goes through here.
+// The one place Gloo's exceptions become Errors: every Gloo call goes through here. `what`
+// names the op, the group and the peer.
 template<typename Call>
-Status guarded(std::string_view op, const std::string &group, int peer, Call call)
+Status guarded(const std::string &what, Call call)
 {
     try {
         call();
         return okStatus();
     } catch (const std::exception &e) {
-        return commError(op, group, peer, e.what());
+        return Error{ErrorKind::Internal, what + " failed: " + e.what()};
     }
 }
 
@@ -106,7 +123,7 @@ Result<std::unique_ptr<Comm>> Comm::open(const CommOptions &options, int worldRa
     impl->store = std::move(store).value();
     gloo::transport::tcp::attr attr;
     attr.hostname = options.listenAddress; // never the host-name lookup
-    const Status made = guarded("creating the TCP device on " + options.listenAddress, "-", -1,
+    const Status made = guarded("creating the TCP device on " + options.listenAddress,
                                 [&] { impl->device = gloo::transport::tcp::CreateDevice(attr); });
     if (!made)
         return made.error();
@@ -126,7 +143,7 @@ Status Comm::connect(const std::vector<GroupSpec> &groups)
         group.members = spec.members;
         const int groupRank = static_cast<int>(self - spec.members.begin());
         const int groupSize = static_cast<int>(spec.members.size());
-        const Status connected = guarded("connecting", spec.key, -1, [&] {
+        const Status connected = guarded(describeOp("connecting", spec.key, -1), [&] {
             group.context = std::make_shared<gloo::rendezvous::Context>(groupRank, groupSize);
             group.context->setTimeout(d.timeout);
             gloo::rendezvous::PrefixStore prefixed(spec.key, *d.store);
@@ -161,7 +178,7 @@ Status Comm::exchange(const std::vector<Transfer> &transfers)
         if (!found)
             return found.error();
         auto [g, peerIndex] = *found;
-        const Status posted = guarded(op, t.group, t.peer, [&] {
+        const Status posted = guarded(describeOp(op, t.group, t.peer), [&] {
             buffers.push_back(g->context->createUnboundBuffer(t.data, t.count * sizeof(float)));
             if (t.send)
                 buffers.back()->send(peerIndex, t.slot);
@@ -176,7 +193,7 @@ Status Comm::exchange(const std::vector<Transfer> &transfers)
         const Transfer &t = transfers[i];
         const char *op = t.send ? "send" : "recv";
         bool done = false;
-        const Status waited = guarded(op, t.group, t.peer, [&] {
+        const Status waited = guarded(describeOp(op, t.group, t.peer), [&] {
             const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                 deadline - std::chrono::steady_clock::now());
             const auto wait = std::max(left, std::chrono::milliseconds(1));
@@ -197,7 +214,8 @@ Status Comm::broadcast(const std::string &group, int root, float *data, std::siz
     if (!found)
         return found.error();
     auto [g, rootIndex] = *found;
-    return guarded("broadcast", group, root, [&] {
+    const std::string what = describeCollective("broadcast", group, g->members, m_impl->worldRank);
+    return guarded(what, [&] {
         gloo::BroadcastOptions opts(g->context);
         opts.setOutput(data, count);
         opts.setRoot(rootIndex);
@@ -212,7 +230,8 @@ Status Comm::allReduceSum(const std::string &group, float *data, std::size_t cou
     if (!found)
         return found.error();
     Group *g = found->first;
-    return guarded("all-reduce", group, -1, [&] {
+    const std::string what = describeCollective("all-reduce", group, g->members, m_impl->worldRank);
+    return guarded(what, [&] {
         gloo::AllreduceOptions opts(g->context);
         opts.setOutput(data, count);
         opts.setReduceFunction(
