@@ -18,6 +18,7 @@ Commands:
             [--warm-start FILE] [--remove-gpus A:0,A:1]   (hexgen re-planning, §5.3)
             see 'hetplan-cli plan --help' for every option
   evaluate  --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--cost-model NAME] [--json]
+            [--measured MEASUREMENT]   (predicted beside what `run` measured)
   compare   --cluster ... --model ... [--planners a,b,...] [--json]
   sweep     --cluster ... --model ... (--link A-B | --inter | --intra) --bandwidth 0.5,1,2,5 [--json]
   validate  FILE...
