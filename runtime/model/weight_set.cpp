@@ -35,11 +35,15 @@ Status compareWeightSets(const WeightSet &expected, const WeightSet &actual,
         if (got.size() != want.size())
             return badInput(what + ": tensor '" + name + "' has " + std::to_string(got.size())
                             + " elements; expected " + std::to_string(want.size()));
+        double largest = 0;
+        for (float v : want)
+            largest = std::max(largest, double(std::abs(v)));
+        const double base = tolerance.absolute + tolerance.relativeToMax * largest;
         std::size_t worst = 0;
         double worstExcess = 0;
         for (std::size_t i = 0; i < want.size(); ++i) {
             const double diff = std::abs(double(got[i]) - double(want[i]));
-            const double allowed = tolerance.absolute + tolerance.relative * std::abs(want[i]);
+            const double allowed = base + tolerance.relative * std::abs(want[i]);
             // `!(diff <= allowed)` also catches NaN.
             if (!(diff <= allowed) && (worstExcess == 0 || diff - allowed > worstExcess)) {
                 worst = i;
@@ -51,7 +55,8 @@ Status compareWeightSets(const WeightSet &expected, const WeightSet &actual,
             text.precision(9);
             text << what << ": tensor '" << name << "' element " << worst << " is " << got[worst]
                  << ", expected " << want[worst] << " (tolerance " << tolerance.absolute << " + "
-                 << tolerance.relative << "·|expected|)";
+                 << tolerance.relative << "·|expected| + " << tolerance.relativeToMax << " · "
+                 << largest << ")";
             return badInput(text.str());
         }
     }

@@ -23,11 +23,14 @@ enum class ShardBuffer { Values, Gradients };
 // Places every parameter slice of `shard` (its values or its gradients) into `set`.
 void placeShard(WeightSet &set, const ModelShard &shard, ShardBuffer buffer);
 
-// |actual − expected| ≤ absolute + relative · |expected|, element by element.
+// Element by element: |actual − expected| ≤ absolute + relative · |expected| + relativeToMax · m,
+// where m is the largest |expected| of the tensor. relativeToMax suits gradients, whose small
+// elements carry the rounding error of the large terms they were summed from.
 struct WeightTolerance
 {
     double absolute = 0;
     double relative = 0;
+    double relativeToMax = 0;
 };
 
 // Ok when both sets hold the same tensors of the same sizes and every element is within the
