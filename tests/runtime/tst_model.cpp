@@ -167,8 +167,11 @@ void TestModel::tokensAreDeterministicAndInRange()
 void TestModel::gradientsMatchFiniteDifferences_data()
 {
     QTest::addColumn<MlpKind>("mlp");
-    QTest::newRow("SwiGLU, GQA") << MlpKind::SwiGlu;
-    QTest::newRow("GELU, GQA") << MlpKind::Gelu;
+    QTest::addColumn<int>("seqLen");
+    QTest::newRow("SwiGLU, GQA") << MlpKind::SwiGlu << 5;
+    QTest::newRow("GELU, GQA") << MlpKind::Gelu << 5;
+    // Longer than the attention's 64-row blocks: the causal blocking must add up.
+    QTest::newRow("SwiGLU, GQA, 2 row blocks") << MlpKind::SwiGlu << 70;
 }
 
 // Central differences in fp32 with the weights made larger than at init (so every gradient is
@@ -178,8 +181,9 @@ void TestModel::gradientsMatchFiniteDifferences_data()
 void TestModel::gradientsMatchFiniteDifferences()
 {
     QFETCH(MlpKind, mlp);
+    QFETCH(int, seqLen);
     ModelConfig c = tinyConfig(mlp);
-    c.seqLen = 5;
+    c.seqLen = seqLen;
     c.vocab = 11;
     const TrainingSetup setup{3, 3, {}};
     ModelShard model = orFail(ModelShard::create(c, wholeModel(c), setup));
