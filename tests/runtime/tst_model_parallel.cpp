@@ -1,13 +1,14 @@
 // Cutting the model must not change the training: TP shards, pipeline stages, micro-batches and
 // data-parallel row splits all give the single-process result, and the same seed the same run.
 //
-// Tolerances (fp32; measured on these fixtures, then a margin of 25× or more):
-// - loss: relative 1e-6 (measured ≤ 3e-9: the loss sums are in double);
+// Tolerances (fp32; weight_set.h has the library's, which the distributed runs use too):
+// - loss: relative 1e-5 (measured ≤ 1e-8: the loss sums are in double);
 // - gradients: 1e-5 × the tensor's largest |gradient| per element (measured ≤ 4e-7: the row-
 //   parallel partial sums are added in another order than one GEMM adds them);
-// - weights after one Adam step: 1e-5 absolute = 1% of the learning rate (measured ≤ 6.3e-7).
-//   Adam divides by √v, so an element whose gradient is near zero turns a rounding difference
-//   into a visible fraction of a step; the tolerance is therefore tied to lr, not to the weight.
+// - weights after Adam: 1% of the learning rate per iteration, with 1 in 10⁴ elements allowed two
+//   steps per iteration (measured after one step ≤ 6.3e-7; after three at --scale 32, 3 of 940,320
+//   elements above 1e-5). Adam divides by √v, so an element whose gradient is near zero turns a
+//   rounding difference into a visible fraction of a step: the bound follows lr, not the weight.
 // Cuts that keep every sum in the same order (pipeline stages at one TP rank) are exact.
 #include "model_test_support.h"
 #include "runtime/model/reference_run.h"
@@ -25,7 +26,7 @@ Q_DECLARE_METATYPE(hetplan::MlpKind)
 namespace {
 
 constexpr WeightTolerance kGradientTolerance{0, 0, 1e-5};
-constexpr WeightTolerance kWeightTolerance{1e-5, 0, 0};
+const WeightTolerance kWeightTolerance = adamWeightTolerance(1e-3f, 1);
 
 void verifyOk(const Status &status)
 {
@@ -35,7 +36,7 @@ void verifyOk(const Status &status)
 
 void compareLoss(double actual, double expected)
 {
-    QVERIFY2(std::abs(actual - expected) <= 1e-6 * std::abs(expected),
+    QVERIFY2(std::abs(actual - expected) <= kLossRelativeTolerance * std::abs(expected),
              qPrintable(QStringLiteral("loss %1, expected %2")
                             .arg(actual, 0, 'g', 10)
                             .arg(expected, 0, 'g', 10)));
@@ -97,6 +98,7 @@ private Q_SLOTS:
     void microBatchesEqualOneBatch();
     void anyCutOfTheRowsGivesTheSameGradientSum();
     void referenceRunTrainsAndRepeats();
+    void threeIterationsAtScaleMatchTheReference();
     void misuseIsAnErrorNotACrash();
 };
 
@@ -205,6 +207,25 @@ void TestModelParallel::referenceRunTrainsAndRepeats()
     const StepOutcome step = tpTrainingStep(c, setup, 1, {{0, 3}, {3, 1}});
     QCOMPARE(one.lossPerIteration[0], step.loss);
     verifyOk(compareWeightSets(step.weights, one.finalWeights, {}, "reference vs step"));
+}
+
+// What the distributed runs check, on a model at --scale: 3 Adam iterations of a TP-4 cut with
+// micro-batches of 1 against the reference's micro-batches of 2.
+void TestModelParallel::threeIterationsAtScaleMatchTheReference()
+{
+    const ModelSpec spec{"llama2-13b-2-layers", 2, 5120, 13824, 40, 40, 32000, 4096,
+                         MlpKind::SwiGlu};
+    const ModelConfig c = orFail(scaledModelConfig(spec, 4096, 32));
+    const TrainingSetup setup{2024, 4, {}};
+    const ReferenceResult reference = orFail(referenceRun(c, setup, 2, 3));
+    const StepOutcome cut = tpTraining(c, setup, 4, {{0, 1}, {1, 1}, {2, 1}, {3, 1}}, 3);
+    for (int it = 0; it < 3; ++it)
+        compareLoss(cut.lossPerIteration[std::size_t(it)],
+                    reference.lossPerIteration[std::size_t(it)]);
+    QVERIFY(reference.lossPerIteration[2] < reference.lossPerIteration[0]);
+    verifyOk(compareWeightSets(reference.finalWeights, cut.weights,
+                               adamWeightTolerance(setup.adam.learningRate, 3),
+                               "weights after 3 iterations"));
 }
 
 void TestModelParallel::misuseIsAnErrorNotACrash()
