@@ -5,12 +5,21 @@
 
 namespace hetplan::runtime {
 
-// Adam (Kingma & Ba 2015, Algorithm 1) with bias correction folded into the step size, the same
-// arithmetic on every rank so that equal gradients give bit-equal weights.
+// Adam (Kingma & Ba 2015, Algorithm 1) with bias correction folded into the step size, or plain
+// SGD when the workload asks for it; the same arithmetic on every rank, so that equal gradients
+// give bit-equal weights.
 void ModelShard::optimizerStep()
 {
     const AdamOptions &o = m_setup.adam;
     ++m_steps;
+    if (m_setup.optimizer == Optimizer::Sgd) {
+        for (Parameter &p : m_params) {
+            for (std::size_t i = 0; i < p.value.size(); ++i)
+                p.value[i] -= o.learningRate * p.grad[i];
+        }
+        zeroGradients();
+        return;
+    }
     const double correction1 = 1.0 - std::pow(double(o.beta1), m_steps);
     const double correction2 = 1.0 - std::pow(double(o.beta2), m_steps);
     const auto stepSize = float(double(o.learningRate) / correction1);

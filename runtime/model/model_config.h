@@ -2,6 +2,7 @@
 
 #include "core/base/result.h"
 #include "core/model/model_spec.h"
+#include "core/model/workload.h"
 
 #include <cstdint>
 #include <string>
@@ -82,6 +83,10 @@ struct TrainingSetup
     std::uint64_t seed = 0; // weights and token data (model_init.h)
     int globalBatch = 1;    // samples (sequences) per iteration, over all pipelines
     AdamOptions adam;
+    // The workload's optimizer. Sgd is plain w ← w − lr·g with adam.learningRate: unlike Adam's
+    // update it is proportional to the gradient, so comparing weights after SGD also catches a
+    // gradient scaled wrongly as a whole (Adam's per-element normalisation hides that).
+    Optimizer optimizer = Optimizer::Adam;
 };
 
 // A contiguous range of global sample indices [first, first + count) in [0, globalBatch).

@@ -72,8 +72,9 @@ public:
     Result<std::vector<float>> backward(int microBatch, std::span<const float> outputGrad,
                                         TpComm &tp);
 
-    // Adam on every slice, then zero the gradients. Call once per iteration after the gradient
-    // sync; the step count (for bias correction) is this shard's own.
+    // Adam (or SGD, TrainingSetup::optimizer) on every slice, then zero the gradients. Call once
+    // per iteration after the gradient sync; the step count (for bias correction) is this shard's
+    // own.
     void optimizerStep();
     void zeroGradients();
     int stepsTaken() const { return m_steps; }

@@ -9,6 +9,12 @@
 
 namespace hetplan::runtime {
 
+WeightTolerance adamWeightTolerance(float learningRate, int iterations)
+{
+    const double steps = double(learningRate) * std::max(1, iterations);
+    return {0.01 * steps, 0, 0, 1e-4, 2 * steps};
+}
+
 void placeSlice(WeightSet &set, const TensorLayout &tensor, ElementRange slice,
                 std::span<const float> values)
 {
@@ -35,25 +41,41 @@ Status compareWeightSets(const WeightSet &expected, const WeightSet &actual,
         if (got.size() != want.size())
             return badInput(what + ": tensor '" + name + "' has " + std::to_string(got.size())
                             + " elements; expected " + std::to_string(want.size()));
+        double largest = 0;
+        for (float v : want)
+            largest = std::max(largest, double(std::abs(v)));
+        const double base = tolerance.absolute + tolerance.relativeToMax * largest;
         std::size_t worst = 0;
         double worstExcess = 0;
+        std::size_t outliers = 0;
         for (std::size_t i = 0; i < want.size(); ++i) {
             const double diff = std::abs(double(got[i]) - double(want[i]));
-            const double allowed = tolerance.absolute + tolerance.relative * std::abs(want[i]);
-            // `!(diff <= allowed)` also catches NaN.
-            if (!(diff <= allowed) && (worstExcess == 0 || diff - allowed > worstExcess)) {
+            const double allowed = base + tolerance.relative * std::abs(want[i]);
+            if (diff <= allowed)
+                continue;
+            // An outlier within its own bound; NaN (diff <= x is false) never is one.
+            const bool outlier = diff <= tolerance.outlierAbsolute;
+            outliers += outlier;
+            const double excess = std::isnan(diff) ? 1e300 : diff - allowed;
+            if (!outlier && excess > worstExcess) {
                 worst = i;
-                worstExcess = std::isnan(diff) ? 1e300 : diff - allowed;
+                worstExcess = excess;
             }
         }
+        const auto allowedOutliers = std::size_t(tolerance.outlierFraction * double(want.size()));
         if (worstExcess > 0) {
             std::ostringstream text;
             text.precision(9);
             text << what << ": tensor '" << name << "' element " << worst << " is " << got[worst]
                  << ", expected " << want[worst] << " (tolerance " << tolerance.absolute << " + "
-                 << tolerance.relative << "·|expected|)";
+                 << tolerance.relative << "·|expected| + " << tolerance.relativeToMax << " · "
+                 << largest << ")";
             return badInput(text.str());
         }
+        if (outliers > allowedOutliers)
+            return badInput(what + ": tensor '" + name + "' has " + std::to_string(outliers)
+                            + " elements outside the tolerance; at most "
+                            + std::to_string(allowedOutliers) + " may be");
     }
     for (const auto &[name, values] : actual) {
         if (!expected.count(name))

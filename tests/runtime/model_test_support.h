@@ -86,20 +86,21 @@ private:
     std::vector<std::unique_ptr<Member>> m_members;
 };
 
-// What one training step of a cut model produced, assembled into full tensors.
+// What training a cut model produced, assembled into full tensors.
 struct StepOutcome
 {
-    double loss = 0;
-    WeightSet gradients; // before the optimizer step
-    WeightSet weights;   // after it
-    // Per TP rank, the replicated tensors' gradients (which must agree across the ranks).
+    double loss = 0; // of the first iteration
+    std::vector<double> lossPerIteration;
+    WeightSet gradients; // of the last iteration, before its optimizer step
+    WeightSet weights;   // after the last step
+    // Per TP rank, the replicated tensors' last gradients (which must agree across the ranks).
     std::vector<WeightSet> replicatedGradients;
 };
 
-// The whole model cut into `tpDegree` shards run in threads: forward and backward of every
-// micro-batch in order, then one Adam step.
-inline StepOutcome tpTrainingStep(const ModelConfig &config, const TrainingSetup &setup,
-                                  int tpDegree, const std::vector<SampleRange> &microBatches)
+// The whole model cut into `tpDegree` shards run in threads. Each iteration: forward and
+// backward of every micro-batch in order, then one Adam step.
+inline StepOutcome tpTraining(const ModelConfig &config, const TrainingSetup &setup, int tpDegree,
+                              const std::vector<SampleRange> &microBatches, int iterations)
 {
     std::vector<ModelShard> shards;
     for (int t = 0; t < tpDegree; ++t) {
@@ -109,48 +110,59 @@ inline StepOutcome tpTrainingStep(const ModelConfig &config, const TrainingSetup
         shards.push_back(orFail(ModelShard::create(config, spec, setup)));
     }
     ThreadTpGroup group(tpDegree);
-    std::vector<double> losses(std::size_t(tpDegree), 0.0);
-    std::vector<std::string> errors(static_cast<std::size_t>(tpDegree));
-    std::vector<std::thread> threads;
-    for (int t = 0; t < tpDegree; ++t) {
-        threads.emplace_back([&, t] {
-            ModelShard &shard = shards[std::size_t(t)];
-            for (std::size_t m = 0; m < microBatches.size(); ++m) {
-                auto out = shard.forward(int(m), microBatches[m], {}, group.member(t));
-                if (!out) {
-                    errors[std::size_t(t)] = out.error().message;
-                    return;
-                }
-                losses[std::size_t(t)] += out->lossContribution;
-                auto back = shard.backward(int(m), {}, group.member(t));
-                if (!back) {
-                    errors[std::size_t(t)] = back.error().message;
-                    return;
-                }
-            }
-        });
-    }
-    for (std::thread &thread : threads)
-        thread.join();
-    for (const std::string &error : errors) {
-        if (!error.empty())
-            qFatal("%s", error.c_str());
-    }
-
     StepOutcome outcome;
-    outcome.loss = losses[0];
-    for (ModelShard &shard : shards) {
-        placeShard(outcome.gradients, shard, ShardBuffer::Gradients);
-        WeightSet replicated;
-        for (const Parameter &p : shard.parameters()) {
-            if (p.tensor.cut == TpCut::Replicated)
-                replicated[p.tensor.name] = p.grad;
+    for (int it = 0; it < iterations; ++it) {
+        std::vector<double> losses(static_cast<std::size_t>(tpDegree), 0.0);
+        std::vector<std::string> errors(static_cast<std::size_t>(tpDegree));
+        std::vector<std::thread> threads;
+        for (int t = 0; t < tpDegree; ++t) {
+            threads.emplace_back([&, t] {
+                ModelShard &shard = shards[std::size_t(t)];
+                for (std::size_t m = 0; m < microBatches.size(); ++m) {
+                    auto out = shard.forward(int(m), microBatches[m], {}, group.member(t));
+                    if (!out) {
+                        errors[std::size_t(t)] = out.error().message;
+                        return;
+                    }
+                    losses[std::size_t(t)] += out->lossContribution;
+                    auto back = shard.backward(int(m), {}, group.member(t));
+                    if (!back) {
+                        errors[std::size_t(t)] = back.error().message;
+                        return;
+                    }
+                }
+            });
         }
-        outcome.replicatedGradients.push_back(std::move(replicated));
-        shard.optimizerStep();
-        placeShard(outcome.weights, shard, ShardBuffer::Values);
+        for (std::thread &thread : threads)
+            thread.join();
+        for (const std::string &error : errors) {
+            if (!error.empty())
+                qFatal("%s", error.c_str());
+        }
+        outcome.lossPerIteration.push_back(losses[0]);
+        outcome.gradients.clear();
+        outcome.replicatedGradients.clear();
+        for (ModelShard &shard : shards) {
+            placeShard(outcome.gradients, shard, ShardBuffer::Gradients);
+            WeightSet replicated;
+            for (const Parameter &p : shard.parameters()) {
+                if (p.tensor.cut == TpCut::Replicated)
+                    replicated[p.tensor.name] = p.grad;
+            }
+            outcome.replicatedGradients.push_back(std::move(replicated));
+            shard.optimizerStep();
+        }
     }
+    outcome.loss = outcome.lossPerIteration.front();
+    for (const ModelShard &shard : shards)
+        placeShard(outcome.weights, shard, ShardBuffer::Values);
     return outcome;
+}
+
+inline StepOutcome tpTrainingStep(const ModelConfig &config, const TrainingSetup &setup,
+                                  int tpDegree, const std::vector<SampleRange> &microBatches)
+{
+    return tpTraining(config, setup, tpDegree, microBatches, 1);
 }
 
 } // namespace hetplan::runtime::test

@@ -55,6 +55,8 @@ private Q_SLOTS:
     void tokensAreDeterministicAndInRange();
     void gradientsMatchFiniteDifferences_data();
     void gradientsMatchFiniteDifferences();
+    void optimizerSteps();
+    void comparisonAllowsFewAdamOutliersOnly();
 };
 
 void TestModel::scaleDividesWidthsAndKeepsLayersAndHeads()
@@ -167,8 +169,11 @@ void TestModel::tokensAreDeterministicAndInRange()
 void TestModel::gradientsMatchFiniteDifferences_data()
 {
     QTest::addColumn<MlpKind>("mlp");
-    QTest::newRow("SwiGLU, GQA") << MlpKind::SwiGlu;
-    QTest::newRow("GELU, GQA") << MlpKind::Gelu;
+    QTest::addColumn<int>("seqLen");
+    QTest::newRow("SwiGLU, GQA") << MlpKind::SwiGlu << 5;
+    QTest::newRow("GELU, GQA") << MlpKind::Gelu << 5;
+    // Longer than the attention's 64-row blocks: the causal blocking must add up.
+    QTest::newRow("SwiGLU, GQA, 2 row blocks") << MlpKind::SwiGlu << 70;
 }
 
 // Central differences in fp32 with the weights made larger than at init (so every gradient is
@@ -178,8 +183,9 @@ void TestModel::gradientsMatchFiniteDifferences_data()
 void TestModel::gradientsMatchFiniteDifferences()
 {
     QFETCH(MlpKind, mlp);
+    QFETCH(int, seqLen);
     ModelConfig c = tinyConfig(mlp);
-    c.seqLen = 5;
+    c.seqLen = seqLen;
     c.vocab = 11;
     const TrainingSetup setup{3, 3, {}};
     ModelShard model = orFail(ModelShard::create(c, wholeModel(c), setup));
@@ -221,6 +227,64 @@ void TestModel::gradientsMatchFiniteDifferences()
         QVERIFY2(std::sqrt(refSq) > 1e-2, what.constData());
         QVERIFY2(std::sqrt(errSq) <= 0.01 * std::sqrt(refSq), what.constData());
     }
+}
+
+// SGD moves by −lr·g exactly; Adam's first step by about −lr·sign(g); both clear the gradients.
+void TestModel::optimizerSteps()
+{
+    const ModelConfig c = tinyConfig(MlpKind::Gelu);
+    for (Optimizer optimizer : {Optimizer::Sgd, Optimizer::Adam}) {
+        TrainingSetup setup{5, 2, {}};
+        setup.optimizer = optimizer;
+        ModelShard model = orFail(ModelShard::create(c, wholeModel(c), setup));
+        SoloTpComm solo;
+        orFail(model.forward(0, {0, 2}, {}, solo));
+        orFail(model.backward(0, {}, solo));
+        const Parameter &q = *model.findParameter("layer.1.attn.q");
+        const std::vector<float> before = q.value;
+        const std::vector<float> grad = q.grad;
+        model.optimizerStep();
+        int adamChecked = 0;
+        QCOMPARE(model.stepsTaken(), 1);
+        for (std::size_t i = 0; i < before.size(); ++i) {
+            const float lr = setup.adam.learningRate;
+            if (optimizer == Optimizer::Sgd) {
+                QCOMPARE(q.value[i], before[i] - lr * grad[i]);
+            } else if (std::abs(grad[i]) > 1e-4f) { // ε = 1e-8 is then negligible
+                ++adamChecked;
+                const float step = before[i] - q.value[i];
+                QVERIFY(std::abs(step - std::copysign(lr, grad[i])) < 1e-3f * lr);
+            }
+            QCOMPARE(q.grad[i], 0.0f);
+        }
+        QVERIFY(optimizer == Optimizer::Sgd || adamChecked > 100);
+    }
+}
+
+void TestModel::comparisonAllowsFewAdamOutliersOnly()
+{
+    const WeightTolerance tolerance = adamWeightTolerance(1e-3f, 3); // 3e-5, outliers to 6e-3
+    const WeightSet expected{{"w", std::vector<float>(20000, 0.5f)}};
+    WeightSet actual = expected;
+    actual["w"][7] += 2e-5f;
+    QVERIFY(compareWeightSets(expected, actual, tolerance, "bulk").ok());
+    actual["w"][8] += 5e-3f; // a sign flip of a near-zero gradient: 1 outlier of 2 allowed
+    QVERIFY(compareWeightSets(expected, actual, tolerance, "one outlier").ok());
+    actual["w"][9] -= 5e-3f;
+    actual["w"][10] -= 5e-3f;
+    const Status three = compareWeightSets(expected, actual, tolerance, "three outliers");
+    QVERIFY(!three.ok());
+    QVERIFY2(three.error().message.find("'w' has 3 elements") != std::string::npos,
+             three.error().message.c_str());
+    WeightSet wrong = expected;
+    wrong["w"][3] = 0.52f; // beyond any outlier bound
+    QVERIFY(!compareWeightSets(expected, wrong, tolerance, "far").ok());
+    wrong = expected;
+    wrong["w"][3] = std::nanf("");
+    QVERIFY(!compareWeightSets(expected, wrong, tolerance, "NaN").ok());
+    wrong = expected;
+    wrong["w"].pop_back();
+    QVERIFY(!compareWeightSets(expected, wrong, tolerance, "size").ok());
 }
 
 QTEST_APPLESS_MAIN(TestModel)
