@@ -8,6 +8,7 @@
 #include "core/plan/plan.h"
 #include "runtime/program/check.h"
 #include "runtime/program/compile.h"
+#include "tests/core/planner_test_support.h"
 
 #include <QtTest>
 
@@ -33,10 +34,7 @@ inline Topology fixtureTopology()
     cluster.switches = {{"sw", {}}};
     for (const Machine &m : cluster.machines)
         cluster.links.push_back({m.name, "sw", LinkKind::Ethernet, 1, 50});
-    auto topology = Topology::build(cluster, GpuCatalog::builtin());
-    if (!topology)
-        qFatal("fixture cluster: %s", topology.error().message.c_str());
-    return std::move(topology).value();
+    return orFail(Topology::build(cluster, GpuCatalog::builtin()), "fixture cluster");
 }
 
 // Eight layers, 16 heads, 8 KV heads (grouped-query attention).
