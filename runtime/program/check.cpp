@@ -6,14 +6,17 @@
 #include "runtime/program/program_text.h"
 
 #include <algorithm>
-#include <map>
-#include <tuple>
 
 namespace hetplan::runtime {
 
 Error programError(std::string message)
 {
     return {ErrorKind::Internal, "program check: " + std::move(message)};
+}
+
+Error opError(const JobProgram &program, int rank, const Op &op, const std::string &why)
+{
+    return programError(rankText(program, rank) + " '" + opText(program, op) + "': " + why);
 }
 
 std::string rankText(const JobProgram &program, int rank)
@@ -93,14 +96,14 @@ private:
 
     Status inGroup(int rank, int group, GroupKind kind, const Op &op) const
     {
-        const std::string what = rankText(m_program, rank) + " '" + opText(m_program, op) + "'";
         if (group < 0 || group >= static_cast<int>(m_program.groups.size()))
-            return programError(what + " names no group");
+            return opError(m_program, rank, op, "names no group");
         const Group &g = m_program.groups[size_t(group)];
         if (g.kind != kind)
-            return programError(what + " uses group " + g.key + " of the wrong kind");
+            return opError(m_program, rank, op, "uses group " + g.key + " of the wrong kind");
         if (!isMember(g, rank))
-            return programError(what + " uses group " + g.key + ", which it is not a member of");
+            return opError(m_program, rank, op,
+                           "uses group " + g.key + ", which it is not a member of");
         return okStatus();
     }
 
@@ -115,11 +118,10 @@ private:
                 if (Status s = inGroup(rank, t.group, GroupKind::Hop, op); !s)
                     return s;
                 if (t.peer == rank || !isMember(m_program.groups[size_t(t.group)], t.peer))
-                    return programError(rankText(m_program, rank) + " '" + opText(m_program, op)
-                                        + "': the peer is not the other member of the group");
+                    return opError(m_program, rank, op,
+                                   "the peer is not the other member of the group");
                 if (t.rows.empty())
-                    return programError(rankText(m_program, rank) + " '" + opText(m_program, op)
-                                        + "' moves no rows");
+                    return opError(m_program, rank, op, "moves no rows");
             }
             return okStatus();
         }
@@ -127,8 +129,7 @@ private:
             if (Status s = inGroup(rank, b->group, GroupKind::TensorParallel, op); !s)
                 return s;
             if (!isMember(m_program.groups[size_t(b->group)], b->root))
-                return programError(rankText(m_program, rank) + " '" + opText(m_program, op)
-                                    + "': the root is not in the group");
+                return opError(m_program, rank, op, "the root is not in the group");
             return okStatus();
         }
         if (const auto *g = std::get_if<GradSync>(&op))
@@ -146,33 +147,43 @@ Status checkStructure(const JobProgram &program)
     return StructureCheck(program).run();
 }
 
+// Per hop group, the sends and the receives sorted the same way must be the same list.
 Status checkTransfersPair(const JobProgram &program)
 {
-    // (group, sender, receiver, micro-batch, payload, rows) → sends minus receives
-    using Key = std::tuple<int, int, int, int, int, int, int>;
-    std::map<Key, int> balance;
+    struct Message
+    {
+        int from, to, microBatch, payload, begin, end;
+        auto operator<=>(const Message &) const = default;
+    };
+    std::vector<std::vector<Message>> sends(program.groups.size());
+    std::vector<std::vector<Message>> recvs(program.groups.size());
     for (int r = 0; r < static_cast<int>(program.programs.size()); ++r)
         for (const Op &op : program.programs[size_t(r)])
             if (const auto *e = std::get_if<Exchange>(&op))
                 for (const Transfer &t : e->transfers) {
                     const bool send = t.direction == Direction::Send;
-                    const Key key{t.group,      send ? r : t.peer, send ? t.peer : r,
-                                  t.microBatch, int(t.payload),    t.rows.begin,
-                                  t.rows.end};
-                    balance[key] += send ? 1 : -1;
+                    (send ? sends : recvs)[size_t(t.group)].push_back(
+                        {send ? r : t.peer, send ? t.peer : r, t.microBatch, int(t.payload),
+                         t.rows.begin, t.rows.end});
                 }
-    for (const auto &[key, count] : balance) {
-        if (count == 0)
+    for (size_t g = 0; g < program.groups.size(); ++g) {
+        std::sort(sends[g].begin(), sends[g].end());
+        std::sort(recvs[g].begin(), recvs[g].end());
+        const auto [s, r]
+            = std::mismatch(sends[g].begin(), sends[g].end(), recvs[g].begin(), recvs[g].end());
+        if (s == sends[g].end() && r == recvs[g].end())
             continue;
-        const auto [group, from, to, microBatch, payload, begin, end] = key;
-        const std::string what = std::string(payloadName(Payload(payload))) + " of micro-batch "
-                                 + std::to_string(microBatch) + " rows " + rowsText({begin, end})
-                                 + " via " + program.groups[size_t(group)].key;
-        if (count > 0)
-            return programError(rankText(program, from) + " sends " + what + " to "
-                                + rankText(program, to) + ", which never receives it");
-        return programError(rankText(program, to) + " receives " + what + " from "
-                            + rankText(program, from) + ", which never sends it");
+        // The smaller of the two first differences is the one without its counterpart.
+        const bool unreceived = r == recvs[g].end() || (s != sends[g].end() && *s < *r);
+        const Message &m = unreceived ? *s : *r;
+        const std::string what = std::string(payloadName(Payload(m.payload))) + " of micro-batch "
+                                 + std::to_string(m.microBatch) + " rows "
+                                 + rowsText({m.begin, m.end}) + " via " + program.groups[g].key;
+        if (unreceived)
+            return programError(rankText(program, m.from) + " sends " + what + " to "
+                                + rankText(program, m.to) + ", which never receives it");
+        return programError(rankText(program, m.to) + " receives " + what + " from "
+                            + rankText(program, m.from) + ", which never sends it");
     }
     return okStatus();
 }

@@ -25,6 +25,8 @@ Status checkDataflow(const JobProgram &program);
 Status checkGradientWeights(const JobProgram &program);
 
 Error programError(std::string message);
+// "<rank> '<op>': <why>"
+Error opError(const JobProgram &program, int rank, const Op &op, const std::string &why);
 // "rank 3 (pipeline 0, stage 1, replica 0, TP 1 of 2, A:3)"
 std::string rankText(const JobProgram &program, int rank);
 

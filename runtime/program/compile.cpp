@@ -221,11 +221,10 @@ Result<JobProgram> compileProgram(const Plan &plan, const ModelSpec &model,
     addRanks(plan, topology, layout, program);
     addTpGroups(plan, layout, program);
     addHops(plan, layout, program);
+    std::vector<std::vector<Op>> syncs(program.ranks.size());
+    addGradientSync(layout, plan, program, syncs);
     program.programs.resize(program.ranks.size());
-    emitSchedules(layout, program);
-    addGradientSync(layout, plan, program);
-    for (std::vector<Op> &ops : program.programs)
-        ops.emplace_back(OptimizerStep{});
+    emitPrograms(layout, std::move(syncs), program);
     return program;
 }
 

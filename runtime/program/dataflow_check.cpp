@@ -46,8 +46,7 @@ public:
 private:
     Status fail(const std::string &why) const
     {
-        return programError(rankText(m_program, m_rank.rank) + " '" + opText(m_program, *m_op)
-                            + "': " + why);
+        return opError(m_program, m_rank.rank, *m_op, why);
     }
 
     SampleRange rows(int m) const

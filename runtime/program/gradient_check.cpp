@@ -98,10 +98,8 @@ private:
     Status opFits(const Holder &h, int rank, const GradSync &g) const
     {
         const Rank &r = m_program.ranks[size_t(rank)];
-        auto fail = [&](const std::string &why) {
-            return programError(rankText(m_program, rank) + " '" + opText(m_program, GradSync(g))
-                                + "': " + why);
-        };
+        auto fail
+            = [&](const std::string &why) { return opError(m_program, rank, GradSync(g), why); };
         if (g.layerBegin < h.layerBegin || g.layerEnd > h.layerEnd || g.layerEnd <= g.layerBegin)
             return fail("syncs layers the rank does not hold");
         if (g.params == ParamSet::TpSlice) {

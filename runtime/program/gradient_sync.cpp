@@ -50,10 +50,12 @@ std::vector<Run> layerRuns(const Layout &layout, const Plan &plan, int layers)
 class GradientGroups
 {
 public:
-    GradientGroups(const Layout &layout, const Plan &plan, JobProgram &program)
+    GradientGroups(const Layout &layout, const Plan &plan, JobProgram &program,
+                   std::vector<std::vector<Op>> &syncs)
         : m_layout(layout)
         , m_plan(plan)
         , m_program(program)
+        , m_syncs(syncs)
     {}
 
     void add(const Run &run)
@@ -125,7 +127,7 @@ private:
             sync.layerEnd = run.layerEnd;
             sync.batchShare = batchShare(replica);
             sync.weight = sync.batchShare / sync.tpCopies;
-            m_program.programs[static_cast<size_t>(rank)].emplace_back(sync);
+            m_syncs[static_cast<size_t>(rank)].emplace_back(sync);
         }
         m_program.groups.push_back(std::move(g));
     }
@@ -133,13 +135,15 @@ private:
     const Layout &m_layout;
     const Plan &m_plan;
     JobProgram &m_program;
+    std::vector<std::vector<Op>> &m_syncs;
 };
 
 } // namespace
 
-void addGradientSync(const Layout &layout, const Plan &plan, JobProgram &program)
+void addGradientSync(const Layout &layout, const Plan &plan, JobProgram &program,
+                     std::vector<std::vector<Op>> &syncs)
 {
-    GradientGroups groups(layout, plan, program);
+    GradientGroups groups(layout, plan, program, syncs);
     for (const Run &run : layerRuns(layout, plan, program.layers))
         groups.add(run);
 }

@@ -52,11 +52,13 @@ struct Layout
     }
 };
 
-// Appends one 1F1B iteration of every rank (schedule.cpp).
-void emitSchedules(const Layout &layout, JobProgram &program);
+// Builds the data-parallel gradient groups; each rank's GradSync ops, in group order, go to
+// syncs[rank] (gradient_sync.cpp).
+void addGradientSync(const Layout &layout, const Plan &plan, JobProgram &program,
+                     std::vector<std::vector<Op>> &syncs);
 
-// Builds the data-parallel gradient groups and appends each rank's GradSync ops in group
-// order (gradient_sync.cpp).
-void addGradientSync(const Layout &layout, const Plan &plan, JobProgram &program);
+// Writes every rank's program: one 1F1B iteration (schedule.cpp), its `syncs`, the
+// optimizer step.
+void emitPrograms(const Layout &layout, std::vector<std::vector<Op>> syncs, JobProgram &program);
 
 } // namespace hetplan::runtime

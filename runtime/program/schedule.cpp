@@ -7,6 +7,7 @@
 #include "runtime/program/layout.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace hetplan::runtime {
 
@@ -27,11 +28,14 @@ public:
         }
     }
 
-    // The replica's ops; `leader` keeps the transfers, the other TP ranks only broadcast.
-    std::vector<Op> ops(bool leader)
+    // Upper bound of the ops of one iteration: per micro-batch a forward, a backward, two
+    // exchanges and two broadcasts.
+    size_t maxOps() const { return 6 * size_t(m_samples.microBatches); }
+
+    // Appends the leader's ops to `out`; the other TP ranks run the same minus the exchanges.
+    void leaderOps(std::vector<Op> &out)
     {
-        m_leader = leader;
-        m_ops.clear();
+        m_ops.swap(out);
         const int stagesAfter = m_samples.stages - 1 - m_replica.stage;
         const int count = m_samples.microBatches;
         const int warmup = std::min(stagesAfter, count);
@@ -57,7 +61,7 @@ public:
             m_ops.emplace_back(Backward{m, rows(m)});
             exchange(sends(m, Payload::Gradient), {});
         }
-        return std::move(m_ops);
+        m_ops.swap(out);
     }
 
 private:
@@ -98,7 +102,7 @@ private:
     void exchange(std::vector<Transfer> first, const std::vector<Transfer> &second)
     {
         first.insert(first.end(), second.begin(), second.end());
-        if (m_leader && !first.empty())
+        if (!first.empty())
             m_ops.emplace_back(Exchange{std::move(first)});
     }
 
@@ -117,21 +121,33 @@ private:
     const PipelineSamples &m_samples;
     std::vector<Neighbour> m_upstream;
     std::vector<Neighbour> m_downstream;
-    bool m_leader = true;
-    std::vector<Op> m_ops; // being built by ops()
+    std::vector<Op> m_ops; // being built by leaderOps()
 };
 
 } // namespace
 
-void emitSchedules(const Layout &layout, JobProgram &program)
+void emitPrograms(const Layout &layout, std::vector<std::vector<Op>> syncs, JobProgram &program)
 {
     for (int i = 0; i < static_cast<int>(layout.replicas.size()); ++i) {
         const StageReplica &replica = layout.replicas[static_cast<size_t>(i)];
         ReplicaSchedule schedule(layout, program, i);
-        std::vector<Op> leaderOps = schedule.ops(true);
+        // Reserved once: a 240-GPU plan of 1024 micro-batches has a million ops.
+        for (int t = 0; t < replica.tpDegree; ++t) {
+            const size_t rank = static_cast<size_t>(replica.firstRank + t);
+            program.programs[rank].reserve(schedule.maxOps() + syncs[rank].size() + 1);
+        }
+        std::vector<Op> &leader = program.programs[static_cast<size_t>(replica.firstRank)];
+        schedule.leaderOps(leader);
         for (int t = 1; t < replica.tpDegree; ++t)
-            program.programs[static_cast<size_t>(replica.firstRank + t)] = schedule.ops(false);
-        program.programs[static_cast<size_t>(replica.firstRank)] = std::move(leaderOps);
+            std::copy_if(leader.begin(), leader.end(),
+                         std::back_inserter(program.programs[size_t(replica.firstRank + t)]),
+                         [](const Op &op) { return !std::holds_alternative<Exchange>(op); });
+        for (int t = 0; t < replica.tpDegree; ++t) {
+            const size_t rank = static_cast<size_t>(replica.firstRank + t);
+            std::move(syncs[rank].begin(), syncs[rank].end(),
+                      std::back_inserter(program.programs[rank]));
+            program.programs[rank].emplace_back(OptimizerStep{});
+        }
     }
 }
 
