@@ -79,8 +79,12 @@ void TestRun::matchesReference_data()
     QTest::newRow("two asymmetric pipelines") << runtimeData("asymmetric.plan.json") << tiny << 1;
     QTest::newRow("dp 3 with uneven dp_split") << runtimeData("uneven-dp.plan.json") << tiny << 1;
     // HexiScale §3.1's case study (llama2-13b, 40 layers) with the head dimension, FFN,
-    // vocabulary and sequence divided by 64.
-    QTest::newRow("case study at scale 64")
+    // vocabulary and sequence divided by 64: the plan HexiScale makes for it (five stages,
+    // TP 2 and 1, 24 micro-batches), and a two-pipeline plan with a dp 2 stage after a TP 2
+    // one and TP 2 on a head stage.
+    QTest::newRow("case study (HexiScale's plan) at scale 64")
+        << runtimeData("case-study.plan.json") << QString() << 64;
+    QTest::newRow("case study, two pipelines, at scale 64")
         << QStringLiteral(HETPLAN_SOURCE_DIR "/tests/data/good/case-study-2pp.plan.json")
         << QString() << 64;
 }
