@@ -69,7 +69,7 @@ struct Measurement
 {
     MeasurementRun run;
     // Means over the timed iterations: every iteration after the first (warm-up: connection
-    // set-up, first touches of memory) when there are two or more, else the only one.
+    // first touches of memory, caches warming up) when there are two or more, else the only one.
     double iterationS = 0;
     double tokensPerS = 0;
     Breakdown breakdown;
