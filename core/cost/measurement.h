@@ -68,8 +68,8 @@ struct MeasurementRun
 struct Measurement
 {
     MeasurementRun run;
-    // Means over the timed iterations: every iteration after the first (warm-up: connection
-    // first touches of memory, caches warming up) when there are two or more, else the only one.
+    // Means over the timed iterations: every iteration after the first (warm-up: first
+    // touches of memory, caches warming up) when there are two or more, else the only one.
     double iterationS = 0;
     double tokensPerS = 0;
     Breakdown breakdown;
