@@ -1,4 +1,5 @@
 #include "app/cli/commands.h"
+#include "app/cli/measured_report.h"
 #include "app/cli/planning.h"
 #include "app/cli/report.h"
 #include "app/cli/setup.h"
@@ -34,6 +35,7 @@ int runEvaluate(const std::vector<std::string> &words)
 {
     Args::Spec spec{problemOptions(), {"json"}};
     spec.options.insert("plan");
+    spec.options.insert("measured");
     auto args = Args::parse(words, spec);
     if (!args)
         return fail(args.error());
@@ -70,11 +72,23 @@ int runEvaluate(const std::vector<std::string> &words)
 
     Evaluation evaluation = (*costModel)->evaluate(*problem, *plan);
     addServingFigures(*problem, **costModel, *plan, evaluation);
+    std::optional<Measurement> measured;
+    if (const auto path = args->value("measured")) {
+        auto loaded = loadMeasurement(*path);
+        if (!loaded)
+            return fail(loaded.error());
+        measured = std::move(loaded).value();
+    }
     if (args->has("json")) {
-        std::cout << evaluationToJson(evaluation, problem->topology).dump(2) << '\n';
+        nlohmann::json out = evaluationToJson(evaluation, problem->topology);
+        if (measured)
+            out["measured"] = comparisonJson(compareMeasured(*plan, evaluation, *measured));
+        std::cout << out.dump(2) << '\n';
     } else {
         printPlan(std::cout, *problem, *plan);
         printEvaluation(std::cout, *problem, evaluation);
+        if (measured)
+            printComparison(std::cout, *measured, compareMeasured(*plan, evaluation, *measured));
     }
     return 0;
 }

@@ -13,5 +13,6 @@ int runCompare(const std::vector<std::string> &words);
 int runSweep(const std::vector<std::string> &words);
 int runValidate(const std::vector<std::string> &words);
 int runCatalog(const std::vector<std::string> &words);
+int runRun(const std::vector<std::string> &words);
 
 } // namespace hetplan::cli

@@ -18,10 +18,13 @@ Commands:
             [--warm-start FILE] [--remove-gpus A:0,A:1]   (hexgen re-planning, §5.3)
             see 'hetplan-cli plan --help' for every option
   evaluate  --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--cost-model NAME] [--json]
+            [--measured MEASUREMENT]   (predicted beside what `run` measured)
   compare   --cluster ... --model ... [--planners a,b,...] [--json]
   sweep     --cluster ... --model ... (--link A-B | --inter | --intra) --bandwidth 0.5,1,2,5 [--json]
   validate  FILE...
   catalog   gpus|models|examples [--json]
+  run       --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--scale K]
+            [--iterations I] [--seed S] [--timeout-s T] [--out MEASUREMENT] [--dump-weights DIR]
 
 Cost models: hetplan (default), hexiscale-paper, hexgen-paper.
 Exit codes: 0 ok, 1 internal error, 2 bad input or invalid plan, 3 no plan fits.
@@ -51,6 +54,8 @@ int main(int argc, char **argv)
         return runValidate(words);
     if (command == "catalog")
         return runCatalog(words);
+    if (command == "run")
+        return runRun(words);
     std::cerr << "hetplan-cli: error: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
 }

@@ -1,0 +1,211 @@
+// hetplan-cli run: a training plan on this machine's CPUs, one hetplan-worker per rank over
+// Gloo (docs/runtime.md). The plan is compiled and checked here first, so a plan that cannot
+// run is refused before any process starts.
+#include "app/cli/commands.h"
+#include "app/cli/rank_processes.h"
+#include "app/cli/run_results.h"
+#include "app/cli/setup.h"
+#include "runtime/worker/job.h"
+
+#include <climits>
+#include <filesystem>
+#include <iostream>
+#include <unistd.h>
+
+namespace hetplan::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using runtime::Job;
+
+constexpr std::chrono::milliseconds kStopGrace{3000};
+
+// hetplan-worker beside this hetplan-cli (the build and the install put them together).
+Result<std::string> workerPath()
+{
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (ec)
+        return Error{ErrorKind::Internal, "cannot locate hetplan-cli: " + ec.message()};
+    const fs::path worker = self.parent_path() / "hetplan-worker";
+    if (::access(worker.c_str(), X_OK) != 0)
+        return Error{ErrorKind::Internal, worker.string()
+                                              + " is missing or not executable; it is installed "
+                                                "beside hetplan-cli"};
+    return worker.string();
+}
+
+// A fresh private directory for the rendezvous and the per-rank results; removed afterwards.
+class RunDirectory
+{
+public:
+    static Result<RunDirectory> create()
+    {
+        std::error_code ec;
+        std::string pattern = (fs::temp_directory_path(ec) / "hetplan-run-XXXXXX").string();
+        if (::mkdtemp(pattern.data()) == nullptr)
+            return Error{ErrorKind::Internal, "cannot create a run directory in "
+                                                  + fs::path(pattern).parent_path().string()};
+        RunDirectory dir;
+        dir.m_path = pattern;
+        fs::create_directory(dir.rendezvous(), ec);
+        return dir;
+    }
+    RunDirectory(RunDirectory &&other) noexcept
+        : m_path(std::exchange(other.m_path, {}))
+    {}
+    ~RunDirectory()
+    {
+        std::error_code ec;
+        if (!m_path.empty())
+            fs::remove_all(m_path, ec);
+    }
+    fs::path rendezvous() const { return fs::path(m_path) / "rendezvous"; }
+    fs::path result(int rank) const
+    {
+        return fs::path(m_path) / ("rank-" + std::to_string(rank) + ".json");
+    }
+
+private:
+    RunDirectory() = default;
+    std::string m_path;
+};
+
+struct RunOptions
+{
+    int iterations = 3;
+    int seed = 0;
+    double timeoutS = 60;
+    std::string dumpWeights; // a directory, or empty
+};
+
+std::vector<RankProcesses::Launch> launches(const Job &job, const runtime::JobSource &source,
+                                            const RunOptions &options, const std::string &worker,
+                                            const RunDirectory &dir)
+{
+    std::vector<RankProcesses::Launch> list;
+    const std::string world = std::to_string(job.program.ranks.size());
+    for (const runtime::Rank &r : job.program.ranks) {
+        std::vector<std::string> argv = {worker,
+                                         "--plan",
+                                         source.planPath,
+                                         "--rank",
+                                         std::to_string(r.rank),
+                                         "--world",
+                                         world,
+                                         "--rendezvous",
+                                         dir.rendezvous().string(),
+                                         "--scale",
+                                         std::to_string(source.scale),
+                                         "--iterations",
+                                         std::to_string(options.iterations),
+                                         "--seed",
+                                         std::to_string(options.seed),
+                                         "--timeout-s",
+                                         std::to_string(options.timeoutS),
+                                         "--listen-address",
+                                         "127.0.0.1",
+                                         "--out",
+                                         dir.result(r.rank).string()};
+        for (const auto &[flag, value] :
+             {std::pair{"--cluster", source.cluster}, std::pair{"--model", source.model}})
+            if (value) {
+                argv.push_back(flag);
+                argv.push_back(*value);
+            }
+        if (!options.dumpWeights.empty()) {
+            argv.push_back("--dump-weights");
+            argv.push_back(
+                (fs::path(options.dumpWeights) / ("rank-" + std::to_string(r.rank) + ".weights"))
+                    .string());
+        }
+        list.push_back({"rank " + std::to_string(r.rank), std::move(argv)});
+    }
+    return list;
+}
+
+Result<RunOptions> runOptions(const Args &args)
+{
+    RunOptions o;
+    auto iterations = args.integer("iterations", 1, 1 << 20);
+    auto seed = args.integer("seed", 0, INT_MAX);
+    auto timeout = args.number("timeout-s", 0.1, 86400);
+    if (!iterations)
+        return iterations.error();
+    if (!seed)
+        return seed.error();
+    if (!timeout)
+        return timeout.error();
+    o.iterations = iterations->value_or(o.iterations);
+    o.seed = seed->value_or(o.seed);
+    o.timeoutS = timeout->value_or(o.timeoutS);
+    o.dumpWeights = args.value("dump-weights").value_or("");
+    if (!o.dumpWeights.empty()) {
+        std::error_code ec;
+        fs::create_directories(o.dumpWeights, ec);
+        if (!fs::is_directory(o.dumpWeights))
+            return badInput("--dump-weights " + o.dumpWeights + ": cannot create the directory");
+    }
+    return o;
+}
+
+} // namespace
+
+int runRun(const std::vector<std::string> &words)
+{
+    const Args::Spec spec{{"plan", "cluster", "model", "scale", "iterations", "seed", "out",
+                           "timeout-s", "dump-weights"},
+                          {}};
+    auto args = Args::parse(words, spec);
+    if (!args)
+        return fail(args.error());
+    auto planPath = args->required("plan");
+    if (!planPath)
+        return fail(planPath.error());
+    auto scale = args->integer("scale", 1, 1 << 16);
+    if (!scale)
+        return fail(scale.error());
+    auto options = runOptions(*args);
+    if (!options)
+        return fail(options.error());
+    const runtime::JobSource source{*planPath, args->value("cluster"), args->value("model"),
+                                    scale->value_or(1)};
+    // Everything that can be refused is refused here, before any process starts.
+    auto job = runtime::loadJob(source);
+    if (!job)
+        return fail(job.error());
+    auto worker = workerPath();
+    if (!worker)
+        return fail(worker.error());
+    auto dir = RunDirectory::create();
+    if (!dir)
+        return fail(dir.error());
+
+    std::cout << "hetplan-cli run: " << job->program.ranks.size() << " ranks, model "
+              << job->scaled.name << " at scale " << job->scaled.scale << ", "
+              << options->iterations << " iterations" << std::endl;
+    RankProcesses processes(kStopGrace);
+    if (auto failure = processes.start(launches(*job, source, *options, *worker, *dir)))
+        return fail(Error{ErrorKind::Internal, *failure});
+    const std::vector<pid_t> pids = processes.pids();
+    for (std::size_t r = 0; r < pids.size(); ++r)
+        std::cout << "hetplan-cli run: rank " << r << " is process " << pids[r] << std::endl;
+    const RankProcesses::Outcome outcome = processes.wait();
+    if (!outcome.ok) {
+        std::cerr << "hetplan-cli: error: run failed: " << outcome.message << '\n';
+        return 1;
+    }
+    std::vector<std::string> results;
+    for (const runtime::Rank &r : job->program.ranks)
+        results.push_back(dir->result(r.rank).string());
+    auto measurement = mergeRankResults(results);
+    if (!measurement)
+        return fail(measurement.error());
+    printMeasurement(std::cout, *measurement);
+    if (const auto out = args->value("out"))
+        if (Status written = writeMeasurementFile(*out, *measurement); !written)
+            return fail(written.error());
+    return 0;
+}
+
+} // namespace hetplan::cli

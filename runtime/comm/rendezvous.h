@@ -1,0 +1,30 @@
+#pragma once
+
+#include "core/base/result.h"
+
+#include <memory>
+#include <string>
+
+namespace gloo::rendezvous {
+class Store;
+}
+
+namespace hetplan::runtime {
+
+// Where ranks meet: "redis://HOST:PORT" (Gloo's RedisStore, across hosts) or a directory
+// every rank can read and write (Gloo's FileStore). Errors name the address and what is wrong.
+struct RendezvousAddress
+{
+    std::string directory; // set for a FileStore
+    std::string redisHost; // set for a RedisStore
+    int redisPort = 0;
+
+    bool isRedis() const { return !redisHost.empty(); }
+};
+
+Result<RendezvousAddress> parseRendezvous(const std::string &text);
+
+// Opens the store; a Redis server that cannot be reached is an error, not an exception.
+Result<std::unique_ptr<gloo::rendezvous::Store>> openStore(const RendezvousAddress &address);
+
+} // namespace hetplan::runtime

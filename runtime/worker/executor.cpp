@@ -1,0 +1,259 @@
+#include "runtime/worker/executor.h"
+
+#include <chrono>
+
+namespace hetplan::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start)
+{
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+Error missing(std::string_view what, int microBatch)
+{
+    return {ErrorKind::Internal, "the program uses the " + std::string(what) + " of micro-batch "
+                                     + std::to_string(microBatch) + " before this rank has it"};
+}
+
+// Gloo slots of one hop message: the handshake and the payload of (micro-batch, payload).
+std::uint64_t slotOf(int microBatch, Payload payload, bool handshake)
+{
+    const std::uint64_t message = std::uint64_t(microBatch) * 2 + (payload == Payload::Gradient);
+    return message * 2 + (handshake ? 0 : 1);
+}
+
+// The TP all-reduces a shard asks for inside forward and backward, timed as tp_comm.
+class TimedTpComm final : public TpComm
+{
+public:
+    TimedTpComm(Comm &comm, std::string group, double &tpCommS)
+        : m_comm(comm)
+        , m_group(std::move(group))
+        , m_tpCommS(tpCommS)
+    {}
+    Status allReduceSum(float *data, std::size_t count) override
+    {
+        const auto start = Clock::now();
+        Status status = m_comm.allReduceSum(m_group, data, count);
+        m_tpCommS += secondsSince(start);
+        return status;
+    }
+
+private:
+    Comm &m_comm;
+    std::string m_group;
+    double &m_tpCommS;
+};
+
+} // namespace
+
+// Activations and gradients of the running iteration, by (micro-batch, payload): what arrived
+// for this rank's rows, and what it produced for its neighbours.
+struct Executor::Buffers
+{
+    std::map<std::pair<int, Payload>, std::vector<float>> received;
+    std::map<std::pair<int, Payload>, std::vector<float>> produced;
+    std::unique_ptr<TpComm> tp;
+};
+
+Executor::Executor(const JobProgram &program, int rank, Comm &comm, StageModel &model)
+    : m_program(program)
+    , m_rank(program.ranks[std::size_t(rank)])
+    , m_comm(comm)
+    , m_model(model)
+{
+    for (const Op &op : program.programs[std::size_t(rank)])
+        if (const auto *f = std::get_if<Forward>(&op))
+            m_rowsOf[f->microBatch] = f->rows;
+}
+
+std::vector<GroupSpec> Executor::groupsToConnect(const JobProgram &program)
+{
+    std::vector<GroupSpec> specs;
+    for (const Group &g : program.groups)
+        specs.push_back({g.key, g.members});
+    if (program.ranks.size() > 1) {
+        GroupSpec world{kWorldGroup, {}};
+        for (const Rank &r : program.ranks)
+            world.members.push_back(r.rank);
+        specs.push_back(std::move(world));
+    }
+    return specs;
+}
+
+Status Executor::timed(double &phaseS, const std::function<Status()> &call)
+{
+    const auto start = Clock::now();
+    Status status = call();
+    phaseS += secondsSince(start);
+    return status;
+}
+
+Result<std::pair<RankIteration, double>> Executor::runIteration()
+{
+    const bool alone = m_program.ranks.size() == 1;
+    float token = 0;
+    // Every rank starts the iteration together, so iteration times compare across ranks.
+    if (!alone)
+        if (Status s = m_comm.allReduceSum(kWorldGroup, &token, 1); !s)
+            return s.error();
+
+    m_phases = {};
+    m_lossSum = 0;
+    Buffers buffers;
+    if (m_rank.tpGroup >= 0)
+        buffers.tp = std::make_unique<TimedTpComm>(
+            m_comm, m_program.groups[std::size_t(m_rank.tpGroup)].key, m_phases.tpCommS);
+    else
+        buffers.tp = std::make_unique<SoloTpComm>();
+
+    const auto start = Clock::now();
+    for (const Op &op : m_program.programs[std::size_t(m_rank.rank)])
+        if (Status s = runOp(op, buffers); !s)
+            return s.error();
+    RankIteration iteration;
+    iteration.wallS = secondsSince(start);
+    iteration.breakdown = m_phases;
+    const double communicationS
+        = m_phases.tpCommS + m_phases.ppCommS + m_phases.dpCommS + m_phases.bubbleS;
+    iteration.breakdown.computeS = std::max(0.0, iteration.wallS - communicationS);
+
+    float loss = float(m_lossSum);
+    if (!alone)
+        if (Status s = m_comm.allReduceSum(kWorldGroup, &loss, 1); !s)
+            return s.error();
+    return std::pair{iteration, double(loss)};
+}
+
+Status Executor::runOp(const Op &op, Buffers &buffers)
+{
+    return std::visit(
+        [&](const auto &o) -> Status {
+            using T = std::decay_t<decltype(o)>;
+            if constexpr (std::is_same_v<T, Forward>)
+                return forward(o, buffers);
+            else if constexpr (std::is_same_v<T, Backward>)
+                return backward(o, buffers);
+            else if constexpr (std::is_same_v<T, Exchange>)
+                return exchange(o, buffers);
+            else if constexpr (std::is_same_v<T, Broadcast>)
+                return broadcast(o, buffers);
+            else if constexpr (std::is_same_v<T, GradSync>)
+                return gradSync(o);
+            else {
+                m_model.optimizerStep();
+                return okStatus();
+            }
+        },
+        op);
+}
+
+Status Executor::forward(const Forward &op, Buffers &buffers)
+{
+    std::vector<float> input;
+    if (!m_rank.embedding) {
+        auto it = buffers.received.find({op.microBatch, Payload::Activation});
+        if (it == buffers.received.end())
+            return missing("input activation", op.microBatch);
+        input = std::move(it->second);
+        buffers.received.erase(it);
+    }
+    std::vector<float> output;
+    auto loss = m_model.forward(op.microBatch, op.rows.begin, op.rows.count(), input, *buffers.tp,
+                                output);
+    if (!loss)
+        return loss.error();
+    if (m_rank.head && m_rank.tpIndex == 0)
+        m_lossSum += *loss; // every TP rank of the head computes it; count it once
+    if (!m_rank.head)
+        buffers.produced[{op.microBatch, Payload::Activation}] = std::move(output);
+    return okStatus();
+}
+
+Status Executor::backward(const Backward &op, Buffers &buffers)
+{
+    std::vector<float> outputGrad;
+    if (!m_rank.head) {
+        auto it = buffers.received.find({op.microBatch, Payload::Gradient});
+        if (it == buffers.received.end())
+            return missing("output gradient", op.microBatch);
+        outputGrad = std::move(it->second);
+        buffers.received.erase(it);
+    }
+    auto inputGrad = m_model.backward(op.microBatch, outputGrad, *buffers.tp);
+    if (!inputGrad)
+        return inputGrad.error();
+    buffers.produced.erase({op.microBatch, Payload::Activation});
+    if (!m_rank.embedding)
+        buffers.produced[{op.microBatch, Payload::Gradient}] = std::move(inputGrad).value();
+    return okStatus();
+}
+
+Status Executor::exchange(const Exchange &op, Buffers &buffers)
+{
+    const std::size_t perRow = m_model.activationFloats(1);
+    std::vector<float> tokens(op.transfers.size(), 0.0f);
+    std::vector<Comm::Transfer> handshakes;
+    std::vector<Comm::Transfer> payloads;
+    for (std::size_t i = 0; i < op.transfers.size(); ++i) {
+        const Transfer &t = op.transfers[i];
+        const bool send = t.direction == Direction::Send;
+        const auto rows = m_rowsOf.find(t.microBatch);
+        if (rows == m_rowsOf.end())
+            return missing("rows", t.microBatch);
+        const std::size_t offset = std::size_t(t.rows.begin - rows->second.begin) * perRow;
+        const std::size_t count = std::size_t(t.rows.count()) * perRow;
+        std::vector<float> *buffer = nullptr;
+        if (send) {
+            auto it = buffers.produced.find({t.microBatch, t.payload});
+            if (it == buffers.produced.end())
+                return missing(t.payload == Payload::Activation ? "output" : "input gradient",
+                               t.microBatch);
+            buffer = &it->second;
+        } else {
+            buffer = &buffers.received[{t.microBatch, t.payload}];
+            buffer->resize(std::size_t(rows->second.count()) * perRow);
+        }
+        if (offset + count > buffer->size())
+            return Error{ErrorKind::Internal, "a transfer of micro-batch "
+                                                  + std::to_string(t.microBatch)
+                                                  + " covers rows this rank does not hold"};
+        const std::string &group = m_program.groups[std::size_t(t.group)].key;
+        handshakes.push_back(
+            {group, t.peer, &tokens[i], 1, slotOf(t.microBatch, t.payload, true), send});
+        payloads.push_back({group, t.peer, buffer->data() + offset, count,
+                            slotOf(t.microBatch, t.payload, false), send});
+    }
+    if (Status s = timed(m_phases.bubbleS, [&] { return m_comm.exchange(handshakes); }); !s)
+        return s;
+    return timed(m_phases.ppCommS, [&] { return m_comm.exchange(payloads); });
+}
+
+Status Executor::broadcast(const Broadcast &op, Buffers &buffers)
+{
+    const std::size_t perRow = m_model.activationFloats(1);
+    const auto rows = m_rowsOf.find(op.microBatch);
+    if (rows == m_rowsOf.end())
+        return missing("rows", op.microBatch);
+    std::vector<float> &buffer = buffers.received[{op.microBatch, op.payload}];
+    buffer.resize(std::size_t(rows->second.count()) * perRow);
+    const std::size_t offset = std::size_t(op.rows.begin - rows->second.begin) * perRow;
+    const std::size_t count = std::size_t(op.rows.count()) * perRow;
+    if (offset + count > buffer.size())
+        return Error{ErrorKind::Internal, "a broadcast of micro-batch "
+                                              + std::to_string(op.microBatch)
+                                              + " covers rows this rank does not hold"};
+    const std::string &group = m_program.groups[std::size_t(op.group)].key;
+    float token = 0;
+    if (Status s
+        = timed(m_phases.bubbleS, [&] { return m_comm.broadcast(group, op.root, &token, 1); });
+        !s)
+        return s;
+    return timed(m_phases.ppCommS,
+                 [&] { return m_comm.broadcast(group, op.root, buffer.data() + offset, count); });
+}
+
+} // namespace hetplan::runtime

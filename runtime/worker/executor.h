@@ -1,0 +1,55 @@
+#pragma once
+
+#include "core/cost/measurement.h"
+#include "runtime/comm/comm.h"
+#include "runtime/program/program.h"
+#include "runtime/worker/stage_model.h"
+
+#include <functional>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace hetplan::runtime {
+
+// Runs one rank's program (runtime/program) on its model shard and the Gloo groups, one
+// training iteration per call, and times where the time goes (docs/runtime.md, "Phases"):
+//   tp_comm  the TP all-reduces inside forward and backward;
+//   pp_comm  moving a hop's payload (sends, receives and the TP broadcast of what arrived);
+//   dp_comm  the gradient all-reduces, payload only;
+//   bubble   waiting for a peer to be ready: every hop, broadcast and gradient sync starts
+//            with a one-float handshake among its participants, and its time is the wait;
+//   compute  the rest of the iteration's wall time (layers, loss, optimizer).
+class Executor
+{
+public:
+    Executor(const JobProgram &program, int rank, Comm &comm, StageModel &model);
+
+    // The world group every rank joins after the program's groups: iteration barriers and the
+    // loss sum. Not part of the program, so its key cannot clash with one ("tp/", "hop/", "dp/").
+    static constexpr const char *kWorldGroup = "world";
+    static std::vector<GroupSpec> groupsToConnect(const JobProgram &program);
+
+    // Runs one iteration; returns its times and the global mean loss (before the update).
+    Result<std::pair<RankIteration, double>> runIteration();
+
+private:
+    struct Buffers;
+    Status runOp(const Op &op, Buffers &buffers);
+    Status forward(const Forward &op, Buffers &buffers);
+    Status backward(const Backward &op, Buffers &buffers);
+    Status exchange(const Exchange &op, Buffers &buffers);
+    Status broadcast(const Broadcast &op, Buffers &buffers);
+    Status gradSync(const GradSync &op);
+    Status timed(double &phaseS, const std::function<Status()> &call);
+
+    const JobProgram &m_program;
+    const Rank &m_rank;
+    Comm &m_comm;
+    StageModel &m_model;
+    std::map<int, SampleRange> m_rowsOf; // micro-batch → this rank's rows
+    Breakdown m_phases;                  // of the running iteration
+    double m_lossSum = 0;
+};
+
+} // namespace hetplan::runtime

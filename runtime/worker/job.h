@@ -1,0 +1,40 @@
+#pragma once
+
+#include "core/base/result.h"
+#include "core/model/model_spec.h"
+#include "core/model/topology.h"
+#include "core/plan/plan.h"
+#include "runtime/program/program.h"
+#include "runtime/worker/stage_model.h"
+
+#include <optional>
+#include <string>
+
+namespace hetplan::runtime {
+
+// What names a job: the plan file, optionally a cluster and model other than the ones the plan
+// names (a bundled name or a file, as the CLI accepts them), and --scale.
+struct JobSource
+{
+    std::string planPath;
+    std::optional<std::string> cluster;
+    std::optional<std::string> model;
+    int scale = 1;
+};
+
+// A plan ready to run: read, compiled into per-rank programs, checked, and the model scaled.
+// Every rank and `hetplan-cli run` load the same job the same way, so all agree on it.
+struct Job
+{
+    Plan plan;
+    std::optional<Topology> topology; // always set; Topology has no empty state
+    ModelSpec model;
+    ScaledModel scaled;
+    JobProgram program;
+};
+
+// Errors are BadInput naming the file, the pipeline/stage or the model field and why; a
+// program that fails the checker is refused too (its error names the stuck ranks and ops).
+Result<Job> loadJob(const JobSource &source);
+
+} // namespace hetplan::runtime

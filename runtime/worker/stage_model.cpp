@@ -1,0 +1,105 @@
+#include "runtime/worker/stage_model.h"
+
+#include "runtime/model/model_shard.h"
+
+namespace hetplan::runtime {
+
+Result<ScaledModel> scaleModel(const ModelSpec &spec, int workloadSeqLen, int scale)
+{
+    auto config = scaledModelConfig(spec, workloadSeqLen, scale);
+    if (!config)
+        return config.error();
+    return ScaledModel{config->name, config->hidden, config->seqLen, config->scale};
+}
+
+void setRankBlasThreads(int threads)
+{
+    setBlasThreads(threads);
+}
+
+struct StageModel::Impl
+{
+    ModelShard shard;
+};
+
+StageModel::StageModel(ScaledModel scaled, std::unique_ptr<Impl> impl)
+    : m_scaled(std::move(scaled))
+    , m_impl(std::move(impl))
+{}
+
+StageModel::~StageModel() = default;
+
+Result<std::unique_ptr<StageModel>> StageModel::create(const ModelSpec &spec, int workloadSeqLen,
+                                                       int scale, const ShardPlacement &p,
+                                                       std::uint64_t seed, int globalBatch)
+{
+    auto config = scaledModelConfig(spec, workloadSeqLen, scale);
+    if (!config)
+        return config.error();
+    const ShardSpec shardSpec{p.layerBegin, p.layerEnd, p.tpIndex, p.tpDegree, p.embedding, p.head};
+    if (Status valid = validateShard(*config, shardSpec); !valid)
+        return valid.error();
+    TrainingSetup setup;
+    setup.seed = seed;
+    setup.globalBatch = globalBatch;
+    auto shard = ModelShard::create(*config, shardSpec, setup);
+    if (!shard)
+        return shard.error();
+    auto impl = std::make_unique<Impl>(Impl{std::move(shard).value()});
+    ScaledModel scaled{config->name, config->hidden, config->seqLen, config->scale};
+    return std::unique_ptr<StageModel>(new StageModel(std::move(scaled), std::move(impl)));
+}
+
+std::size_t StageModel::activationFloats(int rows) const
+{
+    return std::size_t(rows) * std::size_t(m_scaled.seqLen) * std::size_t(m_scaled.hidden);
+}
+
+Result<double> StageModel::forward(int microBatch, int firstRow, int rowCount,
+                                   std::span<const float> input, TpComm &tp,
+                                   std::vector<float> &output)
+{
+    auto out = m_impl->shard.forward(microBatch, SampleRange{firstRow, rowCount}, input, tp);
+    if (!out)
+        return out.error();
+    output = std::move(out->activations);
+    return out->lossContribution;
+}
+
+Result<std::vector<float>> StageModel::backward(int microBatch, std::span<const float> outputGrad,
+                                                TpComm &tp)
+{
+    return m_impl->shard.backward(microBatch, outputGrad, tp);
+}
+
+void StageModel::optimizerStep()
+{
+    m_impl->shard.optimizerStep();
+}
+
+std::vector<ParamView> StageModel::parameters()
+{
+    std::vector<ParamView> views;
+    for (Parameter &p : m_impl->shard.parameters()) {
+        ParamView v;
+        v.name = p.tensor.name;
+        v.layer = p.tensor.layer;
+        v.tpSplit = p.tensor.cut == TpCut::Rows;
+        v.embedding = p.tensor.kind == ParamKind::Embedding;
+        v.head = p.tensor.kind == ParamKind::FinalNorm || p.tensor.kind == ParamKind::Head;
+        v.fullElements = p.tensor.elements();
+        v.sliceBegin = p.slice.begin;
+        v.sliceEnd = p.slice.end;
+        v.value = p.value.data();
+        v.grad = p.grad.data();
+        views.push_back(std::move(v));
+    }
+    return views;
+}
+
+std::size_t StageModel::bytesHeld() const
+{
+    return m_impl->shard.bytesHeld();
+}
+
+} // namespace hetplan::runtime

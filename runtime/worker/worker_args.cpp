@@ -1,0 +1,81 @@
+#include "runtime/worker/worker_args.h"
+
+#include <charconv>
+#include <map>
+
+namespace hetplan::runtime {
+namespace {
+
+template<typename T>
+Status readNumber(const std::string &name, const std::string &text, T min, T max, T &out)
+{
+    T value{};
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max)
+        return badInput("--" + name + " " + text + ": expected a number in " + std::to_string(min)
+                        + ".." + std::to_string(max));
+    out = value;
+    return okStatus();
+}
+
+} // namespace
+
+Result<WorkerArgs> parseWorkerArgs(const std::vector<std::string> &words)
+{
+    WorkerArgs a;
+    std::map<std::string, std::string> values;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        const std::string &w = words[i];
+        if (w == "--help" || w == "-h") {
+            a.help = true;
+            return a;
+        }
+        if (!w.starts_with("--") || i + 1 >= words.size())
+            return badInput("unexpected argument '" + w + "'; every option takes a value");
+        values[w.substr(2)] = words[++i];
+    }
+    const auto take = [&](const char *name) -> std::optional<std::string> {
+        auto it = values.find(name);
+        if (it == values.end())
+            return std::nullopt;
+        std::string v = it->second;
+        values.erase(it);
+        return v;
+    };
+    std::vector<Status> checks;
+    for (const char *name : {"plan", "rank", "world", "rendezvous"})
+        if (!values.contains(name))
+            return badInput(std::string("--") + name + " is required");
+    a.job.planPath = *take("plan");
+    a.comm.rendezvous = *take("rendezvous");
+    a.job.cluster = take("cluster");
+    a.job.model = take("model");
+    checks.push_back(readNumber("world", *take("world"), 1, 1 << 16, a.world));
+    checks.push_back(readNumber("rank", *take("rank"), 0, (1 << 16) - 1, a.rank));
+    if (auto v = take("scale"))
+        checks.push_back(readNumber("scale", *v, 1, 1 << 16, a.job.scale));
+    if (auto v = take("iterations"))
+        checks.push_back(readNumber("iterations", *v, 1, 1 << 20, a.iterations));
+    if (auto v = take("seed")) {
+        int seed = 0;
+        checks.push_back(readNumber("seed", *v, 0, std::numeric_limits<int>::max(), seed));
+        a.seed = std::uint64_t(seed);
+    }
+    if (auto v = take("timeout-s"))
+        checks.push_back(readNumber("timeout-s", *v, 0.001, 86400.0, a.comm.timeoutS));
+    if (auto v = take("listen-address"))
+        a.comm.listenAddress = *v;
+    a.out = take("out").value_or("");
+    a.dumpWeights = take("dump-weights").value_or("");
+    for (const Status &s : checks)
+        if (!s)
+            return s.error();
+    if (!values.empty())
+        return badInput("unknown option --" + values.begin()->first);
+    if (a.rank >= a.world)
+        return badInput("--rank " + std::to_string(a.rank) + " must be below --world "
+                        + std::to_string(a.world));
+    return a;
+}
+
+} // namespace hetplan::runtime

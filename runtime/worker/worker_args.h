@@ -1,0 +1,37 @@
+#pragma once
+
+#include "core/base/result.h"
+#include "runtime/comm/comm.h"
+#include "runtime/worker/job.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hetplan::runtime {
+
+// hetplan-worker's command line (docs/runtime.md, "hetplan-worker").
+struct WorkerArgs
+{
+    JobSource job;
+    int rank = 0;
+    int world = 0;
+    CommOptions comm;
+    int iterations = 3;
+    std::uint64_t seed = 0;
+    std::string out;         // this rank's hetplan.measurement/1 file; empty: none
+    std::string dumpWeights; // this rank's final weights; empty: none
+    bool help = false;
+};
+
+inline constexpr const char *kWorkerUsage
+    = R"(usage: hetplan-worker --plan FILE --rank R --world N --rendezvous DIR|redis://HOST:PORT
+         [--cluster NAME|FILE] [--model NAME|FILE] [--scale K] [--iterations I] [--seed S]
+         [--listen-address ADDR] [--timeout-s T] [--out FILE] [--dump-weights FILE]
+One rank of a training plan on the CPU (Gloo). `hetplan-cli run` starts one per rank.
+)";
+
+// Errors name the option and what would be valid.
+Result<WorkerArgs> parseWorkerArgs(const std::vector<std::string> &words);
+
+} // namespace hetplan::runtime

@@ -1,0 +1,44 @@
+#pragma once
+
+// Running `hetplan-cli run` from a test: the CLI as a child process, its exit code and output.
+
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+#include <QtTest>
+
+namespace hetplan::runtime::test {
+
+inline QString runtimeData(const char *name)
+{
+    return QStringLiteral(HETPLAN_SOURCE_DIR "/tests/runtime/data/") + QString::fromUtf8(name);
+}
+
+struct CliRun
+{
+    int exitCode = -1;
+    QString out;
+    QString err;
+    double seconds = 0;
+};
+
+// Runs hetplan-cli with `args` to completion (at most `limitS` seconds).
+inline CliRun runCli(const QStringList &args, int limitS = 280)
+{
+    QProcess process;
+    QElapsedTimer clock;
+    clock.start();
+    process.start(QStringLiteral(HETPLAN_CLI), args);
+    if (!process.waitForFinished(limitS * 1000)) {
+        process.kill();
+        process.waitForFinished();
+    }
+    CliRun run;
+    run.seconds = double(clock.elapsed()) / 1000.0;
+    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.out = QString::fromUtf8(process.readAllStandardOutput());
+    run.err = QString::fromUtf8(process.readAllStandardError());
+    return run;
+}
+
+} // namespace hetplan::runtime::test

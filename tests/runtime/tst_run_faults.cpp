@@ -1,0 +1,193 @@
+// `hetplan-cli run` under failure (issue 13): a rank that dies or hangs stops the whole run
+// within the timeout with a message naming it, no worker outlives the run, and a plan that
+// cannot run is refused before any process starts.
+#include "run_test_support.h"
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cerrno>
+#include <csignal>
+#include <sys/types.h>
+
+using namespace hetplan::runtime::test;
+
+namespace {
+
+constexpr int kTimeoutS = 10; // the run's --timeout-s
+
+bool processExists(pid_t pid)
+{
+    return ::kill(pid, 0) == 0 || errno != ESRCH;
+}
+
+// The run failed (non-zero, not killed itself) and left none of its workers behind.
+void verifyStoppedCleanly(const CliRun &result, const QList<pid_t> &pids)
+{
+    QVERIFY2(result.exitCode != 0 && result.exitCode != -1, qPrintable(result.err));
+    for (pid_t pid : pids)
+        QVERIFY2(!processExists(pid), qPrintable(QString::number(pid)));
+}
+
+// A long run of the two-stage plan, started and followed until every rank is up and rank 0
+// has finished an iteration.
+class LongRun
+{
+public:
+    LongRun()
+    {
+        m_process.setProcessChannelMode(QProcess::SeparateChannels);
+        m_process.start(QStringLiteral(HETPLAN_CLI),
+                        {QStringLiteral("run"), QStringLiteral("--plan"),
+                         runtimeData("pipeline.plan.json"), QStringLiteral("--model"),
+                         runtimeData("tiny.model.json"), QStringLiteral("--iterations"),
+                         QStringLiteral("100000"), QStringLiteral("--timeout-s"),
+                         QString::number(kTimeoutS)});
+    }
+    ~LongRun()
+    {
+        m_process.kill();
+        m_process.waitForFinished();
+    }
+
+    // The workers' process ids, once rank 0 reports its first iteration.
+    QList<pid_t> waitUntilRunning()
+    {
+        const QRegularExpression pidLine(QStringLiteral("rank (\\d+) is process (\\d+)"));
+        QElapsedTimer clock;
+        clock.start();
+        while (clock.elapsed() < 60000
+               && !m_out.contains(QStringLiteral("[rank 0] iteration 1/"))) {
+            m_process.waitForReadyRead(200);
+            m_out += QString::fromUtf8(m_process.readAllStandardOutput());
+        }
+        QList<pid_t> pids;
+        for (const auto &match : pidLine.globalMatch(m_out))
+            pids.append(pid_t(match.captured(2).toLongLong()));
+        return pids;
+    }
+
+    // Waits for the run to end; its exit code, stderr and how long it took.
+    CliRun finish(int limitS)
+    {
+        QElapsedTimer clock;
+        clock.start();
+        CliRun run;
+        if (!m_process.waitForFinished(limitS * 1000))
+            return run;
+        run.seconds = double(clock.elapsed()) / 1000.0;
+        run.exitCode = m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
+        run.out = m_out + QString::fromUtf8(m_process.readAllStandardOutput());
+        run.err = QString::fromUtf8(m_process.readAllStandardError());
+        return run;
+    }
+    qint64 pid() const { return m_process.processId(); }
+
+private:
+    QProcess m_process;
+    QString m_out;
+};
+
+} // namespace
+
+class TestRunFaults : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void killedRankStopsTheRun();
+    void hungRankTimesOut();
+    void interruptStopsEveryRank();
+    void refusedBeforeAnyProcessStarts_data();
+    void refusedBeforeAnyProcessStarts();
+};
+
+void TestRunFaults::killedRankStopsTheRun()
+{
+    LongRun run;
+    const QList<pid_t> pids = run.waitUntilRunning();
+    QCOMPARE(pids.size(), 2);
+    QVERIFY(::kill(pids[1], SIGKILL) == 0);
+    const CliRun result = run.finish(kTimeoutS + 20);
+    qInfo("the run ended %.2f s after rank 1 was killed", result.seconds);
+    verifyStoppedCleanly(result, pids);
+    QVERIFY(result.seconds < kTimeoutS);
+    QVERIFY2(result.err.contains(QStringLiteral("rank 1 was killed by signal 9")),
+             qPrintable(result.err));
+}
+
+void TestRunFaults::hungRankTimesOut()
+{
+    LongRun run;
+    const QList<pid_t> pids = run.waitUntilRunning();
+    QCOMPARE(pids.size(), 2);
+    // A stopped rank holds its connections open: only the timeout can tell it from a slow one.
+    QVERIFY(::kill(pids[1], SIGSTOP) == 0);
+    const CliRun result = run.finish(kTimeoutS + 20);
+    qInfo("the run ended %.2f s after rank 1 stopped", result.seconds);
+    verifyStoppedCleanly(result, pids);
+    QVERIFY(result.seconds < kTimeoutS + 5);
+    // Rank 0's own error names its peer; the run names rank 0 as the first to fail.
+    QVERIFY2(result.err.contains(QStringLiteral("with rank 1 failed")), qPrintable(result.err));
+    QVERIFY2(result.err.contains(QStringLiteral("rank 0 exited with status 1")),
+             qPrintable(result.err));
+}
+
+void TestRunFaults::interruptStopsEveryRank()
+{
+    LongRun run;
+    const QList<pid_t> pids = run.waitUntilRunning();
+    QCOMPARE(pids.size(), 2);
+    QVERIFY(::kill(pid_t(run.pid()), SIGINT) == 0); // what Ctrl-C sends
+    const CliRun result = run.finish(20);
+    verifyStoppedCleanly(result, pids);
+    QVERIFY2(result.err.contains(QStringLiteral("interrupted")), qPrintable(result.err));
+}
+
+void TestRunFaults::refusedBeforeAnyProcessStarts_data()
+{
+    QTest::addColumn<QString>("planText");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("not JSON") << QStringLiteral("{\"format\": \"hetplan.plan/1\",") << "syntax";
+    QTest::newRow("unknown GPU") << QStringLiteral(
+        R"({"format": "hetplan.plan/1", "cluster": "case-study",
+            "model": "llama2-13b", "workload": {"mode": "train", "global_batch": 2,
+            "micro_batch": 1, "seq_len": 64},
+            "pipelines": [{"micro_batch": 1, "micro_batches": 2,
+              "stages": [{"gpus": ["Z:0"], "layers": [0, 40]}]}]})")
+                                 << "unknown GPU";
+    // 40 heads cannot be cut in 3: the model refuses the stage before anything runs.
+    QTest::newRow("TP 3 does not divide the heads")
+        << QStringLiteral(R"({"format": "hetplan.plan/1", "cluster": "case-study",
+            "model": "llama2-13b", "workload": {"mode": "train", "global_batch": 2,
+            "micro_batch": 1, "seq_len": 4096},
+            "pipelines": [{"micro_batch": 1, "micro_batches": 2,
+              "stages": [{"gpus": ["B:0", "B:1", "B:2"], "tp": 3, "layers": [0, 40]}]}]})")
+        << "stage";
+}
+
+void TestRunFaults::refusedBeforeAnyProcessStarts()
+{
+    QFETCH(QString, planText);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString plan = dir.filePath(QStringLiteral("bad.plan.json"));
+    QFile file(plan);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(planText.toUtf8());
+    file.close();
+    const CliRun run = runCli({QStringLiteral("run"), QStringLiteral("--plan"), plan,
+                               QStringLiteral("--scale"), QStringLiteral("64")});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(plan) && run.err.contains(expected), qPrintable(run.err));
+    // No rank was started: none printed anything, and the run never announced its ranks.
+    QVERIFY2(!run.out.contains(QStringLiteral("[rank")), qPrintable(run.out));
+    QVERIFY2(!run.out.contains(QStringLiteral("is process")), qPrintable(run.out));
+}
+
+QTEST_APPLESS_MAIN(TestRunFaults)
+#include "tst_run_faults.moc"
