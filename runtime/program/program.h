@@ -72,6 +72,7 @@ struct Group
     //   hop/p0/s1-s2/r0-r1         leader of stage 1 replica 0 ↔ leader of stage 2 replica 1
     //   dp/l3-8/slice1of4          gradient slice 1 of 4 of the TP-split weights of layers 3..8
     //   dp/l3-8/replicated         the replicated weights (norms; embedding or head with them)
+    //   dp/l3-8/all                both, when no holder of layers 3..8 uses TP
     std::string key;
     GroupKind kind = GroupKind::TensorParallel;
     std::vector<int> members; // ranks, ascending; a member's index here is its rank in the group

@@ -99,11 +99,11 @@ std::map<QString, Shape> shapes()
         },
         [](const JobProgram &p) {
             // Runs: 0..2 (TP 4 and TP 2), 3..4 (TP 1 and TP 2), 5, 6..7 (TP 1 and TP 1).
-            QCOMPARE(groupKeys(p, GroupKind::Gradient),
-                     (Keys{"dp/l0-2/slice0of4", "dp/l0-2/slice1of4", "dp/l0-2/slice2of4",
-                           "dp/l0-2/slice3of4", "dp/l0-2/replicated", "dp/l3-4/slice0of2",
-                           "dp/l3-4/slice1of2", "dp/l3-4/replicated", "dp/l5-5/slice0of1",
-                           "dp/l5-5/replicated", "dp/l6-7/slice0of1", "dp/l6-7/replicated"}));
+            QCOMPARE(
+                groupKeys(p, GroupKind::Gradient),
+                (Keys{"dp/l0-2/slice0of4", "dp/l0-2/slice1of4", "dp/l0-2/slice2of4",
+                      "dp/l0-2/slice3of4", "dp/l0-2/replicated", "dp/l3-4/slice0of2",
+                      "dp/l3-4/slice1of2", "dp/l3-4/replicated", "dp/l5-5/all", "dp/l6-7/all"}));
             // Ranks: p0 = 0..3 (TP 4), 4, 5; p1 = 6, 7 (TP 2), 8. Slice k of 4 is held by the
             // TP-4 rank k and by the TP-2 rank k / 2 (HexiScale §3.2's padded slice groups).
             QCOMPARE(groupMembers(p, "dp/l0-2/slice1of4"), (std::vector<int>{1, 6}));
@@ -138,9 +138,8 @@ std::map<QString, Shape> shapes()
             const auto exchanges = opsOf<runtime::Exchange>(p, 4);
             QCOMPARE(exchanges.front().transfers.size(), size_t(3));
             // The three replicas sync layers 3..5, each weighted by its share of 5 rows.
-            QCOMPARE(groupKeys(p, GroupKind::Gradient),
-                     (Keys{"dp/l3-5/slice0of1", "dp/l3-5/replicated"}));
-            QCOMPARE(groupMembers(p, "dp/l3-5/slice0of1"), (std::vector<int>{1, 2, 3}));
+            QCOMPARE(groupKeys(p, GroupKind::Gradient), Keys{"dp/l3-5/all"});
+            QCOMPARE(groupMembers(p, "dp/l3-5/all"), (std::vector<int>{1, 2, 3}));
             QCOMPARE(opsOf<runtime::GradSync>(p, 1).front().weight, 1.0 / 5);
             QCOMPARE(opsOf<runtime::GradSync>(p, 3).front().weight, 2.0 / 5);
         }};
