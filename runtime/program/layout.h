@@ -40,7 +40,7 @@ struct HopLink
 struct Layout
 {
     std::vector<StageReplica> replicas; // in rank order
-    // replicaIndex[p][s] = index of the stage's replica 0; its replicas are consecutive.
+    // firstReplica[p][s] = index of stage s replica 0; the stage's replicas are consecutive.
     std::vector<std::vector<int>> firstReplica;
     std::vector<std::vector<int>> replicaCount;
     std::vector<HopLink> hops; // by upstream pipeline, stage, replica, then downstream replica
