@@ -207,6 +207,22 @@ private Q_SLOTS:
         QCOMPARE(p.groups[size_t(last.tpGroup)].key, std::string("tp/p1/s0/r1"));
     }
 
+    // The transports a plan records travel with the groups that carry that traffic.
+    void groupsCarryTheRecordedTransports()
+    {
+        Plan plan = trainingPlan({{1, 2, {stage({0, 1}, 2, 1, 0, 4), stage({4}, 1, 1, 4, 8)}},
+                                  {1, 2, {stage({8}, 1, 1, 0, 8)}}});
+        plan.pipelines[0].stages[0].transport
+            = {std::nullopt, Transport::Socket, Transport::Socket};
+        plan.pipelines[0].stages[1].transport.dp = Transport::Socket;
+        plan.pipelines[1].stages[0].transport.dp = Transport::Socket;
+        const JobProgram p = compileAndCheck(plan, fixtureModel(), fixtureTopology());
+        for (const runtime::Group &g : p.groups)
+            QCOMPARE(g.transport, g.kind == GroupKind::TensorParallel
+                                      ? std::nullopt
+                                      : std::optional<Transport>(Transport::Socket));
+    }
+
     // The plan recorded with the case study: pipeline 0 = TP 2 on A, then C:0 and C:1 as dp 2;
     // pipeline 1 = A:2, then TP 2 on B; 24 sequences as 7 × 2 and 10 × 1.
     void caseStudyPlan()
