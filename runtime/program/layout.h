@@ -6,6 +6,7 @@
 
 #include "runtime/program/program.h"
 
+#include <optional>
 #include <vector>
 
 namespace hetplan::runtime {
@@ -57,8 +58,11 @@ struct Layout
 void addGradientSync(const Layout &layout, const Plan &plan, JobProgram &program,
                      std::vector<std::vector<Op>> &syncs);
 
-// Writes every rank's program: one 1F1B iteration (schedule.cpp), its `syncs`, the
-// optimizer step.
-void emitPrograms(const Layout &layout, std::vector<std::vector<Op>> syncs, JobProgram &program);
+// Writes every rank's program, or only `onlyRank`'s: one 1F1B iteration (schedule.cpp), its
+// `syncs`, the optimizer step.
+void emitPrograms(const Layout &layout, std::vector<std::vector<Op>> syncs,
+                  std::optional<int> onlyRank, JobProgram &program);
+// Upper bound of the ops emitPrograms writes for one stage replica's rank, before its syncs.
+long long scheduleOpBound(const JobProgram &program, const StageReplica &replica);
 
 } // namespace hetplan::runtime

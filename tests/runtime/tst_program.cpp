@@ -207,6 +207,42 @@ private Q_SLOTS:
         QCOMPARE(p.groups[size_t(last.tpGroup)].key, std::string("tp/p1/s0/r1"));
     }
 
+    // A worker compiles only its own program: the same ops as in the whole job's, the same
+    // ranks and groups, and nothing for the other ranks.
+    void oneRankCompilesAlone()
+    {
+        const Plan plan = shapes().at(QStringLiteral("two asymmetric pipelines")).plan();
+        const JobProgram whole = compileAndCheck(plan, fixtureModel(), fixtureTopology());
+        for (int r = 0; r < static_cast<int>(whole.ranks.size()); ++r) {
+            runtime::ProgramOptions options;
+            options.rank = r;
+            const JobProgram one
+                = orFail(runtime::compileProgram(plan, fixtureModel(), fixtureTopology(), options),
+                         "one rank");
+            QVERIFY(one.ranks == whole.ranks && one.groups == whole.groups);
+            for (int other = 0; other < static_cast<int>(whole.ranks.size()); ++other)
+                QVERIFY(other == r ? one.programs[size_t(r)] == whole.programs[size_t(r)]
+                                   : one.programs[size_t(other)].empty());
+        }
+        runtime::ProgramOptions outside;
+        outside.rank = int(whole.ranks.size());
+        const auto refused
+            = runtime::compileProgram(plan, fixtureModel(), fixtureTopology(), outside);
+        QVERIFY(!refused);
+        QVERIFY(errorText(refused.error()).contains(QStringLiteral("rank 9 is not in the plan")));
+    }
+
+    // Eleven million micro-batches would need more memory than a job's programs may take: refused
+    // before any is built, pointing at compiling one rank at a time.
+    void hugeJobIsRefusedBeforeBuilding()
+    {
+        const Plan plan = trainingPlan({{1, 11'000'000, {stage({0}, 1, 1, 0, 8)}}});
+        const auto refused = runtime::compileProgram(plan, fixtureModel(), fixtureTopology());
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().kind, ErrorKind::Unsupported);
+        QVERIFY(errorText(refused.error()).contains(QStringLiteral("one rank at a time")));
+    }
+
     // The transports a plan records travel with the groups that carry that traffic.
     void groupsCarryTheRecordedTransports()
     {
