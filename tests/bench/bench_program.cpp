@@ -1,6 +1,6 @@
-// Budget: compiling a 240-GPU plan into per-rank runtime programs under 100 ms (DESIGN.md,
-// Budgets). The plan is HexiScale's for the large cluster (Llama-2 70B); the checker's time is
-// reported beside it (it runs once before a launch, with no budget of its own).
+// Budget: compiling a 240-GPU plan into per-rank runtime programs under 100 ms
+// (docs/architecture.md, Budgets). The plan is HexiScale's for the large cluster (Llama-2 70B); the
+// checker's time is reported beside it (it runs once before a launch, with no budget of its own).
 #include "core/cost/cost_model.h"
 #include "core/planners/planner.h"
 #include "runtime/program/check.h"
