@@ -26,6 +26,9 @@ std::string where(int p, int s)
     return "pipeline " + str(p) + ", stage " + str(s) + ": ";
 }
 
+// Sequences per iteration the runtime indexes; far beyond any real global batch.
+constexpr long long kMaxGlobalBatch = 1LL << 30;
+
 // The model sizes a TP degree must divide, after --scale.
 struct ModelCuts
 {
@@ -65,6 +68,17 @@ Status refuse(const Plan &plan, const ModelSpec &model, const Topology &topology
 {
     if (plan.workload.mode != Mode::Train)
         return badInput("the plan is a serving plan; the runtime executes training plans only");
+    // Sample indices are ints: the pipelines' rows must add up within that range.
+    long long rows = 0;
+    for (size_t p = 0; p < plan.pipelines.size(); ++p) {
+        rows += static_cast<long long>(plan.pipelines[p].microBatch)
+                * plan.pipelines[p].microBatches;
+        if (rows > kMaxGlobalBatch)
+            return badInput("pipeline " + str(int(p))
+                            + ": micro_batch × micro_batches brings "
+                              "the global batch past "
+                            + std::to_string(kMaxGlobalBatch) + " sequences");
+    }
     const Problem problem{topology, model, plan.workload};
     const std::vector<PlanIssue> issues = validatePlan(problem, plan);
     if (!issues.empty()) {
