@@ -60,6 +60,7 @@ Error callerError(std::string message)
 class ShardState
 {
 public:
+    RotaryTable rotary;
     LayerDims dims;
     std::vector<LayerParams> layers; // this shard's layers, in order
     Parameter *embedding = nullptr;
@@ -103,7 +104,9 @@ Result<ModelShard> ModelShard::create(const ModelConfig &config, const ShardSpec
     }
     // The pointers stay valid: m_params never grows again, and moving a vector keeps its elements.
     ShardState &state = *result.m_state;
+    state.rotary = RotaryTable(config.seqLen, config.headDim());
     state.dims = LayerDims::of(config, shard.tpDegree);
+    state.dims.rotary = &state.rotary; // ShardState lives on the heap: moves keep the address
     for (Parameter &p : result.m_params) {
         const ParamKind kind = p.tensor.kind;
         if (kind == ParamKind::Embedding)
