@@ -59,7 +59,8 @@ programs were built with them.")
 # xcb and offscreen (which come with libqt6gui6). The SVG icon engine comes with libqt6svg6,
 # which shlibdeps adds because the app links QtSvg.
 set(CPACK_DEBIAN_HETPLAN_PACKAGE_DEPENDS "qt6-qpa-plugins")
-# Qt's own translated strings (standard buttons, file dialogs) for the Chinese UI.
+# The same planning from scripts; Qt's own translated strings (standard buttons, file dialogs)
+# for the Chinese UI; the native Wayland platform (without it Qt uses XWayland).
 set(CPACK_DEBIAN_HETPLAN_PACKAGE_RECOMMENDS "hetplan-cli, qt6-translations-l10n, qt6-wayland")
 if(TARGET hetplan-worker)
     # `hetplan-cli run` starts hetplan-worker from the folder hetplan-cli is in.

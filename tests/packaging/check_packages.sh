@@ -10,7 +10,8 @@
 #   host        this machine, and the packages are purged afterwards; refused when a HetPlan
 #               package is already installed, so that a user's own installation is never touched.
 #   debootstrap a fresh minimal Debian 12 made by debootstrap (network, a few minutes): the
-#               check that Depends alone suffice on a machine that never built HetPlan.
+#               check that Depends alone suffice on a machine that never built HetPlan
+#               (HETPLAN_DEBIAN_MIRROR overrides the mirror).
 # Not root: the packages are built and checked, the installation is skipped (exit 77).
 set -euo pipefail
 
@@ -99,29 +100,33 @@ check_in_root() {
         /tmp/hetplan-packages "$@"
 }
 
-# The overlay: its upper layer is a tmpfs of this namespace, gone when the namespace ends.
-install_in_overlay() {
-    local scratch=$work/overlay
-    mkdir -p "$scratch"
+# Mounts a throw-away copy of / at DIR/root: an overlay whose upper layer is a tmpfs at DIR.
+mount_overlay() {
+    local dir=$1
+    mount -t tmpfs tmpfs "$dir"
+    mkdir "$dir/upper" "$dir/work" "$dir/root"
+    mount -t overlay overlay -o "lowerdir=/,upperdir=$dir/upper,workdir=$dir/work" "$dir/root"
+}
+
+# Runs the bash COMMANDS in a private mount namespace, so that every mount vanishes with it;
+# this script's functions and variables are defined there too.
+in_mount_namespace() {
     unshare --mount --propagation private -- bash -euo pipefail -c "
-        mount -t tmpfs tmpfs '$scratch'
-        mkdir '$scratch/upper' '$scratch/work' '$scratch/root'
-        mount -t overlay overlay \
-            -o 'lowerdir=/,upperdir=$scratch/upper,workdir=$scratch/work' '$scratch/root'
-        $(declare -f check_in_root fail)
+        $(declare -f mount_overlay check_in_root fail)
         packages=(${packages[*]@Q}) here=${here@Q} version=${version@Q}
-        check_in_root '$scratch/root'"
+        $1"
 }
 
 overlay_possible() {
     local probe=$work/overlay-probe
     mkdir -p "$probe"
-    unshare --mount --propagation private -- bash -euc "
-        mount -t tmpfs tmpfs '$probe'
-        mkdir '$probe/upper' '$probe/work' '$probe/root'
-        mount -t overlay overlay \
-            -o 'lowerdir=/,upperdir=$probe/upper,workdir=$probe/work' '$probe/root'
-        test -x '$probe/root/usr/bin/dpkg'" 2>/dev/null
+    in_mount_namespace "mount_overlay ${probe@Q}; test -x ${probe@Q}/root/usr/bin/dpkg" 2>/dev/null
+}
+
+install_in_overlay() {
+    local scratch=$work/overlay
+    mkdir -p "$scratch"
+    in_mount_namespace "mount_overlay ${scratch@Q}; check_in_root ${scratch@Q}/root"
 }
 
 install_on_host() {
@@ -141,14 +146,12 @@ install_in_debootstrap() {
     command -v debootstrap >/dev/null || fail "HETPLAN_PACKAGING_ROOT=debootstrap needs debootstrap"
     local begun
     begun=$(date +%s%N)
-    debootstrap --variant=minbase bookworm "$root" "${HETPLAN_DEBIAN_MIRROR:-http://deb.debian.org/debian}" \
-        >"$work/debootstrap.log" 2>&1 || { tail -20 "$work/debootstrap.log"; fail "debootstrap failed"; }
+    debootstrap --variant=minbase bookworm "$root" \
+        "${HETPLAN_DEBIAN_MIRROR:-http://deb.debian.org/debian}" >"$work/debootstrap.log" 2>&1 ||
+        { tail -20 "$work/debootstrap.log"; fail "debootstrap failed"; }
     echo "debootstrap --variant=minbase bookworm: $(seconds_since "$begun")"
     cp /etc/resolv.conf "$root/etc/resolv.conf"
-    unshare --mount --propagation private -- bash -euo pipefail -c "
-        $(declare -f check_in_root fail)
-        packages=(${packages[*]@Q}) here=${here@Q} version=${version@Q}
-        check_in_root '$root' --update"
+    in_mount_namespace "check_in_root ${root@Q} --update"
     rm -rf "$root"
 }
 
