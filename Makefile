@@ -4,7 +4,7 @@ PRESET    ?= default
 JOBS      ?= $(shell nproc)
 CLI       := $(BUILD_DIR)/bin/hetplan-cli
 
-.PHONY: all deps build run test bench fuzz core clean
+.PHONY: all deps build run test bench fuzz core package install clean
 
 all: build
 
@@ -43,6 +43,16 @@ fuzz:
 	@scripts/install-deps.sh fuzz
 	cmake --preset fuzz && cmake --build --preset fuzz -j $(JOBS) --target fuzz-targets
 	FUZZ_PARALLEL=1 scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
+# Debian packages (hetplan, hetplan-cli, hetplan-runtime) into build/: `apt install ./build/hetplan*.deb`.
+package: build
+	@cmake --build $(BUILD_DIR) --target package
+	@ls -l $(BUILD_DIR)/*.deb
+
+# Installs into PREFIX; DESTDIR=/some/dir stages the files under it instead, as packagers do.
+PREFIX ?= /usr/local
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD_DIR) --prefix "$(PREFIX)"
 
 clean:
 	rm -rf $(BUILD_DIR) build-core build-fuzz

@@ -12,12 +12,14 @@ app_pkgs=(qt6-base-dev-tools qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l
           libqcustomplot-dev libssh-dev libgloo-dev redis-server libgl-dev
           fonts-dejavu-core fonts-wqy-microhei xvfb xauth
           clang-format clang-tidy)  # fonts-wqy-microhei: the Simplified Chinese UI needs CJK glyphs
+# The Debian packages: rendering icons, building (dpkg-shlibdeps) and checking them.
+packaging_pkgs=(librsvg2-bin dpkg-dev lintian appstream desktop-file-utils shared-mime-info)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 
 pkgs=("${core_pkgs[@]}")
 case $profile in
     core) ;;
-    all) pkgs+=("${app_pkgs[@]}") ;;
+    all) pkgs+=("${app_pkgs[@]}" "${packaging_pkgs[@]}") ;;
     fuzz) pkgs+=("${fuzz_pkgs[@]}") ;;
     *) echo "usage: $0 [core|all|fuzz]" >&2; exit 2 ;;
 esac

@@ -1,5 +1,6 @@
 // hetplan-cli: everything HetPlan does except drawing, for scripts and CI.
 #include "app/cli/commands.h"
+#include "base/version.h"
 
 #include <cstring>
 #include <iostream>
@@ -25,6 +26,7 @@ Commands:
   catalog   gpus|models|examples [--json]
   run       --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--scale K]
             [--iterations I] [--seed S] [--timeout-s T] [--out MEASUREMENT] [--dump-weights DIR]
+  --version print the version
 
 Cost models: hetplan (default), hexiscale-paper, hexgen-paper.
 Exit codes: 0 ok, 1 internal error, 2 bad input or invalid plan, 3 no plan fits.
@@ -39,6 +41,10 @@ int main(int argc, char **argv)
         || std::strcmp(argv[1], "help") == 0) {
         std::cout << kUsage;
         return argc < 2 ? 2 : 0;
+    }
+    if (std::strcmp(argv[1], "--version") == 0) {
+        std::cout << "hetplan-cli " << hetplan::kVersion << '\n';
+        return 0;
     }
     const std::string command = argv[1];
     const std::vector<std::string> words(argv + 2, argv + argc);

@@ -1,3 +1,4 @@
+#include "base/version.h"
 #include "canvas/cluster_scene.h"
 #include "mainwindow.h"
 #include "model/cluster_model.h"
@@ -134,8 +135,10 @@ int main(int argc, char *argv[])
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("HetPlan"));
     QApplication::setOrganizationName(QStringLiteral("HetPlan"));
-    QApplication::setApplicationVersion(QStringLiteral(HETPLAN_VERSION));
-    QApplication::setDesktopFileName(QStringLiteral("hetplan"));
+    QApplication::setApplicationVersion(
+        QString::fromUtf8(hetplan::kVersion.data(), qsizetype(hetplan::kVersion.size())));
+    // The desktop entry's name without .desktop: Wayland compositors match windows by it.
+    QApplication::setDesktopFileName(QStringLiteral("org.hetplan.HetPlan"));
     hetplan::gui::installTranslations(languageArgument(QApplication::arguments()));
 
     QCommandLineParser parser;
