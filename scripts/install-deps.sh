@@ -6,10 +6,10 @@ set -euo pipefail
 
 profile=${1:-all}
 core_pkgs=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev libmetis-dev
-           libopenblas-dev  # the runtime's model (built with the core and the CLI)
+           libopenblas-dev libgloo-dev  # the runtime (hetplan-cli run links it): model, Gloo
            qt6-base-dev)  # qt6-base-dev brings Qt Test, which the core tests use (no Widgets).
 app_pkgs=(qt6-base-dev-tools qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
-          libqcustomplot-dev libssh-dev libgloo-dev redis-server libgl-dev
+          libqcustomplot-dev libssh-dev redis-server libgl-dev
           fonts-dejavu-core fonts-wqy-microhei xvfb xauth
           clang-format clang-tidy)  # fonts-wqy-microhei: the Simplified Chinese UI needs CJK glyphs
 # The Debian packages: rendering icons, building (dpkg-shlibdeps) and checking them.
