@@ -38,7 +38,7 @@ Result<Job> loadJob(const JobSource &source)
     auto scaled = scaleModel(*model, plan->workload.train.seqLen, source.scale);
     if (!scaled)
         return Error{scaled.error().kind, source.planPath + ": " + scaled.error().message};
-    auto program = compileProgram(*plan, *model, *topology, ProgramOptions{source.scale});
+    auto program = compileProgram(*plan, *model, *topology, ProgramOptions{.scale = source.scale, .rank = std::nullopt});
     if (!program)
         return Error{program.error().kind, source.planPath + ": " + program.error().message};
     if (Status checked = checkProgram(*program); !checked)
