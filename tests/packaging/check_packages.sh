@@ -94,6 +94,9 @@ check_in_root() {
     mount --rbind /dev "$root/dev"
     mount -t proc proc "$root/proc"
     mount -t tmpfs tmpfs "$root/tmp"
+    # apt may fetch a missing dependency; a container's resolv.conf is a mount the root lacks.
+    rm -f "$root/etc/resolv.conf"
+    cp -L /etc/resolv.conf "$root/etc/resolv.conf"
     mkdir -p "$root/tmp/hetplan-packages"
     cp "${packages[@]}" "$here/check_installed.sh" "$root/tmp/hetplan-packages/"
     chroot "$root" /bin/bash /tmp/hetplan-packages/check_installed.sh "$version" \
@@ -150,7 +153,6 @@ install_in_debootstrap() {
         "${HETPLAN_DEBIAN_MIRROR:-http://deb.debian.org/debian}" >"$work/debootstrap.log" 2>&1 ||
         { tail -20 "$work/debootstrap.log"; fail "debootstrap failed"; }
     echo "debootstrap --variant=minbase bookworm: $(seconds_since "$begun")"
-    cp /etc/resolv.conf "$root/etc/resolv.conf"
     in_mount_namespace "check_in_root ${root@Q} --update"
     rm -rf "$root"
 }
