@@ -6,9 +6,11 @@ set -euo pipefail
 
 profile=${1:-all}
 core_pkgs=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev libmetis-dev
+           libopenblas-dev  # the runtime's model (built with the core and the CLI)
+           libgloo-dev redis-server  # the runtime's Gloo backend; its tests start a Redis
            qt6-base-dev)  # qt6-base-dev brings Qt Test, which the core tests use (no Widgets).
 app_pkgs=(qt6-base-dev-tools qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
-          libqcustomplot-dev libssh-dev libgloo-dev libopenblas-dev redis-server libgl-dev fonts-dejavu-core fonts-wqy-microhei
+          libqcustomplot-dev libssh-dev libgl-dev fonts-dejavu-core fonts-wqy-microhei
           xvfb xauth)  # fonts-wqy-microhei: the Simplified Chinese UI needs CJK glyphs
 fuzz_pkgs=(clang libclang-rt-14-dev)
 

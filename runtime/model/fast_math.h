@@ -1,83 +1,17 @@
 #pragma once
 
-// Small inline kernels the compiler can vectorise (no libm calls, no reassociation needed), and
-// whose results depend on nothing but IEEE arithmetic, so every platform computes the same bits.
+// The attention's softmax kernels: vectorised (no libm calls, no reassociation needed), and
+// dependent on nothing but IEEE arithmetic, so every platform computes the same bits.
 
-#include <algorithm>
-#include <bit>
 #include <cstddef>
-#include <cstdint>
 
 namespace hetplan::runtime {
 
-// e^x for x ≤ 0 (softmax after subtracting the row maximum), within 2 ulp; 0 below −87.
-// Cody–Waite reduction x = n·ln2 + r, |r| ≤ ln2/2, then Cephes's expf polynomial for e^r.
-inline float expNonPositive(float x)
-{
-    const bool underflow = x < -87.0f;
-    x = underflow ? -87.0f : x; // branch-free: both ends are selects the compiler vectorises
-    constexpr float kRound = 12582912.0f; // 1.5·2²³: adding it rounds to an integer
-    const float n = (x * 1.44269504088896341f + kRound) - kRound;
-    const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    const auto exponent = std::uint32_t(std::int32_t(n) + 127) << 23;
-    return underflow ? 0.0f : p * std::bit_cast<float>(exponent);
-}
-
 // Σ a[i]·b[i] in eight interleaved partial sums (vectorisable, and fixed in order).
-inline float dotProduct(const float *a, const float *b, std::size_t n)
-{
-    float lanes[8] = {};
-    std::size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        for (std::size_t l = 0; l < 8; ++l)
-            lanes[l] += a[i + l] * b[i + l];
-    }
-    float sum = 0;
-    for (; i < n; ++i)
-        sum += a[i] * b[i];
-    for (float lane : lanes)
-        sum += lane;
-    return sum;
-}
+float dotProduct(const float *a, const float *b, std::size_t n);
 
-// row[0, n) ← softmax(row[0, n)) in place.
-inline void softmaxInPlace(float *row, std::size_t n)
-{
-    float maxLanes[8];
-    std::fill_n(maxLanes, 8, row[0]);
-    std::size_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        for (std::size_t l = 0; l < 8; ++l)
-            maxLanes[l] = row[j + l] > maxLanes[l] ? row[j + l] : maxLanes[l];
-    }
-    float maxValue = row[0];
-    for (; j < n; ++j)
-        maxValue = row[j] > maxValue ? row[j] : maxValue;
-    for (float lane : maxLanes)
-        maxValue = lane > maxValue ? lane : maxValue;
-    for (std::size_t k = 0; k < n; ++k)
-        row[k] = expNonPositive(row[k] - maxValue);
-    float lanes[8] = {};
-    j = 0;
-    for (; j + 8 <= n; j += 8) {
-        for (std::size_t l = 0; l < 8; ++l)
-            lanes[l] += row[j + l];
-    }
-    float sum = 0;
-    for (; j < n; ++j)
-        sum += row[j];
-    for (float lane : lanes)
-        sum += lane;
-    const float inv = 1.0f / sum;
-    for (std::size_t k = 0; k < n; ++k)
-        row[k] *= inv;
-}
+// row[0, n) ← softmax(row[0, n)) in place; e^x by Cody–Waite reduction and Cephes's expf
+// polynomial (within 2 ulp).
+void softmaxInPlace(float *row, std::size_t n);
 
 } // namespace hetplan::runtime

@@ -60,12 +60,16 @@ Error callerError(std::string message)
 class ShardState
 {
 public:
+    RotaryTable rotary;
     LayerDims dims;
     std::vector<LayerParams> layers; // this shard's layers, in order
     Parameter *embedding = nullptr;
     Parameter *finalNorm = nullptr;
     Parameter *head = nullptr;
     std::map<int, MicroBatchStash> inFlight;
+    // Stashes of finished micro-batches, reused so that a forward does not allocate (and the
+    // kernel zero) its buffers afresh.
+    std::vector<MicroBatchStash> spare;
     LayerScratch scratch;
 };
 
@@ -103,7 +107,9 @@ Result<ModelShard> ModelShard::create(const ModelConfig &config, const ShardSpec
     }
     // The pointers stay valid: m_params never grows again, and moving a vector keeps its elements.
     ShardState &state = *result.m_state;
+    state.rotary = RotaryTable(config.seqLen, config.headDim());
     state.dims = LayerDims::of(config, shard.tpDegree);
+    state.dims.rotary = &state.rotary; // ShardState lives on the heap: moves keep the address
     for (Parameter &p : result.m_params) {
         const ParamKind kind = p.tensor.kind;
         if (kind == ParamKind::Embedding)
@@ -159,6 +165,10 @@ Result<ForwardOutput> ModelShard::forward(int microBatch, SampleRange rows,
     }
 
     MicroBatchStash stash;
+    if (!st.spare.empty()) {
+        stash = std::move(st.spare.back());
+        st.spare.pop_back();
+    }
     stash.rows = rows;
     stash.layers.resize(st.layers.size());
     for (std::size_t l = 0; l < st.layers.size(); ++l) {
@@ -252,6 +262,7 @@ Result<std::vector<float>> ModelShard::backward(int microBatch, std::span<const 
         }
         dx.clear();
     }
+    st.spare.push_back(std::move(found->second));
     st.inFlight.erase(found);
     return dx;
 }
@@ -275,14 +286,19 @@ std::size_t ModelShard::bytesHeld() const
     std::size_t floats = 0;
     for (const Parameter &p : m_params)
         floats += p.value.size() * 4; // value, gradient, two moments
-    const auto sizes = [](const auto &...v) { return (v.size() + ...); };
-    for (const auto &[id, stash] : m_state->inFlight) {
+    const auto capacities = [](const auto &...v) { return (v.capacity() + ...); };
+    const auto stashFloats = [&](const MicroBatchStash &stash) {
+        std::size_t total = 0;
         for (const LayerStash &l : stash.layers)
-            floats += sizes(l.x, l.invRms1, l.normed1, l.q, l.k, l.v, l.attn, l.x1, l.invRms2,
-                            l.normed2, l.gate, l.up);
+            total += capacities(l.x, l.invRms1, l.normed1, l.q, l.k, l.v, l.attn, l.x1, l.invRms2,
+                                l.normed2, l.gate, l.up);
         const HeadStash &h = stash.head;
-        floats += sizes(h.x, h.invRms, h.normed, h.dLogits);
-    }
+        return total + capacities(h.x, h.invRms, h.normed, h.dLogits);
+    };
+    for (const auto &[id, stash] : m_state->inFlight)
+        floats += stashFloats(stash);
+    for (const MicroBatchStash &stash : m_state->spare)
+        floats += stashFloats(stash);
     return floats * sizeof(float);
 }
 

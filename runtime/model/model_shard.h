@@ -84,8 +84,9 @@ public:
     Parameter *findParameter(std::string_view name);
     const Parameter *findParameter(std::string_view name) const;
 
-    // Bytes held now: parameters, gradients, moments, and the activations of micro-batches in
-    // flight (for the measurement's peak memory).
+    // Bytes held now: parameters, gradients, moments, and the activations kept for backward
+    // (of the micro-batches in flight, and the buffers kept for reuse, at most as many as were
+    // ever in flight at once), for the measurement's peak memory.
     std::size_t bytesHeld() const;
     int microBatchesInFlight() const;
 

@@ -103,6 +103,8 @@ Status layerForward(const LayerDims &d, int samples, const LayerParams &p, std::
     projectOutIn(s.normed1, *p.q, tokens, d.hidden, d.qWidth, s.q);
     projectOutIn(s.normed1, *p.k, tokens, d.hidden, d.kvWidth, s.k);
     projectOutIn(s.normed1, *p.v, tokens, d.hidden, d.kvWidth, s.v);
+    d.rotary->apply(s.q.data(), samples, shape.qHeads, false);
+    d.rotary->apply(s.k.data(), samples, shape.kvHeads, false);
     s.attn.resize(s.q.size());
     causalAttentionForward(shape, s.q.data(), s.k.data(), s.v.data(), s.attn.data(),
                            scratch.attention);
@@ -177,6 +179,8 @@ Status layerBackward(const LayerDims &d, int samples, const LayerParams &p, std:
     dv.resize(s.v.size());
     causalAttentionBackward(shape, s.q.data(), s.k.data(), s.v.data(), dAttn.data(), dq.data(),
                             dk.data(), dv.data(), scratch.attention);
+    d.rotary->apply(dq.data(), samples, shape.qHeads, true);
+    d.rotary->apply(dk.data(), samples, shape.kvHeads, true);
     projectOutInBackward(dq, s.normed1, *p.q, tokens, d.hidden, d.qWidth, 0.0f, dNormed);
     projectOutInBackward(dk, s.normed1, *p.k, tokens, d.hidden, d.kvWidth, 1.0f, dNormed);
     projectOutInBackward(dv, s.normed1, *p.v, tokens, d.hidden, d.kvWidth, 1.0f, dNormed);

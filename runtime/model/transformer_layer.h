@@ -1,7 +1,8 @@
 #pragma once
 
 // One transformer block on one TP shard (Megatron-LM's split), forward and backward:
-//   x1  = x  + allReduce(attention(rmsNorm(x)) · o)      q, k, v column-parallel, o row-parallel
+//   x1  = x  + allReduce(attention(rmsNorm(x)) · o)      q, k, v column-parallel, o row-parallel;
+//                                                        q and k rotated (rotary_embedding.h)
 //   out = x1 + allReduce(mlp(rmsNorm(x1)) · down)         gate/up column-parallel, down
 //   row-parallel
 // In backward the input gradient of each norm is all-reduced (the column-parallel GEMMs see only
@@ -10,6 +11,7 @@
 #include "core/base/result.h"
 #include "runtime/model/causal_attention.h"
 #include "runtime/model/model_config.h"
+#include "runtime/model/rotary_embedding.h"
 
 #include <vector>
 
@@ -49,7 +51,8 @@ struct LayerDims
     int kvWidth = 0;  // this shard's kv heads · headDim
     int ffnWidth = 0; // this shard's FFN columns
     MlpKind mlp = MlpKind::SwiGlu;
-    AttentionShape attention; // samples set per call
+    AttentionShape attention;            // samples set per call
+    const RotaryTable *rotary = nullptr; // not owned
 
     static LayerDims of(const ModelConfig &config, int tpDegree);
 };
