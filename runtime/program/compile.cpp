@@ -26,6 +26,9 @@ std::string where(int p, int s)
     return "pipeline " + str(p) + ", stage " + str(s) + ": ";
 }
 
+// Sequences per iteration the runtime indexes; far beyond any real global batch.
+constexpr long long kMaxGlobalBatch = 1LL << 30;
+
 // The model sizes a TP degree must divide, after --scale.
 struct ModelCuts
 {
@@ -65,6 +68,17 @@ Status refuse(const Plan &plan, const ModelSpec &model, const Topology &topology
 {
     if (plan.workload.mode != Mode::Train)
         return badInput("the plan is a serving plan; the runtime executes training plans only");
+    // Sample indices are ints: the pipelines' rows must add up within that range.
+    long long rows = 0;
+    for (size_t p = 0; p < plan.pipelines.size(); ++p) {
+        rows += static_cast<long long>(plan.pipelines[p].microBatch)
+                * plan.pipelines[p].microBatches;
+        if (rows > kMaxGlobalBatch)
+            return badInput("pipeline " + str(int(p))
+                            + ": micro_batch × micro_batches brings "
+                              "the global batch past "
+                            + std::to_string(kMaxGlobalBatch) + " sequences");
+    }
     const Problem problem{topology, model, plan.workload};
     const std::vector<PlanIssue> issues = validatePlan(problem, plan);
     if (!issues.empty()) {
@@ -202,6 +216,30 @@ void addHops(const Plan &plan, Layout &layout, JobProgram &program)
     }
 }
 
+// A whole job's programs must fit in memory; one rank's always does.
+Status fitsInMemory(const Layout &layout, const std::vector<std::vector<Op>> &syncs,
+                    const ProgramOptions &options, const JobProgram &program)
+{
+    const int ranks = static_cast<int>(program.ranks.size());
+    if (options.rank) {
+        if (*options.rank < 0 || *options.rank >= ranks)
+            return badInput("rank " + str(*options.rank) + " is not in the plan; its ranks are 0.."
+                            + str(ranks - 1));
+        return okStatus();
+    }
+    long long ops = 0;
+    for (const StageReplica &replica : layout.replicas)
+        for (int t = 0; t < replica.tpDegree; ++t)
+            ops += scheduleOpBound(program, replica)
+                   + static_cast<long long>(syncs[size_t(replica.firstRank + t)].size()) + 1;
+    if (ops > kMaxProgramOps)
+        return Error{ErrorKind::Unsupported,
+                     "the plan's " + str(ranks) + " ranks would run up to " + std::to_string(ops)
+                         + " ops per iteration, more than the " + std::to_string(kMaxProgramOps)
+                         + " a whole job's programs may hold; compile one rank at a time"};
+    return okStatus();
+}
+
 } // namespace
 
 Result<JobProgram> compileProgram(const Plan &plan, const ModelSpec &model,
@@ -223,8 +261,10 @@ Result<JobProgram> compileProgram(const Plan &plan, const ModelSpec &model,
     addHops(plan, layout, program);
     std::vector<std::vector<Op>> syncs(program.ranks.size());
     addGradientSync(layout, plan, program, syncs);
+    if (Status fits = fitsInMemory(layout, syncs, options, program); !fits)
+        return fits.error();
     program.programs.resize(program.ranks.size());
-    emitPrograms(layout, std::move(syncs), program);
+    emitPrograms(layout, std::move(syncs), options.rank, program);
     return program;
 }
 

@@ -1,7 +1,8 @@
 // Asymmetric data-parallel gradient sync (HexiScale §3.2): pipelines may cut the layers at
 // different places and shard them with different TP degrees. For every run of consecutive
 // layers held by the same stage replicas ("holders"), one group per gradient slice of the
-// TP-split weights and one group for the replicated weights. Every holder is padded to the
+// TP-split weights and one group for the replicated weights (the same one when no holder uses
+// TP). Every holder is padded to the
 // least common multiple T of the holders' TP degrees: slice k of T is held by the rank of TP
 // index k·t/T of a holder of degree t. T divides the heads, kv_heads and FFN width because every
 // holder's degree does (compileProgram refuses a degree that does not), so slices always align.
@@ -68,28 +69,33 @@ public:
             slices = std::lcm(slices, holder(h).tpDegree);
         const std::string layers
             = "dp/l" + std::to_string(run.layerBegin) + "-" + std::to_string(run.layerEnd - 1);
+        GradSync replicated{};
+        replicated.params = ParamSet::Replicated;
+        replicated.embedding = run.layerBegin == 0;
+        replicated.head = run.layerEnd == m_program.layers;
+        std::vector<std::pair<int, GradSync>> members;
         for (int k = 0; k < slices; ++k) {
             GradSync sync{};
             sync.params = ParamSet::TpSlice;
             sync.slice = k;
             sync.sliceCount = slices;
-            std::vector<std::pair<int, GradSync>> members;
             for (int h : run.holders) {
                 const StageReplica &r = holder(h);
                 members.emplace_back(r.firstRank + k * r.tpDegree / slices, sync);
+                // Without TP the replicated weights have the same holders: one communicator.
+                if (slices == 1)
+                    members.emplace_back(r.firstRank, replicated);
             }
+            if (slices == 1)
+                return addGroup(run, layers + "/all", std::move(members));
             addGroup(run, layers + "/slice" + std::to_string(k) + "of" + std::to_string(slices),
                      std::move(members));
+            members.clear();
         }
-        GradSync sync{};
-        sync.params = ParamSet::Replicated;
-        sync.embedding = run.layerBegin == 0;
-        sync.head = run.layerEnd == m_program.layers;
-        std::vector<std::pair<int, GradSync>> members;
         for (int h : run.holders)
             for (int t = 0; t < holder(h).tpDegree; ++t) {
-                sync.tpCopies = holder(h).tpDegree;
-                members.emplace_back(holder(h).firstRank + t, sync);
+                replicated.tpCopies = holder(h).tpDegree;
+                members.emplace_back(holder(h).firstRank + t, replicated);
             }
         addGroup(run, layers + "/replicated", std::move(members));
     }
@@ -120,8 +126,9 @@ private:
         for (auto &[rank, sync] : members) {
             const Rank &info = m_program.ranks[static_cast<size_t>(rank)];
             const StageReplica &replica = m_layout.replica(info.pipeline, info.stage, info.replica);
-            assert(g.members.empty() || g.members.back() < rank);
-            g.members.push_back(rank);
+            assert(g.members.empty() || g.members.back() <= rank);
+            if (g.members.empty() || g.members.back() != rank) // a rank may sync two sets
+                g.members.push_back(rank);
             sync.group = group;
             sync.layerBegin = run.layerBegin;
             sync.layerEnd = run.layerEnd;

@@ -34,31 +34,42 @@ public:
         : m_program(program)
         , m_pc(program.ranks.size(), 0)
         , m_done(program.ranks.size())
+        , m_queued(program.ranks.size(), 0)
     {
         for (int r = 0; r < rankCount(); ++r)
             resetDone(r);
     }
 
+    // Runs each rank as far as it goes; a rank that blocks waits until a peer's move wakes it
+    // (a matched transfer, a completed collective), so the work is linear in the ops.
     Status run()
     {
-        for (;;) {
-            bool moved = false;
-            for (int r = 0; r < rankCount(); ++r)
-                while (!finished(r)) {
-                    Result<bool> step = tryStep(r);
-                    if (!step)
-                        return step.error();
-                    if (!*step)
-                        break;
-                    moved = true;
-                }
-            if (!moved)
-                break;
+        for (int r = 0; r < rankCount(); ++r)
+            wake(r);
+        while (!m_ready.empty()) {
+            const int r = m_ready.back();
+            m_ready.pop_back();
+            m_queued[size_t(r)] = 0;
+            while (!finished(r)) {
+                Result<bool> step = tryStep(r);
+                if (!step)
+                    return step.error();
+                if (!*step)
+                    break;
+            }
         }
         return stuckRanks();
     }
 
 private:
+    void wake(int r)
+    {
+        if (!m_queued[size_t(r)]) {
+            m_queued[size_t(r)] = 1;
+            m_ready.push_back(r);
+        }
+    }
+
     int rankCount() const { return static_cast<int>(m_program.ranks.size()); }
     bool finished(int r) const { return m_pc[size_t(r)] >= opCount(r); }
     int opCount(int r) const { return static_cast<int>(m_program.programs[size_t(r)].size()); }
@@ -121,8 +132,10 @@ private:
                     + rankText(m_program, m) + " runs '" + opText(m_program, current(m))
                     + "' in the same group: the collectives do not match");
         }
-        for (int m : members)
+        for (int m : members) {
             advance(m);
+            wake(m);
+        }
         return true;
     }
 
@@ -147,6 +160,7 @@ private:
                 if (u.microBatch == t.microBatch && u.payload == t.payload && u.rows == t.rows) {
                     m_done[size_t(r)][i] = 1;
                     m_done[size_t(t.peer)][j] = 1;
+                    wake(t.peer);
                     moved = true;
                     sameWay.reset();
                     break;
@@ -190,6 +204,8 @@ private:
     const JobProgram &m_program;
     std::vector<int> m_pc;
     std::vector<std::vector<char>> m_done; // per rank: transfers of its current Exchange done
+    std::vector<int> m_ready;              // ranks that may move
+    std::vector<char> m_queued;            // per rank: in m_ready
 };
 
 } // namespace

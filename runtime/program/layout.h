@@ -6,6 +6,7 @@
 
 #include "runtime/program/program.h"
 
+#include <optional>
 #include <vector>
 
 namespace hetplan::runtime {
@@ -40,7 +41,7 @@ struct HopLink
 struct Layout
 {
     std::vector<StageReplica> replicas; // in rank order
-    // replicaIndex[p][s] = index of the stage's replica 0; its replicas are consecutive.
+    // firstReplica[p][s] = index of stage s replica 0; the stage's replicas are consecutive.
     std::vector<std::vector<int>> firstReplica;
     std::vector<std::vector<int>> replicaCount;
     std::vector<HopLink> hops; // by upstream pipeline, stage, replica, then downstream replica
@@ -57,8 +58,11 @@ struct Layout
 void addGradientSync(const Layout &layout, const Plan &plan, JobProgram &program,
                      std::vector<std::vector<Op>> &syncs);
 
-// Writes every rank's program: one 1F1B iteration (schedule.cpp), its `syncs`, the
-// optimizer step.
-void emitPrograms(const Layout &layout, std::vector<std::vector<Op>> syncs, JobProgram &program);
+// Writes every rank's program, or only `onlyRank`'s: one 1F1B iteration (schedule.cpp), its
+// `syncs`, the optimizer step.
+void emitPrograms(const Layout &layout, std::vector<std::vector<Op>> syncs,
+                  std::optional<int> onlyRank, JobProgram &program);
+// Upper bound of the ops emitPrograms writes for one stage replica's rank, before its syncs.
+long long scheduleOpBound(const JobProgram &program, const StageReplica &replica);
 
 } // namespace hetplan::runtime

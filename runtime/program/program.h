@@ -54,6 +54,8 @@ struct Rank
     int rowCount = 0;
 
     bool leader() const { return tpIndex == 0; }
+
+    bool operator==(const Rank &) const = default;
 };
 
 enum class GroupKind {
@@ -72,12 +74,15 @@ struct Group
     //   hop/p0/s1-s2/r0-r1         leader of stage 1 replica 0 ↔ leader of stage 2 replica 1
     //   dp/l3-8/slice1of4          gradient slice 1 of 4 of the TP-split weights of layers 3..8
     //   dp/l3-8/replicated         the replicated weights (norms; embedding or head with them)
+    //   dp/l3-8/all                both, when no holder of layers 3..8 uses TP
     std::string key;
     GroupKind kind = GroupKind::TensorParallel;
     std::vector<int> members; // ranks, ascending; a member's index here is its rank in the group
     // What the plan recorded for this group's traffic between machines (core/plan/plan.h);
     // absent = the backend's default.
     std::optional<Transport> transport;
+
+    bool operator==(const Group &) const = default;
 };
 
 enum class Payload {
@@ -92,6 +97,8 @@ struct Forward
 {
     int microBatch = 0;
     SampleRange rows;
+
+    bool operator==(const Forward &) const = default;
 };
 
 // Backward of the same, accumulating parameter gradients over the iteration's micro-batches.
@@ -99,6 +106,8 @@ struct Backward
 {
     int microBatch = 0;
     SampleRange rows;
+
+    bool operator==(const Backward &) const = default;
 };
 
 enum class Direction { Send, Recv };
@@ -123,6 +132,8 @@ struct Transfer
 struct Exchange
 {
     std::vector<Transfer> transfers;
+
+    bool operator==(const Exchange &) const = default;
 };
 
 // The TP leader's copy of `rows` (just received) to every member of the TP group
@@ -134,6 +145,8 @@ struct Broadcast
     int microBatch = 0;
     SampleRange rows;
     Payload payload = Payload::Activation;
+
+    bool operator==(const Broadcast &) const = default;
 };
 
 // Which gradients a GradSync all-reduces.
@@ -168,11 +181,14 @@ struct GradSync
     int tpCopies = 1;       // ranks of the replica holding the same values: tpDegree for
                             // Replicated, 1 for TpSlice
     double weight = 0;      // batchShare / tpCopies
+
+    bool operator==(const GradSync &) const = default;
 };
 
 // Adam on the rank's parameters with the synchronised gradients; the last op of every program.
 struct OptimizerStep
 {
+    bool operator==(const OptimizerStep &) const = default;
 };
 
 using Op = std::variant<Forward, Backward, Exchange, Broadcast, GradSync, OptimizerStep>;
@@ -184,6 +200,8 @@ struct PipelineSamples
     int microBatch = 1;   // rows per micro-batch
     int microBatches = 1; // micro-batch m covers rows.begin + m·microBatch, + microBatch
     int stages = 1;
+
+    bool operator==(const PipelineSamples &) const = default;
 };
 
 // Everything every rank needs: the same value on every rank.
@@ -195,7 +213,10 @@ struct JobProgram
     std::vector<PipelineSamples> pipelines;
     std::vector<Rank> ranks;               // index = rank
     std::vector<Group> groups;             // creation order
-    std::vector<std::vector<Op>> programs; // per rank: one iteration, in execution order
+    std::vector<std::vector<Op>> programs; // per rank: one iteration, in execution order;
+                                           // empty but for one rank when compiled for it
+
+    bool operator==(const JobProgram &) const = default;
 };
 
 } // namespace hetplan::runtime

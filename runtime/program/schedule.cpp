@@ -28,10 +28,6 @@ public:
         }
     }
 
-    // Upper bound of the ops of one iteration: per micro-batch a forward, a backward, two
-    // exchanges and two broadcasts.
-    size_t maxOps() const { return 6 * size_t(m_samples.microBatches); }
-
     // Appends the leader's ops to `out`; the other TP ranks run the same minus the exchanges.
     void leaderOps(std::vector<Op> &out)
     {
@@ -126,15 +122,26 @@ private:
 
 } // namespace
 
-void emitPrograms(const Layout &layout, std::vector<std::vector<Op>> syncs, JobProgram &program)
+// Per micro-batch a forward, a backward, two exchanges and two broadcasts.
+long long scheduleOpBound(const JobProgram &program, const StageReplica &replica)
+{
+    return 6LL * program.pipelines[static_cast<size_t>(replica.pipeline)].microBatches;
+}
+
+void emitPrograms(const Layout &layout, std::vector<std::vector<Op>> syncs,
+                  std::optional<int> onlyRank, JobProgram &program)
 {
     for (int i = 0; i < static_cast<int>(layout.replicas.size()); ++i) {
         const StageReplica &replica = layout.replicas[static_cast<size_t>(i)];
+        if (onlyRank
+            && (*onlyRank < replica.firstRank || *onlyRank >= replica.firstRank + replica.tpDegree))
+            continue;
         ReplicaSchedule schedule(layout, program, i);
         // Reserved once: a 240-GPU plan of 1024 micro-batches has a million ops.
         for (int t = 0; t < replica.tpDegree; ++t) {
             const size_t rank = static_cast<size_t>(replica.firstRank + t);
-            program.programs[rank].reserve(schedule.maxOps() + syncs[rank].size() + 1);
+            program.programs[rank].reserve(size_t(scheduleOpBound(program, replica))
+                                           + syncs[rank].size() + 1);
         }
         std::vector<Op> &leader = program.programs[static_cast<size_t>(replica.firstRank)];
         schedule.leaderOps(leader);
@@ -148,6 +155,10 @@ void emitPrograms(const Layout &layout, std::vector<std::vector<Op>> syncs, JobP
                       std::back_inserter(program.programs[rank]));
             program.programs[rank].emplace_back(OptimizerStep{});
         }
+        if (onlyRank) // the leader's and the followers' lists were only needed to copy from
+            for (int t = 0; t < replica.tpDegree; ++t)
+                if (replica.firstRank + t != *onlyRank)
+                    std::vector<Op>().swap(program.programs[size_t(replica.firstRank + t)]);
     }
 }
 

@@ -79,8 +79,8 @@ inline std::vector<int> rowVisits(const runtime::JobProgram &program, int layer)
     return visits;
 }
 
-// Per Gradient group: the sum of its members' weights (SUM all-reduce of weighted gradients
-// equals the full-batch gradient only if this is 1).
+// Per Gradient group and parameter set: the sum of its members' weights (a SUM all-reduce of
+// weighted gradients equals the full-batch gradient only if this is 1).
 inline std::map<std::string, double> groupWeightSums(const runtime::JobProgram &program)
 {
     std::map<std::string, double> sums;
@@ -88,8 +88,8 @@ inline std::map<std::string, double> groupWeightSums(const runtime::JobProgram &
         for (const runtime::Op &op : ops)
             if (const auto *g = std::get_if<runtime::GradSync>(&op)) {
                 const runtime::Group &group = program.groups[size_t(g->group)];
-                // A replicated group counts each replica's TP copies once in all.
-                sums[group.key] += g->weight;
+                const bool slice = g->params == runtime::ParamSet::TpSlice;
+                sums[group.key + (slice ? " slice" : " replicated")] += g->weight;
             }
     return sums;
 }

@@ -99,11 +99,11 @@ std::map<QString, Shape> shapes()
         },
         [](const JobProgram &p) {
             // Runs: 0..2 (TP 4 and TP 2), 3..4 (TP 1 and TP 2), 5, 6..7 (TP 1 and TP 1).
-            QCOMPARE(groupKeys(p, GroupKind::Gradient),
-                     (Keys{"dp/l0-2/slice0of4", "dp/l0-2/slice1of4", "dp/l0-2/slice2of4",
-                           "dp/l0-2/slice3of4", "dp/l0-2/replicated", "dp/l3-4/slice0of2",
-                           "dp/l3-4/slice1of2", "dp/l3-4/replicated", "dp/l5-5/slice0of1",
-                           "dp/l5-5/replicated", "dp/l6-7/slice0of1", "dp/l6-7/replicated"}));
+            QCOMPARE(
+                groupKeys(p, GroupKind::Gradient),
+                (Keys{"dp/l0-2/slice0of4", "dp/l0-2/slice1of4", "dp/l0-2/slice2of4",
+                      "dp/l0-2/slice3of4", "dp/l0-2/replicated", "dp/l3-4/slice0of2",
+                      "dp/l3-4/slice1of2", "dp/l3-4/replicated", "dp/l5-5/all", "dp/l6-7/all"}));
             // Ranks: p0 = 0..3 (TP 4), 4, 5; p1 = 6, 7 (TP 2), 8. Slice k of 4 is held by the
             // TP-4 rank k and by the TP-2 rank k / 2 (HexiScale §3.2's padded slice groups).
             QCOMPARE(groupMembers(p, "dp/l0-2/slice1of4"), (std::vector<int>{1, 6}));
@@ -138,9 +138,8 @@ std::map<QString, Shape> shapes()
             const auto exchanges = opsOf<runtime::Exchange>(p, 4);
             QCOMPARE(exchanges.front().transfers.size(), size_t(3));
             // The three replicas sync layers 3..5, each weighted by its share of 5 rows.
-            QCOMPARE(groupKeys(p, GroupKind::Gradient),
-                     (Keys{"dp/l3-5/slice0of1", "dp/l3-5/replicated"}));
-            QCOMPARE(groupMembers(p, "dp/l3-5/slice0of1"), (std::vector<int>{1, 2, 3}));
+            QCOMPARE(groupKeys(p, GroupKind::Gradient), Keys{"dp/l3-5/all"});
+            QCOMPARE(groupMembers(p, "dp/l3-5/all"), (std::vector<int>{1, 2, 3}));
             QCOMPARE(opsOf<runtime::GradSync>(p, 1).front().weight, 1.0 / 5);
             QCOMPARE(opsOf<runtime::GradSync>(p, 3).front().weight, 2.0 / 5);
         }};
@@ -206,6 +205,58 @@ private Q_SLOTS:
         QCOMPARE(last.rowOffset, 1);
         QCOMPARE(last.rowCount, 1);
         QCOMPARE(p.groups[size_t(last.tpGroup)].key, std::string("tp/p1/s0/r1"));
+    }
+
+    // A worker compiles only its own program: the same ops as in the whole job's, the same
+    // ranks and groups, and nothing for the other ranks.
+    void oneRankCompilesAlone()
+    {
+        const Plan plan = shapes().at(QStringLiteral("two asymmetric pipelines")).plan();
+        const JobProgram whole = compileAndCheck(plan, fixtureModel(), fixtureTopology());
+        for (int r = 0; r < static_cast<int>(whole.ranks.size()); ++r) {
+            runtime::ProgramOptions options;
+            options.rank = r;
+            const JobProgram one
+                = orFail(runtime::compileProgram(plan, fixtureModel(), fixtureTopology(), options),
+                         "one rank");
+            QVERIFY(one.ranks == whole.ranks && one.groups == whole.groups);
+            for (int other = 0; other < static_cast<int>(whole.ranks.size()); ++other)
+                QVERIFY(other == r ? one.programs[size_t(r)] == whole.programs[size_t(r)]
+                                   : one.programs[size_t(other)].empty());
+        }
+        runtime::ProgramOptions outside;
+        outside.rank = int(whole.ranks.size());
+        const auto refused
+            = runtime::compileProgram(plan, fixtureModel(), fixtureTopology(), outside);
+        QVERIFY(!refused);
+        QVERIFY(errorText(refused.error()).contains(QStringLiteral("rank 9 is not in the plan")));
+    }
+
+    // Eleven million micro-batches would need more memory than a job's programs may take: refused
+    // before any is built, pointing at compiling one rank at a time.
+    void hugeJobIsRefusedBeforeBuilding()
+    {
+        const Plan plan = trainingPlan({{1, 11'000'000, {stage({0}, 1, 1, 0, 8)}}});
+        const auto refused = runtime::compileProgram(plan, fixtureModel(), fixtureTopology());
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().kind, ErrorKind::Unsupported);
+        QVERIFY(errorText(refused.error()).contains(QStringLiteral("one rank at a time")));
+    }
+
+    // The transports a plan records travel with the groups that carry that traffic.
+    void groupsCarryTheRecordedTransports()
+    {
+        Plan plan = trainingPlan({{1, 2, {stage({0, 1}, 2, 1, 0, 4), stage({4}, 1, 1, 4, 8)}},
+                                  {1, 2, {stage({8}, 1, 1, 0, 8)}}});
+        plan.pipelines[0].stages[0].transport
+            = {std::nullopt, Transport::Socket, Transport::Socket};
+        plan.pipelines[0].stages[1].transport.dp = Transport::Socket;
+        plan.pipelines[1].stages[0].transport.dp = Transport::Socket;
+        const JobProgram p = compileAndCheck(plan, fixtureModel(), fixtureTopology());
+        for (const runtime::Group &g : p.groups)
+            QCOMPARE(g.transport, g.kind == GroupKind::TensorParallel
+                                      ? std::nullopt
+                                      : std::optional<Transport>(Transport::Socket));
     }
 
     // The plan recorded with the case study: pipeline 0 = TP 2 on A, then C:0 and C:1 as dp 2;

@@ -182,6 +182,11 @@ private Q_SLOTS:
         QTest::newRow("dp_split not the micro-batch")
             << trainingPlan({{3, 2, {stage({4, 5}, 1, 2, 0, 8, {1, 1})}}}) << model << 1
             << "pipeline 0, stage 0: dp_split sums to 2 but micro_batch is 3";
+        Plan huge = trainingPlan({{1, 2, {stage({0}, 1, 1, 0, 8)}}});
+        huge.pipelines.push_back({1 << 20, 1 << 24, {stage({1}, 1, 1, 0, 8)}}); // 2^44 rows
+        QTest::newRow("global batch past int")
+            << huge << model << 1
+            << "pipeline 1: micro_batch × micro_batches brings the global batch past";
         Plan serving = trainingPlan({{1, 1, {stage({0}, 1, 1, 0, 8)}}});
         serving.workload.mode = Mode::Infer;
         QTest::newRow("serving plan") << serving << model << 1 << "serving plan";

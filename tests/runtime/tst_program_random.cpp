@@ -5,6 +5,7 @@
 #include "core/catalog/catalog.h"
 #include "core/cost/problem.h"
 #include "core/plan/validator.h"
+#include "runtime/program/program_text.h"
 #include "tests/runtime/program_test_support.h"
 
 #include <QtTest>
@@ -183,6 +184,30 @@ private Q_SLOTS:
         QVERIFY(asymmetric >= 50);
         QVERIFY(unevenSplit >= 50);
         QVERIFY(refused >= 50);
+    }
+
+    // Every op is needed: deleting any single op of any rank breaks pairing, coverage, dataflow,
+    // the gradient sums or completion, and the checker says so.
+    void everyDeletedOpIsCaught()
+    {
+        std::mt19937_64 random(7);
+        int mutated = 0;
+        while (mutated < 200) {
+            const Topology topology = randomTopology(random);
+            const int layers = uniform(random, 1, 12);
+            const Plan plan = randomPlan(random, topology, layers);
+            if (plan.pipelines.empty())
+                continue;
+            runtime::JobProgram program
+                = compileAndCheck(plan, modelWithHeads(layers, 16, 8), topology);
+            auto &ops = program.programs[size_t(uniform(random, 0, int(program.ranks.size()) - 1))];
+            const int victim = uniform(random, 0, int(ops.size()) - 1);
+            const QString deleted
+                = QString::fromStdString(runtime::opText(program, ops[size_t(victim)]));
+            ops.erase(ops.begin() + victim);
+            QVERIFY2(!runtime::checkProgram(program), qPrintable(deleted));
+            ++mutated;
+        }
     }
 };
 
