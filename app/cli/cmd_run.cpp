@@ -169,7 +169,7 @@ int runRun(const std::vector<std::string> &words)
     if (!options)
         return fail(options.error());
     const runtime::JobSource source{*planPath, args->value("cluster"), args->value("model"),
-                                    scale->value_or(1)};
+                                    scale->value_or(1), std::nullopt};
     // Everything that can be refused is refused here, before any process starts.
     auto job = runtime::loadJob(source);
     if (!job)

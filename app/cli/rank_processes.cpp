@@ -24,35 +24,6 @@ extern "C" void onStopSignal(int signal)
     (void)ignored;
 }
 
-class StopSignals
-{
-public:
-    StopSignals()
-    {
-        if (::pipe2(g_signalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
-            g_signalPipe[0] = g_signalPipe[1] = -1;
-        struct sigaction action = {};
-        action.sa_handler = onStopSignal;
-        sigemptyset(&action.sa_mask);
-        for (std::size_t i = 0; i < std::size(kSignals); ++i)
-            sigaction(kSignals[i], &action, &m_previous[i]);
-    }
-    ~StopSignals()
-    {
-        for (std::size_t i = 0; i < std::size(kSignals); ++i)
-            sigaction(kSignals[i], &m_previous[i], nullptr);
-        for (int &fd : g_signalPipe)
-            if (fd >= 0)
-                ::close(std::exchange(fd, -1));
-    }
-    StopSignals(const StopSignals &) = delete;
-    StopSignals &operator=(const StopSignals &) = delete;
-
-private:
-    static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
-    struct sigaction m_previous[std::size(kSignals)] = {};
-};
-
 std::string describeExit(int status)
 {
     if (WIFSIGNALED(status)) {
@@ -73,6 +44,26 @@ bool failed(int status)
 
 } // namespace
 
+RankProcesses::StopSignals::StopSignals()
+{
+    if (::pipe2(g_signalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
+        g_signalPipe[0] = g_signalPipe[1] = -1;
+    struct sigaction action = {};
+    action.sa_handler = onStopSignal;
+    sigemptyset(&action.sa_mask);
+    for (std::size_t i = 0; i < std::size(kStopSignals); ++i)
+        sigaction(kStopSignals[i], &action, &m_previous[i]);
+}
+
+RankProcesses::StopSignals::~StopSignals()
+{
+    for (std::size_t i = 0; i < std::size(kStopSignals); ++i)
+        sigaction(kStopSignals[i], &m_previous[i], nullptr);
+    for (int &fd : g_signalPipe)
+        if (fd >= 0)
+            ::close(std::exchange(fd, -1));
+}
+
 RankProcesses::~RankProcesses()
 {
     // Never leave a rank behind, whatever path led here.
@@ -88,6 +79,9 @@ RankProcesses::~RankProcesses()
 
 std::optional<std::string> RankProcesses::start(const std::vector<Launch> &launches)
 {
+    // From the first fork on, a stop request must reach the ranks, not only this process.
+    if (!m_signals)
+        m_signals = std::make_unique<StopSignals>();
     for (const Launch &launch : launches) {
         int out[2];
         int err[2];
@@ -169,7 +163,6 @@ void RankProcesses::stopAll(int signal)
 RankProcesses::Outcome RankProcesses::wait()
 {
     using Clock = std::chrono::steady_clock;
-    StopSignals signals;
     Outcome outcome;
     // When the ranks that ignored SIGTERM get SIGKILL; max() = not stopping.
     Clock::time_point killAt = Clock::time_point::max();

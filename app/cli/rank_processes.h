@@ -1,6 +1,9 @@
 #pragma once
 
 #include <chrono>
+#include <csignal>
+#include <iterator>
+#include <memory>
 #include <optional>
 #include <string>
 #include <sys/types.h>
@@ -54,11 +57,27 @@ private:
         std::string errLine;
         bool running = false;
     };
+    // SIGINT, SIGTERM and SIGHUP go to a self-pipe the output loop polls, from start() until
+    // this object is destroyed; then the previous handlers are back.
+    class StopSignals
+    {
+    public:
+        StopSignals();
+        ~StopSignals();
+        StopSignals(const StopSignals &) = delete;
+        StopSignals &operator=(const StopSignals &) = delete;
+
+    private:
+        static constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+        struct sigaction m_previous[std::size(kStopSignals)] = {};
+    };
+
     void pump(Child &child, int &fd, std::string &line, bool toStderr);
     void stopAll(int signal);
 
     std::chrono::milliseconds m_grace;
     std::vector<Child> m_children;
+    std::unique_ptr<StopSignals> m_signals;
 };
 
 } // namespace hetplan::cli

@@ -5,7 +5,6 @@
 #include "runtime/model/tp_comm.h"
 
 #include <cstddef>
-#include <map>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -45,6 +44,8 @@ class ShardState; // forward stash and scratch, per shard
 // summing `grad` over the DP replicas that hold a slice gives the full gradient — no further
 // weighting; a replicated tensor (norms, embedding, head) has the same grad on every TP rank of a
 // stage replica, so a sum over a group that contains all T of them must divide by T.
+// Activations and input gradients are the same bits on every TP rank of a stage replica provided
+// TpComm hands every rank the same sum, so one rank may send them for the group (HexiScale §3.2).
 //
 // Not thread-safe; one thread per shard. GEMMs run through OpenBLAS (see setBlasThreads).
 class ModelShard

@@ -38,10 +38,11 @@ Result<Job> loadJob(const JobSource &source)
     auto scaled = scaleModel(*model, plan->workload.train.seqLen, source.scale);
     if (!scaled)
         return Error{scaled.error().kind, source.planPath + ": " + scaled.error().message};
-    auto program = compileProgram(*plan, *model, *topology, ProgramOptions{.scale = source.scale, .rank = std::nullopt});
+    auto program = compileProgram(*plan, *model, *topology,
+                                  ProgramOptions{.scale = source.scale, .rank = source.rank});
     if (!program)
         return Error{program.error().kind, source.planPath + ": " + program.error().message};
-    if (Status checked = checkProgram(*program); !checked)
+    if (Status checked = source.rank ? okStatus() : checkProgram(*program); !checked)
         return Error{checked.error().kind, source.planPath + ": the compiled program cannot run: "
                                                + checked.error().message};
     Job job{std::move(plan).value(), std::move(topology).value(), std::move(model).value(),

@@ -20,6 +20,9 @@ struct JobSource
     std::optional<std::string> cluster;
     std::optional<std::string> model;
     int scale = 1;
+    // Set in a worker: compile this rank's program only, and leave the whole-job check to
+    // whoever started the ranks (`hetplan-cli run` checks before starting any).
+    std::optional<int> rank;
 };
 
 // A plan ready to run: read, compiled into per-rank programs, checked, and the model scaled.
@@ -35,6 +38,7 @@ struct Job
 
 // Errors are BadInput naming the file, the pipeline/stage or the model field and why; a
 // program that fails the checker is refused too (its error names the stuck ranks and ops).
+// Without `rank`, every rank's program is compiled and the whole job checked.
 Result<Job> loadJob(const JobSource &source);
 
 } // namespace hetplan::runtime

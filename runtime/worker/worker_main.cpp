@@ -70,7 +70,9 @@ int main(int argc, char **argv)
     }
     const int r = args->rank;
     setRankBlasThreads(1);
-    auto job = loadJob(args->job);
+    JobSource source = args->job;
+    source.rank = r;
+    auto job = loadJob(source);
     if (!job)
         die(r, job.error());
     const JobProgram &program = job->program;
