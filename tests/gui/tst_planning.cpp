@@ -31,6 +31,7 @@
 #include <QTimer>
 
 #include <cmath>
+#include <fstream>
 
 using namespace hetplan;
 using namespace hetplan::gui;
@@ -230,38 +231,63 @@ void TestPlanning::cancelReturnsAtOnce()
                 .empty());
 }
 
+// Milliseconds the calling thread has spent runnable but waiting for a core (the second field of
+// /proc/thread-self/schedstat): time a loaded machine took from it, not time it blocked itself.
+static double runQueueWaitMs()
+{
+    std::ifstream in("/proc/thread-self/schedstat");
+    double onCpuNs = 0;
+    double waitingNs = 0;
+    in >> onCpuNs >> waitingNs;
+    return waitingNs / 1e6;
+}
+
 void TestPlanning::eventLoopKeepsRunning()
 {
     Window w("large-cluster", "llama2-70b");
     QSignalSpy finished(w.panel->controller(), &PlanningController::finished);
+    // The budget (docs/architecture.md): the GUI thread never blocks for more than 50 ms while
+    // planning. A gap between two ticks of a 5 ms timer is the GUI thread working or blocked,
+    // or waiting for a core on a loaded machine (other tests, other ranks); the last part is
+    // not the app's doing and is taken out, so the test holds on a busy machine too.
     QElapsedTimer sinceTick;
+    double tickWaitMs = runQueueWaitMs();
+    double worstBusyMs = 0;
     qint64 worstGapMs = 0;
     int ticks = 0;
     QString progressShown;
     QTimer timer;
     timer.setInterval(5);
     connect(&timer, &QTimer::timeout, this, [&] {
+        const double nowWaitMs = runQueueWaitMs();
         if (finished.isEmpty()) {
             worstGapMs = std::max(worstGapMs, sinceTick.elapsed());
+            worstBusyMs
+                = std::max(worstBusyMs, double(sinceTick.elapsed()) - (nowWaitMs - tickWaitMs));
             ++ticks;
             if (w.panel->progressLabel()->text().contains(QStringLiteral("best")))
                 progressShown = w.panel->progressLabel()->text();
         }
         sinceTick.start();
+        tickWaitMs = nowWaitMs;
     });
     sinceTick.start();
     timer.start();
     w.panel->plan();
     QVERIFY(finished.wait(120000));
     timer.stop();
-    qInfo("worst gap between 5 ms timer ticks while planning: %lld ms over %d ticks", worstGapMs,
-          ticks);
+    qInfo("between 5 ms timer ticks while planning: GUI thread unavailable at most %.1f ms, "
+          "worst wall gap %lld ms (the rest waiting for a core), over %d ticks",
+          worstBusyMs, worstGapMs, ticks);
     QVERIFY(ticks > 10);
     // The progress area showed the iteration and the best plan so far while it ran.
     QVERIFY2(progressShown.contains(QRegularExpression(
                  QStringLiteral("^hexiscale: iteration \\d+ · best [0-9.]+ m?s, MFU [0-9.]+ %$"))),
              qPrintable(progressShown));
-    QVERIFY2(worstGapMs < 50, qPrintable(QStringLiteral("worst gap %1 ms").arg(worstGapMs)));
+    QVERIFY2(
+        worstBusyMs < 50,
+        qPrintable(
+            QStringLiteral("GUI thread unavailable %1 ms between two ticks").arg(worstBusyMs)));
     QVERIFY(w.panel->shownPlan().has_value());
     QElapsedTimer showing;
     showing.start();
