@@ -462,9 +462,10 @@ void ResultsPanel::showFailures()
         m_planView->clear(issues.empty() ? tr("No plan found") : issues.front().message);
 }
 
-void ResultsPanel::showPlan(const ShownPlan &shown)
+void ResultsPanel::showPlan(ShownPlan next)
 {
-    m_shown = shown;
+    m_shown = std::move(next);
+    const ShownPlan &shown = *m_shown;
     m_planView->setPlan(shown);
     m_breakdown->setPlan(shown);
     m_memory->setPlan(shown);

@@ -71,7 +71,8 @@ public:
     CostModelKind costModel() const { return m_costModel; }
 
     const std::optional<ShownPlan> &shownPlan() const { return m_shown; }
-    void showPlan(const ShownPlan &shown);
+    // By value: `shown` may live in a view that showing it clears (What if's re-planned plan).
+    void showPlan(ShownPlan next);
 
     // Views and actions, for the window's own layout choices and for tests.
     PlanningController *controller() const { return m_controller; }
