@@ -47,17 +47,6 @@ using namespace hetplan::gui::test;
 
 namespace {
 
-// A File menu action by its text, as a person would find it.
-QAction *fileAction(QMainWindow &window, const QString &text)
-{
-    for (QAction *menu : window.menuBar()->actions())
-        if (menu->menu() && menu->text() == QLatin1String("&File"))
-            for (QAction *a : menu->menu()->actions())
-                if (a->text() == text)
-                    return a;
-    return nullptr;
-}
-
 // The shown plan is valid for the cluster as it is, and its figures are the core's own.
 void verifyShownPlanIsTheCores(MainWindow &window)
 {
@@ -123,9 +112,7 @@ private Q_SLOTS:
 
 void TestAppFlow::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("HetPlanTest"));
-    QSettings().clear(); // the first-start layout, no recent files
+    useTestSettings();
 }
 
 void TestAppFlow::defaultLayoutKeepsTheCanvasDominant()
