@@ -136,6 +136,10 @@ void TestStalePlan::showReplannedPlanFromWhatIf()
     QVERIFY(window.results()->shownPlan());
     QVERIFY(window.results()->shownPlan()->plan.sameLayout(replanned.plan));
     QCOMPARE(window.results()->shownPlan()->evaluation.iterationS, replanned.evaluation.iterationS);
+    // The status line has the shown plan's figures; the plan is for the what-if cluster.
+    QVERIFY2(statusFigures(window).contains(ResultsText::duration(replanned.evaluation.iterationS)),
+             qPrintable(statusFigures(window)));
+    QVERIFY(window.results()->freshness().clusterChanged);
 }
 
 void TestStalePlan::deletingAMachineOfThePlanMarksItOutOfDate()

@@ -74,7 +74,6 @@ void ResultsPanel::showLastPlan(const Project &project)
     m_shownOrigin = Document::PlanOrigin::Unasked;
     showPlan({problem, plan, evaluation});
     m_shownOrigin = Document::PlanOrigin::Person;
-    setFiguresText(figuresText(*m_shown));
 }
 
 QString ResultsPanel::figuresText(const ShownPlan &shown) const
@@ -150,7 +149,6 @@ void ResultsPanel::reevaluate()
         return;
     }
     showPlan(std::move(next).value());
-    setFiguresText(figuresText(*m_shown));
 }
 
 } // namespace hetplan::gui

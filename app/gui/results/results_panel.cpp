@@ -490,6 +490,8 @@ void ResultsPanel::showPlan(ShownPlan next)
     m_whatIf->setBase(shown, m_costModel,
                       kind ? *kind : m_planner.value_or(defaultPlanner(shown.plan.workload.mode)));
     setRunning(m_controller->isRunning());
+    // Its figures in the status line, whoever showed it (a run says more once it ends).
+    m_figuresText = figuresText(shown);
     updateFreshness();
     Q_EMIT planShown();
 }
