@@ -78,13 +78,10 @@ void ResultsPanel::showLastPlan(const Project &project)
 
 QString ResultsPanel::figuresText(const ShownPlan &shown) const
 {
-    PlanRequest request;
-    request.problem = *shown.problem;
-    request.costModel = planCostModel(shown.plan, m_costModel);
     PlanSearch search;
     search.plan = shown.plan;
     search.evaluation = shown.evaluation;
-    return plannedText(request, search);
+    return plannedText(*shown.problem, planCostModel(shown.plan, m_costModel), search);
 }
 
 void ResultsPanel::setFiguresText(const QString &text)

@@ -436,20 +436,20 @@ void ResultsPanel::onFinished(bool cancelled)
     m_shownOrigin = m_runOrigin;
     showPlan({std::make_shared<const Problem>(request->problem), s.plan, s.evaluation});
     m_shownOrigin = Document::PlanOrigin::Person;
-    setFiguresText(plannedText(*request, s));
+    setFiguresText(plannedText(request->problem, request->costModel, s));
 }
 
-QString ResultsPanel::plannedText(const PlanRequest &request, const PlanSearch &search)
+QString ResultsPanel::plannedText(const Problem &problem, CostModelKind costModel,
+                                  const PlanSearch &search)
 {
     const Evaluation &e = search.evaluation;
-    if (request.problem.workload.mode != Mode::Infer)
+    if (problem.workload.mode != Mode::Infer)
         return (search.stoppedEarly ? tr("Stopped: best plan so far %1, MFU %2")
                                     : tr("Planned: %1 per iteration, MFU %2"))
             .arg(ResultsText::duration(e.iterationS), ResultsText::percent(e.mfu));
     // An inference plan's iterationS is its slowest replica's request latency.
     const ServingFigures serving
-        = e.serving ? *e.serving
-                    : servePlan(request.problem, *makeCostModel(request.costModel), search.plan);
+        = e.serving ? *e.serving : servePlan(problem, *makeCostModel(costModel), search.plan);
     return (search.stoppedEarly ? tr("Stopped: best plan so far: slowest replica %1, SLO "
                                      "attainment %2")
                                 : tr("Planned: slowest replica %1, SLO attainment %2"))

@@ -143,7 +143,8 @@ private:
     void onFinished(bool cancelled);
     // The status line for a finished search: training per iteration and MFU, inference the
     // slowest replica and SLO attainment.
-    static QString plannedText(const PlanRequest &request, const PlanSearch &search);
+    static QString plannedText(const Problem &problem, CostModelKind costModel,
+                               const PlanSearch &search);
     void onStageSelected(const QStringList &gpuNames);
     void onCulprit(const ResultIssue &issue);
     void setRunning(bool running);
