@@ -83,6 +83,25 @@
     </message>
 </context>
 <context>
+    <name>hetplan::gui::Document</name>
+    <message>
+        <source>Choose model %1</source>
+        <translation>选择模型 %1</translation>
+    </message>
+    <message>
+        <source>Change workload</source>
+        <translation>更改工作负载</translation>
+    </message>
+    <message>
+        <source>Choose planner %1</source>
+        <translation>选择规划器 %1</translation>
+    </message>
+    <message>
+        <source>Choose cost model %1</source>
+        <translation>选择代价模型 %1</translation>
+    </message>
+</context>
+<context>
     <name>hetplan::gui::MainWindow</name>
     <message>
         <source>Palette</source>
@@ -283,6 +302,14 @@
         <source>&amp;Autosave every:</source>
         <translation>自动保存间隔(&amp;A)：</translation>
     </message>
+    <message>
+        <source>&amp;Re-plan automatically after edits</source>
+        <translation>编辑后自动重新规划(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Off: an edit marks the plan out of date until you press Re-evaluate or Re-plan</source>
+        <translation>关闭时：编辑会把方案标记为已过时，直到您按下“重新评估”或“重新规划”</translation>
+    </message>
 </context>
 <context>
     <name>hetplan::gui::WorkloadPanel</name>
@@ -413,6 +440,46 @@
     <message>
         <source>Model files (*.json);;All files (*)</source>
         <translation>模型文件 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Change mode</source>
+        <translation>更改模式</translation>
+    </message>
+    <message>
+        <source>Change global batch</source>
+        <translation>更改全局批大小</translation>
+    </message>
+    <message>
+        <source>Change micro-batch</source>
+        <translation>更改微批大小</translation>
+    </message>
+    <message>
+        <source>Change sequence length</source>
+        <translation>更改序列长度</translation>
+    </message>
+    <message>
+        <source>Change prompt length</source>
+        <translation>更改提示长度</translation>
+    </message>
+    <message>
+        <source>Change output length</source>
+        <translation>更改输出长度</translation>
+    </message>
+    <message>
+        <source>Change request rate</source>
+        <translation>更改请求速率</translation>
+    </message>
+    <message>
+        <source>Change latency target</source>
+        <translation>更改延迟目标</translation>
+    </message>
+    <message>
+        <source>Change recomputation</source>
+        <translation>更改重计算</translation>
+    </message>
+    <message>
+        <source>Change precision</source>
+        <translation>更改精度</translation>
     </message>
 </context>
 <context>

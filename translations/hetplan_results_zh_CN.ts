@@ -161,6 +161,49 @@
     </message>
 </context>
 <context>
+    <name>hetplan::gui::PlanFreshness</name>
+    <message>
+        <source>the cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>the model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>the workload</source>
+        <translation>工作负载</translation>
+    </message>
+    <message>
+        <source>the cost model</source>
+        <translation>代价模型</translation>
+    </message>
+    <message>
+        <source>%1 and %2</source>
+        <translation>%1和%2</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>%1 changed since this plan was made</source>
+        <translation>自该方案生成以来，%1已更改</translation>
+    </message>
+    <message>
+        <source>%1 (machine(s) %2)</source>
+        <translation>%1（机器 %2）</translation>
+    </message>
+    <message>
+        <source>the plan uses GPUs the cluster no longer has (%1); re-plan</source>
+        <translation>方案使用了集群中已不存在的 GPU（%1）；请重新规划</translation>
+    </message>
+    <message>
+        <source>the plan does not fit what is planned now (%1); re-plan</source>
+        <translation>方案与当前的规划内容不符（%1）；请重新规划</translation>
+    </message>
+</context>
+<context>
     <name>hetplan::gui::PlanView</name>
     <message>
         <source>No plan yet. Choose a planner and press Plan.</source>
@@ -364,6 +407,22 @@
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
+    <message>
+        <source>Out of date: %1</source>
+        <translation>已过时：%1</translation>
+    </message>
+    <message>
+        <source>The plan on show uses GPUs the cluster no longer has: %1. Re-plan for the cluster as drawn.</source>
+        <translation>所显示的方案使用了集群中已不存在的 GPU：%1。请按当前绘制的集群重新规划。</translation>
+    </message>
+    <message>
+        <source>Plan (out of date)</source>
+        <translation>方案（已过时）</translation>
+    </message>
+    <message>
+        <source>Charts (out of date)</source>
+        <translation>图表（已过时）</translation>
+    </message>
 </context>
 <context>
     <name>hetplan::gui::ResultsText</name>
@@ -435,6 +494,10 @@
         <source>Bubble</source>
         <translation>气泡</translation>
     </message>
+    <message>
+        <source>Out of date: %1</source>
+        <translation>已过时：%1</translation>
+    </message>
 </context>
 <context>
     <name>hetplan::gui::ServingView</name>
@@ -501,6 +564,29 @@
     <message>
         <source> (SLO = %1 × %2 on A100s)</source>
         <translation>（SLO = %1 × A100 上的 %2）</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::StaleBanner</name>
+    <message>
+        <source>Re-evaluate</source>
+        <translation>重新评估</translation>
+    </message>
+    <message>
+        <source>Re-plan</source>
+        <translation>重新规划</translation>
+    </message>
+    <message>
+        <source>Evaluate this plan for the cluster, model and workload as they are now</source>
+        <translation>按当前的集群、模型和工作负载评估此方案</translation>
+    </message>
+    <message>
+        <source>Search for the best plan for the cluster as it is now</source>
+        <translation>为当前的集群搜索最佳方案</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Out of date:&lt;/b&gt; %1. The figures below are for the plan as it was made.</source>
+        <translation>&lt;b&gt;已过时：&lt;/b&gt;%1。下面的数字是该方案生成时的结果。</translation>
     </message>
 </context>
 <context>

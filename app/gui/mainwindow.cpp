@@ -105,6 +105,7 @@ MainWindow::MainWindow(QWidget *parent)
     // The results half adds its docks, the Plan menu after View and its progress area.
     m_results = new ResultsPanel(model, this);
     m_results->followDocument(m_document);
+    m_results->setReplanAfterEdits(SettingsDialog::replanAfterEdits());
     m_results->connectScene(m_scene);
     createToolBar();
     arrangeDocks();
@@ -294,7 +295,7 @@ void MainWindow::openStartDocument()
 void MainWindow::planAtStart()
 {
     if (!m_results->shownPlan())
-        m_results->plan();
+        m_results->planUnasked();
 }
 
 void MainWindow::newProject()
@@ -366,8 +367,10 @@ void MainWindow::exportCluster()
 void MainWindow::showSettings()
 {
     SettingsDialog dialog(this);
-    if (dialog.exec() == QDialog::Accepted)
+    if (dialog.exec() == QDialog::Accepted) {
         m_document->setAutosaveInterval(SettingsDialog::autosaveIntervalS());
+        m_results->setReplanAfterEdits(SettingsDialog::replanAfterEdits());
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -2,6 +2,7 @@
 
 #include "translations.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -15,6 +16,7 @@ namespace hetplan::gui {
 namespace {
 
 const QString kAutosaveKey = QStringLiteral("document/autosaveIntervalS");
+const QString kReplanKey = QStringLiteral("planning/replanAfterEdits");
 constexpr int kDefaultAutosaveS = 60;
 
 } // namespace
@@ -43,6 +45,12 @@ SettingsDialog::SettingsDialog(QWidget *parent)
     m_autosave->setValue(autosaveIntervalS());
     m_autosave->setToolTip(tr("How often unsaved changes are saved aside for crash recovery"));
     form->addRow(tr("&Autosave every:"), m_autosave);
+
+    m_replan = new QCheckBox(tr("&Re-plan automatically after edits"), this);
+    m_replan->setChecked(replanAfterEdits());
+    m_replan->setToolTip(tr("Off: an edit marks the plan out of date until you press "
+                            "Re-evaluate or Re-plan"));
+    form->addRow(QString(), m_replan);
     layout->addLayout(form);
 
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
@@ -56,8 +64,14 @@ int SettingsDialog::autosaveIntervalS()
     return QSettings().value(kAutosaveKey, kDefaultAutosaveS).toInt();
 }
 
+bool SettingsDialog::replanAfterEdits()
+{
+    return QSettings().value(kReplanKey, false).toBool();
+}
+
 void SettingsDialog::accept()
 {
+    QSettings().setValue(kReplanKey, m_replan->isChecked());
     setLanguageSetting(m_language->currentData().toString());
     QSettings().setValue(kAutosaveKey, m_autosave->value());
     QDialog::accept();

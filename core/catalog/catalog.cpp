@@ -154,4 +154,24 @@ std::optional<Example> findExample(std::string_view name, ExampleKind kind)
     return std::nullopt;
 }
 
+std::optional<std::string> exampleModel(std::string_view name)
+{
+    // Where a paper plans two sizes on one cluster, the larger one that still fits.
+    static constexpr std::pair<std::string_view, std::string_view> kModels[] = {
+        {"case-study", "llama2-13b"},        // HexiScale §3.1
+        {"hetero-setting-1", "llama2-13b"},  // HexiScale §5.1 (7B and 13B)
+        {"hetero-setting-2", "llama2-13b"},  // HexiScale §5.1 (7B and 13B)
+        {"hetero-setting-3", "llama-30b"},   // HexiScale §5.1, Table 2
+        {"large-cluster", "llama2-70b"},     // HexiScale Appendix B (Llama 30B, Llama-2 70B)
+        {"metis-v100-t4", "gpt3-6.7b"},      // Metis §6
+        {"holmes-hybrid", "gpt3-7.5b"},      // Holmes Table 2, parameter group 3
+        {"hexgen-full-price", "llama2-70b"}, // HexGen §5
+        {"hexgen-half-price", "llama2-70b"}, // HexGen §5
+    };
+    for (const auto &[example, model] : kModels)
+        if (equalsIgnoringCase(example, name))
+            return std::string(model);
+    return std::nullopt;
+}
+
 } // namespace hetplan

@@ -52,5 +52,8 @@ struct Example
 
 std::vector<Example> bundledExamples();
 std::optional<Example> findExample(std::string_view name, ExampleKind kind);
+// The catalog model that a bundled cluster's paper plans on it ("hexgen-full-price" ->
+// "llama2-70b"), the default for that example; empty for any other name.
+std::optional<std::string> exampleModel(std::string_view name);
 
 } // namespace hetplan

@@ -49,6 +49,7 @@ private Q_SLOTS:
     void exampleClusters_data();
     void exampleClusters();
     void exampleLinksMatchThePapers();
+    void everyExampleClusterNamesItsModel();
 };
 
 void TestCatalog::everyGpuHasFiguresAndASource()
@@ -231,6 +232,19 @@ void TestCatalog::exampleLinksMatchThePapers()
         QVERIFY2(gbps >= 0.3 - 1e-9 && gbps <= 1.0 + 1e-9, qPrintable(QString::number(gbps)));
         QVERIFY2(ms >= 40 && ms <= 150, qPrintable(QString::number(ms)));
     }
+}
+
+void TestCatalog::everyExampleClusterNamesItsModel()
+{
+    for (const Example &e : bundledExamples()) {
+        if (e.kind != ExampleKind::Cluster)
+            continue;
+        const std::optional<std::string> model = exampleModel(e.name);
+        QVERIFY2(model, e.name.c_str());
+        QVERIFY2(ModelCatalog::builtin().find(*model), model->c_str());
+    }
+    QCOMPARE(exampleModel("HexGen-Full-Price").value_or(""), std::string("llama2-70b"));
+    QVERIFY(!exampleModel("my-cluster"));
 }
 
 QTEST_APPLESS_MAIN(TestCatalog)

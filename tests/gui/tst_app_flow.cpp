@@ -17,6 +17,7 @@
 #include "results/results_panel.h"
 #include "results/serving_view.h"
 #include "results/whatif_panel.h"
+#include "window_test_support.h"
 
 #include <QAction>
 #include <QApplication>
@@ -42,32 +43,9 @@
 
 using namespace hetplan;
 using namespace hetplan::gui;
+using namespace hetplan::gui::test;
 
 namespace {
-
-constexpr int kPlanTimeoutMs = 120'000;
-
-// A File menu action by its text, as a person would find it.
-QAction *fileAction(QMainWindow &window, const QString &text)
-{
-    for (QAction *menu : window.menuBar()->actions())
-        if (menu->menu() && menu->text() == QLatin1String("&File"))
-            for (QAction *a : menu->menu()->actions())
-                if (a->text() == text)
-                    return a;
-    return nullptr;
-}
-
-// Presses Plan and waits for the result; false when planning did not finish in time.
-bool planAndWait(MainWindow &window)
-{
-    ResultsPanel *results = window.results();
-    if (!results->planAction()->isEnabled())
-        return false;
-    QSignalSpy finished(results->controller(), &PlanningController::finished);
-    results->planAction()->trigger();
-    return (!finished.isEmpty() || finished.wait(kPlanTimeoutMs)) && results->shownPlan();
-}
 
 // The shown plan is valid for the cluster as it is, and its figures are the core's own.
 void verifyShownPlanIsTheCores(MainWindow &window)
@@ -134,9 +112,7 @@ private Q_SLOTS:
 
 void TestAppFlow::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("HetPlanTest"));
-    QSettings().clear(); // the first-start layout, no recent files
+    useTestSettings();
 }
 
 void TestAppFlow::defaultLayoutKeepsTheCanvasDominant()

@@ -46,6 +46,8 @@ Project Document::project() const
 {
     Project p = m_settings;
     p.cluster = m_model->cluster();
+    if (p.lastPlanCluster && samePlanningCluster(*p.lastPlanCluster, p.cluster))
+        p.lastPlanCluster.reset();
     return p;
 }
 
@@ -76,6 +78,8 @@ void Document::install(const Project &project, const QString &filePath, bool mod
     Q_ASSERT(reset.ok()); // callers pass clusters that passed checkCluster
     m_settings = project;
     m_settings.cluster = {};
+    if (project.lastPlan)
+        m_settings.lastPlanCluster = project.planCluster();
     m_modifiedOutsideUndo = modified;
     if (filePath != m_filePath) {
         m_filePath = filePath;
@@ -109,6 +113,8 @@ Status Document::openExample(const QString &name)
         return cluster.error();
     Project p;
     p.cluster = std::move(*cluster);
+    if (std::optional<std::string> model = exampleModel(name.toStdString()))
+        p.modelName = std::move(*model);
     // The bundled workload of the same name, where there is one (the case study's batch).
     if (const auto workload = findExample(name.toStdString(), ExampleKind::Workload))
         if (auto w = parseWorkload(workload->text, workload->path))
@@ -141,6 +147,7 @@ Status Document::importCluster(const QString &path)
     if (Status s = m_model->reset(read->cluster); !s)
         return s;
     m_settings.lastPlan.reset(); // planned for another cluster
+    m_settings.lastPlanCluster.reset();
     markSettingsModified();
     return okStatus();
 }
@@ -157,51 +164,82 @@ void Document::markSettingsModified()
     updateModified();
 }
 
+PlanningChoices Document::choices() const
+{
+    return {m_settings.modelName, m_settings.customModel, m_settings.workload, m_settings.planner,
+            m_settings.costModel};
+}
+
+void Document::applyChoices(const PlanningChoices &choices)
+{
+    m_settings.modelName = choices.modelName;
+    m_settings.customModel = choices.customModel;
+    m_settings.workload = choices.workload;
+    m_settings.planner = choices.planner;
+    m_settings.costModel = choices.costModel;
+    Q_EMIT settingsChanged();
+}
+
+void Document::changeChoices(const PlanningChoices &next, const QString &what, int mergeKey)
+{
+    if (next == choices())
+        return;
+    // push() applies it (redo) and updates the clean state, which updates isModified().
+    m_model->undoStack()->push(new SettingsCommand(this, choices(), next, what, mergeKey));
+}
+
 void Document::setModelName(const std::string &name)
 {
-    if (name == m_settings.modelName && !m_settings.customModel)
-        return;
-    m_settings.modelName = name;
-    m_settings.customModel.reset();
-    markSettingsModified();
+    PlanningChoices next = choices();
+    next.modelName = name;
+    next.customModel.reset();
+    changeChoices(next, tr("Choose model %1").arg(QString::fromStdString(name)), 0);
 }
 
 void Document::setCustomModel(const std::optional<ModelSpec> &model)
 {
-    if (model == m_settings.customModel)
-        return;
-    m_settings.customModel = model;
-    markSettingsModified();
+    PlanningChoices next = choices();
+    next.customModel = model;
+    changeChoices(next,
+                  model ? tr("Choose model %1").arg(QString::fromStdString(model->name))
+                        : tr("Choose model %1").arg(QString::fromStdString(next.modelName)),
+                  0);
 }
 
-void Document::setWorkload(const Workload &workload)
+void Document::setWorkload(const Workload &workload, const QString &what, int mergeKey)
 {
-    if (workload == m_settings.workload)
-        return;
-    m_settings.workload = workload;
-    markSettingsModified();
+    PlanningChoices next = choices();
+    next.workload = workload;
+    changeChoices(next, what.isEmpty() ? tr("Change workload") : what, mergeKey);
 }
 
 void Document::setPlanner(PlannerKind planner)
 {
-    if (planner == m_settings.planner)
-        return;
-    m_settings.planner = planner;
-    markSettingsModified();
+    PlanningChoices next = choices();
+    next.planner = planner;
+    changeChoices(next, tr("Choose planner %1").arg(QString::fromUtf8(plannerName(planner))), 0);
 }
 
 void Document::setCostModel(CostModelKind costModel)
 {
-    if (costModel == m_settings.costModel)
-        return;
-    m_settings.costModel = costModel;
-    markSettingsModified();
+    PlanningChoices next = choices();
+    next.costModel = costModel;
+    changeChoices(next, tr("Choose cost model %1").arg(QString::fromUtf8(costModelName(costModel))),
+                  0);
 }
 
-void Document::setLastPlan(const std::optional<Plan> &plan)
+void Document::setLastPlan(const Plan &plan, const Cluster &madeFor, PlanOrigin origin)
 {
+    const auto &last = m_settings.lastPlan;
+    if (last && last->sameLayout(plan) && last->workload == plan.workload
+        && last->model == plan.model && last->costModel == plan.costModel
+        && samePlanningCluster(m_settings.planCluster(), madeFor))
+        return;
     m_settings.lastPlan = plan;
-    markSettingsModified();
+    m_settings.lastPlanCluster = madeFor;
+    if (origin == PlanOrigin::Person)
+        m_modifiedOutsideUndo = true;
+    updateModified();
 }
 
 // ---- Autosave ----------------------------------------------------------------------------

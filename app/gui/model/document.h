@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/project.h"
+#include "model/settings_commands.h"
 
 #include <QObject>
 #include <QString>
@@ -41,13 +42,21 @@ public:
     Status importCluster(const QString &path);
     Status exportCluster(const QString &path) const;
 
-    // --- Planning settings (not part of the undo history) ------------------------------------
+    // --- Planning choices: each change is one step on the cluster's undo stack --------------
     void setModelName(const std::string &name);
     void setCustomModel(const std::optional<ModelSpec> &model);
-    void setWorkload(const Workload &workload);
+    // `what` names the step in Edit ▸ Undo; consecutive changes with the same non-zero
+    // `mergeKey` (one field being typed into) are one step.
+    void setWorkload(const Workload &workload, const QString &what = {}, int mergeKey = 0);
     void setPlanner(PlannerKind planner);
     void setCostModel(CostModelKind costModel);
-    void setLastPlan(const std::optional<Plan> &plan);
+
+    // --- The last plan: a result, not an edit (not on the undo stack) -------------------------
+    // Who asked for a plan: a plan the person asked for is unsaved work; the plan found
+    // unasked at start is not.
+    enum class PlanOrigin { Person, Unasked };
+    // The plan shown for this project and the cluster it was made for; both are saved with it.
+    void setLastPlan(const Plan &plan, const Cluster &madeFor, PlanOrigin origin);
 
     // --- Autosave and crash recovery ----------------------------------------------------------
     // Where this document autosaves: one file per document path (or "untitled") under
@@ -66,10 +75,14 @@ public:
 Q_SIGNALS:
     void modifiedChanged(bool modified);
     void filePathChanged(const QString &path);
-    void settingsChanged(); // model, workload, planner, cost model or last plan
+    void settingsChanged(); // model, workload, planner or cost model
     void projectReplaced(); // new, open, recover, import
 
 private:
+    friend class SettingsCommand; // undo and redo go through applyChoices()
+    PlanningChoices choices() const;
+    void applyChoices(const PlanningChoices &choices);
+    void changeChoices(const PlanningChoices &next, const QString &what, int mergeKey);
     void install(const Project &project, const QString &filePath, bool modified);
     void markSettingsModified();
     void updateModified();
@@ -77,7 +90,7 @@ private:
     ClusterModel *m_model; // Owned (QObject child).
     Project m_settings;    // everything but the cluster, which lives in m_model
     QString m_filePath;
-    bool m_modifiedOutsideUndo = false; // settings edits and imports since the last save
+    bool m_modifiedOutsideUndo = false; // plans asked for and imports since the last save
     bool m_lastModified = false;
     QTimer *m_autosaveTimer;
 };

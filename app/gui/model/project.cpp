@@ -84,9 +84,24 @@ Project readProject(Object &root, std::string_view source)
     p.planner = readKind(root.optional("planner"), p.planner, &plannerKindFromName);
     p.costModel = readKind(root.optional("cost_model"), p.costModel, &costModelKindFromName);
 
+    const Value planCluster = root.optional("plan_cluster");
+    if (planCluster.present() && planCluster.object().present()) {
+        const std::string clusterSource = nestedSource(source, "plan_cluster");
+        auto read = parseCluster(nestedText(planCluster), clusterSource);
+        if (read)
+            if (Status s = checkCluster(*read, clusterSource); !s)
+                read = s.error();
+        if (read)
+            p.lastPlanCluster = std::move(*read);
+        else
+            root.context().fail({}, read.error().message.substr(std::string(source).size() + 2));
+    }
+
     const Value plan = root.optional("plan");
+    if (planCluster.present() && !plan.present())
+        planCluster.fail("a plan_cluster needs the plan it was made for");
     if (plan.present() && plan.object().present() && !root.context().failed()) {
-        auto topology = Topology::build(p.cluster, GpuCatalog::builtin());
+        auto topology = Topology::build(p.planCluster(), GpuCatalog::builtin());
         if (topology) {
             auto read = parsePlan(nestedText(plan), nestedSource(source, "plan"), *topology);
             if (read)
@@ -100,6 +115,22 @@ Project readProject(Object &root, std::string_view source)
 }
 
 } // namespace
+
+bool samePlanningCluster(const Cluster &a, const Cluster &b)
+{
+    const auto planningPart = [](Cluster c) {
+        c.name.clear();
+        c.description.clear();
+        for (Machine &m : c.machines) {
+            m.position = {};
+            m.host.clear();
+        }
+        for (Switch &s : c.switches)
+            s.position = {};
+        return c;
+    };
+    return planningPart(a) == planningPart(b);
+}
 
 Result<ModelSpec> Project::model() const
 {
@@ -134,10 +165,14 @@ std::string writeProject(const Project &project)
     j["planner"] = plannerName(project.planner);
     j["cost_model"] = costModelName(project.costModel);
     if (project.lastPlan) {
-        // A plan that no longer matches the cluster (edited since) is not saved.
-        auto topology = Topology::build(project.cluster, GpuCatalog::builtin());
-        if (topology)
+        // Its GPU names are those of the cluster it was made for.
+        auto topology = Topology::build(project.planCluster(), GpuCatalog::builtin());
+        if (topology) {
             j["plan"] = OrderedJson::parse(writePlan(*project.lastPlan, *topology));
+            if (project.lastPlanCluster
+                && !samePlanningCluster(*project.lastPlanCluster, project.cluster))
+                j["plan_cluster"] = OrderedJson::parse(writeCluster(*project.lastPlanCluster));
+        }
     }
     return dumpPretty(j);
 }

@@ -22,7 +22,10 @@ inline constexpr std::string_view kProjectFormat = "hetplan.project/1";
 //    "model": "llama2-13b" or {the fields of a hetplan.model/1 file},
 //    "workload": {the fields of a workload file},
 //    "planner": "hexiscale", "cost_model": "hetplan",
-//    "plan": {a whole hetplan.plan/1 document, optional: the last plan found}}
+//    "plan": {a whole hetplan.plan/1 document, optional: the last plan found},
+//    "plan_cluster": {a whole hetplan.cluster/1 document, optional: the cluster the plan was
+//                     made for, where the cluster has been edited since; the plan's GPU names
+//                     are this cluster's}}
 struct Project
 {
     Cluster cluster;
@@ -31,11 +34,18 @@ struct Project
     Workload workload;
     PlannerKind planner = PlannerKind::HexiScale;
     CostModelKind costModel = CostModelKind::HetPlan;
-    std::optional<Plan> lastPlan; // its GPUs are indices into `cluster`'s topology
+    std::optional<Plan> lastPlan; // its GPUs are indices into the topology of planCluster()
+    // The cluster lastPlan was made for, where it is not `cluster` for planning.
+    std::optional<Cluster> lastPlanCluster;
+
+    const Cluster &planCluster() const { return lastPlanCluster ? *lastPlanCluster : cluster; }
 
     // The model to plan for: the custom one, or the catalog entry.
     Result<ModelSpec> model() const;
 };
+
+// Equal for planning: everything but canvas positions, SSH hosts, name and description.
+bool samePlanningCluster(const Cluster &a, const Cluster &b);
 
 // Strict, like every reader of the core: the first problem is the Error, naming `source`,
 // the field and what would be valid. Reads the cluster, model, workload and plan with the

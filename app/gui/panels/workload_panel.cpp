@@ -96,15 +96,29 @@ WorkloadPanel::WorkloadPanel(Document *document, QWidget *parent)
     connect(m_model, &QComboBox::activated, this, &WorkloadPanel::chooseModel);
     connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int index) {
         m_pages->setCurrentIndex(index);
-        applyWorkload();
+        applyWorkload(tr("Change mode"), 0);
     });
-    for (QSpinBox *box : {m_globalBatch, m_microBatch, m_seqLen, m_promptLen, m_outputLen})
-        connect(box, &QSpinBox::valueChanged, this, &WorkloadPanel::applyWorkload);
-    for (QDoubleSpinBox *box : {m_requestRate, m_slo})
-        connect(box, &QDoubleSpinBox::valueChanged, this, &WorkloadPanel::applyWorkload);
+    // Each field's changes are undone as one step while it keeps the focus: typing 2048 is
+    // one step, a second visit another (the session moves on when editing finishes).
+    const auto applyOnChange = [this](auto *box, auto valueChanged, const QString &what) {
+        const int key = ++m_lastFieldKey;
+        connect(box, valueChanged, this,
+                [this, key, what] { applyWorkload(what, key + m_mergeSession * kFieldKeys); });
+        connect(box, &QAbstractSpinBox::editingFinished, this, [this] { ++m_mergeSession; });
+    };
+    applyOnChange(m_globalBatch, &QSpinBox::valueChanged, tr("Change global batch"));
+    applyOnChange(m_microBatch, &QSpinBox::valueChanged, tr("Change micro-batch"));
+    applyOnChange(m_seqLen, &QSpinBox::valueChanged, tr("Change sequence length"));
+    applyOnChange(m_promptLen, &QSpinBox::valueChanged, tr("Change prompt length"));
+    applyOnChange(m_outputLen, &QSpinBox::valueChanged, tr("Change output length"));
+    applyOnChange(m_requestRate, &QDoubleSpinBox::valueChanged, tr("Change request rate"));
+    applyOnChange(m_slo, &QDoubleSpinBox::valueChanged, tr("Change latency target"));
     connect(m_sloUnit, &QComboBox::currentIndexChanged, this, &WorkloadPanel::changeSloUnit);
     for (QComboBox *box : {m_precision, m_recompute, m_inferPrecision})
-        connect(box, &QComboBox::currentIndexChanged, this, &WorkloadPanel::applyWorkload);
+        connect(box, &QComboBox::currentIndexChanged, this, [this, box] {
+            applyWorkload(box == m_recompute ? tr("Change recomputation") : tr("Change precision"),
+                          0);
+        });
     connect(m_document, &Document::settingsChanged, this, &WorkloadPanel::showDocument);
     showDocument();
 }
@@ -209,7 +223,7 @@ void WorkloadPanel::showDocument()
     showSloSeconds();
 }
 
-void WorkloadPanel::applyWorkload()
+void WorkloadPanel::applyWorkload(const QString &what, int mergeKey)
 {
     if (m_showing)
         return;
@@ -237,7 +251,7 @@ void WorkloadPanel::applyWorkload()
     }
     w.infer.precision = Precision(m_inferPrecision->currentData().toInt());
     m_showing = true; // the document echoes the change back
-    m_document->setWorkload(w);
+    m_document->setWorkload(w, what, mergeKey);
     m_showing = false;
     showSloSeconds();
 }
@@ -254,7 +268,7 @@ void WorkloadPanel::changeSloUnit()
                             ? value * *referenceS
                             : value / *referenceS);
     }
-    applyWorkload();
+    applyWorkload(tr("Change latency target"), 0);
 }
 
 std::optional<double> WorkloadPanel::referenceLatencyS() const

@@ -16,7 +16,7 @@ class Document;
 
 // What to plan for: the model (from the catalog or a model file) and the workload, training
 // (batch, micro-batch, sequence, precision, recomputation) or inference (prompt and output
-// lengths, request rate, latency target). Edits go straight to the document.
+// lengths, request rate, latency target). Every edit is a step on the document's undo stack.
 class WorkloadPanel : public QWidget
 {
     Q_OBJECT
@@ -28,7 +28,8 @@ private:
     void buildTraining(QWidget *page);
     void buildInference(QWidget *page);
     void showDocument();
-    void applyWorkload();
+    // One undo step named `what`; see Document::setWorkload for `mergeKey`.
+    void applyWorkload(const QString &what, int mergeKey);
     void chooseModel(int index);
     void changeSloUnit();
     // The reference latency of HexGen §5.1's SLO scale for the document's model and workload;
@@ -38,6 +39,10 @@ private:
 
     Document *m_document; // Not owned.
     bool m_showing = false;
+    // Merge keys: field number + session × kFieldKeys (0: never merges).
+    static constexpr int kFieldKeys = 100;
+    int m_lastFieldKey = 0;
+    int m_mergeSession = 0;
     QComboBox *m_model;
     QLabel *m_modelSummary;
     QComboBox *m_mode;

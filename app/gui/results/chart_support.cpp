@@ -1,6 +1,7 @@
 #include "results/chart_support.h"
 
 #include "results/qcustomplot_include.h"
+#include "results/results_text.h"
 
 #include <cmath>
 
@@ -9,10 +10,23 @@ namespace hetplan::gui {
 namespace {
 
 const QString kPlaceholderName = QStringLiteral("placeholder");
+// The title as set up, the title of what is shown, and whether that is out of date.
+constexpr const char *kPlainTitle = "hetplanPlainTitle";
+constexpr const char *kTitle = "hetplanTitle";
+constexpr const char *kOutOfDate = "hetplanOutOfDate";
 
 QCPTextElement *titleOf(QCustomPlot *plot)
 {
     return qobject_cast<QCPTextElement *>(plot->plotLayout()->element(0, 0));
+}
+
+void showTitle(QCustomPlot *plot)
+{
+    QString title = plot->property(kTitle).toString();
+    if (plot->property(kOutOfDate).toBool())
+        title = ResultsText::tr("Out of date: %1").arg(title);
+    if (QCPTextElement *element = titleOf(plot))
+        element->setText(title);
 }
 
 } // namespace
@@ -25,6 +39,8 @@ void setUpChart(QCustomPlot *plot, const QString &title)
     QFont titleFont = plot->font();
     titleFont.setBold(true);
     plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title, titleFont));
+    plot->setProperty(kPlainTitle, title);
+    plot->setProperty(kTitle, title);
     plot->legend->setVisible(true);
     plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
     plot->legend->setWrap(6);
@@ -43,8 +59,17 @@ void setUpChart(QCustomPlot *plot, const QString &title)
 
 void setChartTitle(QCustomPlot *plot, const QString &title)
 {
-    if (QCPTextElement *element = titleOf(plot))
-        element->setText(title);
+    plot->setProperty(kTitle, title);
+    showTitle(plot);
+}
+
+void setChartOutOfDate(QCustomPlot *plot, bool outOfDate)
+{
+    if (plot->property(kOutOfDate).toBool() == outOfDate)
+        return;
+    plot->setProperty(kOutOfDate, outOfDate);
+    showTitle(plot);
+    plot->replot();
 }
 
 void setCategoryAxis(QCPAxis *axis, const QStringList &labels)
@@ -83,6 +108,8 @@ void setChartPlaceholder(QCustomPlot *plot, const QString &text)
             plot->removeItem(i);
     if (text.isEmpty())
         return;
+    // An empty chart keeps none of the figures of what it showed before in its title.
+    setChartTitle(plot, plot->property(kPlainTitle).toString());
     auto *item = new QCPItemText(plot);
     item->setObjectName(kPlaceholderName);
     item->position->setType(QCPItemPosition::ptAxisRectRatio);

@@ -15,6 +15,7 @@
 #include "results/plan_view.h"
 #include "results/planning_controller.h"
 #include "results/serving_view.h"
+#include "results/stale_banner.h"
 #include "results/timeline_chart.h"
 #include "results/whatif_panel.h"
 
@@ -34,6 +35,9 @@
 #include <QScrollArea>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
+
+#include <utility>
 
 namespace hetplan::gui {
 
@@ -50,6 +54,13 @@ ResultsPanel::ResultsPanel(ClusterModel *clusterModel, QMainWindow *window, QAct
             &ResultsPanel::onPlannerFinished);
     connect(m_controller, &PlanningController::finished, this, &ResultsPanel::onFinished);
     connect(m_clusterModel, &ClusterModel::clusterChanged, this, &ResultsPanel::onClusterChanged);
+    m_replanTimer = new QTimer(this);
+    m_replanTimer->setSingleShot(true);
+    m_replanTimer->setInterval(500); // one re-plan for a burst of edits
+    connect(m_replanTimer, &QTimer::timeout, this, [this] {
+        if (m_freshness.outOfDate() && !m_controller->isRunning())
+            plan();
+    });
     m_window->installEventFilter(this);
     setRunning(false);
     onClusterChanged();
@@ -95,10 +106,13 @@ void ResultsPanel::buildViews()
     m_compareView = new CompareView(m_compareModel);
     m_problems = new ProblemsView;
 
-    m_planDock
-        = addDock(tr("Plan"), QStringLiteral("results.plan"), planScroll, Qt::BottomDockWidgetArea);
-    QDockWidget *charts = addDock(tr("Charts"), QStringLiteral("results.charts"), m_charts,
-                                  Qt::BottomDockWidgetArea);
+    m_planBanner = new StaleBanner;
+    m_chartsBanner = new StaleBanner;
+    m_planDock = addDock(tr("Plan"), QStringLiteral("results.plan"),
+                         StaleBanner::above(m_planBanner, planScroll), Qt::BottomDockWidgetArea);
+    m_chartsDock = addDock(tr("Charts"), QStringLiteral("results.charts"),
+                           StaleBanner::above(m_chartsBanner, m_charts), Qt::BottomDockWidgetArea);
+    QDockWidget *charts = m_chartsDock;
     m_compareDock = addDock(tr("Compare"), QStringLiteral("results.compare"), m_compareView,
                             Qt::BottomDockWidgetArea);
     m_problemsDock = addDock(tr("Problems"), QStringLiteral("results.problems"), m_problems,
@@ -134,6 +148,10 @@ void ResultsPanel::buildViews()
         }
     });
     connect(m_whatIf, &WhatIfPanel::showPlanRequested, this, &ResultsPanel::showPlan);
+    for (StaleBanner *banner : {m_planBanner, m_chartsBanner}) {
+        connect(banner, &StaleBanner::reevaluateRequested, this, &ResultsPanel::reevaluate);
+        connect(banner, &StaleBanner::replanRequested, this, &ResultsPanel::plan);
+    }
 }
 
 void ResultsPanel::buildMenu(QAction *menuBefore)
@@ -210,20 +228,14 @@ void ResultsPanel::followDocument(Document *document)
             = std::find(fitting.begin(), fitting.end(), project.planner) != fitting.end();
         setPlanner(fits ? std::optional(project.planner) : std::nullopt);
         setCostModel(project.costModel);
+        updateFreshness();
     };
     takeSettings();
-    showLastPlan(document->project().lastPlan);
+    showLastPlan(document->project());
     connect(document, &Document::settingsChanged, this, takeSettings);
     connect(document, &Document::projectReplaced, this, [this, document] {
-        m_shown.reset();
-        m_planView->clear();
-        m_breakdown->clear();
-        m_memory->clear();
-        m_timeline->clear();
-        m_serving->clear();
-        m_whatIf->clear();
-        m_compareModel->clear();
-        showLastPlan(document->project().lastPlan);
+        clearResults();
+        showLastPlan(document->project());
     });
     connect(this, &ResultsPanel::choicesChanged, document, [this, document] {
         if (m_planner)
@@ -231,24 +243,10 @@ void ResultsPanel::followDocument(Document *document)
         document->setCostModel(m_costModel);
     });
     connect(this, &ResultsPanel::planShown, document, [this, document] {
-        if (m_shown
-            && !(document->project().lastPlan
-                 && document->project().lastPlan->sameLayout(m_shown->plan)))
-            document->setLastPlan(m_shown->plan);
+        if (m_shown)
+            document->setLastPlan(m_shown->plan, m_shown->problem->topology.cluster(),
+                                  m_shownOrigin);
     });
-}
-
-void ResultsPanel::showLastPlan(const std::optional<Plan> &plan)
-{
-    // A saved plan is shown again when it still fits the cluster as it is now.
-    auto problem = currentProblem();
-    if (!plan || !problem)
-        return;
-    const std::unique_ptr<CostModel> costModel = makeCostModel(m_costModel);
-    if (!validatePlan(*problem, *plan, costModel.get()).empty())
-        return;
-    const Evaluation evaluation = costModel->evaluate(*problem, *plan);
-    showPlan({std::make_shared<const Problem>(std::move(problem).value()), *plan, evaluation});
 }
 
 void ResultsPanel::connectScene(ClusterScene *scene)
@@ -317,11 +315,19 @@ Result<Problem> ResultsPanel::currentProblem() const
 
 void ResultsPanel::plan()
 {
+    m_runOrigin = Document::PlanOrigin::Person;
+    start({m_planner.value_or(defaultPlanner(m_workload.mode))});
+}
+
+void ResultsPanel::planUnasked()
+{
+    m_runOrigin = Document::PlanOrigin::Unasked;
     start({m_planner.value_or(defaultPlanner(m_workload.mode))});
 }
 
 void ResultsPanel::compareAll()
 {
+    m_runOrigin = Document::PlanOrigin::Person;
     start(plannersFor(m_workload.mode));
 }
 
@@ -347,6 +353,7 @@ void ResultsPanel::start(std::vector<PlannerKind> planners)
     request.costModel = m_costModel;
     request.planners = std::move(planners);
     m_controller->start(std::move(request));
+    m_replanTimer->stop();
     setRunning(true);
 }
 
@@ -370,18 +377,16 @@ void ResultsPanel::setRunning(bool running)
 
 void ResultsPanel::onClusterChanged()
 {
-    // The Topology is rebuilt here only to list what is wrong; each run builds its own
-    // snapshot, and the plan on show keeps the cluster it was planned on.
-    if (m_controller->isRunning())
-        return;
-    m_problems->setIssues(clusterIssues(m_clusterModel->cluster()));
+    // Each run builds its own snapshot, and the plan on show keeps the cluster it was planned
+    // on; what changes is whether that is still the cluster as drawn.
+    updateFreshness();
 }
 
 void ResultsPanel::onProgress()
 {
     const PlanRequest *request = m_controller->request();
     const PlanningProgress p = m_controller->progress();
-    if (!request || p.plannerIndex < 0)
+    if (!request || p.plannerIndex < 0 || m_discardRun)
         return;
     const PlannerKind kind = request->planners[size_t(p.plannerIndex)];
     const QString name = QString::fromUtf8(plannerName(kind));
@@ -410,6 +415,10 @@ void ResultsPanel::onPlannerFinished(int index)
 void ResultsPanel::onFinished(bool cancelled)
 {
     setRunning(m_controller->isRunning());
+    if (std::exchange(m_discardRun, false)) {
+        m_progressLabel->clear();
+        return;
+    }
     const PlanRequest *request = m_controller->request();
     const PlannerOutcome *best = nullptr;
     for (const PlannerOutcome &outcome : m_controller->outcomes())
@@ -424,22 +433,23 @@ void ResultsPanel::onFinished(bool cancelled)
         return;
     }
     const PlanSearch &s = *best->search;
+    m_shownOrigin = m_runOrigin;
     showPlan({std::make_shared<const Problem>(request->problem), s.plan, s.evaluation});
-    m_progressLabel->setText(plannedText(*request, s));
-    m_problems->setIssues(clusterIssues(m_clusterModel->cluster()));
+    m_shownOrigin = Document::PlanOrigin::Person;
+    setFiguresText(plannedText(request->problem, request->costModel, s));
 }
 
-QString ResultsPanel::plannedText(const PlanRequest &request, const PlanSearch &search)
+QString ResultsPanel::plannedText(const Problem &problem, CostModelKind costModel,
+                                  const PlanSearch &search)
 {
     const Evaluation &e = search.evaluation;
-    if (request.problem.workload.mode != Mode::Infer)
+    if (problem.workload.mode != Mode::Infer)
         return (search.stoppedEarly ? tr("Stopped: best plan so far %1, MFU %2")
                                     : tr("Planned: %1 per iteration, MFU %2"))
             .arg(ResultsText::duration(e.iterationS), ResultsText::percent(e.mfu));
     // An inference plan's iterationS is its slowest replica's request latency.
     const ServingFigures serving
-        = e.serving ? *e.serving
-                    : servePlan(request.problem, *makeCostModel(request.costModel), search.plan);
+        = e.serving ? *e.serving : servePlan(problem, *makeCostModel(costModel), search.plan);
     return (search.stoppedEarly ? tr("Stopped: best plan so far: slowest replica %1, SLO "
                                      "attainment %2")
                                 : tr("Planned: slowest replica %1, SLO attainment %2"))
@@ -462,9 +472,10 @@ void ResultsPanel::showFailures()
         m_planView->clear(issues.empty() ? tr("No plan found") : issues.front().message);
 }
 
-void ResultsPanel::showPlan(const ShownPlan &shown)
+void ResultsPanel::showPlan(ShownPlan next)
 {
-    m_shown = shown;
+    m_shown = std::move(next);
+    const ShownPlan &shown = *m_shown;
     m_planView->setPlan(shown);
     m_breakdown->setPlan(shown);
     m_memory->setPlan(shown);
@@ -479,6 +490,9 @@ void ResultsPanel::showPlan(const ShownPlan &shown)
     m_whatIf->setBase(shown, m_costModel,
                       kind ? *kind : m_planner.value_or(defaultPlanner(shown.plan.workload.mode)));
     setRunning(m_controller->isRunning());
+    // Its figures in the status line, whoever showed it (a run says more once it ends).
+    m_figuresText = figuresText(shown);
+    updateFreshness();
     Q_EMIT planShown();
 }
 

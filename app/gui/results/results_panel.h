@@ -5,6 +5,8 @@
 #include "core/model/workload.h"
 #include "core/planners/planner.h"
 #include "model/cluster_model.h"
+#include "model/document.h"
+#include "results/plan_freshness.h"
 #include "results/problems_view.h"
 #include "results/results_text.h"
 
@@ -22,6 +24,7 @@ class QMenu;
 class QProgressBar;
 class QPushButton;
 class QTabWidget;
+class QTimer;
 
 namespace hetplan::gui {
 
@@ -36,6 +39,7 @@ class PlanView;
 class PlanningController;
 struct PlanRequest;
 class ServingView;
+class StaleBanner;
 class TimelineChart;
 class WhatIfPanel;
 
@@ -53,7 +57,9 @@ public:
     ~ResultsPanel() override;
 
     // Takes model, workload, planner and cost model from the document and keeps following
-    // it; the Plan menu's choices and each plan shown go back into it.
+    // it; the Plan menu's choices and each plan shown go back into it. New and Open clear
+    // every figure of the previous project and show the new one's saved plan, if any, as it
+    // was made (marked out of date where the project has changed since).
     void followDocument(Document *document);
     // Selection both ways with the canvas: a stage's GPUs are highlighted on the cards, a
     // selected machine highlights its stages, a clicked problem selects its culprit.
@@ -71,7 +77,12 @@ public:
     CostModelKind costModel() const { return m_costModel; }
 
     const std::optional<ShownPlan> &shownPlan() const { return m_shown; }
-    void showPlan(const ShownPlan &shown);
+    // How the shown plan's inputs differ from what Plan would use now (results_freshness.cpp).
+    const PlanFreshness &freshness() const { return m_freshness; }
+    // Default off: an out-of-date plan waits for Re-evaluate or Re-plan.
+    void setReplanAfterEdits(bool replan);
+    // By value: `shown` may live in a view that showing it clears (What if's re-planned plan).
+    void showPlan(ShownPlan next);
 
     // Views and actions, for the window's own layout choices and for tests.
     PlanningController *controller() const { return m_controller; }
@@ -85,13 +96,21 @@ public:
     CompareModel *compareModel() const { return m_compareModel; }
     CompareView *compareView() const { return m_compareView; }
     ProblemsView *problemsView() const { return m_problems; }
+    StaleBanner *planBanner() const { return m_planBanner; }
+    StaleBanner *chartsBanner() const { return m_chartsBanner; }
     QMenu *planMenu() const { return m_menu; }
     QAction *planAction() const { return m_planAction; }
     QLabel *progressLabel() const { return m_progressLabel; }
 
 public Q_SLOTS:
     void plan();
+    // Plan, for a plan nobody asked for yet (the one the app opens on): finding it is no
+    // change to the document.
+    void planUnasked();
     void compareAll();
+    // The shown plan, evaluated for the cluster, model and workload as they are now; why
+    // not in the Problems list when it no longer fits them.
+    void reevaluate();
     void cancel();
     // A selection on the canvas: highlight the stages holding these GPUs ("A:0").
     void highlightGpus(const QStringList &gpuNames);
@@ -110,7 +129,13 @@ Q_SIGNALS:
 private:
     void buildViews();
     void buildMenu(QAction *menuBefore);
-    void showLastPlan(const std::optional<Plan> &plan);
+    void showLastPlan(const Project &project);
+    void clearResults();
+    void updateFreshness();
+    std::vector<ResultIssue> currentIssues() const;
+    // The status line's figures of the shown plan; marked while it is out of date.
+    void setFiguresText(const QString &text);
+    QString figuresText(const ShownPlan &shown) const;
     void start(std::vector<PlannerKind> planners);
     void onClusterChanged();
     void onProgress();
@@ -118,7 +143,8 @@ private:
     void onFinished(bool cancelled);
     // The status line for a finished search: training per iteration and MFU, inference the
     // slowest replica and SLO attainment.
-    static QString plannedText(const PlanRequest &request, const PlanSearch &search);
+    static QString plannedText(const Problem &problem, CostModelKind costModel,
+                               const PlanSearch &search);
     void onStageSelected(const QStringList &gpuNames);
     void onCulprit(const ResultIssue &issue);
     void setRunning(bool running);
@@ -137,6 +163,13 @@ private:
     std::optional<PlannerKind> m_planner;
     CostModelKind m_costModel = CostModelKind::HetPlan;
     std::optional<ShownPlan> m_shown;
+    Document::PlanOrigin m_shownOrigin = Document::PlanOrigin::Person;
+    Document::PlanOrigin m_runOrigin = Document::PlanOrigin::Person;
+    bool m_discardRun = false; // the running search is for a project no longer open
+    PlanFreshness m_freshness;
+    QString m_figuresText;
+    bool m_replanAfterEdits = false;
+    QTimer *m_replanTimer = nullptr;
 
     PlanningController *m_controller = nullptr;
     PlanView *m_planView = nullptr;
@@ -151,6 +184,9 @@ private:
     CompareView *m_compareView = nullptr;
     ProblemsView *m_problems = nullptr;
     QDockWidget *m_planDock = nullptr;
+    QDockWidget *m_chartsDock = nullptr;
+    StaleBanner *m_planBanner = nullptr;
+    StaleBanner *m_chartsBanner = nullptr;
     QDockWidget *m_problemsDock = nullptr;
     QDockWidget *m_compareDock = nullptr;
 

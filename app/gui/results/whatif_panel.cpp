@@ -137,10 +137,11 @@ void WhatIfPanel::clear()
     m_sweep->clear();
 }
 
-void WhatIfPanel::setBase(const ShownPlan &shown, CostModelKind costModel, PlannerKind planner)
+void WhatIfPanel::setBase(ShownPlan base, CostModelKind costModel, PlannerKind planner)
 {
     clear();
-    m_base = shown;
+    m_base = std::move(base);
+    const ShownPlan &shown = *m_base;
     m_costModel = makeCostModel(costModel);
     m_planner = planner;
     m_targets = bandwidthTargets(shown.problem->topology.cluster());

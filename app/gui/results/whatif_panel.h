@@ -33,7 +33,8 @@ public:
     explicit WhatIfPanel(QWidget *parent = nullptr);
     ~WhatIfPanel() override;
 
-    void setBase(const ShownPlan &shown, CostModelKind costModel, PlannerKind planner);
+    // By value: clear() drops what `shown` may refer to (the re-planned plan).
+    void setBase(ShownPlan shown, CostModelKind costModel, PlannerKind planner);
     void clear();
 
     // Slider positions are hundredths of a decade: factor = 10^(position / 100).
