@@ -82,22 +82,21 @@ Result<PlanSearch> planFleet(const Problem &problem, const PlannerOptions &optio
     return search;
 }
 
-void benchScale()
+void benchScale(int machines)
 {
-    std::printf("Default planner on the generated fleet, llama2-70b, global batch %d, sequence %d "
-                "(budget: 16,384 GPUs under 30 s)\n",
-                fleetWorkload().train.globalBatch, fleetWorkload().train.seqLen);
-    for (int machines : {128, 512, 2048}) {
-        double topologyS = 0;
-        const Problem problem = fleetProblem(machines, &topologyS);
-        double planS = 0;
-        const Result<PlanSearch> search = planFleet(problem, {}, {}, &planS);
-        std::printf("%5d GPUs: topology %.3f s, planned in %.3f s\n", machines * 8, topologyS,
-                    planS);
-        printOutcome(search);
-        if (search)
-            printTrace(search->trace);
-    }
+    if (machines == 128)
+        std::printf("Default planner on the generated fleet, llama2-70b, global batch %d, "
+                    "sequence %d (budget: 16,384 GPUs under 30 s)\n",
+                    fleetWorkload().train.globalBatch, fleetWorkload().train.seqLen);
+    double topologyS = 0;
+    const Problem problem = fleetProblem(machines, &topologyS);
+    double planS = 0;
+    const Result<PlanSearch> search = planFleet(problem, {}, {}, &planS);
+    std::printf("%5d GPUs: topology %.3f s, planned in %.3f s\n", machines * 8, topologyS, planS);
+    printOutcome(search);
+    if (search)
+        printTrace(search->trace);
+    std::fflush(stdout);
 }
 
 void benchScaleLimits()
@@ -127,7 +126,9 @@ void benchScaleLimits()
     printOutcome(search);
 }
 
-const Register kScale("scale", benchScale);
+const Register kScale1k("scale-1k", [] { benchScale(128); });
+const Register kScale4k("scale-4k", [] { benchScale(512); });
+const Register kScale16k("scale-16k", [] { benchScale(2048); });
 const Register kScaleLimits("scale-limits", benchScaleLimits);
 
 } // namespace

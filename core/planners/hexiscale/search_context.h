@@ -2,6 +2,7 @@
 
 #include "core/cost/cost_model.h"
 #include "core/plan/plan.h"
+#include "core/planners/search_reporter.h"
 
 #include <cstdint>
 #include <span>
@@ -49,6 +50,11 @@ public:
     int layerCount() const { return m_problem.model.layers; }
     double tflops(int gpu) const { return m_tflops[static_cast<size_t>(gpu)]; }
 
+    // The search's stop conditions (a stop request, the time limit), which every long loop of
+    // the search polls; without a reporter nothing stops early.
+    void watch(const SearchReporter &reporter) { m_reporter = &reporter; }
+    bool shouldStop() const { return m_reporter && m_reporter->shouldStop(); }
+
     StageShape makeStage(std::vector<int> gpus);
     bool tpAllowed(const StageShape &stage);
 
@@ -80,6 +86,7 @@ private:
 
     const Problem &m_problem;
     const CostModel &m_costModel;
+    const SearchReporter *m_reporter = nullptr; // Not owned.
     std::vector<double> m_tflops;
     std::unordered_map<std::string, int> m_stageIds; // key: GPU list as bytes
     std::vector<signed char> m_tpAllowed;            // per stage id: -1 unknown, 0, 1
