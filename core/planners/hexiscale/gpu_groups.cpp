@@ -107,12 +107,28 @@ std::vector<std::vector<int>> sortedGroups(std::vector<std::vector<int>> groups)
     return groups;
 }
 
+const NeighbourCache::Pairs &cachedPairs(const Topology &topology, std::span<const int> gpus,
+                                         CutOption option,
+                                         const std::vector<std::vector<int>> &byMachine,
+                                         NeighbourCache *cache, NeighbourCache::Pairs &scratch)
+{
+    if (cache) {
+        if (const NeighbourCache::Pairs *known = cache->find(gpus, option))
+            return *known;
+        return cache->remember(gpus, option, neighbourPairs(topology, gpus, option, byMachine));
+    }
+    scratch = neighbourPairs(topology, gpus, option, byMachine);
+    return scratch;
+}
+
 void addNetworkEdges(const Topology &topology, std::span<const int> gpus, CutOption option,
-                     const std::vector<std::vector<int>> &byMachine, std::vector<GraphEdge> &edges)
+                     const std::vector<std::vector<int>> &byMachine, NeighbourCache *cache,
+                     std::vector<GraphEdge> &edges)
 {
     const int n = int(gpus.size());
     if (n > kDenseGraphLimit) {
-        for (const auto &[a, b] : neighbourPairs(topology, gpus, option, byMachine))
+        NeighbourCache::Pairs scratch;
+        for (const auto &[a, b] : cachedPairs(topology, gpus, option, byMachine, cache, scratch))
             joinMachines(topology, gpus, byMachine[a], byMachine[b], edges);
         return;
     }
@@ -166,7 +182,7 @@ Result<std::vector<std::vector<int>>> splitMachines(const Topology &topology,
                                                     std::span<const int> gpus,
                                                     const std::vector<std::vector<int>> &byMachine,
                                                     int parts, CutOption option, int ufactor,
-                                                    std::uint64_t seed)
+                                                    std::uint64_t seed, NeighbourCache *cache)
 {
     WeightedGraph graph;
     for (const std::vector<int> &machine : byMachine) {
@@ -175,7 +191,8 @@ Result<std::vector<std::vector<int>>> splitMachines(const Topology &topology,
             tflops += topology.gpuType(gpus[size_t(i)]).tflops;
         graph.vertexWeights.push_back(tflops);
     }
-    for (const auto &[a, b] : neighbourPairs(topology, gpus, option, byMachine)) {
+    NeighbourCache::Pairs scratch;
+    for (const auto &[a, b] : cachedPairs(topology, gpus, option, byMachine, cache, scratch)) {
         const double pairs = double(byMachine[a].size() * byMachine[b].size());
         const double bandwidthGBps = topology.bandwidthGBps(gpus[size_t(byMachine[a].front())],
                                                             gpus[size_t(byMachine[b].front())]);
@@ -193,9 +210,28 @@ Result<std::vector<std::vector<int>>> splitMachines(const Topology &topology,
 
 } // namespace
 
+const NeighbourCache::Pairs *NeighbourCache::find(std::span<const int> gpus, CutOption option) const
+{
+    for (const Entry &entry : m_entries)
+        if (entry.option == option
+            && std::equal(gpus.begin(), gpus.end(), entry.gpus.begin(), entry.gpus.end()))
+            return &entry.pairs;
+    return nullptr;
+}
+
+const NeighbourCache::Pairs &NeighbourCache::remember(std::span<const int> gpus, CutOption option,
+                                                      Pairs pairs)
+{
+    constexpr size_t kEntries = 4; // the whole cluster under both options, and a few groups
+    if (m_entries.size() == kEntries)
+        m_entries.pop_front();
+    m_entries.push_back({{gpus.begin(), gpus.end()}, option, std::move(pairs)});
+    return m_entries.back().pairs;
+}
+
 Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::span<const int> gpus,
                                                 int parts, CutOption option, int ufactor,
-                                                std::uint64_t seed)
+                                                std::uint64_t seed, NeighbourCache *cache)
 {
     const int n = int(gpus.size());
     // More than about n/2 parts (but fewer than n) is where METIS's k-way starts failing and
@@ -212,7 +248,7 @@ Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::s
 
     const std::vector<std::vector<int>> byMachine = positionsByMachine(topology, gpus);
     if (n > kDenseGraphLimit && 2 * partCount <= int(byMachine.size()) + 1)
-        return splitMachines(topology, gpus, byMachine, partCount, option, ufactor, seed);
+        return splitMachines(topology, gpus, byMachine, partCount, option, ufactor, seed, cache);
 
     WeightedGraph graph;
     graph.vertexWeights.reserve(gpus.size());
@@ -224,7 +260,7 @@ Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::s
                 graph.edges.push_back(
                     {machine[i], machine[j],
                      topology.bandwidthGBps(gpus[size_t(machine[i])], gpus[size_t(machine[j])])});
-    addNetworkEdges(topology, gpus, option, byMachine, graph.edges);
+    addNetworkEdges(topology, gpus, option, byMachine, cache, graph.edges);
 
     Result<std::vector<int>> part = partition(std::move(graph), partCount, option, ufactor, seed);
     if (!part)

@@ -411,7 +411,7 @@ private:
     {
         Result<std::vector<std::vector<int>>> groups
             = splitGpus(m_problem.topology, m_allGpus, choice.pipelines, choice.cut, choice.ufactor,
-                        m_random());
+                        m_random(), &m_context.neighbourCache());
         if (groups)
             tryGroups(choice, groups.value());
         if (choice.cut == CutOption::MaximiseBetweenGroups && choice.pipelines > 1)

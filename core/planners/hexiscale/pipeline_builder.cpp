@@ -184,7 +184,7 @@ std::optional<PipelineDraft> buildPipeline(SearchContext &context, std::span<con
     const int parts = std::clamp(options.parts, 1, int(gpus.size()));
     Result<std::vector<std::vector<int>>> split
         = splitGpus(context.problem().topology, gpus, parts, CutOption::MinimiseBetweenGroups,
-                    options.ufactor, options.seed);
+                    options.ufactor, options.seed, &context.neighbourCache());
     if (!split)
         return std::nullopt;
     return buildPipelineFromParts(context, split.value(), options);
