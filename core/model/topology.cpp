@@ -11,8 +11,10 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -137,7 +139,28 @@ Topology::MachinePaths Topology::computePaths(const std::vector<NetworkLink> &li
     const size_t cells = static_cast<size_t>(machineCount) * static_cast<size_t>(machineCount);
     paths.bandwidthGBps.assign(cells, 0.0);
     paths.latencyUs.assign(cells, 0.0);
+    // Machines attached to the same nodes by equal links ("twins": the boxes of one rack) have
+    // the same paths to every other machine, so one search serves them all: a rack of 32 costs
+    // one search instead of 32, which is what keeps kMaxMachines machines fast.
+    std::map<std::vector<std::tuple<int, double, double>>, int> twinOf;
+    const auto cell
+        = [machineCount](int a, int b) { return size_t(a) * size_t(machineCount) + size_t(b); };
     for (int source = 0; source < machineCount; ++source) {
+        std::vector<std::tuple<int, double, double>> attachment;
+        for (const Edge &e : graph[static_cast<size_t>(source)])
+            attachment.emplace_back(e.to, e.bandwidthGBps, e.latencyUs);
+        std::sort(attachment.begin(), attachment.end());
+        const auto [twin, first] = twinOf.try_emplace(std::move(attachment), source);
+        if (!first) {
+            for (int target = source + 1; target < machineCount; ++target) {
+                paths.bandwidthGBps[cell(source, target)]
+                    = paths.bandwidthGBps[cell(target, source)]
+                    = paths.bandwidthGBps[cell(twin->second, target)];
+                paths.latencyUs[cell(source, target)] = paths.latencyUs[cell(target, source)]
+                    = paths.latencyUs[cell(twin->second, target)];
+            }
+            continue;
+        }
         const std::vector<double> width = widestFrom(graph, source);
         std::vector<double> thresholds;
         for (int target = source + 1; target < machineCount; ++target)

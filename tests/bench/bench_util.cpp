@@ -81,10 +81,15 @@ Problem syntheticProblem(int machines, const std::string &model)
         c.machines.push_back(machine);
         c.links.push_back({machine.name, "tor", LinkKind::Ethernet, 1.0 + (m % 4), 50});
     }
-    Topology topology = orDie(Topology::build(c, GpuCatalog::builtin()), c.name);
     Workload workload;
     workload.train.globalBatch = 512;
     workload.train.seqLen = 2048;
+    return problemOf(c, model, workload);
+}
+
+Problem problemOf(const Cluster &cluster, const std::string &model, const Workload &workload)
+{
+    Topology topology = orDie(Topology::build(cluster, GpuCatalog::builtin()), cluster.name);
     return Problem{std::move(topology), orDie(loadModel(model), model), workload};
 }
 

@@ -31,6 +31,9 @@ double medianSecondsPerCall(const std::function<void()> &body, int rounds = 5);
 // A bundled example with its bundled workload (if any) and the named catalog model.
 Problem exampleProblem(const std::string &cluster, const std::string &model);
 
+// A cluster built in code with a workload and the named catalog model.
+Problem problemOf(const Cluster &cluster, const std::string &model, const Workload &workload);
+
 // A synthetic cluster of `machines` × 8 GPUs (A800 / RTX 4090 / RTX 3090 in turn) on one
 // Ethernet switch, for scaling runs.
 Problem syntheticProblem(int machines, const std::string &model);

@@ -5,76 +5,146 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_map>
 
 namespace hetplan::hexiscale {
 namespace {
 
 // Beyond this many GPUs the complete graph (n²/2 edges) costs more than it tells METIS; the
-// network part is then sparsified (see below).
+// network part is then sparsified (see addSparseNetworkEdges).
 constexpr int kDenseGraphLimit = 384;
+// Machines each machine stays joined to in the sparse graph.
+constexpr size_t kNeighbourMachines = 16;
 
-void addNetworkEdges(const Topology &topology, std::span<const int> gpus,
+// The GPUs of `gpus` (positions into it) machine by machine, machines in order of appearance.
+std::vector<std::vector<int>> positionsByMachine(const Topology &topology,
+                                                 std::span<const int> gpus)
+{
+    std::vector<std::vector<int>> byMachine;
+    std::unordered_map<int, size_t> slotOf;
+    for (int i = 0; i < int(gpus.size()); ++i) {
+        const int machine = topology.gpu(gpus[size_t(i)]).machine;
+        const auto [it, added] = slotOf.try_emplace(machine, byMachine.size());
+        if (added)
+            byMachine.emplace_back();
+        byMachine[it->second].push_back(i);
+    }
+    return byMachine;
+}
+
+// Between two machines only the pairs of equal local index (modulo the smaller machine) are
+// joined, each carrying the weight of all pairs it stands for, so the cut between the two whole
+// machines keeps its total weight.
+void joinMachines(const Topology &topology, std::span<const int> gpus, const std::vector<int> &x,
+                  const std::vector<int> &y, std::vector<GraphEdge> &edges)
+{
+    const auto &big = x.size() >= y.size() ? x : y;
+    const auto &small = &big == &x ? y : x;
+    const double scale = double(small.size());
+    for (size_t k = 0; k < big.size(); ++k) {
+        const int a = big[k];
+        const int b = small[k % small.size()];
+        edges.push_back({a, b, scale * topology.bandwidthGBps(gpus[size_t(a)], gpus[size_t(b)])});
+    }
+}
+
+// Each machine joined to the kNeighbourMachines machines it would most like to share a group
+// with: the widest (MinimiseBetweenGroups) or the narrowest (Maximise...) connected ones, then
+// the lowest latency (the same rack before the same pod), then the nearest in file order. Far
+// pairs carry little weight in the complete graph and cut no differently whichever group they
+// land in, so leaving them out costs METIS little while the graph stays linear in the GPUs.
+// Returns the pairs as machine slots of `byMachine`, each pair once.
+std::vector<std::pair<size_t, size_t>>
+neighbourPairs(const Topology &topology, std::span<const int> gpus, CutOption option,
+               const std::vector<std::vector<int>> &byMachine)
+{
+    const size_t machines = byMachine.size();
+    const size_t keep = std::min(kNeighbourMachines, machines > 0 ? machines - 1 : 0);
+    std::vector<std::pair<size_t, size_t>> pairs;
+    pairs.reserve(machines * keep);
+    struct Neighbour
+    {
+        double bandwidthGBps;
+        double latencyUs;
+        size_t distance;
+        size_t slot;
+    };
+    const auto preferred = [option](const Neighbour &x, const Neighbour &y) {
+        if (x.bandwidthGBps != y.bandwidthGBps)
+            return option == CutOption::MinimiseBetweenGroups ? x.bandwidthGBps > y.bandwidthGBps
+                                                              : x.bandwidthGBps < y.bandwidthGBps;
+        if (x.latencyUs != y.latencyUs)
+            return x.latencyUs < y.latencyUs;
+        return x.distance != y.distance ? x.distance < y.distance : x.slot < y.slot;
+    };
+    std::vector<Neighbour> row;
+    for (size_t a = 0; a < machines; ++a) {
+        const int gpuA = gpus[size_t(byMachine[a].front())];
+        row.clear();
+        for (size_t b = 0; b < machines; ++b) {
+            const int gpuB = gpus[size_t(byMachine[b].front())];
+            if (b == a || !topology.connected(gpuA, gpuB))
+                continue;
+            row.push_back({topology.bandwidthGBps(gpuA, gpuB), topology.latencyUs(gpuA, gpuB),
+                           a > b ? a - b : b - a, b});
+        }
+        const size_t take = std::min(keep, row.size());
+        std::partial_sort(row.begin(), row.begin() + long(take), row.end(), preferred);
+        for (size_t i = 0; i < take; ++i)
+            pairs.emplace_back(std::min(a, row[i].slot), std::max(a, row[i].slot));
+    }
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    return pairs;
+}
+
+std::vector<std::vector<int>> sortedGroups(std::vector<std::vector<int>> groups)
+{
+    std::erase_if(groups, [](const std::vector<int> &g) { return g.empty(); });
+    for (auto &g : groups)
+        std::sort(g.begin(), g.end());
+    std::sort(groups.begin(), groups.end());
+    return groups;
+}
+
+const NeighbourCache::Pairs &cachedPairs(const Topology &topology, std::span<const int> gpus,
+                                         CutOption option,
+                                         const std::vector<std::vector<int>> &byMachine,
+                                         NeighbourCache *cache, NeighbourCache::Pairs &scratch)
+{
+    if (cache) {
+        if (const NeighbourCache::Pairs *known = cache->find(gpus, option))
+            return *known;
+        return cache->remember(gpus, option, neighbourPairs(topology, gpus, option, byMachine));
+    }
+    scratch = neighbourPairs(topology, gpus, option, byMachine);
+    return scratch;
+}
+
+void addNetworkEdges(const Topology &topology, std::span<const int> gpus, CutOption option,
+                     const std::vector<std::vector<int>> &byMachine, NeighbourCache *cache,
                      std::vector<GraphEdge> &edges)
 {
     const int n = int(gpus.size());
-    if (n <= kDenseGraphLimit) {
-        for (int i = 0; i < n; ++i)
-            for (int j = i + 1; j < n; ++j) {
-                const int a = gpus[size_t(i)];
-                const int b = gpus[size_t(j)];
-                if (topology.gpu(a).machine != topology.gpu(b).machine)
-                    edges.push_back({i, j, topology.bandwidthGBps(a, b)});
-            }
+    if (n > kDenseGraphLimit) {
+        NeighbourCache::Pairs scratch;
+        for (const auto &[a, b] : cachedPairs(topology, gpus, option, byMachine, cache, scratch))
+            joinMachines(topology, gpus, byMachine[a], byMachine[b], edges);
         return;
     }
-    // Sparse: between two machines only the pairs of equal local index (modulo the smaller
-    // machine) are joined, each carrying the weight of all pairs it stands for, so the cut
-    // between any two whole machines keeps its total weight.
-    std::vector<std::vector<int>> byMachine;
-    std::vector<int> machineOf;
-    for (int i = 0; i < n; ++i) {
-        const int machine = topology.gpu(gpus[size_t(i)]).machine;
-        const auto it = std::find(machineOf.begin(), machineOf.end(), machine);
-        if (it == machineOf.end()) {
-            machineOf.push_back(machine);
-            byMachine.push_back({i});
-        } else {
-            byMachine[size_t(it - machineOf.begin())].push_back(i);
-        }
-    }
-    for (size_t ma = 0; ma < byMachine.size(); ++ma)
-        for (size_t mb = ma + 1; mb < byMachine.size(); ++mb) {
-            const auto &big
-                = byMachine[ma].size() >= byMachine[mb].size() ? byMachine[ma] : byMachine[mb];
-            const auto &small = &big == &byMachine[ma] ? byMachine[mb] : byMachine[ma];
-            const double scale = double(small.size());
-            for (size_t k = 0; k < big.size(); ++k) {
-                const int a = big[k];
-                const int b = small[k % small.size()];
-                edges.push_back(
-                    {a, b, scale * topology.bandwidthGBps(gpus[size_t(a)], gpus[size_t(b)])});
-            }
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j) {
+            const int a = gpus[size_t(i)];
+            const int b = gpus[size_t(j)];
+            if (topology.gpu(a).machine != topology.gpu(b).machine)
+                edges.push_back({i, j, topology.bandwidthGBps(a, b)});
         }
 }
 
-} // namespace
-
-Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::span<const int> gpus,
-                                                int parts, CutOption option, int ufactor,
-                                                std::uint64_t seed)
+// METIS on the graph for the cut option (§4.4).
+Result<std::vector<int>> partition(WeightedGraph graph, int parts, CutOption option, int ufactor,
+                                   std::uint64_t seed)
 {
-    WeightedGraph graph;
-    graph.vertexWeights.reserve(gpus.size());
-    for (int g : gpus)
-        graph.vertexWeights.push_back(topology.gpuType(g).tflops);
-    const int n = int(gpus.size());
-    for (int i = 0; i < n; ++i)
-        for (int j = i + 1; j < n; ++j)
-            if (topology.gpu(gpus[size_t(i)]).machine == topology.gpu(gpus[size_t(j)]).machine)
-                graph.edges.push_back(
-                    {i, j, topology.bandwidthGBps(gpus[size_t(i)], gpus[size_t(j)])});
-    addNetworkEdges(topology, gpus, graph.edges);
-
     if (option == CutOption::MaximiseBetweenGroups) {
         // METIS only minimises a cut, so the weights are mirrored inside their own range,
         // w' = max + min − w: the slowest link becomes the heaviest edge and is kept inside a
@@ -91,12 +161,8 @@ Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::s
             if (e.weight > 0)
                 e.weight = highest + lowest - e.weight;
     }
-
     PartitionOptions options;
-    // More than about n/2 parts (but fewer than n) is where METIS's k-way starts failing and
-    // printing to stdout (measured: never with 2·parts <= n + 1). There every GPU becomes its
-    // own group; the search then idles the weakest groups while that helps.
-    options.parts = parts < n && 2 * parts > n + 1 ? n : parts;
+    options.parts = parts;
     options.ufactor = ufactor;
     options.seed = seed;
     // §4.2 describes recursive bisection; METIS's k-way is used instead because its recursive
@@ -104,18 +170,106 @@ Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::s
     // GPUs among slow ones do. Both are the same multilevel scheme (coarsen by heavy-edge
     // matching, partition, project back and refine).
     options.method = PartitionMethod::KWay;
-    Result<std::vector<int>> part = partitionGraph(graph, options);
+    return partitionGraph(graph, options);
+}
+
+// Large groups split into few parts are partitioned machine by machine: one vertex per machine
+// (its GPUs' compute), one edge per neighbour pair carrying the bandwidth of all its GPU pairs.
+// A machine's GPUs then stay in one group, which a min-cut split keeps them in anyway (the
+// intra-machine links are the widest), and METIS sees 8× fewer vertices. Splits that cut
+// through machines come from stripeGpus and sliceMachines.
+Result<std::vector<std::vector<int>>> splitMachines(const Topology &topology,
+                                                    std::span<const int> gpus,
+                                                    const std::vector<std::vector<int>> &byMachine,
+                                                    int parts, CutOption option, int ufactor,
+                                                    std::uint64_t seed, NeighbourCache *cache)
+{
+    WeightedGraph graph;
+    for (const std::vector<int> &machine : byMachine) {
+        double tflops = 0;
+        for (int i : machine)
+            tflops += topology.gpuType(gpus[size_t(i)]).tflops;
+        graph.vertexWeights.push_back(tflops);
+    }
+    NeighbourCache::Pairs scratch;
+    for (const auto &[a, b] : cachedPairs(topology, gpus, option, byMachine, cache, scratch)) {
+        const double pairs = double(byMachine[a].size() * byMachine[b].size());
+        const double bandwidthGBps = topology.bandwidthGBps(gpus[size_t(byMachine[a].front())],
+                                                            gpus[size_t(byMachine[b].front())]);
+        graph.edges.push_back({int(a), int(b), pairs * bandwidthGBps});
+    }
+    Result<std::vector<int>> part = partition(std::move(graph), parts, option, ufactor, seed);
+    if (!part)
+        return part.error();
+    std::vector<std::vector<int>> groups(static_cast<size_t>(parts));
+    for (size_t m = 0; m < byMachine.size(); ++m)
+        for (int i : byMachine[m])
+            groups[size_t(part.value()[m])].push_back(gpus[size_t(i)]);
+    return sortedGroups(std::move(groups));
+}
+
+} // namespace
+
+const NeighbourCache::Pairs *NeighbourCache::find(std::span<const int> gpus, CutOption option) const
+{
+    for (const Entry &entry : m_entries)
+        if (entry.option == option
+            && std::equal(gpus.begin(), gpus.end(), entry.gpus.begin(), entry.gpus.end()))
+            return &entry.pairs;
+    return nullptr;
+}
+
+const NeighbourCache::Pairs &NeighbourCache::remember(std::span<const int> gpus, CutOption option,
+                                                      Pairs pairs)
+{
+    constexpr size_t kEntries = 4; // the whole cluster under both options, and a few groups
+    if (m_entries.size() == kEntries)
+        m_entries.pop_front();
+    m_entries.push_back({{gpus.begin(), gpus.end()}, option, std::move(pairs)});
+    return m_entries.back().pairs;
+}
+
+Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::span<const int> gpus,
+                                                int parts, CutOption option, int ufactor,
+                                                std::uint64_t seed, NeighbourCache *cache)
+{
+    const int n = int(gpus.size());
+    // More than about n/2 parts (but fewer than n) is where METIS's k-way starts failing and
+    // printing to stdout (measured: never with 2·parts <= n + 1). There every GPU becomes its
+    // own group; the search then idles the weakest groups while that helps.
+    const int partCount = std::max(1, parts < n && 2 * parts > n + 1 ? n : parts);
+    // One group, or one per GPU, needs no graph (the larger the cluster, the more that saves).
+    if (partCount == 1 || partCount >= n) {
+        std::vector<std::vector<int>> groups(size_t(partCount == 1 ? 1 : n));
+        for (int i = 0; i < n; ++i)
+            groups[partCount == 1 ? 0 : size_t(i)].push_back(gpus[size_t(i)]);
+        return sortedGroups(std::move(groups));
+    }
+
+    const std::vector<std::vector<int>> byMachine = positionsByMachine(topology, gpus);
+    if (n > kDenseGraphLimit && 2 * partCount <= int(byMachine.size()) + 1)
+        return splitMachines(topology, gpus, byMachine, partCount, option, ufactor, seed, cache);
+
+    WeightedGraph graph;
+    graph.vertexWeights.reserve(gpus.size());
+    for (int g : gpus)
+        graph.vertexWeights.push_back(topology.gpuType(g).tflops);
+    for (const std::vector<int> &machine : byMachine)
+        for (size_t i = 0; i < machine.size(); ++i)
+            for (size_t j = i + 1; j < machine.size(); ++j)
+                graph.edges.push_back(
+                    {machine[i], machine[j],
+                     topology.bandwidthGBps(gpus[size_t(machine[i])], gpus[size_t(machine[j])])});
+    addNetworkEdges(topology, gpus, option, byMachine, cache, graph.edges);
+
+    Result<std::vector<int>> part = partition(std::move(graph), partCount, option, ufactor, seed);
     if (!part)
         return part.error();
 
-    std::vector<std::vector<int>> groups(static_cast<size_t>(std::max(options.parts, 1)));
+    std::vector<std::vector<int>> groups(static_cast<size_t>(partCount));
     for (int i = 0; i < n; ++i)
         groups[size_t(part.value()[size_t(i)])].push_back(gpus[size_t(i)]);
-    std::erase_if(groups, [](const std::vector<int> &g) { return g.empty(); });
-    for (auto &g : groups)
-        std::sort(g.begin(), g.end());
-    std::sort(groups.begin(), groups.end());
-    return groups;
+    return sortedGroups(std::move(groups));
 }
 
 namespace {
@@ -133,15 +287,6 @@ void forEachMachine(const Topology &topology, std::span<const int> gpus, Slice &
         slice(at, end);
         at = end;
     }
-}
-
-std::vector<std::vector<int>> sortedGroups(std::vector<std::vector<int>> groups)
-{
-    std::erase_if(groups, [](const std::vector<int> &g) { return g.empty(); });
-    for (auto &g : groups)
-        std::sort(g.begin(), g.end());
-    std::sort(groups.begin(), groups.end());
-    return groups;
 }
 
 } // namespace

@@ -3,7 +3,9 @@
 #include "core/base/result.h"
 
 #include <cstdint>
+#include <deque>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace hetplan {
@@ -17,12 +19,34 @@ namespace hetplan::hexiscale {
 // it (data parallelism gets the fast links, pipelines run over the slow ones).
 enum class CutOption { MinimiseBetweenGroups, MaximiseBetweenGroups };
 
+// The machine pairs of splitGpus's sparse graphs (large GPU sets), remembered for the last few
+// GPU sets and cut options: the search splits the whole cluster again every iteration, and
+// choosing the pairs costs machines² lookups. Not thread-safe; one per planning call.
+class NeighbourCache
+{
+public:
+    using Pairs = std::vector<std::pair<size_t, size_t>>;
+    const Pairs *find(std::span<const int> gpus, CutOption option) const;
+    const Pairs &remember(std::span<const int> gpus, CutOption option, Pairs pairs);
+
+private:
+    struct Entry
+    {
+        std::vector<int> gpus;
+        CutOption option;
+        Pairs pairs;
+    };
+    std::deque<Entry> m_entries; // newest last
+};
+
 // Splits `gpus` into at most `parts` groups with METIS on the GPU graph (§4.2): vertex weight =
 // peak tflops, edge weight = pair bandwidth, `ufactor` the balance constraint in 1/1000.
 // Groups come back non-empty, each sorted, ordered by their first GPU.
+// `cache`, when given, saves rebuilding the sparse graph of a GPU set split before.
 Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::span<const int> gpus,
                                                 int parts, CutOption option, int ufactor,
-                                                std::uint64_t seed);
+                                                std::uint64_t seed,
+                                                NeighbourCache *cache = nullptr);
 
 // The extreme of MaximiseBetweenGroups on machine-shaped clusters, as a second opinion next to
 // METIS: every machine's GPUs cut into `parts` contiguous slices, slice i to group i, so all

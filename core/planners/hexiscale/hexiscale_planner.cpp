@@ -64,6 +64,7 @@ public:
         , m_context(problem, costModel)
         , m_random(options.seed)
     {
+        m_context.watch(m_reporter);
         for (int g = 0; g < problem.topology.gpuCount(); ++g)
             m_allGpus.push_back(g);
         const TrainWorkload &train = problem.workload.train;
@@ -235,7 +236,7 @@ private:
         for (const auto &[knownS, layout] : top) {
             if (shouldStop())
                 return;
-            polish(m_context, layout, evaluations, costS, m_reporter.stopToken());
+            polish(m_context, layout, evaluations, costS);
         }
     }
 
@@ -256,6 +257,9 @@ private:
         NullProgress quiet;
         PlannerOptions options;
         options.seed = m_options.seed;
+        // The baseline spends from the same time limit; a tiny remainder still lets it stop.
+        if (m_options.timeLimitS > 0)
+            options.timeLimitS = std::max(1e-3, m_options.timeLimitS - m_reporter.elapsedS());
         Result<PlanSearch> baseline = MegatronPlanner().plan(m_problem, m_costModel, options,
                                                              m_reporter.stopToken(), quiet);
         if (!baseline) {
@@ -407,7 +411,7 @@ private:
     {
         Result<std::vector<std::vector<int>>> groups
             = splitGpus(m_problem.topology, m_allGpus, choice.pipelines, choice.cut, choice.ufactor,
-                        m_random());
+                        m_random(), &m_context.neighbourCache());
         if (groups)
             tryGroups(choice, groups.value());
         if (choice.cut == CutOption::MaximiseBetweenGroups && choice.pipelines > 1)
@@ -448,9 +452,8 @@ private:
             // A group that cannot hold the model stays idle.
             std::optional<PipelineDraft> draft
                 = source == PartSource::Metis
-                      ? buildPipeline(m_context, group, build, m_reporter.stopToken())
-                      : buildPipelineFromParts(m_context, machineParts(group), build,
-                                               m_reporter.stopToken());
+                      ? buildPipeline(m_context, group, build)
+                      : buildPipelineFromParts(m_context, machineParts(group), build);
             if (draft)
                 drafts.push_back(std::move(*draft));
         }

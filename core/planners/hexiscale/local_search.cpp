@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
-#include <set>
 
 namespace hetplan::hexiscale {
 
@@ -30,17 +29,16 @@ class Climber
 {
 public:
     Climber(SearchContext &context, const std::function<double(const Layout &)> &costS,
-            std::stop_token stop, int evaluations)
+            int evaluations)
         : m_context(context)
         , m_costS(costS)
-        , m_stop(std::move(stop))
         , m_left(evaluations)
     {}
 
     Layout run(Layout layout)
     {
         double currentS = m_costS(layout);
-        while (m_left > 0 && !m_stop.stop_requested()) {
+        while (m_left > 0 && !m_context.shouldStop()) {
             m_bestS = currentS;
             m_best.reset();
             neighbours(layout);
@@ -53,7 +51,7 @@ public:
     }
 
 private:
-    bool exhausted() const { return m_left <= 0 || m_stop.stop_requested(); }
+    bool exhausted() const { return m_left <= 0 || m_context.shouldStop(); }
 
     // Re-optimises the layers of the changed pipelines, rebalances, and keeps the candidate if
     // it is the best neighbour so far.
@@ -87,23 +85,25 @@ private:
     void neighbours(const Layout &layout)
     {
         const Topology &topology = m_context.problem().topology;
-        std::set<int> used;
+        // Per GPU: whether the layout uses it.
+        std::vector<char> used(size_t(topology.gpuCount()), 0);
         for (const PipelineDraft &d : layout.drafts)
             for (const StageShape &s : d.stages)
-                used.insert(s.gpus.begin(), s.gpus.end());
+                for (int g : s.gpus)
+                    used[size_t(g)] = 1;
 
         betweenPipelines(layout, used);
         for (size_t p = 0; p < layout.drafts.size() && !exhausted(); ++p) {
             const std::vector<StageShape> &stages = layout.drafts[p].stages;
             const int count = int(stages.size());
             consider(layout, {p}); // the layers alone
-            for (int j = 0; j < count; ++j) {
+            for (int j = 0; j < count && !exhausted(); ++j) {
                 if (count > 1) // idle stage j
                     apply(layout, p, [j](std::vector<StageShape> &s) {
                         s.erase(s.begin() + j);
                         return true;
                     });
-                for (int k = 0; k < count; ++k) { // stage j to position k
+                for (int k = 0; k < count && !exhausted(); ++k) { // stage j to position k
                     if (k == j || k == j + 1)
                         continue;
                     apply(layout, p, [j, k](std::vector<StageShape> &s) {
@@ -119,17 +119,18 @@ private:
                     apply(layout, p, [this, j](std::vector<StageShape> &s) { return split(s, j); });
             }
             // An idle GPU (or all idle GPUs of its machine) as a new stage anywhere.
-            for (int g = 0; g < topology.gpuCount(); ++g) {
-                if (used.count(g))
+            for (int g = 0; g < topology.gpuCount() && !exhausted(); ++g) {
+                if (used[size_t(g)])
                     continue;
-                if (g > 0 && !used.count(g - 1)
+                if (g > 0 && !used[size_t(g) - 1]
                     && topology.gpu(g - 1).machine == topology.gpu(g).machine)
                     continue; // one representative per machine's idle run
                 for (const std::vector<int> &gpus : idleGroups(g, used)) {
                     StageShape stage = m_context.makeStage(gpus);
                     if (gpus.size() > 1 && !m_context.tpAllowed(stage))
                         continue;
-                    for (int k = 0; k <= count && count < m_context.layerCount(); ++k) {
+                    for (int k = 0; k <= count && count < m_context.layerCount() && !exhausted();
+                         ++k) {
                         Layout next = layout;
                         next.drafts[p].stages.insert(next.drafts[p].stages.begin() + k, stage);
                         consider(std::move(next), {p});
@@ -141,7 +142,7 @@ private:
 
     // Moves that change the set of pipelines: idle one, split one in two data-parallel
     // replicas, join two, move a stage from one to another, an idle GPU as a pipeline.
-    void betweenPipelines(const Layout &layout, const std::set<int> &used)
+    void betweenPipelines(const Layout &layout, const std::vector<char> &used)
     {
         const size_t k = layout.drafts.size();
         const int units = m_context.problem().workload.train.globalBatch / layout.microBatch;
@@ -153,7 +154,7 @@ private:
                 consider(std::move(next), {});
             }
             const auto &stages = layout.drafts[p].stages;
-            for (size_t cut = 1; cut < stages.size() && int(k) < units; ++cut) {
+            for (size_t cut = 1; cut < stages.size() && int(k) < units && !exhausted(); ++cut) {
                 Layout next = layout;
                 PipelineDraft tail{{stages.begin() + long(cut), stages.end()}, {}};
                 next.drafts[p].stages.resize(cut);
@@ -177,8 +178,9 @@ private:
                 if (stages.size() < 2
                     || layout.drafts[q].stages.size() >= size_t(m_context.layerCount()))
                     continue;
-                for (size_t j = 0; j < stages.size(); ++j)
-                    for (size_t at = 0; at <= layout.drafts[q].stages.size(); ++at) {
+                for (size_t j = 0; j < stages.size() && !exhausted(); ++j)
+                    for (size_t at = 0; at <= layout.drafts[q].stages.size() && !exhausted();
+                         ++at) {
                         Layout next = layout;
                         auto &from = next.drafts[p].stages;
                         auto &to = next.drafts[q].stages;
@@ -192,9 +194,9 @@ private:
             return;
         const Topology &topology = m_context.problem().topology;
         for (int g = 0; g < topology.gpuCount() && !exhausted(); ++g) {
-            if (used.count(g))
+            if (used[size_t(g)])
                 continue;
-            if (g > 0 && !used.count(g - 1)
+            if (g > 0 && !used[size_t(g) - 1]
                 && topology.gpu(g - 1).machine == topology.gpu(g).machine)
                 continue;
             for (const std::vector<int> &gpus : idleGroups(g, used)) {
@@ -209,11 +211,11 @@ private:
         }
     }
 
-    std::vector<std::vector<int>> idleGroups(int first, const std::set<int> &used) const
+    std::vector<std::vector<int>> idleGroups(int first, const std::vector<char> &used) const
     {
         const Topology &topology = m_context.problem().topology;
         std::vector<int> run;
-        for (int g = first; g < topology.gpuCount() && !used.count(g)
+        for (int g = first; g < topology.gpuCount() && !used[size_t(g)]
                             && topology.gpu(g).machine == topology.gpu(first).machine;
              ++g)
             run.push_back(g);
@@ -299,7 +301,6 @@ private:
 
     SearchContext &m_context;
     const std::function<double(const Layout &)> &m_costS;
-    std::stop_token m_stop;
     int m_left;
     double m_bestS = kInfinity;
     std::optional<Layout> m_best;
@@ -308,9 +309,9 @@ private:
 } // namespace
 
 Layout polish(SearchContext &context, Layout layout, int evaluations,
-              const std::function<double(const Layout &)> &costS, std::stop_token stop)
+              const std::function<double(const Layout &)> &costS)
 {
-    return Climber(context, costS, std::move(stop), evaluations).run(std::move(layout));
+    return Climber(context, costS, evaluations).run(std::move(layout));
 }
 
 } // namespace hetplan::hexiscale

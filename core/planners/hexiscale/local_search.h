@@ -3,7 +3,6 @@
 #include "core/planners/hexiscale/search_context.h"
 
 #include <functional>
-#include <stop_token>
 #include <vector>
 
 namespace hetplan::hexiscale {
@@ -24,8 +23,8 @@ void rebalance(SearchContext &context, Layout &layout, int globalBatch);
 // stages of one machine into a TP group or split one in two, give an idle GPU a stage. Every
 // neighbour gets optimised layers and balanced micro-batches and is judged by `costS` (the
 // cost model's objective); the best improving neighbour is taken until none improves or
-// `evaluations` run out.
+// `evaluations` run out or the search should stop (SearchContext::shouldStop).
 Layout polish(SearchContext &context, Layout layout, int evaluations,
-              const std::function<double(const Layout &)> &costS, std::stop_token stop);
+              const std::function<double(const Layout &)> &costS);
 
 } // namespace hetplan::hexiscale

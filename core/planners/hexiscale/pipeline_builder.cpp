@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 namespace hetplan::hexiscale {
 namespace {
@@ -178,22 +179,20 @@ std::vector<std::vector<int>> orderCandidates(const std::vector<std::vector<doub
 } // namespace
 
 std::optional<PipelineDraft> buildPipeline(SearchContext &context, std::span<const int> gpus,
-                                           const PipelineBuildOptions &options,
-                                           std::stop_token stop)
+                                           const PipelineBuildOptions &options)
 {
     const int parts = std::clamp(options.parts, 1, int(gpus.size()));
     Result<std::vector<std::vector<int>>> split
         = splitGpus(context.problem().topology, gpus, parts, CutOption::MinimiseBetweenGroups,
-                    options.ufactor, options.seed);
+                    options.ufactor, options.seed, &context.neighbourCache());
     if (!split)
         return std::nullopt;
-    return buildPipelineFromParts(context, split.value(), options, stop);
+    return buildPipelineFromParts(context, split.value(), options);
 }
 
 std::optional<PipelineDraft> buildPipelineFromParts(SearchContext &context,
                                                     const std::vector<std::vector<int>> &groups,
-                                                    const PipelineBuildOptions &options,
-                                                    std::stop_token stop)
+                                                    const PipelineBuildOptions &options)
 {
     const Topology &topology = context.problem().topology;
 
@@ -213,27 +212,27 @@ std::optional<PipelineDraft> buildPipelineFromParts(SearchContext &context,
             partStages.push_back(stagesOfChunk(context, chunk, share, options));
         }
     }
-    if (stop.stop_requested())
+    if (context.shouldStop())
         return std::nullopt;
 
-    // More stages than layers: the slowest stages stay idle.
-    int stageTotal = 0;
-    for (const auto &stages : partStages)
-        stageTotal += int(stages.size());
-    while (stageTotal > context.layerCount()) {
-        size_t worstPart = 0, worstStage = 0;
-        double worstTflops = kInfinity;
+    // More stages than layers: the slowest stages stay idle, the first in part order among
+    // equals. One sort, as the largest clusters have thousands of stages to drop.
+    std::vector<std::tuple<double, size_t, size_t>> byTflops; // tflops, part, stage
+    for (size_t p = 0; p < partStages.size(); ++p)
+        for (size_t s = 0; s < partStages[p].size(); ++s)
+            byTflops.emplace_back(sumTflops(context, partStages[p][s].gpus), p, s);
+    if (byTflops.size() > size_t(context.layerCount())) {
+        const auto idle = byTflops.begin() + long(byTflops.size()) - context.layerCount();
+        std::partial_sort(byTflops.begin(), idle, byTflops.end());
+        std::vector<std::vector<char>> dropped(partStages.size());
         for (size_t p = 0; p < partStages.size(); ++p)
-            for (size_t s = 0; s < partStages[p].size(); ++s) {
-                const double t = sumTflops(context, partStages[p][s].gpus);
-                if (t < worstTflops) {
-                    worstTflops = t;
-                    worstPart = p;
-                    worstStage = s;
-                }
-            }
-        partStages[worstPart].erase(partStages[worstPart].begin() + long(worstStage));
-        --stageTotal;
+            dropped[p].assign(partStages[p].size(), 0);
+        for (auto it = byTflops.begin(); it != idle; ++it)
+            dropped[std::get<1>(*it)][std::get<2>(*it)] = 1;
+        for (size_t p = 0; p < partStages.size(); ++p) {
+            size_t s = 0;
+            std::erase_if(partStages[p], [&](const StageShape &) { return dropped[p][s++] != 0; });
+        }
     }
     std::erase_if(partStages, [](const auto &stages) { return stages.empty(); });
 
@@ -255,7 +254,7 @@ std::optional<PipelineDraft> buildPipelineFromParts(SearchContext &context,
     double bestS = kInfinity;
     for (const std::vector<int> &order : orders) {
         for (int direction = 0; direction < (k == 1 ? 1 : 2); ++direction) {
-            if (stop.stop_requested())
+            if (context.shouldStop())
                 return best;
             PipelineDraft draft;
             for (int i = 0; i < k; ++i) {

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <optional>
 #include <span>
-#include <stop_token>
 #include <vector>
 
 namespace hetplan::hexiscale {
@@ -31,17 +30,15 @@ struct PipelineBuildOptions
 // Phase 2 of HexiScale (§4.3) for one group of GPUs: secondary METIS partition into k_i parts,
 // locally best stages per machine inside each part, top-τ greedy order of the parts along
 // high bandwidth, then layers (optimiseLayers: exact when the compositions are few, capacity
-// and refinement otherwise). Empty when the group cannot hold the model (memory) or a stop was
-// requested.
+// and refinement otherwise). Empty when the group cannot hold the model (memory) or the search
+// should stop (SearchContext::shouldStop).
 std::optional<PipelineDraft> buildPipeline(SearchContext &context, std::span<const int> gpus,
-                                           const PipelineBuildOptions &options,
-                                           std::stop_token stop);
+                                           const PipelineBuildOptions &options);
 
 // Steps (ii) and (iii) of buildPipeline for parts chosen by the caller instead of METIS (e.g.
 // one part per machine of a pipeline striped across machines); options.parts is not used.
 std::optional<PipelineDraft> buildPipelineFromParts(SearchContext &context,
                                                     const std::vector<std::vector<int>> &parts,
-                                                    const PipelineBuildOptions &options,
-                                                    std::stop_token stop);
+                                                    const PipelineBuildOptions &options);
 
 } // namespace hetplan::hexiscale

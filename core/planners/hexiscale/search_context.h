@@ -2,6 +2,8 @@
 
 #include "core/cost/cost_model.h"
 #include "core/plan/plan.h"
+#include "core/planners/hexiscale/gpu_groups.h"
+#include "core/planners/search_reporter.h"
 
 #include <cstdint>
 #include <span>
@@ -49,6 +51,13 @@ public:
     int layerCount() const { return m_problem.model.layers; }
     double tflops(int gpu) const { return m_tflops[static_cast<size_t>(gpu)]; }
 
+    // The search's stop conditions (a stop request, the time limit), which every long loop of
+    // the search polls; without a reporter nothing stops early.
+    void watch(const SearchReporter &reporter) { m_reporter = &reporter; }
+    bool shouldStop() const { return m_reporter && m_reporter->shouldStop(); }
+
+    NeighbourCache &neighbourCache() { return m_neighbours; }
+
     StageShape makeStage(std::vector<int> gpus);
     bool tpAllowed(const StageShape &stage);
 
@@ -80,7 +89,9 @@ private:
 
     const Problem &m_problem;
     const CostModel &m_costModel;
+    const SearchReporter *m_reporter = nullptr; // Not owned.
     std::vector<double> m_tflops;
+    NeighbourCache m_neighbours;
     std::unordered_map<std::string, int> m_stageIds; // key: GPU list as bytes
     std::vector<signed char> m_tpAllowed;            // per stage id: -1 unknown, 0, 1
     std::unordered_map<StageKey, StageCost, StageKeyHash> m_stageCosts;
