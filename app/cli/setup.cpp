@@ -318,20 +318,20 @@ Status applyKnobs(PlannerParameters &parameters, const std::vector<PlannerKind> 
     std::string item;
     while (std::getline(in, item, ',')) {
         const std::string name = item.substr(0, item.find('='));
-        std::optional<Error> firstRefusal;
         bool taken = false;
+        std::string valid;
         for (PlannerKind kind : kinds) {
-            if (!plannerParameter(parameters, kind, name)) {
-                if (!firstRefusal)
-                    firstRefusal = setPlannerParameters(parameters, kind, item).error();
+            valid += (valid.empty() ? "" : "; ") + std::string(plannerName(kind)) + ":";
+            for (const ParameterSpec &spec : plannerParameters(kind))
+                valid += " " + std::string(spec.name);
+            if (!plannerParameter(parameters, kind, name))
                 continue;
-            }
             if (Status set = setPlannerParameters(parameters, kind, item); !set)
                 return set;
             taken = true;
         }
         if (!taken)
-            return *firstRefusal;
+            return badInput("no planner run here has a parameter '" + name + "'; valid: " + valid);
     }
     return okStatus();
 }

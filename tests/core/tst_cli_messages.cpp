@@ -63,6 +63,19 @@ private Q_SLOTS:
         QVERIFY2(QString::fromUtf8(run.err).contains(mentions), run.err.constData());
     }
 
+    void compareKnobsGoToThePlannersThatTakeThem()
+    {
+        const Run run
+            = cli({"compare", "--cluster", "case-study", "--model", "llama2-13b", "--planners",
+                   "metis,holmes", "--knob", "alpha=1.1,variance=0.4", "--json"});
+        QCOMPARE(run.exitCode, 0);
+        const Run unknown = cli({"compare", "--cluster", "case-study", "--model", "llama2-13b",
+                                 "--planners", "metis,holmes", "--knob", "tau=3"});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY2(unknown.err.contains("metis: variance") && unknown.err.contains("holmes: alpha"),
+                 unknown.err.constData());
+    }
+
     void helpShowsEveryPlannersDefaults()
     {
         const Run run = cli({"plan", "--help"});
@@ -228,6 +241,10 @@ private Q_SLOTS:
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.err.contains("more"), run.err.left(2000).constData());
         QVERIFY2(run.err.size() < 20000, "errors were not capped");
+        const Run validated = cli({"validate"}, {path});
+        QCOMPARE(validated.exitCode, 2);
+        QVERIFY2(validated.err.contains("more"), validated.err.left(2000).constData());
+        QVERIFY2(validated.err.size() < 20000, "validate's errors were not capped");
     }
 
     void outputSaysWhichWorkloadAndDefaults()
