@@ -14,18 +14,24 @@
 namespace hetplan::cli {
 namespace {
 
-// Prints the problems of an invalid plan, as JSON or as lines on stderr; exit 2.
+// Prints the problems of an invalid plan, as JSON or as lines on stderr; exit 2. A plan with
+// thousands of broken pipelines gets the first few and a count, not megabytes of text.
 int reportInvalid(const std::string &planPath, const std::vector<PlanIssue> &issues, bool json)
 {
-    if (json) {
-        nlohmann::json errors = nlohmann::json::array();
-        for (const PlanIssue &issue : issues)
-            errors.push_back(issue.message);
-        std::cout << nlohmann::json{{"valid", false}, {"errors", errors}}.dump(2) << '\n';
-    }
-    std::cerr << "hetplan-cli: error: " << planPath << " is not a valid plan:\n";
+    std::vector<std::string> messages;
     for (const PlanIssue &issue : issues)
-        std::cerr << "  " << issue.message << '\n';
+        messages.push_back(issue.message);
+    const std::vector<std::string> shown = firstLines(messages);
+    if (json)
+        std::cout << nlohmann::json{{"valid", false},
+                                    {"errors", shown},
+                                    {"error_count", issues.size()}}
+                         .dump(2)
+                  << '\n';
+    std::cerr << "hetplan-cli: error: " << planPath << " is not a valid plan (" << issues.size()
+              << (issues.size() == 1 ? " problem" : " problems") << "):\n";
+    for (const std::string &message : shown)
+        std::cerr << "  " << message << '\n';
     return 2;
 }
 
@@ -39,6 +45,8 @@ int runEvaluate(const std::vector<std::string> &words)
     auto args = Args::parse(words, spec);
     if (!args)
         return fail(args.error());
+    if (Status none = args->noPositional(spec); !none)
+        return fail(none.error());
     auto planPath = args->required("plan");
     if (!planPath)
         return fail(planPath.error());
@@ -57,8 +65,9 @@ int runEvaluate(const std::vector<std::string> &words)
         return fail(plan.error());
 
     ProblemDefaults defaults{plan->model.empty() ? std::nullopt : std::optional(plan->model),
-                             plan->workload};
-    auto problem = buildProblem(std::move(topology).value(), *args, defaults);
+                             plan->workload, "plan file " + *planPath};
+    WorkloadOrigin origin;
+    auto problem = buildProblem(std::move(topology).value(), *args, defaults, &origin);
     if (!problem)
         return fail(problem.error());
     auto costModel = costModelFromArgs(
@@ -81,10 +90,12 @@ int runEvaluate(const std::vector<std::string> &words)
     }
     if (args->has("json")) {
         nlohmann::json out = evaluationToJson(evaluation, problem->topology);
+        out["workload"] = workloadToJson(problem->workload, origin);
         if (measured)
             out["measured"] = comparisonJson(compareMeasured(*plan, evaluation, *measured));
         std::cout << out.dump(2) << '\n';
     } else {
+        printWorkload(std::cout, problem->workload, origin);
         printPlan(std::cout, *problem, *plan);
         printEvaluation(std::cout, *problem, evaluation);
         if (measured)

@@ -3,6 +3,7 @@
 // run is refused before any process starts.
 #include "app/cli/commands.h"
 #include "app/cli/rank_processes.h"
+#include "app/cli/signals.h"
 #include "app/cli/run_results.h"
 #include "app/cli/setup.h"
 #include "runtime/worker/job.h"
@@ -184,6 +185,8 @@ int runRun(const std::vector<std::string> &words)
     std::cout << "hetplan-cli run: " << job->program.ranks.size() << " ranks, model "
               << job->scaled.name << " at scale " << job->scaled.scale << ", "
               << options->iterations << " iterations" << std::endl;
+    // A signal now stops the ranks (RankProcesses::wait) instead of ending this process.
+    const StoppableScope stoppable;
     RankProcesses processes(kStopGrace);
     if (auto failure = processes.start(launches(*job, source, *options, *worker, *dir)))
         return fail(Error{ErrorKind::Internal, *failure});

@@ -1,4 +1,5 @@
 #include "app/cli/commands.h"
+#include "app/cli/report.h"
 #include "app/cli/setup.h"
 #include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
@@ -89,7 +90,7 @@ int runValidate(const std::vector<std::string> &words)
             continue;
         }
         allValid = false;
-        for (const std::string &p : problems)
+        for (const std::string &p : firstLines(problems))
             std::cerr << p << '\n';
     }
     return allValid ? 0 : 2;

@@ -1,4 +1,5 @@
 #include "app/cli/rank_processes.h"
+#include "app/cli/signals.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -98,6 +99,11 @@ std::optional<std::string> RankProcesses::start(const std::vector<Launch> &launc
         argv.push_back(nullptr);
         const pid_t pid = ::fork();
         if (pid == 0) {
+            // hetplan-cli blocks SIGINT and SIGTERM in every thread (signals.h); a rank must
+            // not inherit that mask, or the TERM it is stopped with would stay pending.
+            sigset_t none;
+            sigemptyset(&none);
+            ::sigprocmask(SIG_SETMASK, &none, nullptr);
             ::setpgid(0, 0);
             ::dup2(out[1], STDOUT_FILENO);
             ::dup2(err[1], STDERR_FILENO);
@@ -205,6 +211,11 @@ RankProcesses::Outcome RankProcesses::wait()
             }
             stopping("interrupted by signal " + std::to_string(sig) + ": stopping every rank");
         }
+        // SIGINT and SIGTERM reach hetplan-cli's signal thread (signals.h), which turns them
+        // into a stop request; SIGHUP comes through the pipe above.
+        if (cli::stopToken().stop_requested())
+            stopping("interrupted by " + std::string(cli::receivedSignalName())
+                     + ": stopping every rank");
         // A rank killed by a signal is the cause; ranks exiting with an error in the same
         // pass usually report that they lost it.
         std::optional<std::string> killed;
