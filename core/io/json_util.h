@@ -47,7 +47,8 @@ struct Range
     static Range nonNegative(double max = kMaxFigure) { return {0, max, false}; }
     bool contains(double x) const
     {
-        return (minOpen ? x > min : x >= min) && x <= max && x >= smallestPositive;
+        return (minOpen ? x > min : x >= min) && x <= max
+               && (smallestPositive <= 0 || x >= smallestPositive);
     }
     std::string describe() const;
 };

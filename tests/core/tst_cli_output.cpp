@@ -58,28 +58,35 @@ private Q_SLOTS:
 
     void specialFilesAreWrittenNotReplaced()
     {
-        // As root a rename over /dev/null would replace the device node with a JSON file.
-        struct stat before
-        {
-        };
-        QCOMPARE(::stat("/dev/null", &before), 0);
-        QCOMPARE(planTo(QStringLiteral("/dev/null")).exitCode, 0);
+        // Only special files this test owns, or links to /dev ones: a regression must never
+        // replace a device node of the machine running the tests.
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath(QStringLiteral("plan.fifo"));
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        QProcess reader;
+        reader.start(QStringLiteral("cat"), {fifo});
+        QVERIFY(reader.waitForStarted());
+        QCOMPARE(planTo(fifo).exitCode, 0);
+        QVERIFY(reader.waitForFinished(30000));
+        QVERIFY(isPlan(reader.readAllStandardOutput()));
         struct stat after
         {
         };
-        QCOMPARE(::stat("/dev/null", &after), 0);
-        QVERIFY(S_ISCHR(after.st_mode));
-        QCOMPARE(after.st_ino, before.st_ino);
+        QCOMPARE(::stat(fifo.toLocal8Bit().constData(), &after), 0);
+        QVERIFY2(S_ISFIFO(after.st_mode), "the FIFO was replaced by a file");
+
+        const QString toNull = dir.filePath(QStringLiteral("null"));
+        QVERIFY(QFile::link(QStringLiteral("/dev/null"), toNull));
+        QCOMPARE(planTo(toNull).exitCode, 0);
+        QVERIFY(QFileInfo(toNull).isSymLink());
 
         // /dev/full accepts the open and fails the write: that failure is reported.
-        const Run full = planTo(QStringLiteral("/dev/full"));
+        const QString toFull = dir.filePath(QStringLiteral("full"));
+        QVERIFY(QFile::link(QStringLiteral("/dev/full"), toFull));
+        const Run full = planTo(toFull);
         QCOMPARE(full.exitCode, 1);
         QVERIFY2(full.err.contains("/dev/full"), full.err.constData());
-        struct stat fullAfter
-        {
-        };
-        QCOMPARE(::stat("/dev/full", &fullAfter), 0);
-        QVERIFY(S_ISCHR(fullAfter.st_mode));
+        QVERIFY(QFileInfo(toFull).isSymLink());
     }
 
     void dashMeansStandardOutput()
