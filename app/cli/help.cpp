@@ -17,11 +17,15 @@ Commands:
             [--seed N] [--time-limit S] [--knob NAME=V,...] [--out FILE|-] [--json]
             [--warm-start FILE] [--remove-gpus A:0,A:1]   (hexgen re-planning, §5.3)
   evaluate  --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--cost-model NAME] [--json]
+            [--measured MEASUREMENT]   (predicted beside what `run` measured)
   compare   --cluster ... --model ... [--planners a,b,...] [--time-limit S] [--json]
   sweep     --cluster ... --model ... (--link A-B | --inter | --intra) --bandwidth 0.5,1,2,5
             [--time-limit S] [--json]
   validate  FILE...
   catalog   gpus|models|examples [--json]
+  run       --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--scale K]
+            [--iterations I] [--seed S] [--timeout-s T] [--out MEASUREMENT] [--dump-weights DIR]
+  --version print the version
 
 Cost models: hetplan (default), hexiscale-paper, hexgen-paper.
 Exit codes: 0 ok, 1 internal error, 2 bad input, invalid plan or a planner that does not
@@ -129,6 +133,23 @@ Exit code 0 when every file is valid, 2 otherwise.
         return std::string(R"(usage: hetplan-cli catalog gpus|models|examples [--json]
 
 Lists the built-in GPU types, the model catalog or the bundled examples.
+)");
+    if (command == "run")
+        return std::string(R"(usage: hetplan-cli run --plan FILE [options]
+
+Trains the plan's model for real on this machine: one hetplan-worker process per rank of the
+plan (CPU, Gloo), their output prefixed with the rank; Ctrl-C or the first failing rank stops
+every rank. The plan is compiled and checked before any process starts (exit 2 when it cannot
+run). docs/runtime.md describes the program and the measurement file.
+  --plan FILE             the plan to run
+  --cluster FILE|EXAMPLE  the cluster the plan names, when it is not a bundled example
+  --model NAME|FILE       the model the plan names, when it is not in the catalog
+  --scale K               divide head dimension, FFN width, vocabulary and sequence length by K
+  --iterations I          training iterations (default 3)
+  --seed S                initial weights and synthetic data (default 0)
+  --timeout-s T           every blocking collective gives up after T seconds (default 60)
+  --out MEASUREMENT       write the merged hetplan.measurement/1 file
+  --dump-weights DIR      every rank writes its final weights there, for comparisons
 )");
     return std::nullopt;
 }
