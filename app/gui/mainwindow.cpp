@@ -4,6 +4,7 @@
 #include "canvas/cluster_view.h"
 #include "canvas/palette.h"
 #include "core/catalog/catalog.h"
+#include "help/help_menu.h"
 #include "inspector/inspector.h"
 #include "model/cluster_model.h"
 #include "model/cluster_names.h"
@@ -20,6 +21,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
 #include <QSettings>
@@ -107,6 +109,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_results->followDocument(m_document);
     m_results->connectScene(m_scene);
     createToolBar();
+    menuBar()->addMenu(new HelpMenu(this));
     arrangeDocks();
 
     connect(model, &ClusterModel::clusterChanged, this, &MainWindow::updateStatus);
