@@ -13,6 +13,8 @@
 #include "results/exporters.h"
 #include "results/memory_chart.h"
 #include "results/plan_view.h"
+#include "results/planner_settings.h"
+#include "results/planner_settings_dialog.h"
 #include "results/planning_controller.h"
 #include "results/serving_view.h"
 #include "results/timeline_chart.h"
@@ -189,6 +191,10 @@ void ResultsPanel::buildMenu(QAction *menuBefore)
             Q_EMIT choicesChanged();
         });
     }
+    m_settingsAction = m_menu->addAction(tr("Planner &Settings…"), this, [this] {
+        PlannerSettingsDialog(m_planner.value_or(defaultPlanner(m_workload.mode)), m_window).exec();
+    });
+    m_settingsAction->setObjectName(QStringLiteral("plannerSettingsAction"));
     m_menu->addSeparator();
     m_exportActions
         << m_menu->addAction(tr("Export plan &file…"), this, &ResultsPanel::exportPlan)
@@ -345,6 +351,10 @@ void ResultsPanel::start(std::vector<PlannerKind> planners)
     PlanRequest request;
     request.problem = std::move(problem).value();
     request.costModel = m_costModel;
+    const PlannerSettings settings = PlannerSettings::load();
+    for (PlannerKind kind : planners)
+        request.plannerOptions[kind] = settings.options(kind);
+    request.options = request.plannerOptions[planners.front()];
     request.planners = std::move(planners);
     m_controller->start(std::move(request));
     setRunning(true);

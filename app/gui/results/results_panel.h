@@ -87,6 +87,7 @@ public:
     ProblemsView *problemsView() const { return m_problems; }
     QMenu *planMenu() const { return m_menu; }
     QAction *planAction() const { return m_planAction; }
+    QAction *plannerSettingsAction() const { return m_settingsAction; }
     QLabel *progressLabel() const { return m_progressLabel; }
 
 public Q_SLOTS:
@@ -158,6 +159,7 @@ private:
     QAction *m_planAction = nullptr;
     QAction *m_compareAction = nullptr;
     QAction *m_cancelAction = nullptr;
+    QAction *m_settingsAction = nullptr;
     QActionGroup *m_plannerGroup = nullptr;
     QActionGroup *m_costModelGroup = nullptr;
     QList<QAction *> m_exportActions;
