@@ -47,6 +47,12 @@ void setChartTitle(QCustomPlot *plot, const QString &title)
         element->setText(title);
 }
 
+QString chartTitle(QCustomPlot *plot)
+{
+    const QCPTextElement *element = titleOf(plot);
+    return element ? element->text() : QString();
+}
+
 void setCategoryAxis(QCPAxis *axis, const QStringList &labels)
 {
     const bool horizontal = axis->orientation() == Qt::Horizontal;

@@ -12,6 +12,7 @@ namespace hetplan::gui {
 // readable tick labels, and category axes for bar charts.
 void setUpChart(QCustomPlot *plot, const QString &title);
 void setChartTitle(QCustomPlot *plot, const QString &title);
+QString chartTitle(QCustomPlot *plot);
 // Labels ticks 0..n-1 on `axis` with `labels`; rotates them when they would collide.
 void setCategoryAxis(QCPAxis *axis, const QStringList &labels);
 // Shows a line of text in the middle of an empty chart (no plan yet, no data).

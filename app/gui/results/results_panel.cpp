@@ -37,6 +37,8 @@
 #include <QStatusBar>
 #include <QTabWidget>
 
+#include <algorithm>
+
 namespace hetplan::gui {
 
 ResultsPanel::ResultsPanel(ClusterModel *clusterModel, QMainWindow *window, QAction *menuBefore)
@@ -395,17 +397,38 @@ void ResultsPanel::onProgress()
         return;
     const PlannerKind kind = request->planners[size_t(p.plannerIndex)];
     const QString name = QString::fromUtf8(plannerName(kind));
-    m_convergence->setTrace(p.plannerIndex, name, p.trace);
+    m_convergence->setTrace(p.plannerIndex, kind, p.trace);
     QString text = tr("%1: iteration %2").arg(name).arg(p.iteration);
+    // Not the result yet: the final line (onFinished) is the plan that is then shown.
     if (p.bestEvaluation)
-        text += tr(" · best %1, MFU %2")
+        text += tr(" · best so far %1, MFU %2")
                     .arg(ResultsText::duration(p.bestEvaluation->iterationS),
                          ResultsText::percent(p.bestEvaluation->mfu));
     else
         text += tr(" · nothing fits yet");
     m_progressLabel->setText(text);
-    m_progressBar->setRange(0, int(request->planners.size()));
-    m_progressBar->setValue(p.plannerIndex);
+    showProgressFraction(*request, p);
+}
+
+void ResultsPanel::showProgressFraction(const PlanRequest &request, const PlanningProgress &p)
+{
+    // A bound known in advance (a time limit, an iteration count) fills the bar; without one
+    // it only moves from planner to planner, so a single planner gets a busy indicator.
+    const PlannerOptions &options = request.optionsFor(request.planners[size_t(p.plannerIndex)]);
+    double done = -1;
+    if (options.timeLimitS > 0)
+        done = p.elapsedS / options.timeLimitS;
+    if (options.maxIterations > 0)
+        done = std::max(done, double(p.iteration) / options.maxIterations);
+    const int planners = int(request.planners.size());
+    if (done < 0 && planners == 1) {
+        m_progressBar->setRange(0, 0);
+        return;
+    }
+    constexpr int kStepsPerPlanner = 1000;
+    m_progressBar->setRange(0, planners * kStepsPerPlanner);
+    m_progressBar->setValue(p.plannerIndex * kStepsPerPlanner
+                            + int(std::clamp(done, 0.0, 1.0) * kStepsPerPlanner));
 }
 
 void ResultsPanel::onPlannerFinished(int index)
@@ -413,8 +436,7 @@ void ResultsPanel::onPlannerFinished(int index)
     const PlannerOutcome &outcome = m_controller->outcomes()[size_t(index)];
     m_compareModel->setOutcome(index, outcome);
     if (outcome.search)
-        m_convergence->setTrace(index, QString::fromUtf8(plannerName(outcome.planner)),
-                                outcome.search->trace);
+        m_convergence->setTrace(index, outcome.planner, outcome.search->trace);
 }
 
 void ResultsPanel::onFinished(bool cancelled)
@@ -478,13 +500,17 @@ void ResultsPanel::showPlan(const ShownPlan &shown)
     m_planView->setPlan(shown);
     m_breakdown->setPlan(shown);
     m_memory->setPlan(shown);
-    if (shown.plan.workload.mode == Mode::Infer) {
+    const bool serving = shown.plan.workload.mode == Mode::Infer;
+    if (serving) {
         m_timeline->clear(tr("Inference plans have no 1F1B schedule"));
         m_serving->setPlan(shown, m_costModel);
     } else {
         m_timeline->setPlan(shown);
         m_serving->clear();
     }
+    // Each mode shows only the charts that mean something for it.
+    m_charts->setTabVisible(m_charts->indexOf(m_serving), serving);
+    m_charts->setTabVisible(m_charts->indexOf(m_timeline), !serving);
     auto kind = plannerKindFromName(shown.plan.planner);
     m_whatIf->setBase(shown, m_costModel,
                       kind ? *kind : m_planner.value_or(defaultPlanner(shown.plan.workload.mode)));

@@ -35,6 +35,7 @@ class MemoryChart;
 class PlanView;
 class PlanningController;
 struct PlanRequest;
+struct PlanningProgress;
 class ServingView;
 class TimelineChart;
 class WhatIfPanel;
@@ -115,6 +116,7 @@ private:
     void start(std::vector<PlannerKind> planners);
     void onClusterChanged();
     void onProgress();
+    void showProgressFraction(const PlanRequest &request, const PlanningProgress &progress);
     void onPlannerFinished(int index);
     void onFinished(bool cancelled);
     // The status line for a finished search: training per iteration and MFU, inference the
