@@ -135,6 +135,10 @@ void ResultsPanel::buildViews()
         if (index < int(outcomes.size()) && outcomes[size_t(index)].search && request) {
             const PlanSearch &s = *outcomes[size_t(index)].search;
             showPlan({std::make_shared<const Problem>(request->problem), s.plan, s.evaluation});
+            // The status line follows the plan on show, not the run's best.
+            m_progressLabel->setText(
+                tr("%1 · %2").arg(QString::fromUtf8(plannerName(outcomes[size_t(index)].planner)),
+                                  plannedText(*request, s)));
         }
     });
     connect(m_whatIf, &WhatIfPanel::showPlanRequested, this, &ResultsPanel::showPlan);
