@@ -116,9 +116,10 @@ MainWindow::MainWindow(QWidget *parent)
     connect(model, &ClusterModel::editRefused, this, [this](const QString &message) {
         statusBar()->showMessage(message, kStatusMessageMs);
     });
-    connect(m_scene, &ClusterScene::pasteRefused, this, [this](const QString &message) {
-        statusBar()->showMessage(message, kStatusMessageMs);
-    });
+    for (auto signal : {&ClusterScene::pasteRefused, &ClusterScene::linkHint})
+        connect(m_scene, signal, this, [this](const QString &message) {
+            statusBar()->showMessage(message, kStatusMessageMs);
+        });
     connect(m_document, &Document::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_document, &Document::filePathChanged, this, &MainWindow::updateTitle);
     connect(m_document, &Document::projectReplaced, this, [this] {

@@ -114,6 +114,16 @@ void ClusterView::createActions()
          &ClusterView::deleteSelection);
     make(Action::SelectAll, tr("Select &All"), {QKeySequence::SelectAll}, {},
          &ClusterView::selectAll);
+    QAction *link
+        = new QAction(QIcon(QStringLiteral(":/icons/canvas/link.svg")), tr("&Link Tool"), this);
+    link->setShortcut(Qt::Key_L);
+    link->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    link->setCheckable(true);
+    link->setToolTip(tr("Link tool (L): drag from one machine to another, or click both"));
+    connect(link, &QAction::toggled, m_scene, &ClusterScene::setLinkMode);
+    connect(m_scene, &ClusterScene::linkModeChanged, link, &QAction::setChecked);
+    addAction(link);
+    m_actions[static_cast<int>(Action::LinkTool)] = link;
 }
 
 double ClusterView::zoom() const

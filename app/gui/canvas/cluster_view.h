@@ -33,7 +33,8 @@ public:
         AddCopies,
         Delete,
         SelectAll,
-        Count // sentinel
+        LinkTool, // checkable: L
+        Count     // sentinel
     };
 
     ClusterView(ClusterScene *scene, QWidget *parent);
