@@ -19,20 +19,6 @@ using namespace hetplan::gui::test;
 namespace {
 
 // Three machines, no links: room to draw some.
-Cluster threeMachines()
-{
-    Cluster c;
-    c.name = "three";
-    for (const auto &[name, x] : {std::pair{"A", 0.0}, {"B", 400.0}, {"C", 800.0}}) {
-        Machine m;
-        m.name = name;
-        m.gpu = "A100-80G";
-        m.count = 4;
-        m.position = {x, 0};
-        c.machines.push_back(m);
-    }
-    return c;
-}
 
 int paletteRow(const Palette &palette, const QString &title)
 {

@@ -4,6 +4,7 @@
 #include "canvas/cluster_scene.h"
 #include "canvas/cluster_view.h"
 #include "canvas/node_item.h"
+#include "canvas_test_support.h"
 #include "mainwindow.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
@@ -16,23 +17,9 @@
 
 using namespace hetplan;
 using namespace hetplan::gui;
+using hetplan::gui::test::threeMachines;
 
 namespace {
-
-Cluster threeMachines()
-{
-    Cluster c;
-    c.name = "three";
-    for (const auto &[name, x] : {std::pair{"A", 0.0}, {"B", 400.0}, {"C", 800.0}}) {
-        Machine m;
-        m.name = name;
-        m.gpu = "A100-80G";
-        m.count = 4;
-        m.position = {x, 0};
-        c.machines.push_back(m);
-    }
-    return c;
-}
 
 // The window at its default size on three unlinked machines, fitted as after opening.
 struct Window
