@@ -125,7 +125,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_document, &Document::projectReplaced, this, [this] {
         updateTitle();
         // After the new items are laid out in the view.
-        QTimer::singleShot(0, m_view, &ClusterView::fitToWindow);
+        QTimer::singleShot(0, m_view, &ClusterView::showOpened);
     });
 
     resize(1280, 800);

@@ -291,13 +291,39 @@ void ClusterScene::duplicateNodes(int copies)
     const std::vector<ItemId> nodes = selectedNodeIds();
     if (nodes.empty())
         return;
-    // Each copy sits one selection-width further right, so copies never cover each other.
     QRectF extent;
     for (const ItemId id : nodes)
         extent |= itemFor(id)->sceneBoundingRect();
-    const CanvasPosition offset{std::round(extent.width() + kRowGap), 0};
-    const std::vector<ItemId> added = m_model->duplicate(nodes, offset, copies);
+    const std::vector<ItemId> added = m_model->duplicate(nodes, freeOffset(extent, copies), copies);
     setSelectedIds(added);
+}
+
+CanvasPosition ClusterScene::freeOffset(const QRectF &extent, int copies) const
+{
+    std::vector<QRectF> taken;
+    for (const auto &[id, item] : m_items)
+        if (item->type() == MachineItemType || item->type() == SwitchItemType)
+            taken.push_back(item->sceneBoundingRect());
+    // Copy k sits k offsets away, so copies never cover each other; the offset is the nearest
+    // one (right, below, left, above, then further out) where no copy covers another card.
+    const double stepX = std::round(extent.width() + kRowGap);
+    const double stepY = std::round(extent.height() + kRowGap);
+    const auto isFree = [&](QPointF offset) {
+        for (int k = 1; k <= copies; ++k) {
+            const QRectF copy = extent.translated(offset * k);
+            for (const QRectF &card : taken)
+                if (copy.intersects(card))
+                    return false;
+        }
+        return true;
+    };
+    constexpr int kMaxSteps = 64;
+    for (int r = 1; r <= kMaxSteps; ++r)
+        for (const QPointF offset : {QPointF(r * stepX, 0), QPointF(0, r * stepY),
+                                     QPointF(-r * stepX, 0), QPointF(0, -r * stepY)})
+            if (isFree(offset))
+                return {offset.x(), offset.y()};
+    return {stepX, 0};
 }
 
 void ClusterScene::copySelection()

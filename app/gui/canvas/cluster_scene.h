@@ -103,6 +103,8 @@ private:
     void updateSceneRect();
     std::vector<ItemId> selectedNodeIds() const;
     void duplicateNodes(int copies);
+    // Where copies of the nodes spanning `extent` go: the nearest offset in free space.
+    CanvasPosition freeOffset(const QRectF &extent, int copies) const;
     void emitSelection();
     void finishMove();
 

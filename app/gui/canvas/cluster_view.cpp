@@ -26,6 +26,10 @@ constexpr double kMaxZoom = 4.0;
 constexpr double kZoomStep = 1.25;
 // Fit never enlarges past this: a single machine should not fill the screen.
 constexpr double kMaxFitZoom = 1.5;
+// A document opens no smaller than this: cards under ~75 px wide are unreadable, so a large
+// cluster opens at its top-left corner with scroll bars for the rest (Fit to Window, or zoom
+// out, shows it whole).
+constexpr double kMinOpenZoom = 0.4;
 constexpr double kFitMarginScene = 40;
 constexpr int kMaxCopies = 256;
 
@@ -163,15 +167,29 @@ void ClusterView::zoomOut()
 
 void ClusterView::fitToWindow()
 {
+    fitWithin(kMinZoom);
+}
+
+void ClusterView::showOpened()
+{
+    fitWithin(kMinOpenZoom);
+}
+
+void ClusterView::fitWithin(double minZoom)
+{
     const QRectF content = m_scene->contentRect();
     if (content.isEmpty())
         return;
     const QRectF target
         = content.adjusted(-kFitMarginScene, -kFitMarginScene, kFitMarginScene, kFitMarginScene);
     fitInView(target, Qt::KeepAspectRatio);
-    const double fitted = std::clamp(zoom(), kMinZoom, kMaxFitZoom);
+    const double fitted = std::clamp(zoom(), minZoom, kMaxFitZoom);
     setTransform(QTransform::fromScale(fitted, fitted));
-    centerOn(target.center());
+    const QSizeF visible = QSizeF(viewport()->size()) / fitted;
+    if (visible.width() >= target.width() && visible.height() >= target.height())
+        centerOn(target.center());
+    else
+        centerOn(target.topLeft() + QPointF(visible.width(), visible.height()) / 2);
     Q_EMIT zoomChanged(fitted);
 }
 

@@ -51,6 +51,8 @@ public Q_SLOTS:
     void zoomOut();
     void setZoom(double zoom);
     void fitToWindow();
+    // For a document just opened: fitted, but never so small the cards cannot be read.
+    void showOpened();
     void autoLayout();
     void cut();
     void copy();
@@ -83,6 +85,7 @@ protected:
 private:
     void createActions();
     void scaleBy(double factor);
+    void fitWithin(double minZoom);
     void setSpacePan(bool on);
     void updateEmptyHint();
 
