@@ -7,9 +7,15 @@
 #include "mainwindow.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
+#include "results/planning_controller.h"
+#include "results/results_panel.h"
+#include "results/whatif_panel.h"
 
 #include <QAction>
+#include <QLabel>
 #include <QSettings>
+#include <QSignalSpy>
+#include <QSlider>
 #include <QStandardPaths>
 #include <QTest>
 
@@ -26,6 +32,8 @@ private Q_SLOTS:
     void canvasOpensAtAReadableZoom_data();
     void canvasOpensAtAReadableZoom();
     void duplicateGoesToFreeSpace();
+    void whatIfRowsShowTheGroupSlidersEffect();
+    void whatIfLabelsAreNotElided();
 };
 
 void TestLayout::initTestCase()
@@ -78,6 +86,67 @@ void TestLayout::duplicateGoesToFreeSpace()
                                         .arg(QLatin1String(name),
                                              QString::fromStdString(model->machine(id)->name))));
     }
+}
+
+namespace {
+
+// The window at 1280×800 with the case study planned and the What if tab in front.
+bool plannedCaseStudy(MainWindow &window)
+{
+    window.show();
+    if (!QTest::qWaitForWindowExposed(&window) || !window.openExample(QStringLiteral("case-study")))
+        return false;
+    QSignalSpy finished(window.results()->controller(), &PlanningController::finished);
+    window.results()->plan();
+    if (!finished.wait(120'000) || !window.results()->shownPlan())
+        return false;
+    window.bringToFront(window.results()->whatIfPanel());
+    QTest::qWait(50);
+    return true;
+}
+
+} // namespace
+
+void TestLayout::whatIfRowsShowTheGroupSlidersEffect()
+{
+    MainWindow window;
+    QVERIFY(plannedCaseStudy(window));
+    WhatIfPanel *whatIf = window.results()->whatIfPanel();
+    const int network = whatIf->sliderFor({BandwidthTarget::Kind::Network, -1});
+    QVERIFY(network >= 0);
+    int link = -1;
+    for (int i = 0; i < whatIf->sliderCount(); ++i)
+        if (whatIf->target(i).kind == BandwidthTarget::Kind::Link && link < 0)
+            link = i;
+    QVERIFY(link >= 0);
+    const QString before = whatIf->valueText(link);
+    const double drawnGBps = drawnBandwidthGBps(
+        window.results()->shownPlan()->problem->topology.cluster(), whatIf->target(link));
+    // All inter-machine links ×10: the link's row shows ten times its bandwidth, at ×1 itself.
+    whatIf->slider(network)->setValue(100);
+    const QString after = whatIf->valueText(link);
+    QVERIFY2(after.startsWith(ResultsText::bandwidth(drawnGBps * 10)),
+             qPrintable(before + QStringLiteral(" -> ") + after));
+}
+
+void TestLayout::whatIfLabelsAreNotElided()
+{
+    MainWindow window;
+    QCOMPARE(window.size(), QSize(1280, 800));
+    QVERIFY(plannedCaseStudy(window));
+    WhatIfPanel *whatIf = window.results()->whatIfPanel();
+    QVERIFY(whatIf->isVisible());
+    int names = 0;
+    for (QLabel *label : whatIf->findChildren<QLabel *>()) {
+        if (!label->isVisible() || label->toolTip().isEmpty())
+            continue;
+        if (label->toolTip() == label->text() || label->text().endsWith(QStringLiteral("…"))) {
+            ++names;
+            QVERIFY2(!label->text().endsWith(QStringLiteral("…")),
+                     qPrintable(label->text() + QStringLiteral(" / ") + label->toolTip()));
+        }
+    }
+    QVERIFY(names >= 2);
 }
 
 QTEST_MAIN(TestLayout)
