@@ -2,16 +2,28 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace hetplan::cli {
 namespace {
 
+// Whole numbers in full ("16777216", not "1.67772e+07"), fractions as a person writes them.
 std::string rangeText(double min, double max)
 {
-    std::ostringstream out;
-    out << min << ".." << max;
-    return out.str();
+    char text[64];
+    std::snprintf(text, sizeof text, "%.15g..%.15g", min, max);
+    return text;
+}
+
+std::string validOptions(const Args::Spec &spec)
+{
+    std::string known;
+    for (const auto &o : spec.options)
+        known += " --" + o;
+    for (const auto &s : spec.switches)
+        known += " --" + s;
+    return known;
 }
 
 Result<double> parseNumber(const std::string &name, const std::string &text, double min, double max)
@@ -33,6 +45,9 @@ Result<Args> Args::parse(const std::vector<std::string> &words, const Spec &spec
     Args args;
     for (size_t i = 0; i < words.size(); ++i) {
         const std::string &word = words[i];
+        if (word.size() >= 2 && word[0] == '-' && word[1] != '-')
+            return badInput("unknown option " + word + " (options start with two dashes, e.g. -"
+                            + word + "); valid:" + validOptions(spec));
         if (word.size() < 3 || word.rfind("--", 0) != 0) {
             args.m_positional.push_back(word);
             continue;
@@ -49,16 +64,21 @@ Result<Args> Args::parse(const std::vector<std::string> &words, const Spec &spec
             if (!inlineValue && i + 1 >= words.size())
                 return badInput("--" + name + " needs a value");
             args.m_values[name] = inlineValue ? *inlineValue : words[++i];
+        } else if (spec.switches.contains(name)) {
+            return badInput("--" + name + " takes no value");
         } else {
-            std::string known;
-            for (const auto &o : spec.options)
-                known += " --" + o;
-            for (const auto &s : spec.switches)
-                known += " --" + s;
-            return badInput("unknown option --" + name + "; valid:" + known);
+            return badInput("unknown option --" + name + "; valid:" + validOptions(spec));
         }
     }
     return args;
+}
+
+Status Args::noPositional(const Spec &spec) const
+{
+    if (m_positional.empty())
+        return okStatus();
+    return badInput("unexpected argument '" + m_positional.front()
+                    + "'; this command takes only options:" + validOptions(spec));
 }
 
 std::optional<std::string> Args::value(const std::string &name) const

@@ -35,6 +35,9 @@ public:
     Result<std::optional<double>> number(const std::string &name, double min, double max) const;
     Result<std::vector<double>> numberList(const std::string &name, double min, double max) const;
     Result<std::string> required(const std::string &name) const;
+    // For commands that take no positional arguments: the first one is an error naming it
+    // and listing the valid options.
+    Status noPositional(const Spec &spec) const;
 
 private:
     std::map<std::string, std::string> m_values;

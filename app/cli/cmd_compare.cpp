@@ -2,33 +2,14 @@
 #include "app/cli/planning.h"
 #include "app/cli/report.h"
 #include "app/cli/setup.h"
+#include "app/cli/signals.h"
 
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 namespace hetplan::cli {
 namespace {
-
-Result<std::vector<PlannerKind>> plannersFromArgs(const Args &args, Mode mode)
-{
-    const auto list = args.value("planners");
-    if (!list)
-        return plannersFor(mode);
-    std::vector<PlannerKind> kinds;
-    std::stringstream in(*list);
-    std::string name;
-    while (std::getline(in, name, ',')) {
-        auto kind = plannerKindFromName(name);
-        if (!kind)
-            return Error{ErrorKind::BadInput, "--planners: " + kind.error().message};
-        kinds.push_back(*kind);
-    }
-    if (kinds.empty())
-        return badInput("--planners: expected a comma-separated list of planner names");
-    return kinds;
-}
 
 std::string cell(const char *fmt, double value)
 {
@@ -46,9 +27,8 @@ int runCompare(const std::vector<std::string> &words)
         return fail(run.error());
     const Args &args = run->args;
     const Problem &problem = run->problem;
-    auto kinds = plannersFromArgs(args, problem.workload.mode);
-    if (!kinds)
-        return fail(kinds.error());
+    const std::vector<PlannerKind> &kinds = run->planners;
+    const StoppableScope stoppable;
 
     nlohmann::json rows = nlohmann::json::array();
     int succeeded = 0;
@@ -56,7 +36,9 @@ int runCompare(const std::vector<std::string> &words)
     if (!args.has("json"))
         std::printf("%-12s %12s %8s %12s %10s %10s  %s\n", "planner", "iteration", "MFU",
                     "tokens/s", "pipelines", "planned in", "status");
-    for (PlannerKind kind : *kinds) {
+    for (PlannerKind kind : kinds) {
+        if (receivedSignal() != 0)
+            break;
         auto search = runPlanner(kind, problem, *run->costModel, run->options);
         nlohmann::json row{{"planner", plannerName(kind)}};
         if (search) {
@@ -88,6 +70,10 @@ int runCompare(const std::vector<std::string> &words)
     if (args.has("json"))
         std::cout << nlohmann::json{{"cost_model", run->costModel->name()}, {"results", rows}}.dump(
             2) << '\n';
+    if (receivedSignal() != 0) {
+        std::cerr << "hetplan-cli: stopped by " << receivedSignalName() << '\n';
+        return signalExitCode();
+    }
     if (succeeded > 0)
         return 0;
     return noFit > 0 ? 3 : 1;

@@ -13,18 +13,24 @@
 namespace hetplan::cli {
 namespace {
 
-// Prints the problems of an invalid plan, as JSON or as lines on stderr; exit 2.
+// Prints the problems of an invalid plan, as JSON or as lines on stderr; exit 2. A plan with
+// thousands of broken pipelines gets the first few and a count, not megabytes of text.
 int reportInvalid(const std::string &planPath, const std::vector<PlanIssue> &issues, bool json)
 {
-    if (json) {
-        nlohmann::json errors = nlohmann::json::array();
-        for (const PlanIssue &issue : issues)
-            errors.push_back(issue.message);
-        std::cout << nlohmann::json{{"valid", false}, {"errors", errors}}.dump(2) << '\n';
-    }
-    std::cerr << "hetplan-cli: error: " << planPath << " is not a valid plan:\n";
+    std::vector<std::string> messages;
     for (const PlanIssue &issue : issues)
-        std::cerr << "  " << issue.message << '\n';
+        messages.push_back(issue.message);
+    const std::vector<std::string> shown = firstLines(messages);
+    if (json)
+        std::cout << nlohmann::json{{"valid", false},
+                                    {"errors", shown},
+                                    {"error_count", issues.size()}}
+                         .dump(2)
+                  << '\n';
+    std::cerr << "hetplan-cli: error: " << planPath << " is not a valid plan (" << issues.size()
+              << (issues.size() == 1 ? " problem" : " problems") << "):\n";
+    for (const std::string &message : shown)
+        std::cerr << "  " << message << '\n';
     return 2;
 }
 
@@ -37,6 +43,8 @@ int runEvaluate(const std::vector<std::string> &words)
     auto args = Args::parse(words, spec);
     if (!args)
         return fail(args.error());
+    if (Status none = args->noPositional(spec); !none)
+        return fail(none.error());
     auto planPath = args->required("plan");
     if (!planPath)
         return fail(planPath.error());
@@ -55,8 +63,9 @@ int runEvaluate(const std::vector<std::string> &words)
         return fail(plan.error());
 
     ProblemDefaults defaults{plan->model.empty() ? std::nullopt : std::optional(plan->model),
-                             plan->workload};
-    auto problem = buildProblem(std::move(topology).value(), *args, defaults);
+                             plan->workload, "plan file " + *planPath};
+    WorkloadOrigin origin;
+    auto problem = buildProblem(std::move(topology).value(), *args, defaults, &origin);
     if (!problem)
         return fail(problem.error());
     auto costModel = costModelFromArgs(
@@ -71,8 +80,11 @@ int runEvaluate(const std::vector<std::string> &words)
     Evaluation evaluation = (*costModel)->evaluate(*problem, *plan);
     addServingFigures(*problem, **costModel, *plan, evaluation);
     if (args->has("json")) {
-        std::cout << evaluationToJson(evaluation, problem->topology).dump(2) << '\n';
+        nlohmann::json json = evaluationToJson(evaluation, problem->topology);
+        json["workload"] = workloadToJson(problem->workload, origin);
+        std::cout << json.dump(2) << '\n';
     } else {
+        printWorkload(std::cout, problem->workload, origin);
         printPlan(std::cout, *problem, *plan);
         printEvaluation(std::cout, *problem, evaluation);
     }

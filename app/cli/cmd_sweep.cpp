@@ -2,6 +2,7 @@
 #include "app/cli/planning.h"
 #include "app/cli/report.h"
 #include "app/cli/setup.h"
+#include "app/cli/signals.h"
 #include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/model/bandwidth_edit.h"
@@ -74,7 +75,12 @@ int runSweep(const std::vector<std::string> &words)
     if (bandwidths->empty())
         return fail(badInput("--bandwidth is required: GB/s values, e.g. 0.5,1,2,5"));
     // The plan for the cluster as drawn; each point re-evaluates it and re-plans from it.
+    const StoppableScope stoppable;
     auto base = runPlanner(kind, problem, costModel, options);
+    if (receivedSignal() != 0) {
+        std::cerr << "hetplan-cli: stopped by " << receivedSignalName() << '\n';
+        return signalExitCode();
+    }
     if (!base)
         return fail(base.error());
 
@@ -85,6 +91,8 @@ int runSweep(const std::vector<std::string> &words)
                     std::string(costModel.name()).c_str(), "GB/s", "current plan", "re-planned",
                     "MFU", "strategy");
     for (double bandwidthGBps : *bandwidths) {
+        if (receivedSignal() != 0)
+            break;
         auto topology
             = Topology::build(withBandwidth(problem.topology.cluster(), *target, bandwidthGBps),
                               GpuCatalog::builtin());
@@ -107,7 +115,7 @@ int runSweep(const std::vector<std::string> &words)
             const std::string mfu
                 = ok ? std::to_string(int(100 * replanned->evaluation.mfu + 0.5)) + " %" : "-";
             std::printf(
-                "%12.3g %16s %16s %8s  %s\n", bandwidthGBps, formatSeconds(currentS).c_str(),
+                "%12.6g %16s %16s %8s  %s\n", bandwidthGBps, formatSeconds(currentS).c_str(),
                 ok ? formatSeconds(replanned->evaluation.iterationS).c_str() : "-", mfu.c_str(),
                 ok ? (replanned->plan.sameLayout(base->plan) ? "same" : "changed")
                    : replanned.error().message.c_str());
@@ -116,6 +124,10 @@ int runSweep(const std::vector<std::string> &words)
     }
     if (args.has("json"))
         std::cout << nlohmann::json{{"target", target->label}, {"points", points}}.dump(2) << '\n';
+    if (receivedSignal() != 0) {
+        std::cerr << "hetplan-cli: stopped by " << receivedSignalName() << '\n';
+        return signalExitCode();
+    }
     return 0;
 }
 

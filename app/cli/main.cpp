@@ -1,6 +1,11 @@
 // hetplan-cli: everything HetPlan does except drawing, for scripts and CI.
 #include "app/cli/commands.h"
+#include "app/cli/help.h"
+#include "app/cli/signals.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -8,37 +13,9 @@
 
 namespace {
 
-constexpr const char *kUsage = R"(usage: hetplan-cli COMMAND [options]
-
-Commands:
-  plan      --cluster FILE|EXAMPLE --model NAME|FILE [--planner NAME] [--cost-model NAME]
-            [--workload FILE] [--mode train|infer] [--global-batch N] [--micro-batch N]
-            [--seq-len N] [--prompt-len N] [--output-len N] [--request-rate R] [--slo S]
-            [--seed N] [--knob NAME=V,...] [--out FILE] [--json]
-            [--warm-start FILE] [--remove-gpus A:0,A:1]   (hexgen re-planning, §5.3)
-            see 'hetplan-cli plan --help' for every option
-  evaluate  --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--cost-model NAME] [--json]
-  compare   --cluster ... --model ... [--planners a,b,...] [--json]
-  sweep     --cluster ... --model ... (--link A-B | --inter | --intra) --bandwidth 0.5,1,2,5 [--json]
-  validate  FILE...
-  catalog   gpus|models|examples [--json]
-
-Cost models: hetplan (default), hexiscale-paper, hexgen-paper.
-Exit codes: 0 ok, 1 internal error, 2 bad input or invalid plan, 3 no plan fits.
-)";
-
-} // namespace
-
-int main(int argc, char **argv)
+int runCommand(const std::string &command, const std::vector<std::string> &words)
 {
     using namespace hetplan::cli;
-    if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0
-        || std::strcmp(argv[1], "help") == 0) {
-        std::cout << kUsage;
-        return argc < 2 ? 2 : 0;
-    }
-    const std::string command = argv[1];
-    const std::vector<std::string> words(argv + 2, argv + argc);
     if (command == "plan")
         return runPlan(words);
     if (command == "evaluate")
@@ -49,8 +26,50 @@ int main(int argc, char **argv)
         return runSweep(words);
     if (command == "validate")
         return runValidate(words);
-    if (command == "catalog")
-        return runCatalog(words);
-    std::cerr << "hetplan-cli: error: unknown command '" << command << "'\n\n" << kUsage;
-    return 2;
+    return runCatalog(words);
+}
+
+// Output that never reached standard output (a full disk, /dev/full, a closed pipe) is a
+// failure the caller must see, not exit 0.
+int checkStandardOutput(int code)
+{
+    std::cout.flush();
+    errno = 0;
+    if (!std::cout || std::fflush(stdout) != 0) {
+        const int error = errno;
+        std::cerr << "hetplan-cli: error: cannot write to standard output"
+                  << (error != 0 ? std::string(": ") + std::strerror(error) : std::string())
+                  << '\n';
+        return code == 0 ? 1 : code;
+    }
+    return code;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    using namespace hetplan::cli;
+    // Before any thread exists, so that every thread inherits the blocked signals.
+    startSignalWatcher();
+    if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0
+        || std::strcmp(argv[1], "help") == 0) {
+        std::cout << usage();
+        return checkStandardOutput(argc < 2 ? 2 : 0);
+    }
+    const std::string command = argv[1];
+    const std::vector<std::string> words(argv + 2, argv + argc);
+    const std::optional<std::string> help = commandHelp(command);
+    if (!help) {
+        std::cerr << "hetplan-cli: error: unknown command '" << command
+                  << "'; valid: plan, evaluate, compare, sweep, validate, catalog\n\n"
+                  << usage();
+        return 2;
+    }
+    if (std::find(words.begin(), words.end(), "--help") != words.end()
+        || std::find(words.begin(), words.end(), "-h") != words.end()) {
+        std::cout << *help;
+        return checkStandardOutput(0);
+    }
+    return checkStandardOutput(runCommand(command, words));
 }

@@ -1,5 +1,6 @@
 #include "app/cli/planning.h"
 
+#include "app/cli/signals.h"
 #include "core/cost/cost_model.h"
 #include "core/io/evaluation_json.h"
 #include "core/io/files.h"
@@ -29,8 +30,7 @@ Result<PlanSearch> runPlanner(const Planner &planner, const Problem &problem,
     if (warmStart)
         options.warmStart = *warmStart;
     NullProgress progress;
-    std::stop_source never;
-    return planner.plan(problem, costModel, options, never.get_token(), progress);
+    return planner.plan(problem, costModel, options, stopToken(), progress);
 }
 
 Result<std::vector<int>> parseGpuList(const std::string &option, const std::string &text,
@@ -123,6 +123,7 @@ nlohmann::json planSearchToJson(const PlanSearch &search, const Problem &problem
     out["estimate"] = evaluationToJson(search.evaluation, problem.topology);
     out["planning_s"] = search.planningS;
     out["stopped_early"] = search.stoppedEarly;
+    out["time_limit_reached"] = search.timeLimitReached;
     nlohmann::json trace = nlohmann::json::array();
     for (const TracePoint &t : search.trace)
         trace.push_back(

@@ -16,7 +16,8 @@ class Topology;
 
 namespace hetplan::cli {
 
-// Runs one planner to completion (no stop request) with the given seed and knobs.
+// Runs one planner with the given options until it finishes, its time limit passes or a
+// SIGINT / SIGTERM arrives (signals.h).
 Result<PlanSearch> runPlanner(PlannerKind kind, const Problem &problem, const CostModel &costModel,
                               const PlannerOptions &options, const Plan *warmStart = nullptr);
 Result<PlanSearch> runPlanner(const Planner &planner, const Problem &problem,

@@ -1,5 +1,6 @@
 #include "app/cli/report.h"
 
+#include "core/base/text.h"
 #include "core/cost/evaluation.h"
 #include "core/cost/problem.h"
 #include "core/plan/plan.h"
@@ -19,10 +20,15 @@ std::string format(const char *fmt, double value)
     return buffer;
 }
 
+// Pads to `width` characters as a terminal shows them: UTF-8 continuation bytes take no
+// column (layer ranges carry an en dash).
 std::string padRight(std::string text, size_t width)
 {
-    if (text.size() < width)
-        text.append(width - text.size(), ' ');
+    const auto columns = size_t(std::count_if(text.begin(), text.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    }));
+    if (columns < width)
+        text.append(width - columns, ' ');
     return text;
 }
 
@@ -46,11 +52,22 @@ void printBreakdownRow(std::ostream &out, const char *name, double seconds, doub
 
 } // namespace
 
+std::vector<std::string> firstLines(const std::vector<std::string> &lines)
+{
+    if (lines.size() <= kShownErrors)
+        return lines;
+    std::vector<std::string> shown(lines.begin(), lines.begin() + std::ptrdiff_t(kShownErrors));
+    shown.push_back("... and " + std::to_string(lines.size() - kShownErrors) + " more");
+    return shown;
+}
+
 std::string formatSeconds(double seconds)
 {
     if (!std::isfinite(seconds))
         return "inf";
     const double magnitude = std::abs(seconds);
+    if (magnitude >= 1e6)
+        return format("%.3g s", seconds); // no wall of digits for an absurd figure
     if (magnitude >= 1 || magnitude == 0)
         return format("%.3f s", seconds);
     if (magnitude >= 1e-3)
@@ -70,13 +87,12 @@ void printPlan(std::ostream &out, const Problem &problem, const Plan &plan)
             out << ": " << pipeline.microBatches << " micro-batches of " << pipeline.microBatch;
         else
             out << ": batch " << pipeline.microBatch;
-        out << "\n    " << padRight("stage", 7) << padRight("layers", 10) << padRight("TP", 4)
+        out << "\n    " << padRight("", 9) << padRight("layers", 22) << padRight("TP", 4)
             << padRight("DP", 4) << "GPUs\n";
         for (size_t s = 0; s < pipeline.stages.size(); ++s) {
             const Stage &stage = pipeline.stages[s];
-            const std::string layers
-                = std::to_string(stage.layerBegin) + "-" + std::to_string(stage.layerEnd - 1);
-            out << "    " << padRight(std::to_string(s), 7) << padRight(layers, 10)
+            out << "    " << padRight(stageLabel(int(s)), 9)
+                << padRight(layerRangeText(stage.layerBegin, stage.layerEnd), 22)
                 << padRight(std::to_string(stage.tp), 4) << padRight(std::to_string(stage.dp), 4)
                 << gpuList(problem, stage.gpus) << '\n';
         }
@@ -121,7 +137,7 @@ void printEvaluation(std::ostream &out, const Problem &problem, const Evaluation
             << padRight(format("%.1f GiB", m.usedGiB), 12) << format("%.1f GiB", m.capacityGiB)
             << (m.fits() ? "" : "   OVER CAPACITY") << '\n';
     }
-    for (const std::string &error : evaluation.errors)
+    for (const std::string &error : firstLines(evaluation.errors))
         out << "  ! " << error << '\n';
     if (evaluation.serving)
         printServing(out, *evaluation.serving);

@@ -19,6 +19,10 @@ void printEvaluation(std::ostream &out, const Problem &problem, const Evaluation
 // Inference under load: attainment, latency percentiles, highest sustainable rate.
 void printServing(std::ostream &out, const ServingFigures &serving);
 
+// At most kShownErrors of `lines`, then "... and N more" when there were more.
+inline constexpr std::size_t kShownErrors = 20;
+std::vector<std::string> firstLines(const std::vector<std::string> &lines);
+
 // "12.3 s", "845 ms", "3.1 µs": a duration with a unit a person reads at a glance.
 std::string formatSeconds(double seconds);
 

@@ -2,53 +2,87 @@
 
 #include "core/catalog/catalog.h"
 #include "core/io/cluster_check.h"
+#include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
 
-#include <charconv>
 #include <cmath>
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace hetplan::cli {
 namespace {
 
-// "--knob variance=0.3,max_permutation_length=8": planner-specific settings by name.
-Result<std::map<std::string, double>> parseKnobs(const std::string &text)
+bool isRegularFile(const std::string &path)
 {
-    std::map<std::string, double> knobs;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        const auto equals = item.find('=');
-        double value = 0;
-        const char *begin = item.c_str() + (equals == std::string::npos ? 0 : equals + 1);
-        const char *end = item.c_str() + item.size();
-        const auto [parsedEnd, code] = std::from_chars(begin, end, value);
-        if (equals == 0 || equals == std::string::npos || code != std::errc() || parsedEnd != end
-            || !std::isfinite(value))
-            return badInput("--knob: expected name=number pairs separated by commas, e.g. "
-                            "variance=0.3,max_permutation_length=8; got '"
-                            + item + "'");
-        knobs[item.substr(0, equals)] = value;
-    }
-    if (knobs.empty())
-        return badInput("--knob: expected name=number, e.g. alpha=1.05");
-    return knobs;
+    struct stat info
+    {
+    };
+    return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
-Result<Workload> baseWorkload(const Args &args, const ProblemDefaults &defaults)
+// --cluster names a bundled example that is used as such (no local file of that name).
+bool bundledClusterUsed(const std::string &name)
 {
-    if (const auto path = args.value("workload"))
-        return loadWorkload(*path);
-    if (defaults.workload)
-        return *defaults.workload;
-    if (const auto cluster = args.value("cluster")) {
-        if (const auto example = findExample(*cluster, ExampleKind::Workload))
-            return parseWorkload(example->text, example->path);
+    return findExample(name, ExampleKind::Cluster).has_value() && !isRegularFile(name);
+}
+
+// The bundled workload that goes with the cluster's own name, when the cluster came from a
+// file (a copy of an example keeps the example's name inside).
+std::optional<std::string> bundledWorkloadNotApplied(const std::string &clusterArg)
+{
+    if (!isRegularFile(clusterArg))
+        return std::nullopt;
+    auto text = readTextFile(clusterArg);
+    if (!text)
+        return std::nullopt;
+    auto cluster = parseCluster(*text, clusterArg);
+    for (const std::string &name : {clusterArg, cluster ? cluster->name : std::string()})
+        if (!name.empty() && findExample(name, ExampleKind::Workload))
+            return name;
+    return std::nullopt;
+}
+
+Result<Workload> baseWorkload(const Args &args, const ProblemDefaults &defaults,
+                              WorkloadOrigin &origin)
+{
+    if (const auto path = args.value("workload")) {
+        auto workload = loadWorkload(*path);
+        if (!workload)
+            return workload;
+        if (isRegularFile(*path)) {
+            origin.source = "file " + *path;
+            if (auto text = readTextFile(*path))
+                origin.defaults = fieldsMissingFrom(*text, workload->mode);
+        } else {
+            origin.source = "the bundled workload '" + *path + "'";
+        }
+        return workload;
     }
-    return Workload{};
+    if (defaults.workload) {
+        origin.source = defaults.workloadSource;
+        return *defaults.workload;
+    }
+    const std::optional<std::string> cluster = args.value("cluster");
+    if (cluster && bundledClusterUsed(*cluster)) {
+        if (const auto example = findExample(*cluster, ExampleKind::Workload)) {
+            origin.source = "the bundled workload of example '" + *cluster + "'";
+            return parseWorkload(example->text, example->path);
+        }
+    }
+    origin.source = "defaults";
+    if (cluster)
+        if (const auto name = bundledWorkloadNotApplied(*cluster))
+            origin.notes.push_back("the bundled workload '" + *name
+                                   + "' was NOT applied: it goes with the bundled cluster only; "
+                                     "add --workload "
+                                   + *name + " to use it");
+    const Workload workload;
+    for (const std::string &field : workloadFields(workload.mode))
+        origin.defaults.insert(field);
+    return workload;
 }
 
 Status applyTrainFlags(const Args &args, TrainWorkload &train)
@@ -94,11 +128,66 @@ Status applyInferFlags(const Args &args, InferWorkload &infer)
     return okStatus();
 }
 
-Result<Workload> workloadFromArgs(const Args &args, const ProblemDefaults &defaults)
+// Fields the command line set no longer come from a default; a mode switched by --mode
+// takes every field of the new mode from defaults, since the source described the other mode.
+void noteFlags(const Args &args, Mode sourceMode, Mode mode, WorkloadOrigin &origin)
 {
-    auto workload = baseWorkload(args, defaults);
+    constexpr std::pair<const char *, const char *> kFlags[]{{"global-batch", "global_batch"},
+                                                             {"micro-batch", "micro_batch"},
+                                                             {"seq-len", "seq_len"},
+                                                             {"prompt-len", "prompt_len"},
+                                                             {"output-len", "output_len"},
+                                                             {"request-rate", "request_rate"},
+                                                             {"slo", "slo"}};
+    bool any = mode != sourceMode;
+    if (mode != sourceMode) {
+        origin.defaults.clear();
+        for (const std::string &field : workloadFields(mode))
+            origin.defaults.insert(field);
+    }
+    for (const auto &[flag, field] : kFlags) {
+        if (!args.has(flag))
+            continue;
+        any = true;
+        origin.defaults.erase(field);
+    }
+    if (any)
+        origin.source += " with command-line overrides";
+}
+
+Status checkWorkload(const Workload &workload, const ModelSpec &model)
+{
+    if (workload.mode == Mode::Train) {
+        const TrainWorkload &train = workload.train;
+        if (model.maxSeqLen > 0 && train.seqLen > model.maxSeqLen)
+            return badInput("seq_len (--seq-len or the workload file): "
+                            + std::to_string(train.seqLen) + " is longer than model '" + model.name
+                            + "' allows (max_seq_len " + std::to_string(model.maxSeqLen) + ")");
+        for (int micro : train.microBatchSizes)
+            if (micro > train.globalBatch)
+                return badInput("micro_batch (--micro-batch or the workload file) "
+                                + std::to_string(micro) + " is larger than global_batch "
+                                + std::to_string(train.globalBatch)
+                                + "; a micro-batch is a part of the global batch");
+        return okStatus();
+    }
+    const InferWorkload &infer = workload.infer;
+    if (model.maxSeqLen > 0 && infer.promptLen + infer.outputLen > model.maxSeqLen)
+        return badInput("prompt_len + output_len (--prompt-len, --output-len or the workload "
+                        "file): "
+                        + std::to_string(infer.promptLen + infer.outputLen)
+                        + " is longer than model '" + model.name + "' allows (max_seq_len "
+                        + std::to_string(model.maxSeqLen) + ")");
+    return okStatus();
+}
+
+Result<Workload> workloadFromArgs(const Args &args, const ProblemDefaults &defaults,
+                                  WorkloadOrigin &origin)
+{
+    auto workload = baseWorkload(args, defaults, origin);
     if (!workload)
         return workload;
+    const Mode sourceMode = workload->mode;
     if (const auto mode = args.value("mode")) {
         if (*mode == "train")
             workload->mode = Mode::Train;
@@ -107,6 +196,7 @@ Result<Workload> workloadFromArgs(const Args &args, const ProblemDefaults &defau
         else
             return badInput("--mode: '" + *mode + "' is not a mode; valid: train, infer");
     }
+    noteFlags(args, sourceMode, workload->mode, origin);
     if (auto s = applyTrainFlags(args, workload->train); !s)
         return s.error();
     if (auto s = applyInferFlags(args, workload->infer); !s)
@@ -128,7 +218,20 @@ Result<Topology> topologyFromArgs(const Args &args, std::optional<std::string> f
     if (!clusterName)
         return badInput("--cluster is required (a bundled example such as case-study, or a "
                         "cluster file; `hetplan-cli catalog examples` lists them)");
-    auto cluster = loadCluster(*clusterName);
+    Result<Cluster> cluster = Error{};
+    if (isRegularFile(*clusterName)) {
+        // A person's own file wins over a bundled name; say so when both exist.
+        if (findExample(*clusterName, ExampleKind::Cluster))
+            std::cerr << "hetplan-cli: note: '" << *clusterName
+                      << "' is both a local file and a bundled example; using the local file "
+                         "(and not the example's bundled workload)\n";
+        auto text = readTextFile(*clusterName);
+        if (!text)
+            return text.error();
+        cluster = parseCluster(*text, *clusterName);
+    } else {
+        cluster = loadCluster(*clusterName);
+    }
     if (!cluster)
         return cluster.error();
     auto topology = Topology::build(*cluster, GpuCatalog::builtin());
@@ -139,15 +242,17 @@ Result<Topology> topologyFromArgs(const Args &args, std::optional<std::string> f
     return topology;
 }
 
-Result<Problem> buildProblem(const Args &args, const ProblemDefaults &defaults)
+Result<Problem> buildProblem(const Args &args, const ProblemDefaults &defaults,
+                             WorkloadOrigin *origin)
 {
     auto topology = topologyFromArgs(args);
     if (!topology)
         return topology.error();
-    return buildProblem(std::move(topology).value(), args, defaults);
+    return buildProblem(std::move(topology).value(), args, defaults, origin);
 }
 
-Result<Problem> buildProblem(Topology topology, const Args &args, const ProblemDefaults &defaults)
+Result<Problem> buildProblem(Topology topology, const Args &args, const ProblemDefaults &defaults,
+                             WorkloadOrigin *origin)
 {
     const std::optional<std::string> modelName
         = args.value("model") ? args.value("model") : defaults.model;
@@ -158,9 +263,12 @@ Result<Problem> buildProblem(Topology topology, const Args &args, const ProblemD
     if (!model)
         return model.error();
 
-    auto workload = workloadFromArgs(args, defaults);
+    WorkloadOrigin ignored;
+    auto workload = workloadFromArgs(args, defaults, origin ? *origin : ignored);
     if (!workload)
         return workload.error();
+    if (Status valid = checkWorkload(*workload, *model); !valid)
+        return valid.error();
     return Problem{std::move(topology), std::move(model).value(), std::move(workload).value()};
 }
 
@@ -174,17 +282,76 @@ Result<std::unique_ptr<CostModel>> costModelFromArgs(const Args &args,
     return makeCostModel(*kind);
 }
 
+namespace {
+
+// compare's --planners (default: every planner of the mode); other commands run `planner`.
+Result<std::vector<PlannerKind>> plannersFromArgs(const Args &args, const Args::Spec &spec,
+                                                  PlannerKind planner, Mode mode)
+{
+    const auto list = args.value("planners");
+    if (!list && spec.options.contains("planners"))
+        return plannersFor(mode);
+    if (!list)
+        return std::vector<PlannerKind>{planner};
+    std::vector<PlannerKind> kinds;
+    std::stringstream in(*list);
+    std::string name;
+    while (std::getline(in, name, ',')) {
+        auto kind = plannerKindFromName(name);
+        if (!kind)
+            return Error{ErrorKind::BadInput, "--planners: " + kind.error().message};
+        kinds.push_back(*kind);
+    }
+    if (kinds.empty())
+        return badInput("--planners: expected a comma-separated list of planner names");
+    return kinds;
+}
+
+// --knob for the planners a command runs: each setting goes to every one of them that takes
+// it; a setting none of them takes is an error listing what they do take.
+Status applyKnobs(PlannerParameters &parameters, const std::vector<PlannerKind> &kinds,
+                  const std::string &text)
+{
+    if (kinds.size() == 1)
+        return setPlannerParameters(parameters, kinds.front(), text);
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        const std::string name = item.substr(0, item.find('='));
+        std::optional<Error> firstRefusal;
+        bool taken = false;
+        for (PlannerKind kind : kinds) {
+            if (!plannerParameter(parameters, kind, name)) {
+                if (!firstRefusal)
+                    firstRefusal = setPlannerParameters(parameters, kind, item).error();
+                continue;
+            }
+            if (Status set = setPlannerParameters(parameters, kind, item); !set)
+                return set;
+            taken = true;
+        }
+        if (!taken)
+            return *firstRefusal;
+    }
+    return okStatus();
+}
+
+} // namespace
+
 Result<Invocation> prepare(const std::vector<std::string> &words,
                            std::set<std::string> extraOptions, std::set<std::string> extraSwitches)
 {
     Args::Spec spec{problemOptions(), std::move(extraSwitches)};
     spec.options.merge(extraOptions);
-    spec.options.insert({"planner", "seed", "knob"});
+    spec.options.insert({"planner", "seed", "knob", "time-limit"});
     spec.switches.insert("json");
     auto args = Args::parse(words, spec);
     if (!args)
         return args.error();
-    auto problem = buildProblem(*args);
+    if (Status none = args->noPositional(spec); !none)
+        return none.error();
+    WorkloadOrigin origin;
+    auto problem = buildProblem(*args, {}, &origin);
     if (!problem)
         return problem.error();
     auto costModel = costModelFromArgs(*args);
@@ -197,36 +364,45 @@ Result<Invocation> prepare(const std::vector<std::string> &words,
             return Error{ErrorKind::BadInput, "--planner: " + parsed.error().message};
         planner = *parsed;
     }
+    auto planners = plannersFromArgs(*args, spec, planner, problem->workload.mode);
+    if (!planners)
+        return planners.error();
     auto seed = args->integer("seed", 0, 1 << 30);
     if (!seed)
         return seed.error();
+    // A week at most: beyond it a limit is a typo, not a plan.
+    auto timeLimit = args->number("time-limit", 0.001, 7 * 24 * 3600);
+    if (!timeLimit)
+        return timeLimit.error();
     PlannerOptions options;
     options.seed = static_cast<std::uint64_t>(seed->value_or(1));
-    if (const auto knobs = args->value("knob")) {
-        auto parsed = parseKnobs(*knobs);
-        if (!parsed)
-            return parsed.error();
-        options.knobs = std::move(parsed).value();
-    }
-    return Invocation{std::move(args).value(), std::move(problem).value(),
-                      std::move(costModel).value(), planner, std::move(options)};
+    options.timeLimitS = timeLimit->value_or(0);
+    if (const auto knobs = args->value("knob"))
+        if (Status set = applyKnobs(options.parameters, *planners, *knobs); !set)
+            return Error{ErrorKind::BadInput, "--knob: " + set.error().message};
+    return Invocation{std::move(args).value(),
+                      std::move(problem).value(),
+                      std::move(costModel).value(),
+                      planner,
+                      std::move(planners).value(),
+                      std::move(options),
+                      std::move(origin)};
 }
 
 int exitCodeFor(const Error &error)
 {
     switch (error.kind) {
     case ErrorKind::BadInput:
+    case ErrorKind::Unsupported: // the message says what to use instead
         return 2;
     case ErrorKind::NoPlanFits:
         return 3;
     case ErrorKind::Cancelled:
-    case ErrorKind::Unsupported:
     case ErrorKind::Internal:
         break;
     }
     return 1;
 }
-
 int fail(const Error &error)
 {
     std::cerr << "hetplan-cli: error: " << error.message << '\n';

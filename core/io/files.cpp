@@ -2,8 +2,10 @@
 
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <fcntl.h>
+#include <poll.h>
 #include <random>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +13,9 @@
 namespace hetplan {
 
 namespace {
+
+// How long a FIFO or device may stay silent before reading it is given up.
+constexpr int kInputWaitMs = 5000;
 
 Error fileError(const std::string &path, std::string_view what, int error)
 {
@@ -73,11 +78,51 @@ std::string temporaryPathFor(const std::string &path)
            + std::to_string(random() % 1000000);
 }
 
+// The file a chain of symbolic links ends at (possibly not existing yet); `path` itself when
+// it is not a link.
+std::string resolvedPath(const std::string &path)
+{
+    std::string current = path;
+    for (int hop = 0; hop < 40; ++hop) {
+        struct stat info
+        {
+        };
+        if (::lstat(current.c_str(), &info) != 0 || !S_ISLNK(info.st_mode))
+            return current;
+        std::string target(std::size_t(PATH_MAX), '\0');
+        const ssize_t length = ::readlink(current.c_str(), target.data(), target.size());
+        if (length <= 0)
+            return current;
+        target.resize(std::size_t(length));
+        current = target.front() == '/' ? target : folderOf(current) + "/" + target;
+    }
+    return current;
+}
+
+// Devices and FIFOs: opened without O_CREAT or O_TRUNC and written directly. Non-blocking
+// open, so a FIFO without a reader is an error instead of a wait forever.
+Status writeInPlace(const std::string &path, std::string_view content)
+{
+    FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK));
+    if (fd.get() < 0)
+        return fileError(path, "cannot open for writing", errno);
+    const int flags = ::fcntl(fd.get(), F_GETFL);
+    if (flags >= 0)
+        ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+    if (!writeAll(fd.get(), content)) {
+        Error e = fileError(path, "cannot write", errno);
+        e.kind = ErrorKind::Internal;
+        return e;
+    }
+    return okStatus();
+}
+
 } // namespace
 
 Result<std::string> readTextFile(const std::string &path, std::size_t maxBytes)
 {
-    FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    // Non-blocking open: opening a FIFO without a writer would otherwise wait forever.
+    FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
     if (fd.get() < 0) {
         const int error = errno;
         if (error == ENOENT)
@@ -104,8 +149,20 @@ Result<std::string> readTextFile(const std::string &path, std::size_t maxBytes)
     std::string text;
     char buffer[1 << 16];
     for (;;) {
+        // A FIFO or device may never deliver (no writer, a terminal): wait a bounded time.
+        if (!S_ISREG(info.st_mode)) {
+            pollfd wait{fd.get(), POLLIN, 0};
+            const int ready = ::poll(&wait, 1, kInputWaitMs);
+            if (ready < 0 && errno == EINTR)
+                continue;
+            if (ready == 0)
+                return fileError(path,
+                                 "nothing arrived for " + std::to_string(kInputWaitMs / 1000)
+                                     + " s (a FIFO without a writer?); save it to a file first",
+                                 0);
+        }
         const ssize_t got = ::read(fd.get(), buffer, sizeof buffer);
-        if (got < 0 && errno == EINTR)
+        if (got < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (got < 0)
             return fileError(path, "cannot read", errno);
@@ -118,14 +175,60 @@ Result<std::string> readTextFile(const std::string &path, std::size_t maxBytes)
     return text;
 }
 
-Status writeFileAtomic(const std::string &path, std::string_view content)
+Status checkWritable(const std::string &path)
 {
     struct stat existing
     {
     };
+    if (path.empty())
+        return fileError("''", "is not a file name", 0);
+    if (::stat(path.c_str(), &existing) == 0) {
+        if (S_ISDIR(existing.st_mode))
+            return fileError(path, "is a folder; cannot write a file there", 0);
+        // The mode bits too: root may write anything, yet a read-only file is a person's
+        // "do not overwrite".
+        if (S_ISREG(existing.st_mode) && (existing.st_mode & 0222) == 0)
+            return fileError(path, "is read-only; refusing to overwrite it", 0);
+        if (::access(path.c_str(), W_OK) != 0)
+            return fileError(path, "cannot be written", errno);
+        if (!S_ISREG(existing.st_mode))
+            return okStatus(); // written in place
+    }
+    const std::string folder = folderOf(resolvedPath(path));
+    struct stat info
+    {
+    };
+    if (::stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+        return fileError(path, "the folder " + folder + " does not exist", 0);
+    if (::access(folder.c_str(), W_OK | X_OK) != 0)
+        return fileError(path, "the folder " + folder + " is not writable", errno);
+    return okStatus();
+}
+
+bool sameFile(const std::string &a, const std::string &b)
+{
+    struct stat first
+    {
+    };
+    struct stat second
+    {
+    };
+    return ::stat(a.c_str(), &first) == 0 && ::stat(b.c_str(), &second) == 0
+           && first.st_dev == second.st_dev && first.st_ino == second.st_ino;
+}
+
+Status writeFileAtomic(const std::string &pathGiven, std::string_view content)
+{
+    if (Status writable = checkWritable(pathGiven); !writable)
+        return writable;
+    // A link is written through: its target is what gets replaced, the link stays.
+    const std::string path = resolvedPath(pathGiven);
+    struct stat existing
+    {
+    };
     const bool replacing = ::stat(path.c_str(), &existing) == 0;
-    if (replacing && S_ISDIR(existing.st_mode))
-        return fileError(path, "is a folder; cannot write a file there", 0);
+    if (replacing && !S_ISREG(existing.st_mode))
+        return writeInPlace(path, content);
 
     std::string temporary;
     int fdNumber = -1;

@@ -10,12 +10,25 @@ namespace hetplan {
 
 inline constexpr std::size_t kMaxInputFileBytes = 64u << 20; // 64 MiB
 
-// Reads a whole file; errors name the path and the reason (missing, a folder, too large).
+// Reads a whole file; errors name the path and the reason (missing, a folder, too large). A
+// FIFO or a device is read too, but one that stays silent for a few seconds (a FIFO without a
+// writer) is an error rather than a wait forever.
 Result<std::string> readTextFile(const std::string &path,
                                  std::size_t maxBytes = kMaxInputFileBytes);
 
-// Writes to a temporary file beside `path`, flushes it to disk, then renames it over `path`:
-// readers see the old or the new content, never a mix.
+// Saves `content` at `path`. A regular file (or a new one) is written to a temporary file
+// beside it, flushed, then renamed over it: readers see the old or the new content, never a
+// mix. A symbolic link is followed and its target replaced the same way. A device or a FIFO
+// (/dev/null, /dev/full, a pipe) is written in place, never replaced. A read-only file is
+// refused, not replaced.
 Status writeFileAtomic(const std::string &path, std::string_view content);
+
+// Whether writeFileAtomic(path, ...) can succeed, checked without writing: the folder exists
+// and is writable, `path` is not a folder and not a read-only file. For checks before long
+// work whose result would otherwise be lost.
+Status checkWritable(const std::string &path);
+
+// Both paths name one existing file (through links, or the same file under two names).
+bool sameFile(const std::string &a, const std::string &b);
 
 } // namespace hetplan

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 namespace hetplan::jsonio {
 
@@ -114,7 +115,27 @@ Result<Json> parseDocument(std::string_view text, std::string_view source)
         return badInput(name + ": byte " + std::to_string(*at) + ": nested deeper than "
                         + std::to_string(kMaxDepth) + " levels; HetPlan files are shallow");
     try {
-        return Json::parse(text.begin(), text.end());
+        // nlohmann keeps the last of repeated keys; a person who wrote one twice meant one of
+        // them, so the file is refused instead of silently dropping the other.
+        std::vector<std::set<std::string>> keysPerObject;
+        std::optional<std::string> duplicate;
+        const Json::parser_callback_t noteKeys = [&](int, Json::parse_event_t event, Json &parsed) {
+            if (event == Json::parse_event_t::object_start) {
+                keysPerObject.emplace_back();
+            } else if (event == Json::parse_event_t::object_end && !keysPerObject.empty()) {
+                keysPerObject.pop_back();
+            } else if (event == Json::parse_event_t::key && !keysPerObject.empty()) {
+                std::string key = parsed.get<std::string>();
+                if (!keysPerObject.back().insert(key).second && !duplicate)
+                    duplicate = std::move(key);
+            }
+            return true;
+        };
+        Json json = Json::parse(text.begin(), text.end(), noteKeys);
+        if (duplicate)
+            return badInput(name + ": key '" + *duplicate
+                            + "' appears twice in one object; give each key once");
+        return json;
     } catch (const Json::exception &e) {
         return badInput(name + ": not valid JSON: " + stripExceptionId(e.what()));
     } catch (const std::bad_alloc &) {
@@ -129,6 +150,8 @@ std::string Range::describe() const
     text += formatNumber(min);
     text += " and <= ";
     text += formatNumber(max);
+    if (smallestPositive > 0)
+        text += "; at least " + formatNumber(smallestPositive);
     return text;
 }
 

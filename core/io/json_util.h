@@ -27,6 +27,9 @@ inline constexpr std::size_t kMaxNameChars = 128;
 inline constexpr std::size_t kMaxTextChars = 4096;
 // Keeps absurd figures (1e300 GB/s) out of the cost models, where they would overflow.
 inline constexpr double kMaxFigure = 1e7;
+// Below this a positive figure (GB/s, TFLOPS, GiB, requests/s) is a typo, not hardware: 1e-300
+// GB/s would make every time astronomically large.
+inline constexpr double kMinPositiveFigure = 1e-6;
 
 // Parses a whole document: size limit, nesting limit, JSON syntax. Never throws.
 // Errors: "<source>: line 3, column 7: syntax error …".
@@ -38,10 +41,14 @@ struct Range
     double min = -kMaxFigure;
     double max = kMaxFigure;
     bool minOpen = false;
+    double smallestPositive = 0; // 0: no floor beyond min
 
-    static Range positive(double max = kMaxFigure) { return {0, max, true}; }
+    static Range positive(double max = kMaxFigure) { return {0, max, true, kMinPositiveFigure}; }
     static Range nonNegative(double max = kMaxFigure) { return {0, max, false}; }
-    bool contains(double x) const { return (minOpen ? x > min : x >= min) && x <= max; }
+    bool contains(double x) const
+    {
+        return (minOpen ? x > min : x >= min) && x <= max && x >= smallestPositive;
+    }
     std::string describe() const;
 };
 

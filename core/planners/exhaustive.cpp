@@ -37,6 +37,7 @@
 #include "core/planners/hexiscale/batch_balance.h"
 #include "core/planners/hexiscale/hexiscale_planner.h"
 #include "core/planners/hexiscale/search_context.h"
+#include "core/planners/search_reporter.h"
 
 #include <algorithm>
 #include <chrono>
@@ -89,9 +90,7 @@ public:
         : m_problem(problem)
         , m_costModel(costModel)
         , m_context(problem, costModel)
-        , m_stop(std::move(stop))
-        , m_progress(progress)
-        , m_started(std::chrono::steady_clock::now())
+        , m_reporter(std::move(stop), progress)
     {
         const Topology &topology = problem.topology;
         const Cluster &cluster = topology.cluster();
@@ -152,22 +151,17 @@ public:
     const Plan &bestPlan() const { return *m_best; }
     std::vector<TracePoint> trace() const
     {
-        std::vector<TracePoint> result = m_trace;
-        result.push_back({m_structures, elapsedS(), m_bestS});
+        std::vector<TracePoint> result = m_reporter.trace();
+        result.push_back({m_structures, m_reporter.elapsedS(), m_bestS});
         return result;
     }
-    bool stopped() const { return m_stop.stop_requested(); }
+    bool stopped() const { return m_reporter.stopRequested(); }
 
 private:
     enum class Pass { Count, Evaluate };
     using Signature = std::vector<long>;
 
-    bool halted() const { return m_halted || m_stop.stop_requested(); }
-
-    double elapsedS() const
-    {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
-    }
+    bool halted() const { return m_halted || m_reporter.stopRequested(); }
 
     Signature signatureOf(const std::vector<StageShape> &stages) const
     {
@@ -481,24 +475,12 @@ private:
         return counts;
     }
 
-    void report()
-    {
-        const double nowS = elapsedS();
-        m_trace.push_back({m_structures, nowS, m_bestS});
-        Progress progress;
-        progress.iteration = m_structures;
-        progress.elapsedS = nowS;
-        progress.bestCostS = m_bestS;
-        progress.bestPlan = m_best ? &*m_best : nullptr;
-        m_progress.report(progress);
-    }
+    void report() { m_reporter.report(m_structures, m_bestS, m_best ? &*m_best : nullptr); }
 
     const Problem &m_problem;
     const CostModel &m_costModel;
     SearchContext m_context;
-    std::stop_token m_stop;
-    ProgressSink &m_progress;
-    std::chrono::steady_clock::time_point m_started;
+    SearchReporter m_reporter;
 
     std::vector<bool> m_symmetric; // per machine
     std::vector<bool> m_free;      // per GPU
@@ -514,14 +496,7 @@ private:
     double m_bestS = kInfinity;
     int m_structures = 0;
     long m_layouts = 0;
-    std::vector<TracePoint> m_trace;
 };
-
-double knobOr(const PlannerOptions &options, const std::string &name, double fallback)
-{
-    const auto it = options.knobs.find(name);
-    return it == options.knobs.end() ? fallback : it->second;
-}
 
 } // namespace
 
@@ -542,13 +517,7 @@ Result<PlanSearch> ExhaustivePlanner::planImpl(const Problem &problem, const Cos
                          + " machines; cluster '" + topology.cluster().name + "' has "
                          + std::to_string(topology.gpuCount()) + " GPUs in "
                          + std::to_string(machines) + " machines (use hexiscale)"};
-    const double maxPlans = knobOr(options, "max_plans", double(kDefaultMaxPlans));
-    if (!(maxPlans >= 1) || maxPlans > 1e18)
-        return Error{ErrorKind::BadInput,
-                     "knob max_plans of the exhaustive planner must be a number of plans "
-                     "between 1 and 1e18; got "
-                         + std::to_string(maxPlans)};
-    const auto budget = std::uint64_t(maxPlans);
+    const auto budget = std::uint64_t(options.parameters.exhaustive.maxPlans);
 
     Enumerator enumerator(problem, costModel, stop, progress);
     const Enumerator::Count count = enumerator.countLayouts(budget);
@@ -573,7 +542,7 @@ Result<PlanSearch> ExhaustivePlanner::planImpl(const Problem &problem, const Cos
     NullProgress quiet;
     PlannerOptions seedOptions;
     seedOptions.seed = options.seed;
-    if (knobOr(options, "heuristic_seed", 1) != 0)
+    if (options.parameters.exhaustive.heuristicSeed)
         if (Result<PlanSearch> heuristic
             = HexiScalePlanner().plan(problem, costModel, seedOptions, stop, quiet))
             enumerator.seed(std::move(heuristic.value().plan));

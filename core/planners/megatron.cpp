@@ -6,6 +6,7 @@
 #include "core/cost/problem.h"
 #include "core/plan/validator.h"
 #include "core/planners/closest_fit.h"
+#include "core/planners/search_reporter.h"
 
 #include <algorithm>
 #include <cassert>
@@ -95,10 +96,7 @@ Result<PlanSearch> MegatronPlanner::planImpl(const Problem &problem, const CostM
 {
     if (problem.workload.mode != Mode::Train)
         return Error{ErrorKind::Unsupported, "planner 'megatron' plans training only"};
-    const auto started = std::chrono::steady_clock::now();
-    const auto elapsedS = [&] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    };
+    SearchReporter reporter(stop, progress);
 
     PlanSearch search;
     std::optional<Plan> best;
@@ -115,7 +113,7 @@ Result<PlanSearch> MegatronPlanner::planImpl(const Problem &problem, const CostM
     std::string unusable;    // the first candidate that fits in memory but cannot run
     int evaluated = 0;
     for (const MegatronShape &shape : megatronShapes(problem)) {
-        if (stop.stop_requested() || (options.timeLimitS > 0 && elapsedS() > options.timeLimitS)
+        if (reporter.shouldStop()
             || (options.maxIterations > 0 && evaluated >= options.maxIterations))
             break;
         Plan plan = megatronPlan(problem, shape);
@@ -155,15 +153,15 @@ Result<PlanSearch> MegatronPlanner::planImpl(const Problem &problem, const CostM
                 unusable = "(" + shape.describe() + "): " + issues.front().message;
             }
         }
-        search.trace.push_back({evaluated, elapsedS(), bestS});
-        progress.report({evaluated, elapsedS(), bestS, best ? &*best : nullptr});
+        reporter.report(evaluated, bestS, best ? &*best : nullptr);
     }
 
+    search.trace = reporter.takeTrace();
     if (best) {
         search.plan = std::move(*best);
         return search;
     }
-    if (stop.stop_requested())
+    if (reporter.stopRequested())
         return Error{ErrorKind::Cancelled,
                      "planning was cancelled before a symmetric plan that fits was found"};
 

@@ -14,11 +14,16 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
+#include <functional>
+#include <mutex>
 #include <span>
+#include <thread>
 
 namespace hetplan {
 
@@ -61,6 +66,116 @@ std::string number(double value)
     return text;
 }
 
+// The one place the time limit is enforced: a token that fires when the caller's does or when
+// the deadline passes, so planners watch a single token and never read a clock for it.
+class StopOrDeadline
+{
+public:
+    StopOrDeadline(const std::stop_token &caller, double timeLimitS)
+        : m_forward(caller, [this] { m_source.request_stop(); })
+    {
+        if (timeLimitS <= 0)
+            return;
+        const auto deadline = std::chrono::steady_clock::now()
+                              + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(timeLimitS));
+        m_watch = std::jthread([this, deadline](std::stop_token finished) {
+            std::mutex mutex;
+            std::condition_variable_any wake;
+            std::unique_lock lock(mutex);
+            wake.wait_until(lock, finished, deadline, [] { return false; });
+            if (!finished.stop_requested()) {
+                m_deadlinePassed = true;
+                m_source.request_stop();
+            }
+        });
+    }
+    StopOrDeadline(const StopOrDeadline &) = delete;
+    StopOrDeadline &operator=(const StopOrDeadline &) = delete;
+
+    std::stop_token token() const { return m_source.get_token(); }
+    void finish()
+    {
+        if (m_watch.joinable()) {
+            m_watch.request_stop();
+            m_watch.join();
+        }
+    }
+    bool deadlinePassed() const { return m_deadlinePassed; }
+
+private:
+    std::stop_source m_source;
+    std::stop_callback<std::function<void()>> m_forward;
+    std::atomic<bool> m_deadlinePassed{false};
+    std::jthread m_watch;
+};
+
+// The machines (with GPUs) grouped into parts that no path joins: one part for a connected
+// cluster.
+std::vector<std::vector<int>> connectedParts(const Topology &topology)
+{
+    const int machines = int(topology.cluster().machines.size());
+    std::vector<int> partOf(std::size_t(machines), -1);
+    std::vector<std::vector<int>> parts;
+    for (int m = 0; m < machines; ++m) {
+        if (partOf[std::size_t(m)] >= 0 || topology.cluster().machines[std::size_t(m)].count <= 0)
+            continue;
+        partOf[std::size_t(m)] = int(parts.size());
+        parts.push_back({m});
+        for (std::size_t next = 0; next < parts.back().size(); ++next) {
+            const int gpu = topology.firstGpuOf(parts.back()[next]);
+            for (int other = 0; other < machines; ++other)
+                if (partOf[std::size_t(other)] < 0
+                    && topology.cluster().machines[std::size_t(other)].count > 0
+                    && topology.connected(gpu, topology.firstGpuOf(other))) {
+                    partOf[std::size_t(other)] = int(parts.size()) - 1;
+                    parts.back().push_back(other);
+                }
+        }
+    }
+    return parts;
+}
+
+// "no plan fits" on a cluster in pieces is first of all about the pieces: say so, and what
+// to do, instead of a memory figure that is not the reason.
+Error explainDisconnected(const Topology &topology, PlannerKind kind, const Error &error)
+{
+    const std::vector<std::vector<int>> parts = connectedParts(topology);
+    if (error.kind != ErrorKind::NoPlanFits || parts.size() < 2)
+        return error;
+    std::string pieces;
+    for (std::size_t p = 0; p < parts.size() && p < 4; ++p) {
+        pieces += (p ? "; " : "") + std::string("{");
+        for (std::size_t i = 0; i < parts[p].size() && i < 4; ++i)
+            pieces += (i ? ", " : "") + topology.cluster().machines[std::size_t(parts[p][i])].name;
+        pieces += parts[p].size() > 4 ? ", ...}" : "}";
+    }
+    return Error{ErrorKind::NoPlanFits,
+                 "cluster '" + topology.cluster().name + "' is disconnected: its machines form "
+                     + std::to_string(parts.size()) + " parts with no link between them (" + pieces
+                     + "); planner '" + std::string(plannerName(kind))
+                     + "' found no plan on it. Link the parts, plan one part as its own "
+                       "cluster, or use --planner holmes, which can use one part ("
+                     + error.message + ")"};
+}
+
+Status checkExcludedGpus(const Topology &topology, const std::vector<int> &excluded)
+{
+    std::vector<char> gone(std::size_t(topology.gpuCount()), 0);
+    for (int g : excluded) {
+        if (g < 0 || g >= topology.gpuCount())
+            return badInput("GPUs to leave out: index " + std::to_string(g)
+                            + " is not a GPU of cluster '" + topology.cluster().name + "' (it has "
+                            + std::to_string(topology.gpuCount()) + ")");
+        gone[std::size_t(g)] = 1;
+    }
+    if (!excluded.empty() && std::find(gone.begin(), gone.end(), 0) == gone.end())
+        return badInput("no GPUs left to plan on: all " + std::to_string(gone.size())
+                        + " GPUs of cluster '" + topology.cluster().name
+                        + "' are excluded; leave at least one");
+    return okStatus();
+}
+
 } // namespace
 
 std::string_view plannerName(PlannerKind kind)
@@ -94,24 +209,15 @@ Result<PlannerKind> plannerKindFromName(std::string_view name)
                     + "'; valid: " + nameList(kAllPlanners));
 }
 
-double PlannerOptions::knob(const std::string &name, double fallback, double lowest,
-                            double highest) const
-{
-    const auto it = knobs.find(name);
-    if (it == knobs.end() || std::isnan(it->second))
-        return fallback;
-    return std::clamp(it->second, lowest, highest);
-}
-
-std::string PlannerOptions::describe() const
+std::string PlannerOptions::describe(PlannerKind kind) const
 {
     std::string text = "seed=" + std::to_string(seed);
     text += " max_iterations=" + (maxIterations > 0 ? std::to_string(maxIterations) : "default");
     text += " time_limit=" + (timeLimitS > 0 ? number(timeLimitS) + "s" : "none");
     text += std::string(" warm_start=") + (warmStart ? "yes" : "no");
-    for (const auto &[knob, value] : knobs)
-        text += " " + knob + "=" + number(value);
-    return text;
+    if (!excludedGpus.empty())
+        text += " excluded_gpus=" + std::to_string(excludedGpus.size());
+    return text + describeParameters(parameters, kind);
 }
 
 Result<PlanSearch> Planner::plan(const Problem &problem, const CostModel &costModel,
@@ -129,15 +235,26 @@ Result<PlanSearch> Planner::plan(const Problem &problem, const CostModel &costMo
     }
     if (Status gpus = checkHasGpus(problem.topology); !gpus)
         return gpus.error();
+    if (Status excluded = checkExcludedGpus(problem.topology, options.excludedGpus); !excluded)
+        return excluded.error();
+    if (Status settings = checkPlannerParameters(options.parameters, kind()); !settings)
+        return settings.error();
 
     const auto started = std::chrono::steady_clock::now();
-    Result<PlanSearch> result = planImpl(problem, costModel, options, stop, progress);
-    if (!result)
-        return result;
+    StopOrDeadline limit(stop, options.timeLimitS);
+    Result<PlanSearch> result = planImpl(problem, costModel, options, limit.token(), progress);
+    limit.finish();
+    if (!result) {
+        if (result.error().kind == ErrorKind::Cancelled && limit.deadlinePassed())
+            return Error{ErrorKind::Cancelled, "the time limit of " + number(options.timeLimitS)
+                                                   + " s passed before any plan was found"};
+        return explainDisconnected(problem.topology, kind(), result.error());
+    }
     PlanSearch &search = result.value();
     search.planningS
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    search.stoppedEarly = stop.stop_requested();
+    search.stoppedEarly = limit.token().stop_requested();
+    search.timeLimitReached = limit.deadlinePassed();
 
     Plan &plan = search.plan;
     plan.workload = problem.workload;

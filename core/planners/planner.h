@@ -3,6 +3,7 @@
 #include "core/base/result.h"
 #include "core/cost/evaluation.h"
 #include "core/plan/plan.h"
+#include "core/planners/planner_params.h"
 
 #include <cstdint>
 #include <limits>
@@ -19,26 +20,21 @@ namespace hetplan {
 struct Problem;
 class CostModel;
 
-enum class PlannerKind { HexiScale, Metis, Holmes, HexGen, Megatron, Exhaustive };
-
-std::string_view plannerName(PlannerKind kind);
 Result<PlannerKind> plannerKindFromName(std::string_view name); // error lists valid names
 
-// One parameter struct for every planner; planner-specific knobs by name, with the
-// planner's documented default when absent.
+// What every planner takes: the search's bounds, a warm start, the GPUs to leave out, and
+// each planner's own typed settings (planner_params.h).
 struct PlannerOptions
 {
     std::uint64_t seed = 1;
     int maxIterations = 0;         // 0: the planner's default
-    double timeLimitS = 0;         // 0: none
+    double timeLimitS = 0;         // 0: none; enforced by Planner::plan
     std::optional<Plan> warmStart; // start from this plan; never return a worse one
-    std::map<std::string, double> knobs;
+    std::vector<int> excludedGpus; // flat GPU indices no plan may use (GPUs that left, HexGen §5.3)
+    PlannerParameters parameters;
 
-    std::string describe() const; // one line, for logs
-    // The knob `name` clamped to [lowest, highest]; absent or NaN: `fallback`.
-    double knob(const std::string &name, double fallback,
-                double lowest = -std::numeric_limits<double>::infinity(),
-                double highest = std::numeric_limits<double>::infinity()) const;
+    // One line for logs: the bounds, then every parameter of planner `kind` with its value.
+    std::string describe(PlannerKind kind) const;
 };
 
 struct Progress
@@ -76,12 +72,14 @@ struct PlanSearch
     Evaluation evaluation;
     std::vector<TracePoint> trace; // best cost after each iteration
     double planningS = 0;
-    bool stoppedEarly = false; // a stop was requested; plan is the best so far
+    bool stoppedEarly = false;     // a stop or the time limit ended it; plan is the best so far
+    bool timeLimitReached = false; // of those, the time limit
 };
 
 // A planner is a cancellable function behind a small interface: plan() checks the input,
-// runs planImpl(), then checks the result against the core validator, so no planner can
-// hand out an invalid or out-of-memory plan.
+// runs planImpl() with a stop token that fires on the caller's stop or at the time limit
+// (planners only watch the token), then checks the result against the core validator, so no
+// planner can hand out an invalid or out-of-memory plan.
 class Planner
 {
 public:

@@ -8,15 +8,14 @@
 
 namespace hetplan {
 
-// What every planner's search owes its caller, in one place: the clock, the stop conditions
-// of PlannerOptions (a stop request or the time limit), and the trace of the best cost after
-// each iteration, reported to the progress sink as it grows.
+// What every planner's search owes its caller, in one place: the clock, the stop condition
+// (the token Planner::plan hands over fires on a stop request and at the time limit), and the
+// trace of the best cost after each iteration, reported to the progress sink as it grows.
 class SearchReporter
 {
 public:
-    SearchReporter(const PlannerOptions &options, std::stop_token stop, ProgressSink &sink)
-        : m_timeLimitS(options.timeLimitS)
-        , m_stop(std::move(stop))
+    SearchReporter(std::stop_token stop, ProgressSink &sink)
+        : m_stop(std::move(stop))
         , m_sink(sink)
         , m_started(std::chrono::steady_clock::now())
     {}
@@ -26,10 +25,7 @@ public:
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
     }
     bool stopRequested() const { return m_stop.stop_requested(); }
-    bool shouldStop() const
-    {
-        return stopRequested() || (m_timeLimitS > 0 && elapsedS() > m_timeLimitS);
-    }
+    bool shouldStop() const { return stopRequested(); }
     // For work the search hands on (nested planners, polishing) that must stop with it.
     const std::stop_token &stopToken() const { return m_stop; }
 
@@ -44,7 +40,6 @@ public:
     std::vector<TracePoint> takeTrace() { return std::move(m_trace); }
 
 private:
-    double m_timeLimitS = 0;
     std::stop_token m_stop;
     ProgressSink &m_sink; // Not owned.
     std::chrono::steady_clock::time_point m_started;

@@ -64,7 +64,7 @@ void benchScenario(const char *cluster, CostModelKind costKind)
     }
     printServing("hexgen", problem, *costModel, search->plan);
     PlannerOptions rateFirst;
-    rateFirst.knobs["prefer_replicas"] = 0;
+    rateFirst.parameters.hexgen.preferReplicas = false;
     if (auto fastest = HexGenPlanner().plan(problem, *costModel, rateFirst, {}, progress))
         printServing("hexgen, rate first", problem, *costModel, fastest->plan);
     const ServingSimulator simulator;
@@ -86,7 +86,8 @@ void benchScenario(const char *cluster, CostModelKind costKind)
     PlannerOptions options;
     options.warmStart = search->plan;
     const auto replanStart = std::chrono::steady_clock::now();
-    auto replanned = HexGenPlanner(offline).plan(problem, *costModel, options, {}, progress);
+    options.excludedGpus = offline;
+    auto replanned = HexGenPlanner().plan(problem, *costModel, options, {}, progress);
     std::printf("    re-planned without 4 GPUs in %.3f s\n", secondsSince(replanStart));
     if (replanned)
         printServing("hexgen, 4 GPUs gone", problem, *costModel, replanned->plan);

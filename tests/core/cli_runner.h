@@ -6,6 +6,8 @@
 #include <QProcess>
 #include <QStringList>
 
+#include <initializer_list>
+
 namespace hetplan::test {
 
 struct CliRun
@@ -26,6 +28,15 @@ inline CliRun cli(const QStringList &arguments)
     }
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
             process.readAllStandardOutput(), process.readAllStandardError()};
+}
+
+// cli({"plan", "--cluster", "case-study"}, {path}): literal words, then computed ones.
+inline CliRun cli(std::initializer_list<const char *> words, const QStringList &more = {})
+{
+    QStringList arguments;
+    for (const char *word : words)
+        arguments << QString::fromUtf8(word);
+    return cli(arguments + more);
 }
 
 } // namespace hetplan::test

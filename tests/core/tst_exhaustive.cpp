@@ -95,9 +95,9 @@ Result<PlanSearch> runExhaustive(const Problem &problem, const CostModel &costMo
 {
     NullProgress progress;
     PlannerOptions options;
-    options.knobs["heuristic_seed"] = heuristicSeed ? 1 : 0;
+    options.parameters.exhaustive.heuristicSeed = heuristicSeed;
     if (maxPlans)
-        options.knobs["max_plans"] = *maxPlans;
+        options.parameters.exhaustive.maxPlans = double(*maxPlans);
     return ExhaustivePlanner().plan(problem, costModel, options, std::move(stop), progress);
 }
 

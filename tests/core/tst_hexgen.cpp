@@ -67,7 +67,8 @@ PlanSearch plan(const Problem &problem, const CostModel &costModel, PlannerOptio
                 std::vector<int> offline = {})
 {
     NullProgress progress;
-    auto search = HexGenPlanner(std::move(offline)).plan(problem, costModel, options, {}, progress);
+    options.excludedGpus = std::move(offline);
+    auto search = HexGenPlanner().plan(problem, costModel, options, {}, progress);
     if (!search)
         qFatal("hexgen: %s", search.error().message.c_str());
     return std::move(search).value();
@@ -133,7 +134,7 @@ private Q_SLOTS:
         // Asked for the highest traffic (ties on attainment broken by the sustainable rate):
         // twelve replicas sustain less here, four of them within 1 % of the SLO.
         PlannerOptions options;
-        options.knobs["prefer_replicas"] = 0;
+        options.parameters.hexgen.preferReplicas = false;
         const PlanSearch search = plan(problem, *costModel, options);
         const ServingSimulator simulator;
         const double sloS = sloSeconds(problem, *costModel);

@@ -194,8 +194,8 @@ private Q_SLOTS:
         const Plan table2 = orFail(parsePlan(file->text, file->path, problem.topology), "Table 2");
         PlannerOptions options;
         options.maxIterations = 1;
-        options.knobs["megatron_seed"] = 0;
-        options.knobs["polish"] = 0;
+        options.parameters.hexiscale.megatronSeed = false;
+        options.parameters.hexiscale.polish = 0;
         options.warmStart = table2;
         const auto found = runHexiScale(problem, *model, options);
         QVERIFY(found.ok());

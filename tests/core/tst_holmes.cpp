@@ -303,7 +303,7 @@ private Q_SLOTS:
         const auto model = makeCostModel(CostModelKind::HexiScalePaper);
         const Problem problem = hybridProblem();
         PlannerOptions options;
-        options.knobs["alpha"] = 1.3;
+        options.parameters.holmes.alpha = 1.3;
         const PlanSearch search
             = orFail(runPlanner(HolmesPlanner(), problem, *model, options), "holmes");
         QVERIFY(validatePlan(problem, search.plan, model.get()).empty());

@@ -313,10 +313,10 @@ private Q_SLOTS:
 
         PlannerOptions options;
         options.seed = 7;
-        options.knobs["balance"] = 1.05;
-        QCOMPARE(options.describe(),
-                 std::string(
-                     "seed=7 max_iterations=default time_limit=none warm_start=no balance=1.05"));
+        options.parameters.holmes.alpha = 1.05;
+        QCOMPARE(
+            options.describe(PlannerKind::Holmes),
+            std::string("seed=7 max_iterations=default time_limit=none warm_start=no alpha=1.05"));
     }
 };
 

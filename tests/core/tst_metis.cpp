@@ -402,7 +402,7 @@ private Q_SLOTS:
         const Problem problem = exampleProblem("large-cluster", "llama2-70b");
         const auto model = makeCostModel(CostModelKind::HetPlan);
         PlannerOptions options;
-        options.knobs["sequences"] = 100000; // far longer than the stop takes to arrive
+        options.parameters.metis.sequences = 100000; // far longer than the stop takes to arrive
         std::stop_source stop;
         std::chrono::steady_clock::time_point requested;
         std::thread stopper([&] {

@@ -60,7 +60,6 @@ GeneticSearch::GeneticSearch(ReplicaLayouts &layouts, const ServingSimulator &si
     , m_ratePerS(layouts.problem().workload.infer.requestRatePerS)
     , m_settings(settings)
     , m_rng(settings.seed)
-    , m_started(std::chrono::steady_clock::now())
     , m_communication(layouts.problem().topology, layouts.available(),
                       messageBytes(layouts.problem()))
     , m_elbowK(m_communication.elbow(settings.seed))
@@ -70,11 +69,6 @@ GeneticSearch::GeneticSearch(ReplicaLayouts &layouts, const ServingSimulator &si
     for (size_t c = 0; c < m_clusters.size(); ++c)
         for (const GroupPart &part : m_clusters[c])
             m_clusterOf[size_t(part.machine)] = int(c);
-}
-
-double GeneticSearch::elapsedS() const
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
 }
 
 ServingFitness GeneticSearch::fitnessOf(std::span<const double> latencyS) const
@@ -273,8 +267,7 @@ std::vector<GeneticSearch::Individual> GeneticSearch::localStart(std::vector<Gpu
 }
 
 GeneticSearch::Individual GeneticSearch::evolve(std::vector<Individual> population,
-                                                std::stop_token stop, ProgressSink &progress,
-                                                std::vector<TracePoint> &trace)
+                                                SearchReporter &reporter)
 {
     const auto sameGroups
         = [](const Individual &a, const Individual &b) { return a.groups == b.groups; };
@@ -295,22 +288,15 @@ GeneticSearch::Individual GeneticSearch::evolve(std::vector<Individual> populati
     int improvedAt = 0;
     Plan bestPlan;
     const auto report = [&](int generation) {
-        trace.push_back({generation, elapsedS(), best.fitness.costS()});
         bestPlan.pipelines = replicas(best.groups);
-        Progress p;
-        p.iteration = generation;
-        p.elapsedS = trace.back().elapsedS;
-        p.bestCostS = trace.back().bestCostS;
-        p.bestPlan = &bestPlan;
-        progress.report(p);
+        reporter.report(generation, best.fitness.costS(), &bestPlan);
     };
     report(0);
     for (int generation = 1; generation <= m_settings.generations; ++generation) {
-        if (stop.stop_requested()
-            || (m_settings.timeLimitS > 0 && elapsedS() >= m_settings.timeLimitS))
+        if (reporter.shouldStop())
             break;
         const size_t parents = population.size();
-        for (int o = 0; o < m_settings.population && !stop.stop_requested(); ++o) {
+        for (int o = 0; o < m_settings.population && !reporter.shouldStop(); ++o) {
             // Binary tournament.
             const size_t a = m_rng() % parents;
             const size_t b = m_rng() % parents;

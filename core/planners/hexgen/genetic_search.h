@@ -8,6 +8,7 @@
 #include "core/planners/hexgen/pipeline_dp.h"
 #include "core/planners/hexgen/replica_packing.h"
 #include "core/planners/planner.h"
+#include "core/planners/search_reporter.h"
 #include "core/serving/serving_sim.h"
 
 #include <chrono>
@@ -53,7 +54,6 @@ struct SearchSettings
     int population = 16;
     int patience = 40;
     std::uint64_t seed = 1;
-    double timeLimitS = 0;
     TieBreak tieBreak = TieBreak::Replicas;
 };
 
@@ -77,8 +77,7 @@ public:
     std::vector<Individual> localStart(std::vector<GpuGroup> groups);
 
     // Evolves the population; reports the best after every generation.
-    Individual evolve(std::vector<Individual> population, std::stop_token stop,
-                      ProgressSink &progress, std::vector<TracePoint> &trace);
+    Individual evolve(std::vector<Individual> population, SearchReporter &reporter);
 
     ServingFitness fitness(const std::vector<GpuGroup> &groups);
     // Replicas of the groups that hold the model, GPUs handed out machine by machine.
@@ -94,7 +93,6 @@ private:
     Individual packedStart();
     bool holdsReplica(const GpuGroup &group);
     Individual make(std::vector<GpuGroup> groups);
-    double elapsedS() const;
 
     ReplicaLayouts &m_layouts;
     ReplicaPacker m_packer;
@@ -103,7 +101,6 @@ private:
     double m_ratePerS = 0;
     SearchSettings m_settings;
     std::mt19937_64 m_rng;
-    std::chrono::steady_clock::time_point m_started;
     // K-means clusters at the elbow K (§4.3): the machines of one cluster share fast links
     // (a region, in the paper's clusters); cluster index per machine, −1 without GPUs.
     CommunicationClusters m_communication;

@@ -74,7 +74,7 @@ Result<PlanSearch> HexGenPlanner::planImpl(const Problem &problem, const CostMod
 {
     const Topology &topology = problem.topology;
     std::vector<char> offline(size_t(topology.gpuCount()), 0);
-    for (int g : m_offlineGpus)
+    for (int g : options.excludedGpus)
         if (g >= 0 && g < topology.gpuCount())
             offline[size_t(g)] = 1;
     std::vector<std::vector<int>> available(topology.cluster().machines.size());
@@ -84,33 +84,31 @@ Result<PlanSearch> HexGenPlanner::planImpl(const Problem &problem, const CostMod
 
     ServingOptions serving;
     serving.seed = options.seed;
-    serving.requests = int(options.knob("requests", 1000, 10, 1000000));
+    const HexGenParameters &parameters = options.parameters.hexgen;
+    serving.requests = parameters.requests;
     const ServingSimulator simulator(serving);
     const double sloS = sloSeconds(problem, costModel);
 
     const bool warm = options.warmStart.has_value();
     SearchSettings settings;
-    settings.generations = warm ? int(options.knob("replan_generations", 60, 0, 1000000))
-                                : int(options.knob("generations", 200, 0, 1000000));
+    settings.generations = warm ? parameters.replanGenerations : parameters.generations;
     if (options.maxIterations > 0)
         settings.generations = options.maxIterations;
-    settings.population = int(options.knob("population", 16, 2, 10000));
-    settings.patience = int(options.knob("patience", 40, 1, 1000000));
+    settings.population = parameters.population;
+    settings.patience = parameters.patience;
     settings.seed = options.seed;
-    settings.timeLimitS = options.timeLimitS;
-    settings.tieBreak
-        = int(options.knob("prefer_replicas", 1, 0, 1)) ? TieBreak::Replicas : TieBreak::Rate;
+    settings.tieBreak = parameters.preferReplicas ? TieBreak::Replicas : TieBreak::Rate;
 
-    ReplicaLayouts layouts(problem, costModel, available,
-                           int(options.knob("max_stages", 8, 1, 1024)));
+    ReplicaLayouts layouts(problem, costModel, available, parameters.maxStages);
+    SearchReporter reporter(stop, progress);
     GeneticSearch search(layouts, simulator, sloS, settings);
     std::vector<GeneticSearch::Individual> start
         = warm ? search.localStart(warmGroups(*options.warmStart, available, topology))
                : search.kMeansStart();
 
     PlanSearch result;
-    const GeneticSearch::Individual best
-        = search.evolve(std::move(start), stop, progress, result.trace);
+    const GeneticSearch::Individual best = search.evolve(std::move(start), reporter);
+    result.trace = reporter.takeTrace();
     result.plan.pipelines = search.replicas(best.groups);
 
     // Never worse than a warm start that is still a valid plan on the online GPUs.

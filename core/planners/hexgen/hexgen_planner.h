@@ -24,31 +24,18 @@ namespace hetplan {
 // with fewer generations; it never returns a plan worse than the warm start when that plan
 // is still valid.
 //
-// Knobs (PlannerOptions::knobs), with their defaults:
-//   "generations"        200  generations from a K-means start (options.maxIterations wins)
-//   "replan_generations"  60  generations from a warm start
-//   "population"          16  individuals kept per generation (and offspring per generation)
-//   "patience"            40  stop after this many generations without improvement
-//   "max_stages"           8  pipeline stages per replica (the deepest in the paper's Table 3)
-//   "requests"          1000  simulated requests per fitness evaluation
-//   "prefer_replicas"      1  ties on attainment: 1 more replicas first (Appendix F), 0 the
-//                             higher sustainable rate first
+// Settings: PlannerOptions::parameters.hexgen (planner_params.h, with ranges and defaults in
+// planner_params.cpp); options.maxIterations wins over the generations setting when set.
+// PlannerOptions::excludedGpus are the GPUs that left (§5.3): the plan never uses them.
 class HexGenPlanner final : public Planner
 {
 public:
-    // `offlineGpus`: flat GPU indices the plan must not use (GPUs that left, §5.3).
-    explicit HexGenPlanner(std::vector<int> offlineGpus = {})
-        : m_offlineGpus(std::move(offlineGpus))
-    {}
-
     PlannerKind kind() const override { return PlannerKind::HexGen; }
 
 private:
     Result<PlanSearch> planImpl(const Problem &problem, const CostModel &costModel,
                                 const PlannerOptions &options, std::stop_token stop,
                                 ProgressSink &progress) const override;
-
-    std::vector<int> m_offlineGpus;
 };
 
 } // namespace hetplan

@@ -58,6 +58,8 @@ CommunicationClusters::CommunicationClusters(const Topology &topology,
 CommunicationClusters::Run CommunicationClusters::run(int k, std::uint64_t seed) const
 {
     const size_t points = m_features.size();
+    if (points == 0)
+        return {}; // no machine has a usable GPU: nothing to cluster
     k = std::clamp(k, 1, int(points));
     std::mt19937_64 rng(seed);
     // k-means++: each next centre drawn with probability ∝ weight × squared distance.
@@ -126,6 +128,8 @@ std::vector<GpuGroup> CommunicationClusters::cluster(int k, std::uint64_t seed) 
 {
     const Run result = run(k, seed);
     std::vector<GpuGroup> groups;
+    if (result.assignment.empty())
+        return groups;
     const int clusters = 1 + *std::max_element(result.assignment.begin(), result.assignment.end());
     for (int c = 0; c < clusters; ++c) {
         GpuGroup group;

@@ -24,7 +24,7 @@ public:
                           double messageBytes);
 
     // Lloyd's algorithm from a k-means++ start drawn from `seed`; groups of whole machines,
-    // at most k (empty clusters are dropped).
+    // at most k (empty clusters are dropped); none when no machine has a usable GPU.
     std::vector<GpuGroup> cluster(int k, std::uint64_t seed) const;
     // The elbow of within-cluster sum of squares over k = 1 … min(machines, 16): the k
     // farthest below the straight line between the two ends.

@@ -60,7 +60,7 @@ public:
         : m_problem(problem)
         , m_costModel(costModel)
         , m_options(options)
-        , m_reporter(options, std::move(stop), progress)
+        , m_reporter(std::move(stop), progress)
         , m_context(problem, costModel)
         , m_random(options.seed)
     {
@@ -72,14 +72,12 @@ public:
                 && std::find(m_microBatches.begin(), m_microBatches.end(), b)
                        == m_microBatches.end())
                 m_microBatches.push_back(b);
-        m_iterations = options.maxIterations > 0 ? options.maxIterations
-                                                 : std::max(1, int(options.knob("iterations", 50)));
-        const double balance = std::max(1.001, options.knob("balance", 1.2));
-        m_ufactor = int(std::lround((balance - 1) * 1000));
-        const double secondaryBalance = std::max(1.001, options.knob("secondary_balance", 2.0));
-        m_secondaryUfactor = int(std::lround((secondaryBalance - 1) * 1000));
-        m_tau = std::max(1, int(options.knob("tau", 2)));
-        m_maxPipelines = std::max(1, int(options.knob("max_pipelines", 64)));
+        const HexiScaleParameters &settings = options.parameters.hexiscale;
+        m_iterations = options.maxIterations > 0 ? options.maxIterations : settings.iterations;
+        m_ufactor = int(std::lround((settings.balance - 1) * 1000));
+        m_secondaryUfactor = int(std::lround((settings.secondaryBalance - 1) * 1000));
+        m_tau = settings.tau;
+        m_maxPipelines = settings.maxPipelines;
     }
 
     Result<PlanSearch> run()
@@ -88,7 +86,7 @@ public:
             return badInput("workload: no micro-batch size candidate divides global_batch "
                             + std::to_string(m_problem.workload.train.globalBatch));
         considerWarmStart();
-        if (m_options.knob("megatron_seed", 1) != 0)
+        if (m_options.parameters.hexiscale.megatronSeed)
             considerMegatron();
 
         const std::vector<int> ladder = pipelineLadder();
@@ -224,10 +222,11 @@ private:
 
     void polishBest()
     {
-        const int evaluations = std::max(
-            0, int(m_options.knob(
-                   "polish",
-                   std::clamp(20000 / std::max(1, m_problem.topology.gpuCount()), 40, 1500))));
+        const int setting = m_options.parameters.hexiscale.polish;
+        const int evaluations
+            = setting >= 0
+                  ? setting
+                  : std::clamp(20000 / std::max(1, m_problem.topology.gpuCount()), 40, 1500);
         const std::function<double(const Layout &)> costS = [this](const Layout &layout) {
             return offer(m_context.toPlan(layout.drafts, layout.microBatches, layout.microBatch));
         };

@@ -12,17 +12,9 @@ namespace hetplan {
 // communication) and the TP policy, keeping the best plan; it also starts from the warm start
 // and from the Megatron baseline, so it never returns anything slower than either.
 //
-// Knobs (PlannerOptions::knobs), with their defaults:
-//   "iterations"    50   outer iterations, where the paper's search converged (§5.3);
-//                        options.maxIterations wins when set
-//   "balance"       1.2  phase-1 balance factor (max group tflops / average, §4.2)
-//   "secondary_balance" 2.0  the same for phase 2's parts, which follow machines more than
-//                        compute, so it is looser
-//   "tau"           2    top-τ of the stage-order search (§4.3 step (iii))
-//   "max_pipelines" 64   upper bound on K
-//   "megatron_seed" 1    0: do not seed with the Megatron baseline
-//   "polish"        20000 / GPUs, within [40, 1500]: neighbours evaluated by the final
-//                        local search, per polished layout (0: none)
+// Settings: PlannerOptions::parameters.hexiscale (planner_params.h; the table in
+// planner_params.cpp gives each one's range, default and meaning); options.maxIterations
+// wins over the iterations setting when set.
 class HexiScalePlanner final : public Planner
 {
 public:

@@ -21,8 +21,6 @@ namespace {
 using namespace holmes;
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-// Holmes §4.1 sets α = 1.05 for every result it reports.
-constexpr double kDefaultAlpha = 1.05;
 // Beyond this many fabrics only all of them, or one alone, take part: 2^k subsets would not.
 constexpr int kMaxSubsetFabrics = 6;
 
@@ -70,9 +68,9 @@ public:
         : m_problem(problem)
         , m_costModel(costModel)
         , m_options(options)
-        , m_reporter(options, std::move(stop), progress)
+        , m_reporter(std::move(stop), progress)
         , m_fabrics(findFabrics(problem.topology))
-        , m_alpha(options.knob("alpha", kDefaultAlpha, 0.0, 100.0))
+        , m_alpha(options.parameters.holmes.alpha)
     {}
 
     Result<PlanSearch> run()

@@ -13,8 +13,7 @@ namespace hetplan {
 // its transports (Plan: StageTransport), for the launcher's per-group NIC selection. The
 // search is an enumeration, so it is deterministic; the seed is not used.
 //
-// Knobs (PlannerOptions::knobs), with their defaults:
-//   "alpha"  1.05  the hyper-parameter α of eq. 4–5, the value of Holmes §4.1
+// Settings: PlannerOptions::parameters.holmes (alpha, the α of eq. 4–5; planner_params.h).
 class HolmesPlanner final : public Planner
 {
 public:

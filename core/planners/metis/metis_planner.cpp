@@ -23,16 +23,6 @@ using namespace metis;
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// Paper defaults (§5.4, Table 4: "prunes stage-device group pairs with 0.5 var and the
-// maximum permutation length 10").
-constexpr double kDefaultVariance = 0.5;
-constexpr int kDefaultMaxPermutationLength = 10;
-// HetPlan's bound: the paper's enumeration visits millions of sequences on 64 GPUs (600 s of
-// search, §5.4); this many per stage count keeps a 64-GPU cluster near half a second on a
-// busy machine (DESIGN.md: under 1 s) while every stage count is still visited. On the
-// bundled 56- and 64-GPU cases 8 already comes within 2% of what 200 find.
-constexpr int kDefaultSequences = 16;
-constexpr int kDefaultTop = 8;
 // Stage-size sets enumerated per stage count before the sequences are shared out over them.
 constexpr size_t kMaxSizeSets = 256;
 constexpr size_t kMaxBlockOrders = 1 << 16;
@@ -100,16 +90,16 @@ public:
         : m_problem(problem)
         , m_costModel(costModel)
         , m_options(options)
-        , m_reporter(options, std::move(stop), progress)
+        , m_reporter(std::move(stop), progress)
         , m_catalog(problem, costModel)
         , m_random(options.seed)
     {
-        m_variance = options.knob("variance", kDefaultVariance, 0.0, 1.0);
-        // 20 blocks: 20! still fits the order count; beyond it nothing is pruned anyway.
-        m_maxPermutationLength
-            = int(options.knob("max_permutation_length", kDefaultMaxPermutationLength, 1, 20));
-        m_sequences = int(options.knob("sequences", kDefaultSequences, 1, 1e8));
-        m_top = size_t(options.knob("top", kDefaultTop, 1, 1e4));
+        // max_permutation_length stops at 20 blocks: 20! still fits the order count.
+        const MetisParameters &settings = options.parameters.metis;
+        m_variance = settings.variance;
+        m_maxPermutationLength = settings.maxPermutationLength;
+        m_sequences = settings.sequences;
+        m_top = size_t(settings.top);
     }
 
     Result<PlanSearch> run()
@@ -312,10 +302,10 @@ private:
     StageCatalog m_catalog;
     std::mt19937_64 m_random;
 
-    double m_variance = kDefaultVariance;
-    int m_maxPermutationLength = kDefaultMaxPermutationLength;
-    int m_sequences = kDefaultSequences;
-    size_t m_top = kDefaultTop;
+    double m_variance = 0;
+    int m_maxPermutationLength = 0;
+    int m_sequences = 0;
+    size_t m_top = 0;
 
     std::vector<double> m_kept; // Metis costs of the current top, ascending
     std::optional<Plan> m_best;

@@ -12,15 +12,8 @@ namespace hetplan {
 // hop estimates; the few best by that cost are then judged by the chosen cost model itself,
 // like every other planner's plans. Never returns anything slower than the warm start.
 //
-// Knobs (PlannerOptions::knobs), with their defaults:
-//   "variance"                0.5  §4.2.2 var: device groups smaller than
-//                                  GPUs / stages · (1 − var) are not explored (Table 4)
-//   "max_permutation_length"  10   §4.2.2: the smallest groups are paired until at most this
-//                                  many blocks are permuted (Table 4)
-//   "sequences"               16   device-group sequences examined per stage count:
-//                                  HetPlan's bound on the paper's enumeration (600 s of
-//                                  search on 64 GPUs, §5.4); plans barely change beyond 8
-//   "top"                     8    candidates kept by Metis cost for the cost model to judge
+// Settings: PlannerOptions::parameters.metis (planner_params.h, with ranges and defaults in
+// planner_params.cpp).
 // options.maxIterations bounds the stage counts visited; options.seed picks which block orders
 // are examined when there are more than the bound allows.
 class MetisPlanner final : public Planner

@@ -1,0 +1,136 @@
+#include "app/cli/help.h"
+
+#include "core/planners/planner.h"
+
+#include <array>
+
+namespace hetplan::cli {
+namespace {
+
+constexpr const char *kUsage
+    = R"(usage: hetplan-cli COMMAND [options]      (COMMAND --help: its options)
+
+Commands:
+  plan      --cluster FILE|EXAMPLE --model NAME|FILE [--planner NAME] [--cost-model NAME]
+            [--workload FILE] [--mode train|infer] [--global-batch N] [--micro-batch N]
+            [--seq-len N] [--prompt-len N] [--output-len N] [--request-rate R] [--slo S]
+            [--seed N] [--time-limit S] [--knob NAME=V,...] [--out FILE|-] [--json]
+            [--warm-start FILE] [--remove-gpus A:0,A:1]   (hexgen re-planning, §5.3)
+  evaluate  --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--cost-model NAME] [--json]
+  compare   --cluster ... --model ... [--planners a,b,...] [--time-limit S] [--json]
+  sweep     --cluster ... --model ... (--link A-B | --inter | --intra) --bandwidth 0.5,1,2,5
+            [--time-limit S] [--json]
+  validate  FILE...
+  catalog   gpus|models|examples [--json]
+
+Cost models: hetplan (default), hexiscale-paper, hexgen-paper.
+Exit codes: 0 ok, 1 internal error, 2 bad input, invalid plan or a planner that does not
+handle the request, 3 no plan fits, 130 / 143 stopped by SIGINT / SIGTERM (the best plan so
+far is written where --out was given).
+)";
+
+constexpr const char *kProblemOptions = R"(
+Problem:
+  --cluster FILE|EXAMPLE  a cluster file or a bundled example (a local file of the same
+                          name wins); `hetplan-cli catalog examples` lists them
+  --model NAME|FILE       a catalog model or a model file
+  --cost-model NAME       hetplan (default), hexiscale-paper, hexgen-paper
+  --workload FILE         else the example's bundled workload, else defaults; the output
+                          says which, and marks every field that took its default
+  single fields:          --mode train|infer --global-batch N --micro-batch N --seq-len N
+                          --prompt-len N --output-len N --request-rate R --slo S
+)";
+
+constexpr const char *kSearchOptions = R"(
+Search:
+  --seed N                same seed, same plan
+  --time-limit S          stop after S seconds and keep the best plan found so far
+  --knob NAME=V[,...]     planner parameters (below); unknown names and values out of
+                          range are errors
+  --json                  machine-readable output
+)";
+
+std::string plannerParameterHelp()
+{
+    std::string text = "\nPlanner parameters (name=default):\n";
+    constexpr std::array kinds{PlannerKind::HexiScale, PlannerKind::Metis, PlannerKind::Holmes,
+                               PlannerKind::HexGen, PlannerKind::Exhaustive};
+    for (PlannerKind kind : kinds)
+        text += "  " + std::string(plannerName(kind)) + ":\n" + parameterHelp(kind, "    ");
+    return text + "  megatron: none\n";
+}
+
+} // namespace
+
+std::string usage()
+{
+    return kUsage;
+}
+
+std::optional<std::string> commandHelp(const std::string &command)
+{
+    if (command == "plan")
+        return std::string(
+                   R"(usage: hetplan-cli plan --cluster FILE|EXAMPLE --model NAME|FILE [options]
+
+Plans one workload on one cluster and prints the plan, its estimate and the workload used.
+  --planner NAME          hexiscale, metis, holmes, megatron, exhaustive (training);
+                          hexgen (inference); default: the mode's own
+  --out FILE|-            write the plan file (checked before planning starts; a link is
+                          written through, a device or FIFO written in place, an input file
+                          or a read-only file refused); - writes it to standard output and
+                          the report to standard error
+  --warm-start FILE       start from this plan and search locally (HexGen §5.3); GPUs it
+                          names that the cluster no longer has are dropped from it
+  --remove-gpus LIST      GPUs that left, e.g. A:0,A:1 (hexgen only): they stay in the
+                          cluster file but the plan never uses them
+)") + kProblemOptions
+               + kSearchOptions + plannerParameterHelp() + R"(
+Inference (hexgen): the search trace's best_s is 1 - SLO attainment; the estimate adds
+the serving simulation (attainment, p50/p99 latency, highest sustainable rate).
+On SIGINT / SIGTERM the search stops, the best plan so far is written where --out was
+given, and the exit code is 130 / 143.
+)";
+    if (command == "evaluate")
+        return std::string(R"(usage: hetplan-cli evaluate --plan FILE [options]
+
+Evaluates a plan file: its estimate, memory and validity, with the workload used (the plan
+file's own unless overridden).
+  --plan FILE             the plan to evaluate (its cluster, model and workload are the
+                          defaults for the options below)
+)") + kProblemOptions
+               + "  --json                  machine-readable output\n";
+    if (command == "compare")
+        return std::string(R"(usage: hetplan-cli compare --cluster ... --model ... [options]
+
+Runs several planners on one problem and prints one row per planner.
+  --planners a,b,...      default: every planner of the workload's mode
+)") + kProblemOptions
+               + kSearchOptions + plannerParameterHelp();
+    if (command == "sweep")
+        return std::string(
+                   R"(usage: hetplan-cli sweep --cluster ... --model ... TARGET --bandwidth LIST [options]
+
+Re-evaluates and re-plans at each bandwidth of one part of the cluster.
+  --link A-B | --inter | --intra   the links between two nodes, every network link, or
+                                   every machine's intra link
+  --bandwidth 0.5,1,2,5            GB/s values
+  --planner NAME                   as for plan
+)") + kProblemOptions
+               + kSearchOptions;
+    if (command == "validate")
+        return std::string(
+            R"(usage: hetplan-cli validate FILE... [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--cost-model NAME]
+
+Checks cluster, model, workload and plan files; prints "FILE: ok" or each problem.
+Exit code 0 when every file is valid, 2 otherwise.
+)");
+    if (command == "catalog")
+        return std::string(R"(usage: hetplan-cli catalog gpus|models|examples [--json]
+
+Lists the built-in GPU types, the model catalog or the bundled examples.
+)");
+    return std::nullopt;
+}
+
+} // namespace hetplan::cli

@@ -1,0 +1,286 @@
+// What the CLI says when the input is wrong or surprising: exit codes, the field named, and
+// the workload actually used.
+#include "tests/core/cli_runner.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sys/stat.h>
+
+namespace {
+
+using hetplan::test::cli;
+using Run = hetplan::test::CliRun;
+
+QString writeFile(const QTemporaryDir &dir, const char *name, const QByteArray &content)
+{
+    const QString path = dir.filePath(QString::fromUtf8(name));
+    QFile file(path);
+    if (file.open(QIODevice::WriteOnly))
+        file.write(content);
+    return path;
+}
+
+QString example(const char *file)
+{
+    return QStringLiteral(HETPLAN_SOURCE_DIR "/resources/examples/") + QString::fromUtf8(file);
+}
+
+} // namespace
+
+class TestCliMessages : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void knobsAreValidated_data()
+    {
+        QTest::addColumn<QString>("knob");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("1e12 iterations")
+            << QStringLiteral("iterations=1e12") << QStringLiteral("[1, 100000]");
+        QTest::newRow("2e9 iterations")
+            << QStringLiteral("iterations=2e9") << QStringLiteral("[1, 100000]");
+        QTest::newRow("negative") << QStringLiteral("iterations=-5")
+                                  << QStringLiteral("[1, 100000]");
+        QTest::newRow("fraction") << QStringLiteral("tau=1.5") << QStringLiteral("whole number");
+        QTest::newRow("typo") << QStringLiteral("itterations=3") << QStringLiteral("iterations, ");
+        QTest::newRow("other planner's")
+            << QStringLiteral("alpha=1.1") << QStringLiteral("parameter of holmes");
+    }
+
+    void knobsAreValidated()
+    {
+        QFETCH(QString, knob);
+        QFETCH(QString, mentions);
+        const Run run
+            = cli({"plan", "--cluster", "case-study", "--model", "llama2-13b", "--knob"}, {knob});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(QString::fromUtf8(run.err).contains(mentions), run.err.constData());
+    }
+
+    void helpShowsEveryPlannersDefaults()
+    {
+        const Run run = cli({"plan", "--help"});
+        QCOMPARE(run.exitCode, 0);
+        for (const char *text : {"tau=2", "alpha=1.05", "variance=0.5", "generations=200",
+                                 "max_plans=10000000", "--time-limit"})
+            QVERIFY2(run.out.contains(text), text);
+    }
+
+    void everyCommandHasHelp()
+    {
+        for (const char *command :
+             {"plan", "evaluate", "compare", "sweep", "validate", "catalog"}) {
+            const Run run = cli({command, "--help"});
+            QCOMPARE(run.exitCode, 0);
+            QVERIFY2(run.out.startsWith("usage: hetplan-cli " + QByteArray(command)), command);
+        }
+    }
+
+    void removingEveryGpuIsBadInput()
+    {
+        // hexgen-full-price has 58 GPUs; list them all.
+        const Run list = cli({"catalog", "examples"});
+        QCOMPARE(list.exitCode, 0);
+        QFile file(example("hexgen-full-price.cluster.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QStringList gpus;
+        for (const QJsonValue machine : QJsonDocument::fromJson(file.readAll())
+                                            .object()[QStringLiteral("machines")]
+                                            .toArray()) {
+            const QJsonObject m = machine.toObject();
+            for (int g = 0; g < m[QStringLiteral("count")].toInt(1); ++g)
+                gpus << m[QStringLiteral("name")].toString() + QLatin1Char(':')
+                            + QString::number(g);
+        }
+        const Run run = cli(
+            {"plan", "--cluster", "hexgen-full-price", "--model", "llama2-70b", "--remove-gpus"},
+            {gpus.join(QLatin1Char(','))});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("no GPUs left after --remove-gpus"), run.err.constData());
+    }
+
+    void wrongPlannerOrOverBudgetIsBadInput()
+    {
+        const Run hexgen = cli(
+            {"plan", "--cluster", "case-study", "--model", "llama2-13b", "--planner", "hexgen"});
+        QCOMPARE(hexgen.exitCode, 2);
+        QVERIFY2(hexgen.err.contains("use hexiscale"), hexgen.err.constData());
+        const Run exhaustive = cli({"plan", "--cluster", "case-study", "--model", "llama2-13b",
+                                    "--planner", "exhaustive", "--knob", "max_plans=1"});
+        QCOMPARE(exhaustive.exitCode, 2);
+        QVERIFY2(exhaustive.err.contains("max_plans"), exhaustive.err.constData());
+    }
+
+    void strayArgumentsAreRefused_data()
+    {
+        QTest::addColumn<QStringList>("extra");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("single dash")
+            << QStringList{QStringLiteral("-out"), QStringLiteral("p.json")}
+            << QStringLiteral("-out");
+        QTest::newRow("positional")
+            << QStringList{QStringLiteral("p.json")} << QStringLiteral("'p.json'");
+    }
+
+    void strayArgumentsAreRefused()
+    {
+        QFETCH(QStringList, extra);
+        QFETCH(QString, mentions);
+        const Run run = cli({"plan", "--cluster", "case-study", "--model", "llama2-13b"}, extra);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(QString::fromUtf8(run.err).contains(mentions), run.err.constData());
+        QVERIFY2(run.err.contains("--out"), "the valid options are listed");
+    }
+
+    void disconnectedClusterIsReportedAsSuch()
+    {
+        QTemporaryDir dir;
+        const QString path = writeFile(dir, "apart.json", R"({"format":"hetplan.cluster/1",
+          "name":"apart","machines":[{"name":"A","gpu":"A100-80G","count":4},
+          {"name":"B","gpu":"A100-80G","count":4}]})");
+        const Run run = cli({"plan", "--model", "llama2-13b", "--cluster"}, {path});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains("disconnected") && run.err.contains("{A}; {B}"),
+                 run.err.constData());
+    }
+
+    void sequenceBeyondTheModelIsBadInput()
+    {
+        const Run run = cli(
+            {"plan", "--cluster", "case-study", "--model", "llama2-13b", "--seq-len", "100000"});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("seq_len") && run.err.contains("max_seq_len"),
+                 run.err.constData());
+    }
+
+    void microBatchLargerThanGlobalNamesBoth()
+    {
+        const Run run = cli(
+            {"plan", "--cluster", "case-study", "--model", "llama2-13b", "--micro-batch", "64"});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("micro_batch") && run.err.contains("global_batch"),
+                 run.err.constData());
+    }
+
+    void implausibleBandwidthIsRefused()
+    {
+        QTemporaryDir dir;
+        const QString path
+            = writeFile(dir, "tiny.json", R"({"format":"hetplan.cluster/1","name":"x",
+          "machines":[{"name":"A","gpu":"A100-80G","count":2},{"name":"B","gpu":"A100-80G","count":2}],
+          "links":[{"a":"A","b":"B","kind":"ethernet","bandwidth_GBps":1e-300,"latency_us":5}]})");
+        const Run run = cli({"plan", "--model", "llama2-7b", "--cluster"}, {path});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("bandwidth_GBps") && run.err.contains("at least"),
+                 run.err.constData());
+    }
+
+    void duplicateKeysAreRefused()
+    {
+        QTemporaryDir dir;
+        const QString path
+            = writeFile(dir, "twice.json", R"({"format":"hetplan.cluster/1","name":"x",
+          "machines":[{"name":"A","gpu":"A100-80G","count":2,"count":4}]})");
+        const Run run = cli({"plan", "--model", "llama2-7b", "--cluster"}, {path});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("twice.json") && run.err.contains("'count'"),
+                 run.err.constData());
+    }
+
+    void fifoInputDoesNotBlock()
+    {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath(QStringLiteral("cluster.fifo"));
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        const Run run = cli({"plan", "--model", "llama2-7b", "--cluster"}, {fifo});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("nothing arrived"), run.err.constData());
+    }
+
+    void rangesPrintAsWholeNumbers()
+    {
+        const Run run
+            = cli({"plan", "--cluster", "case-study", "--model", "llama2-13b", "--seq-len", "0"});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(!run.err.contains("e+"), run.err.constData());
+    }
+
+    void manyInvalidPipelinesPrintACountNotMegabytes()
+    {
+        // 2,000 single-stage pipelines on one GPU each: every one of them broken the same way.
+        QByteArray pipelines;
+        for (int p = 0; p < 2000; ++p)
+            pipelines
+                += QByteArray(p ? "," : "")
+                   + R"({"micro_batch":1,"micro_batches":1,"stages":[{"gpus":["A:0"],"tp":1,"dp":1,"layers":[0,5]}]})";
+        QTemporaryDir dir;
+        const QString path = writeFile(dir, "many.plan.json", R"({"format":"hetplan.plan/1",
+          "planner":"hand","cost_model":"hetplan","cluster":"case-study","model":"llama2-13b",
+          "workload":{"mode":"train","global_batch":24,"micro_batch":1,"seq_len":4096},
+          "pipelines":[)" + pipelines + "]}");
+        const Run run = cli({"evaluate", "--plan"}, {path});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("more"), run.err.left(2000).constData());
+        QVERIFY2(run.err.size() < 20000, "errors were not capped");
+    }
+
+    void outputSaysWhichWorkloadAndDefaults()
+    {
+        QTemporaryDir dir;
+        const QString copy = dir.filePath(QStringLiteral("copy-of-case-study.json"));
+        QVERIFY(QFile::copy(example("case-study.cluster.json"), copy));
+        const Run run = cli({"plan", "--model", "llama2-13b", "--cluster"}, {copy});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains("seq_len 2048 (default)"), run.out.constData());
+        QVERIFY2(run.out.contains("global_batch 1 (default)"), run.out.constData());
+        QVERIFY2(run.out.contains("'case-study' was NOT applied"), run.out.constData());
+
+        const Run bundled = cli({"plan", "--cluster", "case-study", "--model", "llama2-13b",
+                                 "--seq-len", "1024", "--json"});
+        QCOMPARE(bundled.exitCode, 0);
+        const QJsonObject workload
+            = QJsonDocument::fromJson(bundled.out).object()[QStringLiteral("workload")].toObject();
+        QVERIFY(
+            workload[QStringLiteral("source")].toString().contains(QStringLiteral("case-study")));
+        QCOMPARE(
+            workload[QStringLiteral("fields")].toObject()[QStringLiteral("seq_len")].toString(),
+            QStringLiteral("1024"));
+        QVERIFY(
+            !workload[QStringLiteral("defaults")].toArray().contains(QStringLiteral("seq_len")));
+    }
+
+    void evaluateSaysWhichWorkload()
+    {
+        QTemporaryDir dir;
+        const QString planPath = dir.filePath(QStringLiteral("plan.json"));
+        QCOMPARE(
+            cli({"plan", "--cluster", "case-study", "--model", "llama2-13b", "--out"}, {planPath})
+                .exitCode,
+            0);
+        const Run run = cli({"evaluate", "--plan"}, {planPath});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains("Workload (plan file"), run.out.constData());
+    }
+
+    void localFileWinsOverBundledName()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir::setCurrent(dir.path()));
+        // A local file named like a bundled example, holding a different (smaller) cluster.
+        writeFile(dir, "case-study", R"({"format":"hetplan.cluster/1","name":"mine",
+          "machines":[{"name":"M","gpu":"A100-80G","count":2}]})");
+        const Run run = cli({"plan", "--cluster", "case-study", "--model", "llama2-7b"});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains("on mine"), run.out.constData());
+        QVERIFY2(run.err.contains("both a local file and a bundled example"), run.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliMessages)
+#include "tst_cli_messages.moc"
