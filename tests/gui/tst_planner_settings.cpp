@@ -1,4 +1,5 @@
 // Plan ▸ Planner Settings in the real window: what the person sets is what the next Plan runs.
+#include "core/planners/planner_params.h"
 #include "mainwindow.h"
 #include "results/planner_settings.h"
 #include "results/planner_settings_dialog.h"
@@ -46,6 +47,7 @@ private Q_SLOTS:
     void init();
     void nextPlanRunsWithTheSettings();
     void settingsAreKeptForTheNextDialog();
+    void plannerParametersComeFromItsTable();
 };
 
 void TestPlannerSettings::init()
@@ -90,6 +92,51 @@ void TestPlannerSettings::settingsAreKeptForTheNextDialog()
         QCOMPARE(dialog->timeLimitBox()->value(), 2.5);
     });
     QCOMPARE(PlannerSettings::load().maxIterations, 12);
+}
+
+void TestPlannerSettings::plannerParametersComeFromItsTable()
+{
+    MainWindow window;
+    QVERIFY(window.openExample(QStringLiteral("case-study")));
+    const PlannerKind kind = PlannerKind::HexiScale; // the case study's planner
+    const std::span<const ParameterSpec> specs = plannerParameters(kind);
+    QVERIFY(!specs.empty());
+    // One editor per entry of the table, and an integer set to a value other than its default.
+    const ParameterSpec *changed = nullptr;
+    double value = 0;
+    editSettings(window, [&](PlannerSettingsDialog *dialog) {
+        for (const ParameterSpec &spec : specs) {
+            QWidget *editor = dialog->parameterEditor(
+                QString::fromUtf8(spec.name.data(), qsizetype(spec.name.size())));
+            QVERIFY2(editor, spec.name.data());
+            QVERIFY(!editor->toolTip().isEmpty());
+            if (auto *spin = qobject_cast<QSpinBox *>(editor); spin && !changed) {
+                QCOMPARE(spin->value(), int(spec.defaultValue));
+                value = spec.defaultValue + 1 <= spec.max ? spec.defaultValue + 1
+                                                          : spec.defaultValue - 1;
+                spin->setValue(int(value));
+                changed = &spec;
+            }
+        }
+    });
+    QVERIFY(changed);
+    PlanningController *controller = window.results()->controller();
+    QSignalSpy finished(controller, &PlanningController::finished);
+    window.results()->plan();
+    QVERIFY(finished.wait(60000));
+    const Result<double> used
+        = plannerParameter(controller->request()->optionsFor(kind).parameters, kind, changed->name);
+    QVERIFY(used.ok());
+    QCOMPARE(*used, value);
+
+    // Restore Defaults puts it back.
+    editSettings(window, [&](PlannerSettingsDialog *dialog) {
+        dialog->restoreDefaults();
+        auto *spin = qobject_cast<QSpinBox *>(dialog->parameterEditor(
+            QString::fromUtf8(changed->name.data(), qsizetype(changed->name.size()))));
+        QCOMPARE(spin->value(), int(changed->defaultValue));
+    });
+    QVERIFY(PlannerSettings::parameters(kind).empty());
 }
 
 QTEST_MAIN(TestPlannerSettings)

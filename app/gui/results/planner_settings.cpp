@@ -1,5 +1,7 @@
 #include "results/planner_settings.h"
 
+#include "core/planners/planner_params.h"
+
 #include <QSettings>
 
 namespace hetplan::gui {
@@ -10,9 +12,9 @@ const QString kIterationsKey = QStringLiteral("planner/iterations");
 const QString kSeedKey = QStringLiteral("planner/seed");
 const QString kTimeLimitKey = QStringLiteral("planner/timeLimitS");
 
-QString knobGroup(PlannerKind planner)
+QString parameterGroup(PlannerKind planner)
 {
-    return QStringLiteral("planner/knobs/") + QString::fromUtf8(plannerName(planner));
+    return QStringLiteral("planner/parameters/") + QString::fromUtf8(plannerName(planner));
 }
 
 } // namespace
@@ -41,30 +43,34 @@ PlannerOptions PlannerSettings::options(PlannerKind planner) const
     options.maxIterations = maxIterations;
     options.seed = seed;
     options.timeLimitS = timeLimitS;
-    options.knobs = knobs(planner);
+    // Saved by the dialog within each parameter's range; one that no longer is (a range
+    // narrowed since) keeps its default rather than failing the run.
+    for (const auto &[name, value] : parameters(planner))
+        (void)setPlannerParameter(options.parameters, planner, name, value);
     return options;
 }
 
-std::map<std::string, double> PlannerSettings::knobs(PlannerKind planner)
+std::map<std::string, double> PlannerSettings::parameters(PlannerKind planner)
 {
     QSettings settings;
-    settings.beginGroup(knobGroup(planner));
-    std::map<std::string, double> knobs;
+    settings.beginGroup(parameterGroup(planner));
+    std::map<std::string, double> values;
     for (const QString &name : settings.childKeys()) {
         bool ok = false;
         const double value = settings.value(name).toDouble(&ok);
         if (ok)
-            knobs[name.toStdString()] = value;
+            values[name.toStdString()] = value;
     }
-    return knobs;
+    return values;
 }
 
-void PlannerSettings::setKnobs(PlannerKind planner, const std::map<std::string, double> &knobs)
+void PlannerSettings::setParameters(PlannerKind planner,
+                                    const std::map<std::string, double> &values)
 {
     QSettings settings;
-    settings.remove(knobGroup(planner));
-    settings.beginGroup(knobGroup(planner));
-    for (const auto &[name, value] : knobs)
+    settings.remove(parameterGroup(planner));
+    settings.beginGroup(parameterGroup(planner));
+    for (const auto &[name, value] : values)
         settings.setValue(QString::fromStdString(name), value);
 }
 

@@ -2,11 +2,14 @@
 
 #include "core/planners/planner.h"
 
+#include <map>
+#include <string>
+
 namespace hetplan::gui {
 
 // What every Plan and Compare runs with, kept in QSettings (the person's, not the project's:
 // the same search budget suits every cluster they open): iterations, seed, time limit and
-// each planner's own knobs.
+// each planner's own parameters (core/planners/planner_params.h).
 struct PlannerSettings
 {
     int maxIterations = 0; // 0: each planner's default
@@ -15,11 +18,12 @@ struct PlannerSettings
 
     static PlannerSettings load();
     void save() const;
-    // The options for one run, with `planner`'s knobs as saved.
+    // The options for one run, with `planner`'s parameters as saved.
     PlannerOptions options(PlannerKind planner) const;
-    // The knobs saved for `planner` (name → value), unset ones left out.
-    static std::map<std::string, double> knobs(PlannerKind planner);
-    static void setKnobs(PlannerKind planner, const std::map<std::string, double> &knobs);
+    // The parameters saved for `planner` (name → value, as in plannerParameters()); those
+    // never set are left out and keep their defaults.
+    static std::map<std::string, double> parameters(PlannerKind planner);
+    static void setParameters(PlannerKind planner, const std::map<std::string, double> &values);
 };
 
 } // namespace hetplan::gui
