@@ -215,8 +215,9 @@
         <translation>微批次：%1 × %2</translation>
     </message>
     <message>
-        <source>%1 · layers %2</source>
-        <translation>%1 · 层 %2</translation>
+        <source>%1 · %2</source>
+        <comment>stage name · its layers, e.g. Stage 0 · 12–30 (19 layers)</comment>
+        <translation>%1 · %2</translation>
     </message>
 </context>
 <context>

@@ -132,7 +132,7 @@ void TestPlanning::caseStudyMatchesCore()
             const QStringList lines = view->stageText(p, j).split(QLatin1Char('\n'));
             QCOMPARE(lines.size(), 5);
             // Counted from 0 with inclusive layer ranges, as the plan file and the CLI do.
-            QCOMPARE(lines[0], QStringLiteral("Stage %1 · layers %2")
+            QCOMPARE(lines[0], QStringLiteral("Stage %1 · %2")
                                    .arg(j)
                                    .arg(QString::fromStdString(
                                        layerRangeText(stage.layerBegin, stage.layerEnd))));
