@@ -242,6 +242,8 @@ void TestResultsViews::compareSortsFailuresLast()
                          Error{ErrorKind::NoPlanFits, "needs 32.0 GiB on C:1"}});
     model.setOutcome(1, {PlannerKind::HexiScale, search, std::nullopt});
     QCOMPARE(model.index(0, CompareModel::IterationTime).data().toString(),
+             QStringLiteral("no plan fits"));
+    QCOMPARE(model.index(0, CompareModel::IterationTime).data(Qt::ToolTipRole).toString(),
              QStringLiteral("no plan fits: needs 32.0 GiB on C:1"));
     QCOMPARE(model.index(1, CompareModel::Pipelines).data().toInt(), 2);
     QSortFilterProxyModel proxy;
