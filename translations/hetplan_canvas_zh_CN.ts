@@ -102,6 +102,18 @@
         <source>Move</source>
         <translation>移动</translation>
     </message>
+    <message>
+        <source>Click the machine or switch to link to (Esc cancels)</source>
+        <translation>点击要连接到的机器或交换机（Esc 取消）</translation>
+    </message>
+    <message>
+        <source>No link drawn: release it over another machine or switch</source>
+        <translation>未创建链路：请在另一台机器或交换机上松开</translation>
+    </message>
+    <message>
+        <source>Link tool: drag from one machine or switch to another, or click one and then the other (Esc leaves the tool)</source>
+        <translation>链路工具：从一台机器或交换机拖到另一台，或先后点击两者（Esc 退出该工具）</translation>
+    </message>
 </context>
 <context>
     <name>hetplan::gui::ClusterView</name>
@@ -160,6 +172,14 @@
     <message>
         <source>Copies of the selection to add:</source>
         <translation>要添加的所选项副本数：</translation>
+    </message>
+    <message>
+        <source>&amp;Link Tool</source>
+        <translation>链路工具(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Link tool (L): drag from one machine to another, or click both</source>
+        <translation>链路工具 (L)：从一台机器拖到另一台，或先后点击两者</translation>
     </message>
 </context>
 <context>

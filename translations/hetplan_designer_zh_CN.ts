@@ -102,6 +102,53 @@
     </message>
 </context>
 <context>
+    <name>hetplan::gui::HelpMenu</name>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Quick Start</source>
+        <translation>快速入门(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard Shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <source>&amp;About HetPlan</source>
+        <translation>关于 HetPlan(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;HetPlan %1&lt;/h3&gt;&lt;p&gt;Plans parallel training and serving of large language models on heterogeneous GPU fleets.&lt;/p&gt;&lt;p&gt;Built with Qt %2, running on Qt %3.&lt;/p&gt;&lt;p&gt;Documentation: &lt;a href=&quot;%4&quot;&gt;the HetPlan README&lt;/a&gt; (also in the source tree&apos;s README.md and docs/ folder).&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;HetPlan %1&lt;/h3&gt;&lt;p&gt;在异构 GPU 集群上规划大语言模型的并行训练与推理服务。&lt;/p&gt;&lt;p&gt;使用 Qt %2 构建，运行于 Qt %3。&lt;/p&gt;&lt;p&gt;文档：&lt;a href=&quot;%4&quot;&gt;HetPlan 自述文件&lt;/a&gt;（也见源代码树中的 README.md 和 docs/ 目录）。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>About HetPlan</source>
+        <translation>关于 HetPlan</translation>
+    </message>
+    <message>
+        <source>Quick Start</source>
+        <translation>快速入门</translation>
+    </message>
+    <message>
+        <source>HetPlan README</source>
+        <translation>HetPlan 自述文件</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>Keyboard Shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+</context>
+<context>
     <name>hetplan::gui::MainWindow</name>
     <message>
         <source>Palette</source>

@@ -39,22 +39,6 @@
 <context>
     <name>hetplan::gui::CompareModel</name>
     <message>
-        <source>no plan fits: %1</source>
-        <translation>没有可容纳的方案：%1</translation>
-    </message>
-    <message>
-        <source>cancelled: %1</source>
-        <translation>已取消：%1</translation>
-    </message>
-    <message>
-        <source>not available: %1</source>
-        <translation>不可用：%1</translation>
-    </message>
-    <message>
-        <source>failed: %1</source>
-        <translation>失败：%1</translation>
-    </message>
-    <message>
         <source>%1 (stopped early)</source>
         <translation>%1（提前停止）</translation>
     </message>
@@ -82,6 +66,26 @@
         <source>Time to plan</source>
         <translation>规划用时</translation>
     </message>
+    <message>
+        <source>no plan fits</source>
+        <translation>没有可容纳的方案</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>not available</source>
+        <translation>不可用</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
 </context>
 <context>
     <name>hetplan::gui::CompareView</name>
@@ -105,6 +109,18 @@
         <source>Press Compare all</source>
         <translation>请按“全部对比”</translation>
     </message>
+    <message>
+        <source>Choose a planner to see its plan and details.</source>
+        <translation>选择一个规划器以查看其方案和详情。</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>%1: %2 per iteration, MFU %3, planned in %4</source>
+        <translation>%1：每次迭代 %2，MFU %3，规划用时 %4</translation>
+    </message>
 </context>
 <context>
     <name>hetplan::gui::ConvergenceChart</name>
@@ -123,6 +139,22 @@
     <message>
         <source>No search yet</source>
         <translation>尚未搜索</translation>
+    </message>
+    <message>
+        <source>Search convergence: the best plan&apos;s SLO attainment, which HexGen maximises</source>
+        <translation>搜索收敛：最佳方案的 SLO 达成率（HexGen 使其最大化）</translation>
+    </message>
+    <message>
+        <source>Search convergence: the best plan&apos;s iteration time, which the planner minimises</source>
+        <translation>搜索收敛：最佳方案的迭代时间（规划器使其最小化）</translation>
+    </message>
+    <message>
+        <source>best SLO attainment (%)</source>
+        <translation>最佳 SLO 达成率（%）</translation>
+    </message>
+    <message>
+        <source>%1 has reported no search steps yet</source>
+        <translation>%1 尚未报告任何搜索步骤</translation>
     </message>
 </context>
 <context>
@@ -214,10 +246,6 @@
         <translation>批大小 %1</translation>
     </message>
     <message>
-        <source>Stage %1 · layers %2–%3</source>
-        <translation>阶段 %1 · 层 %2–%3</translation>
-    </message>
-    <message>
         <source>TP %1 · DP %2</source>
         <translation>TP %1 · DP %2</translation>
     </message>
@@ -228,6 +256,72 @@
     <message>
         <source>micro-batches: %1 × %2</source>
         <translation>微批次：%1 × %2</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <comment>stage name · its layers, e.g. Stage 0 · 12–30 (19 layers)</comment>
+        <translation>%1 · %2</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::PlannerSettingsDialog</name>
+    <message>
+        <source>Planner Settings</source>
+        <translation>规划器设置</translation>
+    </message>
+    <message>
+        <source>Every planner</source>
+        <translation>所有规划器</translation>
+    </message>
+    <message>
+        <source>planner&apos;s default</source>
+        <translation>规划器默认值</translation>
+    </message>
+    <message>
+        <source>How many search steps a planner takes at most</source>
+        <translation>规划器最多执行的搜索步数</translation>
+    </message>
+    <message>
+        <source>&amp;Iterations:</source>
+        <translation>迭代次数(&amp;I)：</translation>
+    </message>
+    <message>
+        <source>The same seed gives the same plan for the same cluster and workload</source>
+        <translation>相同的种子在相同的集群和工作负载下给出相同的方案</translation>
+    </message>
+    <message>
+        <source>&amp;Seed:</source>
+        <translation>随机种子(&amp;S)：</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>A planner still searching after this time stops and returns its best plan so far</source>
+        <translation>超过此时间仍在搜索的规划器会停止，并返回目前最佳的方案</translation>
+    </message>
+    <message>
+        <source>&amp;Time limit:</source>
+        <translation>时间上限(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>%1&apos;s own parameters</source>
+        <translation>%1 的专有参数</translation>
+    </message>
+    <message>
+        <source>%1 has no parameters of its own.</source>
+        <translation>%1 没有专有参数。</translation>
+    </message>
+    <message>
+        <source>%1
+Valid: %2; default %3</source>
+        <translation>%1
+有效值：%2；默认值 %3</translation>
     </message>
 </context>
 <context>
@@ -340,10 +434,6 @@
         <translation>%1：第 %2 次迭代</translation>
     </message>
     <message>
-        <source> · best %1, MFU %2</source>
-        <translation> · 最佳 %1，MFU %2</translation>
-    </message>
-    <message>
         <source> · nothing fits yet</source>
         <translation> · 尚无可容纳的方案</translation>
     </message>
@@ -422,6 +512,16 @@
     <message>
         <source>Charts (out of date)</source>
         <translation>图表（已过时）</translation>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>Planner &amp;Settings…</source>
+        <translation>规划器设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <source> · best so far %1, MFU %2</source>
+        <translation> · 目前最佳 %1，MFU %2</translation>
     </message>
 </context>
 <context>
@@ -497,6 +597,16 @@
     <message>
         <source>Out of date: %1</source>
         <translation>已过时：%1</translation>
+        <source>Stage %1</source>
+        <translation>阶段 %1</translation>
+    </message>
+    <message>
+        <source>%1 (1 layer)</source>
+        <translation>%1（1 层）</translation>
+    </message>
+    <message>
+        <source>%1–%2 (%3 layers)</source>
+        <translation>%1–%2（%3 层）</translation>
     </message>
 </context>
 <context>
@@ -683,12 +793,14 @@
         <translation>流水线%1 阶段%2</translation>
     </message>
     <message>
-        <source>Stage %1</source>
-        <translation>阶段 %1</translation>
+        <source>1F1B timeline: %1 simulated for the slowest pipeline · the planner optimises the cost model&apos;s estimate, %2</source>
+        <translation>1F1B 时间线：最慢流水线模拟为 %1 · 规划器优化的是代价模型的估计值 %2</translation>
     </message>
     <message>
-        <source>1F1B timeline, simulated: %1 for the slowest pipeline (the cost model&apos;s estimate: %2)</source>
-        <translation>1F1B 时间线（模拟）：最慢流水线 %1（成本模型估计：%2）</translation>
+        <source>The planner ranks plans by the cost model&apos;s closed-form estimate (%1 here), which is fast enough to score thousands of candidates.
+This chart replays the 1F1B schedule micro-batch by micro-batch (%2): a stage that waits for a slower neighbour — a backward pass held up behind a slower later stage — waits here but not in the estimate, so the two can differ.</source>
+        <translation>规划器按代价模型的闭式估计值（此处为 %1）对方案排序，它足够快，可以评估成千上万个候选方案。
+本图逐个微批次重放 1F1B 调度（%2）：一个阶段等待更慢的相邻阶段（例如反向传播被更慢的后续阶段拖住）时，本图会计入等待，而估计值不会，因此两者可能不同。</translation>
     </message>
 </context>
 <context>

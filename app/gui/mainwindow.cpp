@@ -4,6 +4,7 @@
 #include "canvas/cluster_view.h"
 #include "canvas/palette.h"
 #include "core/catalog/catalog.h"
+#include "help/help_menu.h"
 #include "inspector/inspector.h"
 #include "model/cluster_model.h"
 #include "model/cluster_names.h"
@@ -20,6 +21,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
 #include <QSettings>
@@ -108,21 +110,23 @@ MainWindow::MainWindow(QWidget *parent)
     m_results->setReplanAfterEdits(SettingsDialog::replanAfterEdits());
     m_results->connectScene(m_scene);
     createToolBar();
+    menuBar()->addMenu(new HelpMenu(this));
     arrangeDocks();
 
     connect(model, &ClusterModel::clusterChanged, this, &MainWindow::updateStatus);
     connect(model, &ClusterModel::editRefused, this, [this](const QString &message) {
         statusBar()->showMessage(message, kStatusMessageMs);
     });
-    connect(m_scene, &ClusterScene::pasteRefused, this, [this](const QString &message) {
-        statusBar()->showMessage(message, kStatusMessageMs);
-    });
+    for (auto signal : {&ClusterScene::pasteRefused, &ClusterScene::linkHint})
+        connect(m_scene, signal, this, [this](const QString &message) {
+            statusBar()->showMessage(message, kStatusMessageMs);
+        });
     connect(m_document, &Document::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_document, &Document::filePathChanged, this, &MainWindow::updateTitle);
     connect(m_document, &Document::projectReplaced, this, [this] {
         updateTitle();
         // After the new items are laid out in the view.
-        QTimer::singleShot(0, m_view, &ClusterView::fitToWindow);
+        QTimer::singleShot(0, m_view, &ClusterView::showOpened);
     });
 
     resize(1280, 800);

@@ -104,6 +104,7 @@ void MainWindow::createMenus()
         m_editMenu->addAction(m_view->action(a));
     m_editMenu->addSeparator();
     m_editMenu->addAction(m_view->action(A::SelectAll));
+    m_editMenu->addAction(m_view->action(A::LinkTool));
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     for (A a : {A::ZoomIn, A::ZoomOut, A::FitToWindow})
@@ -128,7 +129,7 @@ void MainWindow::createToolBar()
     bar->addAction(m_redoAction);
     bar->addSeparator();
     using A = ClusterView::Action;
-    for (A a : {A::ZoomIn, A::ZoomOut, A::FitToWindow, A::AutoLayout})
+    for (A a : {A::ZoomIn, A::ZoomOut, A::FitToWindow, A::AutoLayout, A::LinkTool})
         bar->addAction(m_view->action(a));
     bar->addSeparator();
     QAction *plan = m_results->planAction();

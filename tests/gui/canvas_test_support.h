@@ -23,6 +23,22 @@ inline Cluster bundledCluster(const char *name)
     return *cluster;
 }
 
+// Three unlinked 4-GPU machines A, B, C in a row, 400 scene units apart.
+inline Cluster threeMachines()
+{
+    Cluster c;
+    c.name = "three";
+    for (const auto &[name, x] : {std::pair{"A", 0.0}, {"B", 400.0}, {"C", 800.0}}) {
+        Machine m;
+        m.name = name;
+        m.gpu = "A100-80G";
+        m.count = 4;
+        m.position = {x, 0};
+        c.machines.push_back(m);
+    }
+    return c;
+}
+
 // A model with a scene and a shown view, as in the window.
 struct Canvas
 {

@@ -19,20 +19,6 @@ using namespace hetplan::gui::test;
 namespace {
 
 // Three machines, no links: room to draw some.
-Cluster threeMachines()
-{
-    Cluster c;
-    c.name = "three";
-    for (const auto &[name, x] : {std::pair{"A", 0.0}, {"B", 400.0}, {"C", 800.0}}) {
-        Machine m;
-        m.name = name;
-        m.gpu = "A100-80G";
-        m.count = 4;
-        m.position = {x, 0};
-        c.machines.push_back(m);
-    }
-    return c;
-}
 
 int paletteRow(const Palette &palette, const QString &title)
 {
@@ -372,8 +358,10 @@ void TestCanvas::duplicateAndAddCopies()
     QVERIFY(m);
     QCOMPARE(m->gpu, canvas.model->machine(b)->gpu);
     QVERIFY(m->name != "B");
-    // Beside the original, not on top of it.
-    QVERIFY(m->position.x - canvas.model->machine(b)->position.x >= CanvasStyle::kMachineWidth);
+    // Beside the original, not on top of it (tst_layout: nor on top of any other card).
+    const CanvasPosition original = canvas.model->machine(b)->position;
+    QVERIFY(std::abs(m->position.x - original.x) >= CanvasStyle::kMachineWidth
+            || std::abs(m->position.y - original.y) >= CanvasStyle::kMachineHeight);
 
     canvas.scene->setSelectedIds({b});
     canvas.scene->addCopies(3);

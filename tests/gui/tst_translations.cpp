@@ -162,6 +162,10 @@ void TestTranslations::embeddedTranslationsLoad()
              qPrintable(loaded.join(QLatin1Char(' '))));
     QCOMPARE(QCoreApplication::translate("hetplan::gui::MainWindow", "&File"),
              QStringLiteral("文件(&F)"));
+    // Qt's own dialogs too (Debian: qt6-translations-l10n): standard buttons read in Chinese.
+    QVERIFY2(loaded.contains(QStringLiteral("qtbase_zh_CN")),
+             qPrintable(loaded.join(QLatin1Char(' '))));
+    QCOMPARE(QCoreApplication::translate("QPlatformTheme", "Cancel"), QStringLiteral("取消"));
     QVERIFY(hetplan::gui::installTranslations(QStringLiteral("en")).isEmpty());
 }
 

@@ -291,13 +291,39 @@ void ClusterScene::duplicateNodes(int copies)
     const std::vector<ItemId> nodes = selectedNodeIds();
     if (nodes.empty())
         return;
-    // Each copy sits one selection-width further right, so copies never cover each other.
     QRectF extent;
     for (const ItemId id : nodes)
         extent |= itemFor(id)->sceneBoundingRect();
-    const CanvasPosition offset{std::round(extent.width() + kRowGap), 0};
-    const std::vector<ItemId> added = m_model->duplicate(nodes, offset, copies);
+    const std::vector<ItemId> added = m_model->duplicate(nodes, freeOffset(extent, copies), copies);
     setSelectedIds(added);
+}
+
+CanvasPosition ClusterScene::freeOffset(const QRectF &extent, int copies) const
+{
+    std::vector<QRectF> taken;
+    for (const auto &[id, item] : m_items)
+        if (item->type() == MachineItemType || item->type() == SwitchItemType)
+            taken.push_back(item->sceneBoundingRect());
+    // Copy k sits k offsets away, so copies never cover each other; the offset is the nearest
+    // one (right, below, left, above, then further out) where no copy covers another card.
+    const double stepX = std::round(extent.width() + kRowGap);
+    const double stepY = std::round(extent.height() + kRowGap);
+    const auto isFree = [&](QPointF offset) {
+        for (int k = 1; k <= copies; ++k) {
+            const QRectF copy = extent.translated(offset * k);
+            for (const QRectF &card : taken)
+                if (copy.intersects(card))
+                    return false;
+        }
+        return true;
+    };
+    constexpr int kMaxSteps = 64;
+    for (int r = 1; r <= kMaxSteps; ++r)
+        for (const QPointF offset : {QPointF(r * stepX, 0), QPointF(0, r * stepY),
+                                     QPointF(-r * stepX, 0), QPointF(0, -r * stepY)})
+            if (isFree(offset))
+                return {offset.x(), offset.y()};
+    return {stepX, 0};
 }
 
 void ClusterScene::copySelection()
@@ -368,11 +394,17 @@ bool ClusterScene::event(QEvent *event)
 void ClusterScene::mousePressEvent(QGraphicsSceneMouseEvent *event)
 {
     if (event->button() == Qt::LeftButton) {
+        // The second click of click-then-click linking.
+        if (m_linkLine) {
+            finishLink(event->scenePos());
+            event->accept();
+            return;
+        }
         const ItemId node = nodeAt(event->scenePos());
         auto *item = static_cast<NodeItem *>(itemFor(node));
         if (item
-            && ((event->modifiers() & Qt::ShiftModifier)
-                || item->isOnConnector(item->mapFromScene(event->scenePos())))) {
+            && (m_linkMode || (event->modifiers() & Qt::ShiftModifier)
+                || item->isOnLinkRing(item->mapFromScene(event->scenePos()), item->viewScale()))) {
             startLink(node, event->scenePos());
             event->accept();
             return;
@@ -426,7 +458,11 @@ void ClusterScene::mouseMoveEvent(QGraphicsSceneMouseEvent *event)
 void ClusterScene::mouseReleaseEvent(QGraphicsSceneMouseEvent *event)
 {
     if (m_linkLine && event->button() == Qt::LeftButton) {
-        finishLink(event->scenePos());
+        // Released where it started: a click, so the line follows the pointer to the next one.
+        if (nodeAt(event->scenePos()) == m_linkSource)
+            Q_EMIT linkHint(tr("Click the machine or switch to link to (Esc cancels)"));
+        else
+            finishLink(event->scenePos());
         event->accept();
         return;
     }
@@ -446,8 +482,12 @@ void ClusterScene::finishMove()
 
 void ClusterScene::keyPressEvent(QKeyEvent *event)
 {
-    if (event->key() == Qt::Key_Escape && m_linkLine) {
-        cancelLinkDrawing();
+    if (event->key() == Qt::Key_Escape && (m_linkLine || m_linkMode)) {
+        // First the line being drawn, then the Link tool.
+        if (m_linkLine)
+            cancelLinkDrawing();
+        else
+            setLinkMode(false);
         event->accept();
         return;
     }
@@ -472,8 +512,10 @@ void ClusterScene::finishLink(QPointF scenePos)
     const ItemId source = m_linkSource;
     const ItemId target = nodeAt(scenePos);
     cancelLinkDrawing();
-    if (!target || target == source || !m_model->kindOf(source))
+    if (!target || target == source || !m_model->kindOf(source)) {
+        Q_EMIT linkHint(tr("No link drawn: release it over another machine or switch"));
         return;
+    }
     Link params = MachineTemplates::defaultLink(m_model->machine(source), m_model->machine(target));
     if (m_newLinkParameters) {
         params.kind = m_newLinkParameters->kind;
@@ -504,6 +546,19 @@ void ClusterScene::cancelLinkDrawing()
     delete m_linkLine;
     m_linkLine = nullptr;
     m_linkSource = 0;
+}
+
+void ClusterScene::setLinkMode(bool on)
+{
+    if (m_linkMode == on)
+        return;
+    m_linkMode = on;
+    if (!on)
+        cancelLinkDrawing();
+    Q_EMIT linkModeChanged(on);
+    if (on)
+        Q_EMIT linkHint(tr("Link tool: drag from one machine or switch to another, or click one "
+                           "and then the other (Esc leaves the tool)"));
 }
 
 void ClusterScene::setLinkTarget(NodeItem *target)

@@ -20,8 +20,10 @@ class NodeItem;
 // The canvas scene: mirrors a ClusterModel, one item per id (docs/architecture.md, "The canvas"),
 // and turns what a person does on it into model edits, each an undo step:
 //  - drag a node (or a selection) to move it: one undo step per drag;
-//  - drag from a node's connector handle, or Shift+drag from a node, to another node to
-//    link them (Escape cancels);
+//  - drag from a node's border ring or connector handle, or Shift+drag from a node, to
+//    another node to link them; in link mode (the Link tool) a drag from anywhere on a node,
+//    or a click on one node and then on another, does the same (Escape cancels); a link
+//    dropped on empty space is reported (linkHint);
 //  - clipboard, duplicate, delete, select all and auto-layout act on the selection.
 // Nothing here stores cluster data: items are rebuilt from the model on every change.
 class ClusterScene : public QGraphicsScene
@@ -43,6 +45,7 @@ public:
     // Bounding box of every node card; empty when the cluster has none.
     QRectF contentRect() const;
     bool isDrawingLink() const { return m_linkLine != nullptr; }
+    bool linkMode() const { return m_linkMode; }
     // The kind, bandwidth and latency the next drawn link takes: those of the link last drawn
     // or edited in this document, so a cluster's links need not be edited one by one. Empty
     // until then: the ends' NICs decide (MachineTemplates::defaultLink).
@@ -69,6 +72,7 @@ public Q_SLOTS:
     void pasteAt(QPointF scenePos);
     void autoLayout();
     void cancelLinkDrawing();
+    void setLinkMode(bool on);
     // Re-renders every card, e.g. after the palette or the font changed.
     void restyle();
 
@@ -77,6 +81,9 @@ Q_SIGNALS:
     // The clipboard held nothing to paste, in words for a status bar. Edits the model
     // refuses are reported by ClusterModel::editRefused.
     void pasteRefused(const QString &message);
+    void linkModeChanged(bool on);
+    // What just happened to a link being drawn, or what to do next, for a status bar.
+    void linkHint(const QString &message);
 
 protected:
     bool event(QEvent *event) override;
@@ -96,6 +103,8 @@ private:
     void updateSceneRect();
     std::vector<ItemId> selectedNodeIds() const;
     void duplicateNodes(int copies);
+    // Where copies of the nodes spanning `extent` go: the nearest offset in free space.
+    CanvasPosition freeOffset(const QRectF &extent, int copies) const;
     void emitSelection();
     void finishMove();
 
@@ -121,6 +130,7 @@ private:
     ItemId m_linkSource = 0;
     QGraphicsLineItem *m_linkLine = nullptr;
     NodeItem *m_linkTarget = nullptr;
+    bool m_linkMode = false;
     // Each link's value as last mirrored, to tell an edit of its parameters from a rename of
     // one of its ends (both arrive as itemChanged).
     std::unordered_map<ItemId, Link> m_shownLinks;

@@ -26,6 +26,10 @@ constexpr double kMaxZoom = 4.0;
 constexpr double kZoomStep = 1.25;
 // Fit never enlarges past this: a single machine should not fill the screen.
 constexpr double kMaxFitZoom = 1.5;
+// A document opens no smaller than this: cards under ~75 px wide are unreadable, so a large
+// cluster opens at its top-left corner with scroll bars for the rest (Fit to Window, or zoom
+// out, shows it whole).
+constexpr double kMinOpenZoom = 0.4;
 constexpr double kFitMarginScene = 40;
 constexpr int kMaxCopies = 256;
 
@@ -114,6 +118,16 @@ void ClusterView::createActions()
          &ClusterView::deleteSelection);
     make(Action::SelectAll, tr("Select &All"), {QKeySequence::SelectAll}, {},
          &ClusterView::selectAll);
+    QAction *link
+        = new QAction(QIcon(QStringLiteral(":/icons/canvas/link.svg")), tr("&Link Tool"), this);
+    link->setShortcut(Qt::Key_L);
+    link->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    link->setCheckable(true);
+    link->setToolTip(tr("Link tool (L): drag from one machine to another, or click both"));
+    connect(link, &QAction::toggled, m_scene, &ClusterScene::setLinkMode);
+    connect(m_scene, &ClusterScene::linkModeChanged, link, &QAction::setChecked);
+    addAction(link);
+    m_actions[static_cast<int>(Action::LinkTool)] = link;
 }
 
 double ClusterView::zoom() const
@@ -153,15 +167,29 @@ void ClusterView::zoomOut()
 
 void ClusterView::fitToWindow()
 {
+    fitWithin(kMinZoom);
+}
+
+void ClusterView::showOpened()
+{
+    fitWithin(kMinOpenZoom);
+}
+
+void ClusterView::fitWithin(double minZoom)
+{
     const QRectF content = m_scene->contentRect();
     if (content.isEmpty())
         return;
     const QRectF target
         = content.adjusted(-kFitMarginScene, -kFitMarginScene, kFitMarginScene, kFitMarginScene);
     fitInView(target, Qt::KeepAspectRatio);
-    const double fitted = std::clamp(zoom(), kMinZoom, kMaxFitZoom);
+    const double fitted = std::clamp(zoom(), minZoom, kMaxFitZoom);
     setTransform(QTransform::fromScale(fitted, fitted));
-    centerOn(target.center());
+    const QSizeF visible = QSizeF(viewport()->size()) / fitted;
+    if (visible.width() >= target.width() && visible.height() >= target.height())
+        centerOn(target.center());
+    else
+        centerOn(target.topLeft() + QPointF(visible.width(), visible.height()) / 2);
     Q_EMIT zoomChanged(fitted);
 }
 

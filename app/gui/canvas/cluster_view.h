@@ -33,7 +33,8 @@ public:
         AddCopies,
         Delete,
         SelectAll,
-        Count // sentinel
+        LinkTool, // checkable: L
+        Count     // sentinel
     };
 
     ClusterView(ClusterScene *scene, QWidget *parent);
@@ -50,6 +51,8 @@ public Q_SLOTS:
     void zoomOut();
     void setZoom(double zoom);
     void fitToWindow();
+    // For a document just opened: fitted, but never so small the cards cannot be read.
+    void showOpened();
     void autoLayout();
     void cut();
     void copy();
@@ -82,6 +85,7 @@ protected:
 private:
     void createActions();
     void scaleBy(double factor);
+    void fitWithin(double minZoom);
     void setSpacePan(bool on);
     void updateEmptyHint();
 

@@ -3,6 +3,8 @@
 #include "canvas/canvas_style.h"
 
 #include <QGraphicsScene>
+#include <QGraphicsSceneHoverEvent>
+#include <QGraphicsView>
 #include <QPainter>
 #include <QPalette>
 
@@ -38,6 +40,24 @@ bool NodeItem::isOnConnector(QPointF itemPos) const
     const QPointF d = itemPos - connectorCenter();
     const double grab = CanvasStyle::kConnectorRadius + 3;
     return d.x() * d.x() + d.y() * d.y() <= grab * grab;
+}
+
+bool NodeItem::isOnLinkRing(QPointF itemPos, double viewScale) const
+{
+    if (isOnConnector(itemPos))
+        return true;
+    // Wide enough to hit on the first try at any zoom, never more than a quarter of the card,
+    // so the middle still moves it.
+    constexpr double kRingPx = 12;
+    const double ring = std::min(kRingPx / std::max(viewScale, 0.01),
+                                 0.25 * std::min(m_card.width(), m_card.height()));
+    return m_card.contains(itemPos) && !m_card.adjusted(ring, ring, -ring, -ring).contains(itemPos);
+}
+
+double NodeItem::viewScale() const
+{
+    const QList<QGraphicsView *> views = scene() ? scene()->views() : QList<QGraphicsView *>();
+    return views.isEmpty() ? 1.0 : views.front()->transform().m11();
 }
 
 void NodeItem::setLinkTarget(bool target)
@@ -97,8 +117,19 @@ void NodeItem::hoverEnterEvent(QGraphicsSceneHoverEvent *event)
     QGraphicsItem::hoverEnterEvent(event);
 }
 
+void NodeItem::hoverMoveEvent(QGraphicsSceneHoverEvent *event)
+{
+    // A cross where a drag draws a link, the usual arrow where it moves the card.
+    if (isOnLinkRing(event->pos(), viewScale()))
+        setCursor(Qt::CrossCursor);
+    else
+        unsetCursor();
+    QGraphicsItem::hoverMoveEvent(event);
+}
+
 void NodeItem::hoverLeaveEvent(QGraphicsSceneHoverEvent *event)
 {
+    unsetCursor();
     m_hovered = false;
     update();
     QGraphicsItem::hoverLeaveEvent(event);

@@ -15,8 +15,10 @@ enum CanvasItemType {
 
 // A machine or switch card on the canvas. It mirrors one model item by id: what it shows is
 // rebuilt from the model by its subclass's refresh(), and it never holds data the model does
-// not (docs/architecture.md, "The canvas"). Its position is the node's model position, the card's
-// centre. A connector handle on the right edge starts a new link when dragged.
+// not (docs/architecture.md, "The canvas"). Its position is the node's model position, the
+// card's centre. A connector handle on the right edge, and a ring along the whole border, start
+// a new link when dragged (the ring is as wide in pixels at any zoom; the cursor turns to a cross
+// on it).
 class NodeItem : public QGraphicsItem
 {
 public:
@@ -26,8 +28,13 @@ public:
     QRectF cardRect() const { return m_card; }
     QPointF connectorCenter() const;
     bool isOnConnector(QPointF itemPos) const;
+    // On the connector or the border ring, at `viewScale` pixels per scene unit.
+    bool isOnLinkRing(QPointF itemPos, double viewScale) const;
     // Marks the card as the target under a link being drawn.
     void setLinkTarget(bool target);
+
+    // Pixels per scene unit in the (first) view showing the item; 1 without one.
+    double viewScale() const;
 
     QRectF boundingRect() const override;
     QPainterPath shape() const override;
@@ -38,6 +45,7 @@ protected:
     void paintCard(QPainter *painter, const QColor &accent) const;
     void hoverEnterEvent(QGraphicsSceneHoverEvent *event) override;
     void hoverLeaveEvent(QGraphicsSceneHoverEvent *event) override;
+    void hoverMoveEvent(QGraphicsSceneHoverEvent *event) override;
 
 private:
     ItemId m_id;

@@ -72,6 +72,12 @@ void setChartOutOfDate(QCustomPlot *plot, bool outOfDate)
     plot->replot();
 }
 
+QString chartTitle(QCustomPlot *plot)
+{
+    const QCPTextElement *element = titleOf(plot);
+    return element ? element->text() : QString();
+}
+
 void setCategoryAxis(QCPAxis *axis, const QStringList &labels)
 {
     const bool horizontal = axis->orientation() == Qt::Horizontal;

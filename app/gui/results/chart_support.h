@@ -15,6 +15,7 @@ void setChartTitle(QCustomPlot *plot, const QString &title);
 // Marks the title "Out of date: …" (the chart shows a plan made for other inputs); the mark
 // stays across setChartTitle until it is taken off.
 void setChartOutOfDate(QCustomPlot *plot, bool outOfDate);
+QString chartTitle(QCustomPlot *plot);
 // Labels ticks 0..n-1 on `axis` with `labels`; rotates them when they would collide.
 void setCategoryAxis(QCPAxis *axis, const QStringList &labels);
 // Shows a line of text in the middle of an empty chart (no plan yet, no data), under the

@@ -43,21 +43,25 @@ int CompareModel::columnCount(const QModelIndex &parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QString CompareModel::failureText(const Error &error)
+QString CompareModel::failureSummary(const Error &error)
 {
-    const QString message = QString::fromStdString(error.message);
     switch (error.kind) {
     case ErrorKind::NoPlanFits:
-        return tr("no plan fits: %1").arg(message);
+        return tr("no plan fits");
     case ErrorKind::Cancelled:
-        return tr("cancelled: %1").arg(message);
+        return tr("cancelled");
     case ErrorKind::Unsupported:
-        return tr("not available: %1").arg(message);
+        return tr("not available");
     case ErrorKind::BadInput:
     case ErrorKind::Internal:
         break;
     }
-    return tr("failed: %1").arg(message);
+    return tr("failed");
+}
+
+QString CompareModel::failureText(const Error &error)
+{
+    return tr("%1: %2").arg(failureSummary(error), QString::fromStdString(error.message));
 }
 
 QVariant CompareModel::display(const PlannerOutcome &outcome, int column) const
@@ -65,7 +69,9 @@ QVariant CompareModel::display(const PlannerOutcome &outcome, int column) const
     if (column == Planner)
         return QString::fromUtf8(plannerName(outcome.planner));
     if (!outcome.search)
-        return column == IterationTime ? failureText(*outcome.error) : QString();
+        // The whole message would widen the column past every number: it is in the row's
+        // tooltip and in the details below the table.
+        return column == IterationTime ? failureSummary(*outcome.error) : QString();
     const PlanSearch &s = *outcome.search;
     switch (column) {
     case IterationTime:

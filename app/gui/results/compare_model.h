@@ -33,6 +33,8 @@ public:
 
     // "no plan fits: …" and the like, for a planner that found nothing.
     static QString failureText(const Error &error);
+    // Its first words ("no plan fits"), short enough for a table cell.
+    static QString failureSummary(const Error &error);
 
 private:
     QVariant display(const PlannerOutcome &outcome, int column) const;

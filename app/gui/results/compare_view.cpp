@@ -3,8 +3,10 @@
 #include "results/chart_support.h"
 #include "results/compare_model.h"
 #include "results/qcustomplot_include.h"
+#include "results/results_text.h"
 
 #include <QHeaderView>
+#include <QLabel>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -31,6 +33,12 @@ CompareView::CompareView(CompareModel *model, QWidget *parent)
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideRight);
+    m_details = new QLabel;
+    m_details->setObjectName(QStringLiteral("compareDetails"));
+    m_details->setWordWrap(true);
+    m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_details->setText(tr("Choose a planner to see its plan and details."));
 
     m_plot = new QCustomPlot;
     setUpChart(m_plot, tr("Planners compared"));
@@ -50,22 +58,52 @@ CompareView::CompareView(CompareModel *model, QWidget *parent)
     m_plot->yAxis2->setVisible(true);
     m_plot->yAxis2->setLabel(tr("MFU (%)"));
 
-    auto *splitter = new QSplitter(Qt::Vertical);
-    splitter->addWidget(m_table);
+    // Side by side: the dock below the canvas is wide and low, so stacked, the chart would
+    // leave the table room for two rows.
+    auto *tableSide = new QWidget;
+    auto *tableLayout = new QVBoxLayout(tableSide);
+    tableLayout->setContentsMargins(0, 0, 0, 0);
+    tableLayout->addWidget(m_table, 1);
+    tableLayout->addWidget(m_details);
+    auto *splitter = new QSplitter(Qt::Horizontal);
+    splitter->addWidget(tableSide);
     splitter->addWidget(m_plot);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(splitter);
 
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
-                if (current.isValid())
-                    Q_EMIT outcomeChosen(current.data(CompareModel::OutcomeRole).toInt());
+                if (!current.isValid())
+                    return;
+                const int index = current.data(CompareModel::OutcomeRole).toInt();
+                showDetails(index);
+                Q_EMIT outcomeChosen(index);
             });
     connect(model, &QAbstractItemModel::modelReset, this, &CompareView::updateBars);
     connect(model, &QAbstractItemModel::rowsInserted, this, &CompareView::updateBars);
     connect(model, &QAbstractItemModel::dataChanged, this, &CompareView::updateBars);
     updateBars();
+}
+
+void CompareView::showDetails(int index)
+{
+    const std::vector<PlannerOutcome> &outcomes = m_model->outcomes();
+    if (index < 0 || index >= int(outcomes.size()))
+        return;
+    const PlannerOutcome &outcome = outcomes[size_t(index)];
+    const QString name = QString::fromUtf8(plannerName(outcome.planner));
+    if (outcome.error) {
+        m_details->setText(tr("%1: %2").arg(name, CompareModel::failureText(*outcome.error)));
+        return;
+    }
+    const Evaluation &e = outcome.search->evaluation;
+    m_details->setText(tr("%1: %2 per iteration, MFU %3, planned in %4")
+                           .arg(name, ResultsText::duration(e.iterationS),
+                                ResultsText::percent(e.mfu),
+                                ResultsText::duration(outcome.search->planningS)));
 }
 
 void CompareView::updateBars()

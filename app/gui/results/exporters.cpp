@@ -102,7 +102,7 @@ QString breakdownCsv(const ShownPlan &shown)
     for (size_t p = 0; p < e.pipelines.size(); ++p)
         header << (mode == Mode::Infer ? QStringLiteral("replica_%1_s")
                                        : QStringLiteral("pipeline_%1_s"))
-                      .arg(p + 1);
+                      .arg(p);
     QString csv = header.join(QLatin1Char(',')) + QLatin1Char('\n');
     static const char *const kParts[] = {"compute", "tp_comm", "pp_comm", "dp_comm", "bubble"};
     for (size_t part = 0; part < std::size(kParts); ++part) {

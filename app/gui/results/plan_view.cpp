@@ -97,7 +97,8 @@ QString PlanView::stageText(int pipeline, int stage) const
     const Pipeline &p = plan.pipelines[size_t(pipeline)];
     const Stage &s = p.stages[size_t(stage)];
     const QStringList lines = {
-        tr("Stage %1 · layers %2–%3").arg(stage + 1).arg(s.layerBegin).arg(s.layerEnd),
+        tr("%1 · %2", "stage name · its layers, e.g. Stage 0 · 12–30 (19 layers)")
+            .arg(ResultsText::stageName(stage), ResultsText::layerRange(s.layerBegin, s.layerEnd)),
         ResultsText::gpuList(topology, s.gpus),
         tr("TP %1 · DP %2").arg(s.tp).arg(s.dp),
         plan.workload.mode == Mode::Infer ? tr("batch %1").arg(plan.workload.infer.batch)

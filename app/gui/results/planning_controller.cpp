@@ -128,7 +128,8 @@ PlannerOutcome runOne(QPromise<PlannerOutcome> &promise, const PlanRequest &requ
         return outcome;
     }
     PromiseSink sink(shared, promise, request.problem, costModel, index);
-    auto search = (*planner)->plan(request.problem, costModel, request.options, stop, sink);
+    auto search = (*planner)->plan(request.problem, costModel, request.optionsFor(outcome.planner),
+                                   stop, sink);
     if (search) {
         outcome.search = std::move(search).value();
     } else if (auto kept = sink.bestSoFar(); kept && search.error().kind == ErrorKind::Cancelled) {
@@ -142,6 +143,12 @@ PlannerOutcome runOne(QPromise<PlannerOutcome> &promise, const PlanRequest &requ
 }
 
 } // namespace
+
+const PlannerOptions &PlanRequest::optionsFor(PlannerKind planner) const
+{
+    const auto own = plannerOptions.find(planner);
+    return own != plannerOptions.end() ? own->second : options;
+}
 
 PlanningController::PlanningController(QObject *parent)
     : QObject(parent)

@@ -8,6 +8,7 @@
 #include <QFutureWatcher>
 #include <QObject>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <stop_token>
@@ -23,6 +24,10 @@ struct PlanRequest
     CostModelKind costModel = CostModelKind::HetPlan;
     std::vector<PlannerKind> planners; // one, or plannersFor(mode) for "compare all"
     PlannerOptions options;
+    // A planner's own options (its knobs), in place of `options` for that planner.
+    std::map<PlannerKind, PlannerOptions> plannerOptions;
+
+    const PlannerOptions &optionsFor(PlannerKind planner) const;
 };
 
 // How one planner of a run ended: a search (possibly stopped early), or why not.

@@ -13,6 +13,8 @@
 #include "results/exporters.h"
 #include "results/memory_chart.h"
 #include "results/plan_view.h"
+#include "results/planner_settings.h"
+#include "results/planner_settings_dialog.h"
 #include "results/planning_controller.h"
 #include "results/serving_view.h"
 #include "results/stale_banner.h"
@@ -38,6 +40,8 @@
 #include <QTimer>
 
 #include <utility>
+
+#include <algorithm>
 
 namespace hetplan::gui {
 
@@ -145,6 +149,10 @@ void ResultsPanel::buildViews()
         if (index < int(outcomes.size()) && outcomes[size_t(index)].search && request) {
             const PlanSearch &s = *outcomes[size_t(index)].search;
             showPlan({std::make_shared<const Problem>(request->problem), s.plan, s.evaluation});
+            // The status line follows the plan on show, not the run's best.
+            m_progressLabel->setText(
+                tr("%1 · %2").arg(QString::fromUtf8(plannerName(outcomes[size_t(index)].planner)),
+                                  plannedText(*request, s)));
         }
     });
     connect(m_whatIf, &WhatIfPanel::showPlanRequested, this, &ResultsPanel::showPlan);
@@ -207,6 +215,10 @@ void ResultsPanel::buildMenu(QAction *menuBefore)
             Q_EMIT choicesChanged();
         });
     }
+    m_settingsAction = m_menu->addAction(tr("Planner &Settings…"), this, [this] {
+        PlannerSettingsDialog(m_planner.value_or(defaultPlanner(m_workload.mode)), m_window).exec();
+    });
+    m_settingsAction->setObjectName(QStringLiteral("plannerSettingsAction"));
     m_menu->addSeparator();
     m_exportActions
         << m_menu->addAction(tr("Export plan &file…"), this, &ResultsPanel::exportPlan)
@@ -351,6 +363,10 @@ void ResultsPanel::start(std::vector<PlannerKind> planners)
     PlanRequest request;
     request.problem = std::move(problem).value();
     request.costModel = m_costModel;
+    const PlannerSettings settings = PlannerSettings::load();
+    for (PlannerKind kind : planners)
+        request.plannerOptions[kind] = settings.options(kind);
+    request.options = request.plannerOptions[planners.front()];
     request.planners = std::move(planners);
     m_controller->start(std::move(request));
     m_replanTimer->stop();
@@ -390,17 +406,38 @@ void ResultsPanel::onProgress()
         return;
     const PlannerKind kind = request->planners[size_t(p.plannerIndex)];
     const QString name = QString::fromUtf8(plannerName(kind));
-    m_convergence->setTrace(p.plannerIndex, name, p.trace);
+    m_convergence->setTrace(p.plannerIndex, kind, p.trace);
     QString text = tr("%1: iteration %2").arg(name).arg(p.iteration);
+    // Not the result yet: the final line (onFinished) is the plan that is then shown.
     if (p.bestEvaluation)
-        text += tr(" · best %1, MFU %2")
+        text += tr(" · best so far %1, MFU %2")
                     .arg(ResultsText::duration(p.bestEvaluation->iterationS),
                          ResultsText::percent(p.bestEvaluation->mfu));
     else
         text += tr(" · nothing fits yet");
     m_progressLabel->setText(text);
-    m_progressBar->setRange(0, int(request->planners.size()));
-    m_progressBar->setValue(p.plannerIndex);
+    showProgressFraction(*request, p);
+}
+
+void ResultsPanel::showProgressFraction(const PlanRequest &request, const PlanningProgress &p)
+{
+    // A bound known in advance (a time limit, an iteration count) fills the bar; without one
+    // it only moves from planner to planner, so a single planner gets a busy indicator.
+    const PlannerOptions &options = request.optionsFor(request.planners[size_t(p.plannerIndex)]);
+    double done = -1;
+    if (options.timeLimitS > 0)
+        done = p.elapsedS / options.timeLimitS;
+    if (options.maxIterations > 0)
+        done = std::max(done, double(p.iteration) / options.maxIterations);
+    const int planners = int(request.planners.size());
+    if (done < 0 && planners == 1) {
+        m_progressBar->setRange(0, 0);
+        return;
+    }
+    constexpr int kStepsPerPlanner = 1000;
+    m_progressBar->setRange(0, planners * kStepsPerPlanner);
+    m_progressBar->setValue(p.plannerIndex * kStepsPerPlanner
+                            + int(std::clamp(done, 0.0, 1.0) * kStepsPerPlanner));
 }
 
 void ResultsPanel::onPlannerFinished(int index)
@@ -408,8 +445,7 @@ void ResultsPanel::onPlannerFinished(int index)
     const PlannerOutcome &outcome = m_controller->outcomes()[size_t(index)];
     m_compareModel->setOutcome(index, outcome);
     if (outcome.search)
-        m_convergence->setTrace(index, QString::fromUtf8(plannerName(outcome.planner)),
-                                outcome.search->trace);
+        m_convergence->setTrace(index, outcome.planner, outcome.search->trace);
 }
 
 void ResultsPanel::onFinished(bool cancelled)
@@ -479,13 +515,17 @@ void ResultsPanel::showPlan(ShownPlan next)
     m_planView->setPlan(shown);
     m_breakdown->setPlan(shown);
     m_memory->setPlan(shown);
-    if (shown.plan.workload.mode == Mode::Infer) {
+    const bool serving = shown.plan.workload.mode == Mode::Infer;
+    if (serving) {
         m_timeline->clear(tr("Inference plans have no 1F1B schedule"));
         m_serving->setPlan(shown, m_costModel);
     } else {
         m_timeline->setPlan(shown);
         m_serving->clear();
     }
+    // Each mode shows only the charts that mean something for it.
+    m_charts->setTabVisible(m_charts->indexOf(m_serving), serving);
+    m_charts->setTabVisible(m_charts->indexOf(m_timeline), !serving);
     auto kind = plannerKindFromName(shown.plan.planner);
     m_whatIf->setBase(shown, m_costModel,
                       kind ? *kind : m_planner.value_or(defaultPlanner(shown.plan.workload.mode)));

@@ -38,6 +38,7 @@ class MemoryChart;
 class PlanView;
 class PlanningController;
 struct PlanRequest;
+struct PlanningProgress;
 class ServingView;
 class StaleBanner;
 class TimelineChart;
@@ -100,6 +101,7 @@ public:
     StaleBanner *chartsBanner() const { return m_chartsBanner; }
     QMenu *planMenu() const { return m_menu; }
     QAction *planAction() const { return m_planAction; }
+    QAction *plannerSettingsAction() const { return m_settingsAction; }
     QLabel *progressLabel() const { return m_progressLabel; }
 
 public Q_SLOTS:
@@ -139,6 +141,7 @@ private:
     void start(std::vector<PlannerKind> planners);
     void onClusterChanged();
     void onProgress();
+    void showProgressFraction(const PlanRequest &request, const PlanningProgress &progress);
     void onPlannerFinished(int index);
     void onFinished(bool cancelled);
     // The status line for a finished search: training per iteration and MFU, inference the
@@ -194,6 +197,7 @@ private:
     QAction *m_planAction = nullptr;
     QAction *m_compareAction = nullptr;
     QAction *m_cancelAction = nullptr;
+    QAction *m_settingsAction = nullptr;
     QActionGroup *m_plannerGroup = nullptr;
     QActionGroup *m_costModelGroup = nullptr;
     QList<QAction *> m_exportActions;

@@ -61,8 +61,20 @@ QStringList ResultsText::gpuTypes(const Topology &topology, const std::vector<in
 
 QString ResultsText::pipelineName(Mode mode, int pipeline)
 {
-    return mode == Mode::Infer ? tr("Replica %1").arg(pipeline + 1)
-                               : tr("Pipeline %1").arg(pipeline + 1);
+    return mode == Mode::Infer ? tr("Replica %1").arg(pipeline) : tr("Pipeline %1").arg(pipeline);
+}
+
+QString ResultsText::stageName(int stage)
+{
+    return tr("Stage %1").arg(stage);
+}
+
+QString ResultsText::layerRange(int layerBegin, int layerEnd)
+{
+    const int count = layerEnd - layerBegin;
+    if (count == 1)
+        return tr("%1 (1 layer)").arg(layerBegin);
+    return tr("%1–%2 (%3 layers)").arg(layerBegin).arg(layerEnd - 1).arg(count);
 }
 
 QString ResultsText::targetName(const Cluster &cluster, const BandwidthTarget &target)

@@ -39,8 +39,13 @@ public:
     static QStringList gpuNames(const Topology &topology, const std::vector<int> &gpus);
     // Distinct GPU type names of the given GPUs, in first-use order.
     static QStringList gpuTypes(const Topology &topology, const std::vector<int> &gpus);
-    // "Pipeline 2" in training, "Replica 2" in inference (1-based for people).
+    // "Pipeline 2" in training, "Replica 2" in inference; pipelines, stages and layers count
+    // from 0 as in the plan file and the command line (core/base/text.h).
     static QString pipelineName(Mode mode, int pipeline);
+    static QString stageName(int stage); // "Stage 0"
+    // The plan file's half-open [begin, end) as core's layerRangeText(): "2–8 (7 layers)",
+    // translated.
+    static QString layerRange(int layerBegin, int layerEnd);
     // "Link A – tor", "All links between machines", …
     static QString targetName(const Cluster &cluster, const BandwidthTarget &target);
     // Breakdown parts, in the order every chart and the CSV use.

@@ -68,6 +68,7 @@ ServingView::ServingView(QWidget *parent)
     ticker->setLogBase(2);
     m_attainmentPlot->xAxis->setTicker(ticker);
     m_attainmentPlot->xAxis->setNumberFormat(QStringLiteral("g"));
+    m_attainmentPlot->xAxis->setNumberPrecision(3); // "0.125", never "0.00390625"
     m_attainmentPlot->xAxis->setLabel(tr("requests per second"));
     m_attainmentPlot->yAxis->setLabel(tr("SLO attainment (%)"));
     m_attainmentPlot->yAxis2->setLabel(tr("latency (s)"));
@@ -178,8 +179,12 @@ void ServingView::setAttainment(const std::vector<AttainmentPoint> &points)
                         points.empty() ? tr("Needs a serving simulation of the plan") : QString());
     if (!points.empty()) {
         m_attainmentPlot->rescaleAxes();
-        m_attainmentPlot->yAxis->setRange(0, 105);
+    } else {
+        // Empty: a few plain rates on the log axis rather than QCustomPlot's default range.
+        m_attainmentPlot->xAxis->setRange(0.5, 8);
+        m_attainmentPlot->yAxis2->setRange(0, 1);
     }
+    m_attainmentPlot->yAxis->setRange(0, 105);
     m_attainmentPlot->replot();
 }
 

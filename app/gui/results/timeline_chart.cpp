@@ -156,6 +156,8 @@ void TimelineChart::clear(const QString &message)
     m_timelines.clear();
     setCategoryAxis(yAxis, {});
     setChartPlaceholder(this, message.isEmpty() ? tr("No plan yet") : message);
+    setChartTitle(this, tr("1F1B timeline"));
+    setToolTip({});
     replot();
 }
 
@@ -183,7 +185,7 @@ void TimelineChart::setPlan(const ShownPlan &shown)
         makespanS = std::max(makespanS, timeline.makespanS);
         const int firstRow = int(rows.size());
         for (size_t j = 0; j < pipeline.stages.size(); ++j)
-            rows << (many ? tr("P%1 S%2").arg(p + 1).arg(j + 1) : tr("Stage %1").arg(j + 1));
+            rows << (many ? tr("P%1 S%2").arg(p).arg(j) : ResultsText::stageName(int(j)));
         for (const Interval &interval : timeline.intervals) {
             const Stage &stage = pipeline.stages[size_t(interval.stage)];
             QColor color = gpuTypeColor(topology, stage.gpus.front());
@@ -203,11 +205,19 @@ void TimelineChart::setPlan(const ShownPlan &shown)
     xAxis->setRange(0, makespanS > 0 ? makespanS * 1.02 : 1);
     setChartPlaceholder(this, {});
     // The event simulation waits where the closed form the cost models use does not (a
-    // backward pass blocked behind a slower later stage), so the two may differ: say both.
+    // backward pass blocked behind a slower later stage), so the two may differ: say both,
+    // and which one the planners rank plans by.
     setChartTitle(this,
-                  tr("1F1B timeline, simulated: %1 for the slowest pipeline "
-                     "(the cost model's estimate: %2)")
+                  tr("1F1B timeline: %1 simulated for the slowest pipeline · the planner "
+                     "optimises the cost model's estimate, %2")
                       .arg(ResultsText::duration(makespanS), ResultsText::duration(closedFormS)));
+    setToolTip(
+        tr("The planner ranks plans by the cost model's closed-form estimate (%1 here), which "
+           "is fast enough to score thousands of candidates.\nThis chart replays the 1F1B "
+           "schedule micro-batch by micro-batch (%2): a stage that waits for a slower "
+           "neighbour — a backward pass held up behind a slower later stage — waits here but "
+           "not in the estimate, so the two can differ.")
+            .arg(ResultsText::duration(closedFormS), ResultsText::duration(makespanS)));
     replot();
 }
 

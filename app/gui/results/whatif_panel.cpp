@@ -184,18 +184,21 @@ void WhatIfPanel::rebuildSliders()
         auto *value = new QLabel;
         value->setMinimumWidth(
             value->fontMetrics().horizontalAdvance(QStringLiteral("000 GB/s (×10.0)")));
-        layout->addWidget(name, i, 0);
-        layout->addWidget(slider, i, 1);
-        layout->addWidget(value, i, 2);
+        // The name on a row of its own: beside the slider it had a third of the dock's width
+        // and was cut off at the default window size.
+        layout->addWidget(name, 2 * i, 0, 1, 2);
+        layout->addWidget(slider, 2 * i + 1, 0);
+        layout->addWidget(value, 2 * i + 1, 1);
         m_sliders.push_back(slider);
         m_valueLabels.push_back(value);
-        updateValueLabel(i);
-        connect(slider, &QSlider::valueChanged, this, [this, i] {
-            updateValueLabel(i);
+        connect(slider, &QSlider::valueChanged, this, [this] {
+            // A class slider changes every link of its class: each row shows its own.
+            updateValueLabels();
             reevaluate();
         });
     }
-    layout->setColumnStretch(1, 1);
+    layout->setColumnStretch(0, 1);
+    updateValueLabels();
     m_sliderLayout->addWidget(grid);
     m_sliderLayout->addStretch();
 }
@@ -208,16 +211,28 @@ int WhatIfPanel::sliderFor(const BandwidthTarget &target) const
     return -1;
 }
 
-void WhatIfPanel::updateValueLabel(int index)
+QString WhatIfPanel::valueText(int index) const
 {
-    const double factor = factorAt(m_sliders[size_t(index)]->value());
-    const BandwidthTarget &target = m_targets[size_t(index)];
-    const double drawnGBps = drawnBandwidthGBps(m_base->problem->topology.cluster(), target);
-    const QString scale = tr("×%1").arg(QLocale().toString(factor, 'f', factor < 1 ? 2 : 1));
-    const bool isClass = target.kind == BandwidthTarget::Kind::Network
-                         || target.kind == BandwidthTarget::Kind::Intra;
-    m_valueLabels[size_t(index)]->setText(
-        isClass ? scale : tr("%1 (%2)").arg(ResultsText::bandwidth(drawnGBps * factor), scale));
+    return m_valueLabels[size_t(index)]->text();
+}
+
+void WhatIfPanel::updateValueLabels()
+{
+    if (!m_base)
+        return;
+    // The bandwidth each link gets with every slider applied (its own and its class's).
+    const Cluster changed = changedCluster();
+    for (size_t i = 0; i < m_targets.size(); ++i) {
+        const BandwidthTarget &target = m_targets[i];
+        const double factor = factorAt(m_sliders[i]->value());
+        const QString scale = tr("×%1").arg(QLocale().toString(factor, 'f', factor < 1 ? 2 : 1));
+        const bool isClass = target.kind == BandwidthTarget::Kind::Network
+                             || target.kind == BandwidthTarget::Kind::Intra;
+        m_valueLabels[i]->setText(
+            isClass ? scale
+                    : tr("%1 (%2)").arg(ResultsText::bandwidth(drawnBandwidthGBps(changed, target)),
+                                        scale));
+    }
 }
 
 Cluster WhatIfPanel::changedCluster() const
@@ -312,8 +327,7 @@ void WhatIfPanel::reset()
         const QSignalBlocker block(slider);
         slider->setValue(0);
     }
-    for (int i = 0; i < int(m_sliders.size()); ++i)
-        updateValueLabel(i);
+    updateValueLabels();
     m_debounce->stop();
     m_replanner->cancel();
     m_changed.reset();

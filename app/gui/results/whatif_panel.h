@@ -43,6 +43,8 @@ public:
     QSlider *slider(int index) const { return m_sliders[size_t(index)]; }
     const BandwidthTarget &target(int index) const { return m_targets[size_t(index)]; }
     int sliderFor(const BandwidthTarget &target) const; // -1 when there is none
+    // The value shown beside slider `index`: a link's bandwidth with every slider applied.
+    QString valueText(int index) const;
 
     // The cluster the sliders describe, and the current plan evaluated on it.
     Cluster changedCluster() const;
@@ -68,7 +70,7 @@ private:
     void reevaluate();
     void startReplan();
     void onReplanFinished(bool cancelled);
-    void updateValueLabel(int index);
+    void updateValueLabels();
 
     std::optional<ShownPlan> m_base;
     std::unique_ptr<CostModel> m_costModel;
