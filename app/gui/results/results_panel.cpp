@@ -152,7 +152,7 @@ void ResultsPanel::buildViews()
             // The status line follows the plan on show, not the run's best.
             m_progressLabel->setText(
                 tr("%1 · %2").arg(QString::fromUtf8(plannerName(outcomes[size_t(index)].planner)),
-                                  plannedText(*request, s)));
+                                  plannedText(request->problem, request->costModel, s)));
         }
     });
     connect(m_whatIf, &WhatIfPanel::showPlanRequested, this, &ResultsPanel::showPlan);
