@@ -3,9 +3,9 @@
 // run is refused before any process starts.
 #include "app/cli/commands.h"
 #include "app/cli/rank_processes.h"
-#include "app/cli/signals.h"
 #include "app/cli/run_results.h"
 #include "app/cli/setup.h"
+#include "app/cli/signals.h"
 #include "runtime/worker/job.h"
 
 #include <climits>

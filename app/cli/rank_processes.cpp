@@ -1,4 +1,5 @@
 #include "app/cli/rank_processes.h"
+
 #include "app/cli/signals.h"
 
 #include <algorithm>

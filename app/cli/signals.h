@@ -8,7 +8,10 @@ namespace hetplan::cli {
 // their calls (METIS 5.1 does for SIGTERM), so a handler of ours could be replaced at any
 // moment; instead the signals are blocked in every thread and one thread waits for them
 // with sigwait(), which no handler can take away. Call start() in main() before any other
-// thread exists, so every thread inherits the blocked mask.
+// thread exists, so every thread inherits the blocked mask. A library that starts threads
+// before main() (OpenBLAS does, at load) would leave them unblocked: a signal could land there
+// and run METIS's handler in the wrong thread, so hetplan-cli links no such library
+// (runtime/worker/scaled_model.h).
 //
 // While a command has marked itself stoppable (StoppableScope), a signal requests stop on
 // stopToken() and the command finishes with what it has; otherwise the process exits at

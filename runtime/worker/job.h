@@ -5,7 +5,7 @@
 #include "core/model/topology.h"
 #include "core/plan/plan.h"
 #include "runtime/program/program.h"
-#include "runtime/worker/stage_model.h"
+#include "runtime/worker/scaled_model.h"
 
 #include <optional>
 #include <string>

@@ -4,14 +4,6 @@
 
 namespace hetplan::runtime {
 
-Result<ScaledModel> scaleModel(const ModelSpec &spec, int workloadSeqLen, int scale)
-{
-    auto config = scaledModelConfig(spec, workloadSeqLen, scale);
-    if (!config)
-        return config.error();
-    return ScaledModel{config->name, config->hidden, config->seqLen, config->scale};
-}
-
 void setRankBlasThreads(int threads)
 {
     setBlasThreads(threads);

@@ -6,6 +6,7 @@
 #include "core/base/result.h"
 #include "core/model/model_spec.h"
 #include "runtime/model/tp_comm.h"
+#include "runtime/worker/scaled_model.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -15,18 +16,6 @@
 #include <vector>
 
 namespace hetplan::runtime {
-
-// The model as trained: the spec shrunk by --scale (model_config.h explains the rule).
-struct ScaledModel
-{
-    std::string name;
-    int hidden = 0;
-    int seqLen = 0; // tokens per sample after scaling
-    int scale = 1;
-};
-
-// Refuses (BadInput, naming the field or --scale) a model that cannot be built at `scale`.
-Result<ScaledModel> scaleModel(const ModelSpec &spec, int workloadSeqLen, int scale);
 
 // OpenBLAS threads per process; ranks sharing a machine's cores take one each.
 void setRankBlasThreads(int threads);

@@ -39,9 +39,8 @@
 #include <QTabWidget>
 #include <QTimer>
 
-#include <utility>
-
 #include <algorithm>
+#include <utility>
 
 namespace hetplan::gui {
 
