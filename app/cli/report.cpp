@@ -1,7 +1,7 @@
 #include "app/cli/report.h"
 
-#include "core/cost/evaluation.h"
 #include "core/cost/problem.h"
+#include "core/plan/estimate.h"
 #include "core/plan/plan.h"
 
 #include <algorithm>
