@@ -3,10 +3,10 @@
 #include "app/cli/planning.h"
 #include "app/cli/report.h"
 #include "app/cli/setup.h"
+#include "core/cost/validator.h"
 #include "core/io/evaluation_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
-#include "core/plan/validator.h"
 
 #include <iostream>
 #include <nlohmann/json.hpp>

@@ -3,10 +3,10 @@
 #include "app/cli/setup.h"
 #include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
+#include "core/cost/validator.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
-#include "core/plan/validator.h"
 
 #include <iostream>
 

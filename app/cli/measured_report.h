@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/base/result.h"
-#include "core/cost/evaluation.h"
 #include "core/cost/measurement.h"
+#include "core/plan/estimate.h"
 #include "core/plan/plan.h"
 
 #include <nlohmann/json_fwd.hpp>

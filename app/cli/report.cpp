@@ -1,8 +1,8 @@
 #include "app/cli/report.h"
 
 #include "core/base/text.h"
-#include "core/cost/evaluation.h"
 #include "core/cost/problem.h"
+#include "core/plan/estimate.h"
 #include "core/plan/plan.h"
 
 #include <algorithm>

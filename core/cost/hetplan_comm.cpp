@@ -1,6 +1,7 @@
 #include "core/cost/hetplan_comm.h"
 
-#include "core/cost/cost_support.h"
+#include "core/cost/cost_helpers.h"
+#include "core/cost/problem.h"
 #include "core/plan/plan.h"
 #include "core/plan/transport.h"
 

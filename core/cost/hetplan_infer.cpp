@@ -2,10 +2,12 @@
 // through each stage, TP all-reduces, PP activations, parameters + KV cache + buffers) with
 // the real parameter count, a GQA-sized KV cache and achieved rates.
 
+#include "core/cost/cost_helpers.h"
 #include "core/cost/hetplan_comm.h"
-#include "core/cost/hetplan_model.h"
+#include "core/cost/hetplan_terms.h"
 
 #include <algorithm>
+#include <memory>
 
 namespace hetplan {
 
@@ -18,7 +20,8 @@ struct GroupRates
 };
 
 // Each GPU works on its 1/tp shard in parallel; the slowest sets the pace.
-GroupRates groupRates(const Topology &topology, std::span<const int> gpus)
+GroupRates groupRates(const Topology &topology, std::span<const int> gpus,
+                      double memoryBandwidthFraction)
 {
     double slowestFlops = kInfinity;
     double slowestBandwidth = kInfinity;
@@ -26,8 +29,7 @@ GroupRates groupRates(const Topology &topology, std::span<const int> gpus)
         const GpuType &type = topology.gpuType(gpu);
         slowestFlops = std::min(slowestFlops, type.tflops * 1e12 * type.achievedFraction);
         slowestBandwidth
-            = std::min(slowestBandwidth, type.memoryBandwidthGBps * 1e9
-                                             * HetPlanConstants::achievedMemoryBandwidthFraction);
+            = std::min(slowestBandwidth, type.memoryBandwidthGBps * 1e9 * memoryBandwidthFraction);
     }
     const double n = double(gpus.size());
     return {slowestFlops * n, slowestBandwidth * n};
@@ -43,6 +45,10 @@ double kvBytesPerTokenLayer(const ModelSpec &model, double bytes)
 class InferenceTerms final : public StageTerms
 {
 public:
+    explicit InferenceTerms(const HetPlanParameters &parameters)
+        : m_parameters(parameters)
+    {}
+
     StageTiming stageTiming(const Problem &problem, const StageQuery &stage) const override
     {
         const ModelSpec &model = problem.model;
@@ -65,7 +71,8 @@ public:
         for (int r = 0; r < stage.dp; ++r) {
             const std::span<const int> gpus = replicaGpus(stage, r);
             const double b = replicaShare(stage, r);
-            const GroupRates rates = groupRates(problem.topology, gpus);
+            const GroupRates rates
+                = groupRates(problem.topology, gpus, m_parameters.achievedMemoryBandwidthFraction);
             // Prefill: 2 FLOPs per weight per prompt token, causal attention 2·b·s_in²·h
             // (half of QKᵀ and AV), logits for the last prompt token; a roofline against
             // one scan of the weights.
@@ -115,9 +122,9 @@ public:
         const double params = layers * model.paramsPerLayer()
                               + (firstStage ? model.embeddingParams() : 0.0)
                               + (lastStage ? model.headParams() : 0.0);
-        double overheadGiB = HetPlanConstants::cudaContextGiB;
-        overheadGiB += stage.tp > 1 ? HetPlanConstants::ncclBuffersGiB : 0.0;
-        overheadGiB += stage.stageCount > 1 ? HetPlanConstants::ncclBuffersGiB : 0.0;
+        double overheadGiB = m_parameters.cudaContextGiB;
+        overheadGiB += stage.tp > 1 ? m_parameters.ncclBuffersGiB : 0.0;
+        overheadGiB += stage.stageCount > 1 ? m_parameters.ncclBuffersGiB : 0.0;
         for (int r = 0; r < stage.dp; ++r) {
             const double b = replicaShare(stage, r);
             // HexGen eq. 7 with the real parameter count and a GQA-sized KV cache split over
@@ -159,14 +166,16 @@ public:
     {
         return 0; // serving replicas never synchronise
     }
+
+private:
+    HetPlanParameters m_parameters;
 };
 
 } // namespace
 
-const StageTerms &hetPlanInferenceTerms()
+std::shared_ptr<const StageTerms> makeHetPlanInferenceTerms(const HetPlanParameters &parameters)
 {
-    static const InferenceTerms terms;
-    return terms;
+    return std::make_shared<const InferenceTerms>(parameters);
 }
 
 } // namespace hetplan

@@ -1,17 +1,16 @@
 #include "core/cost/hetplan_model.h"
 
+#include "core/cost/hetplan_terms.h"
+
 #include <string>
 
 namespace hetplan {
 
-namespace {
-
-const StageTerms &termsFor(const Problem &problem)
-{
-    return problem.workload.mode == Mode::Train ? hetPlanTrainingTerms() : hetPlanInferenceTerms();
-}
-
-} // namespace
+HetPlanModel::HetPlanModel(const HetPlanParameters &parameters)
+    : TermsCostModel(CostModelKind::HetPlan, makeHetPlanTrainingTerms(parameters),
+                     makeHetPlanInferenceTerms(parameters))
+    , m_parameters(parameters)
+{}
 
 std::string HetPlanModel::tpGroupProblem(const Problem &problem, std::span<const int> gpus) const
 {
@@ -30,34 +29,6 @@ std::string HetPlanModel::tpGroupProblem(const Problem &problem, std::span<const
         return "tp = " + std::to_string(tp) + " does not divide "
                + std::to_string(problem.model.kvHeads) + " key-value heads";
     return {};
-}
-
-Evaluation HetPlanModel::evaluate(const Problem &problem, const Plan &plan) const
-{
-    Evaluation evaluation;
-    if (problem.workload.mode == Mode::Train)
-        evaluateTraining(hetPlanTrainingTerms(), problem, plan, &evaluation);
-    else
-        evaluateInference(hetPlanInferenceTerms(), problem, plan, &evaluation);
-    return evaluation;
-}
-
-StageEstimate HetPlanModel::estimateStage(const Problem &problem, const StageQuery &stage) const
-{
-    return estimateStageWith(termsFor(problem), problem, stage);
-}
-
-double HetPlanModel::hopS(const Problem &problem, const StageQuery &from,
-                          const StageQuery &to) const
-{
-    return termsFor(problem).hopS(problem, from, to);
-}
-
-double HetPlanModel::objectiveS(const Problem &problem, const Plan &plan) const
-{
-    if (problem.workload.mode == Mode::Train)
-        return evaluateTraining(hetPlanTrainingTerms(), problem, plan, nullptr);
-    return evaluateInference(hetPlanInferenceTerms(), problem, plan, nullptr);
 }
 
 } // namespace hetplan

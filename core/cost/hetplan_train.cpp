@@ -1,9 +1,11 @@
 // `hetplan` training terms: compute, TP communication, pipeline hops and memory of one stage.
 
+#include "core/cost/cost_helpers.h"
 #include "core/cost/hetplan_comm.h"
-#include "core/cost/hetplan_model.h"
+#include "core/cost/hetplan_terms.h"
 
 #include <algorithm>
+#include <memory>
 
 namespace hetplan {
 
@@ -80,6 +82,10 @@ ReplicaTiming replicaTiming(const Problem &problem, const StageQuery &stage, int
 class TrainingTerms final : public StageTerms
 {
 public:
+    explicit TrainingTerms(const HetPlanParameters &parameters)
+        : m_parameters(parameters)
+    {}
+
     StageTiming stageTiming(const Problem &problem, const StageQuery &stage) const override
     {
         // A dp > 1 stage runs at its slowest replica (each replica its share of the batch).
@@ -139,6 +145,9 @@ public:
     {
         return asymmetricGradientSyncS(problem, plan, segments, perStageS);
     }
+
+private:
+    HetPlanParameters m_parameters;
 };
 
 void TrainingTerms::stageMemory(const Problem &problem, const StageQuery &stage, int dpReplicas,
@@ -176,10 +185,10 @@ void TrainingTerms::stageMemory(const Problem &problem, const StageQuery &stage,
     const double inFlight
         = std::max(std::min(stage.microBatches, stage.stageCount - stage.stageIndex), 1);
 
-    double overheadGiB = HetPlanConstants::cudaContextGiB;
-    overheadGiB += stage.tp > 1 ? HetPlanConstants::ncclBuffersGiB : 0.0;
-    overheadGiB += stage.stageCount > 1 ? HetPlanConstants::ncclBuffersGiB : 0.0;
-    overheadGiB += dpReplicas > 1 ? HetPlanConstants::ncclBuffersGiB : 0.0;
+    double overheadGiB = m_parameters.cudaContextGiB;
+    overheadGiB += stage.tp > 1 ? m_parameters.ncclBuffersGiB : 0.0;
+    overheadGiB += stage.stageCount > 1 ? m_parameters.ncclBuffersGiB : 0.0;
+    overheadGiB += dpReplicas > 1 ? m_parameters.ncclBuffersGiB : 0.0;
 
     for (int r = 0; r < stage.dp; ++r) {
         const double b = replicaShare(stage, r);
@@ -218,10 +227,9 @@ void TrainingTerms::stageMemory(const Problem &problem, const StageQuery &stage,
 
 } // namespace
 
-const StageTerms &hetPlanTrainingTerms()
+std::shared_ptr<const StageTerms> makeHetPlanTrainingTerms(const HetPlanParameters &parameters)
 {
-    static const TrainingTerms terms;
-    return terms;
+    return std::make_shared<const TrainingTerms>(parameters);
 }
 
 } // namespace hetplan

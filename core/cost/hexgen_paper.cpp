@@ -1,6 +1,6 @@
 #include "core/cost/hexgen_paper.h"
 
-#include "core/cost/hexiscale_paper.h"
+#include "core/cost/cost_helpers.h"
 #include "core/cost/paper_formulas.h"
 
 #include <algorithm>
@@ -118,9 +118,9 @@ public:
 
 } // namespace
 
-const StageTerms &hexGenInferenceTerms()
+std::shared_ptr<const StageTerms> hexGenInferenceTerms()
 {
-    static const HexGenTerms terms;
+    static const auto terms = std::make_shared<const HexGenTerms>();
     return terms;
 }
 

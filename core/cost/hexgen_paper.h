@@ -1,6 +1,8 @@
 #pragma once
 
-#include "core/cost/cost_support.h"
+#include "core/cost/stage_terms.h"
+
+#include <memory>
 
 namespace hetplan {
 
@@ -8,6 +10,6 @@ namespace hetplan {
 // slowest memory bandwidth m_d plus FLOPs over the slowest peak c_d), TP comm eq. 5, PP comm
 // eq. 6 to the next stage, memory eq. 7. b_t is the request batch, s_in the prompt and s_out
 // the output length; 12H² parameters per layer, as the paper writes.
-const StageTerms &hexGenInferenceTerms();
+std::shared_ptr<const StageTerms> hexGenInferenceTerms();
 
 } // namespace hetplan

@@ -1,6 +1,6 @@
 #include "core/cost/hexiscale_paper.h"
 
-#include "core/cost/hexgen_paper.h"
+#include "core/cost/cost_helpers.h"
 #include "core/cost/paper_formulas.h"
 #include "core/plan/plan.h"
 #include "core/plan/transport.h"
@@ -155,9 +155,9 @@ public:
 
 } // namespace
 
-const StageTerms &hexiScaleTrainingTerms()
+std::shared_ptr<const StageTerms> hexiScaleTrainingTerms()
 {
-    static const HexiScaleTerms terms;
+    static const auto terms = std::make_shared<const HexiScaleTerms>();
     return terms;
 }
 

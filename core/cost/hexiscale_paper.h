@@ -1,6 +1,8 @@
 #pragma once
 
-#include "core/cost/cost_support.h"
+#include "core/cost/stage_terms.h"
+
+#include <memory>
 
 namespace hetplan {
 
@@ -8,6 +10,6 @@ namespace hetplan {
 // recomputation and bf16/fp16 elements throughout; the workload's recompute, optimizer and
 // sharding settings do not enter its formulas. c is the peak tflops of the slowest GPU (the
 // paper's c_d), not the achieved rate.
-const StageTerms &hexiScaleTrainingTerms();
+std::shared_ptr<const StageTerms> hexiScaleTrainingTerms();
 
 } // namespace hetplan

@@ -1,6 +1,6 @@
 #include "core/cost/paper_formulas.h"
 
-#include "core/cost/cost_support.h"
+#include "core/cost/cost_helpers.h"
 
 #include <algorithm>
 #include <vector>

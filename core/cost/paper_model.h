@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/cost/cost_model.h"
+#include "core/cost/terms_model.h"
 
 namespace hetplan {
 
@@ -8,25 +8,14 @@ namespace hetplan {
 // HexGen Appendix B. Neither paper models the other mode, so `hexiscale-paper` and
 // `hexgen-paper` are the same formulas under two names; each is the name its paper's results
 // are reproduced under.
-class PaperModel : public CostModel
+class PaperModel : public TermsCostModel
 {
 public:
-    explicit PaperModel(CostModelKind kind)
-        : m_kind(kind)
-    {}
+    explicit PaperModel(CostModelKind kind);
 
-    CostModelKind kind() const override { return m_kind; }
     // Neither paper restricts TP groups: TP across machines merely costs what the formula says
     // (HexGen keeps TP on one machine by search heuristic, §4.2, not as a cost rule).
     std::string tpGroupProblem(const Problem &, std::span<const int>) const override { return {}; }
-    Evaluation evaluate(const Problem &problem, const Plan &plan) const override;
-    StageEstimate estimateStage(const Problem &problem, const StageQuery &stage) const override;
-    double hopS(const Problem &problem, const StageQuery &from,
-                const StageQuery &to) const override;
-    double objectiveS(const Problem &problem, const Plan &plan) const override;
-
-private:
-    CostModelKind m_kind;
 };
 
 class HexiScalePaperModel final : public PaperModel

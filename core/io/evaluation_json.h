@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/cost/evaluation.h"
+#include "core/plan/estimate.h"
 
 #include <nlohmann/json_fwd.hpp>
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/cost/evaluation.h"
 #include "core/model/workload.h"
+#include "core/plan/estimate.h"
 
 #include <optional>
 #include <string>

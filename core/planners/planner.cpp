@@ -3,8 +3,8 @@
 
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
+#include "core/cost/validator.h"
 #include "core/io/cluster_check.h"
-#include "core/plan/validator.h"
 #include "core/planners/exhaustive.h"
 #include "core/planners/hexgen/hexgen_planner.h"
 #include "core/planners/hexiscale/hexiscale_planner.h"

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/base/result.h"
-#include "core/cost/evaluation.h"
+#include "core/plan/estimate.h"
 #include "core/plan/plan.h"
 #include "core/planners/planner_params.h"
 

@@ -1,8 +1,8 @@
 #include "core/serving/plan_serving.h"
 
 #include "core/catalog/catalog.h"
+#include "core/cost/cost_helpers.h"
 #include "core/cost/cost_model.h"
-#include "core/cost/cost_support.h"
 #include "core/plan/plan.h"
 
 #include <cassert>

@@ -5,7 +5,7 @@
 // serving simulator makes of them.
 
 #include "core/base/result.h"
-#include "core/cost/evaluation.h"
+#include "core/plan/estimate.h"
 #include "core/serving/serving_sim.h"
 
 #include <span>

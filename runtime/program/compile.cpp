@@ -4,9 +4,9 @@
 #include "runtime/program/compile.h"
 
 #include "core/cost/problem.h"
+#include "core/cost/validator.h"
 #include "core/model/model_spec.h"
 #include "core/model/topology.h"
-#include "core/plan/validator.h"
 #include "runtime/program/layout.h"
 
 #include <algorithm>

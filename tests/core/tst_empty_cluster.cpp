@@ -4,9 +4,9 @@
 #include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
+#include "core/cost/validator.h"
 #include "core/io/cluster_check.h"
 #include "core/io/formats.h"
-#include "core/plan/validator.h"
 #include "core/planners/planner.h"
 #include "core/serving/plan_serving.h"
 

@@ -3,8 +3,8 @@
 #include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
+#include "core/cost/validator.h"
 #include "core/io/loaders.h"
-#include "core/plan/validator.h"
 #include "core/planners/exhaustive.h"
 #include "core/planners/megatron.h"
 

@@ -3,7 +3,7 @@
 #include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
-#include "core/plan/validator.h"
+#include "core/cost/validator.h"
 #include "core/planners/megatron.h"
 #include "core/planners/planner.h"
 

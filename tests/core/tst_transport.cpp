@@ -4,10 +4,10 @@
 #include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
+#include "core/cost/validator.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
 #include "core/plan/transport.h"
-#include "core/plan/validator.h"
 #include "tests/core/planner_test_support.h"
 
 #include <QtTest>

@@ -3,9 +3,9 @@
 // loop keeps running while planners search; nothing-fits and broken clusters are explained.
 #include "core/base/text.h"
 #include "core/catalog/catalog.h"
+#include "core/cost/validator.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
-#include "core/plan/validator.h"
 #include "model/document.h"
 #include "results/breakdown_chart.h"
 #include "results/compare_model.h"

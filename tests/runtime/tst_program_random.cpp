@@ -4,7 +4,7 @@
 // refused naming the first stage that shards by 4.
 #include "core/catalog/catalog.h"
 #include "core/cost/problem.h"
-#include "core/plan/validator.h"
+#include "core/cost/validator.h"
 #include "runtime/program/program_text.h"
 #include "tests/runtime/program_test_support.h"
 

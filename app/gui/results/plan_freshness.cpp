@@ -1,7 +1,7 @@
 #include "results/plan_freshness.h"
 
 #include "core/catalog/catalog.h"
-#include "core/plan/validator.h"
+#include "core/cost/validator.h"
 #include "model/project.h"
 
 #include <memory>

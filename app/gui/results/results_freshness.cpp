@@ -1,7 +1,7 @@
 // ResultsPanel: whether the plan on show is still the plan of what is drawn, and what the
 // results show when the project is replaced or reopened.
 #include "core/catalog/catalog.h"
-#include "core/plan/validator.h"
+#include "core/cost/validator.h"
 #include "results/breakdown_chart.h"
 #include "results/chart_support.h"
 #include "results/compare_model.h"

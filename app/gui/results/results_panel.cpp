@@ -2,8 +2,8 @@
 
 #include "canvas/cluster_scene.h"
 #include "core/catalog/catalog.h"
+#include "core/cost/validator.h"
 #include "core/io/cluster_check.h"
-#include "core/plan/validator.h"
 #include "core/serving/plan_serving.h"
 #include "model/document.h"
 #include "results/breakdown_chart.h"

@@ -2,7 +2,7 @@
 
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
-#include "core/plan/validator.h"
+#include "core/cost/validator.h"
 #include "core/planners/hexgen/genetic_search.h"
 #include "core/serving/plan_serving.h"
 

@@ -1,7 +1,7 @@
 #include "core/planners/hexgen/pipeline_dp.h"
 
+#include "core/cost/cost_helpers.h"
 #include "core/cost/cost_model.h"
-#include "core/cost/cost_support.h"
 
 #include <algorithm>
 #include <array>

@@ -1,6 +1,6 @@
 #include "core/planners/hexgen/replica_packing.h"
 
-#include "core/cost/cost_support.h"
+#include "core/cost/cost_helpers.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,7 +1,7 @@
 #include "core/planners/hexgen/symmetric_baseline.h"
 
+#include "core/cost/cost_helpers.h"
 #include "core/cost/cost_model.h"
-#include "core/cost/cost_support.h"
 #include "core/serving/plan_serving.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 #include "core/planners/hexiscale/hexiscale_planner.h"
 
 #include "core/cost/cost_model.h"
-#include "core/plan/validator.h"
+#include "core/cost/validator.h"
 #include "core/planners/closest_fit.h"
 #include "core/planners/hexiscale/batch_balance.h"
 #include "core/planners/hexiscale/gpu_groups.h"

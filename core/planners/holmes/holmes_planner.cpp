@@ -4,7 +4,7 @@
 
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
-#include "core/plan/validator.h"
+#include "core/cost/validator.h"
 #include "core/planners/holmes/fabrics.h"
 #include "core/planners/holmes/layer_partition.h"
 #include "core/planners/search_reporter.h"

@@ -1,7 +1,7 @@
 #include "core/planners/metis/metis_planner.h"
 
 #include "core/cost/cost_model.h"
-#include "core/plan/validator.h"
+#include "core/cost/validator.h"
 #include "core/planners/metis/device_groups.h"
 #include "core/planners/metis/intra_stage.h"
 #include "core/planners/metis/stage_catalog.h"

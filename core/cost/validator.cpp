@@ -1,7 +1,7 @@
 // The plan rules of docs/formats.md ("Plan"), checked in the order a person would fix them:
 // structure of each stage, layer coverage, GPU reuse, batch sizes, then what needs the
 // cluster (connectivity) and the cost model (TP groups, memory).
-#include "core/plan/validator.h"
+#include "core/cost/validator.h"
 
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"

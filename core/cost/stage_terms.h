@@ -1,0 +1,39 @@
+#pragma once
+
+#include "core/cost/problem.h"
+#include "core/cost/stage_query.h"
+#include "core/plan/estimate.h"
+
+#include <span>
+
+namespace hetplan {
+
+struct Plan;
+struct LayerSegments;
+
+// What one cost model says about a stage, and nothing more: the driver (core/cost/cost_driver.h)
+// assembles an Evaluation from it. Terms call only the helpers below them (cost_helpers.h).
+class StageTerms
+{
+public:
+    virtual ~StageTerms() = default;
+
+    // Per micro-batch (training) or per batch (inference): computeS, tpCommS, forwardS,
+    // backwardS. hopS and dpCommS stay 0.
+    virtual StageTiming stageTiming(const Problem &problem, const StageQuery &stage) const = 0;
+    // Bytes each GPU of the stage needs, in the order of stage.gpus. `dpReplicas` is how many
+    // replicas hold the stage's layers (for sharded optimizer state and DP buffers).
+    virtual void stageMemory(const Problem &problem, const StageQuery &stage, int dpReplicas,
+                             std::span<double> bytesPerGpu) const = 0;
+    // Per micro-batch: forward activation plus backward gradient (training) or the forward
+    // activations of prefill and decode (inference); 0 when `to` is empty.
+    virtual double hopS(const Problem &problem, const StageQuery &from,
+                        const StageQuery &to) const = 0;
+    // Training only: gradient synchronisation of one iteration. Fills the per-stage figure
+    // (flat: pipeline by pipeline, stage by stage) and returns the iteration's DP time.
+    virtual double dataParallelS(const Problem &problem, const Plan &plan,
+                                 const LayerSegments &segments,
+                                 std::span<double> perStageS) const = 0;
+};
+
+} // namespace hetplan
