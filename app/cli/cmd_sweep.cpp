@@ -3,9 +3,8 @@
 #include "app/cli/report.h"
 #include "app/cli/setup.h"
 #include "app/cli/signals.h"
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
-#include "core/model/bandwidth_edit.h"
+#include "core/planners/bandwidth_sweep.h"
 
 #include <cstdio>
 #include <iostream>
@@ -47,13 +46,6 @@ Result<SweepTarget> targetFromArgs(const Args &args, const Cluster &cluster)
     return SweepTarget{{{BandwidthTarget::Kind::Network}}, "every network link"};
 }
 
-Cluster withBandwidth(Cluster cluster, const SweepTarget &sweep, double bandwidthGBps)
-{
-    for (const BandwidthTarget &target : sweep.targets)
-        cluster = hetplan::withBandwidth(std::move(cluster), target, bandwidthGBps);
-    return cluster;
-}
-
 } // namespace
 
 int runSweep(const std::vector<std::string> &words)
@@ -90,38 +82,30 @@ int runSweep(const std::vector<std::string> &words)
                     target->label.c_str(), std::string(plannerName(kind)).c_str(),
                     std::string(costModel.name()).c_str(), "GB/s", "current plan", "re-planned",
                     "MFU", "strategy");
-    for (double bandwidthGBps : *bandwidths) {
-        if (receivedSignal() != 0)
-            break;
-        auto topology
-            = Topology::build(withBandwidth(problem.topology.cluster(), *target, bandwidthGBps),
-                              GpuCatalog::builtin());
-        if (!topology)
-            return fail(topology.error());
-        const Problem changed{std::move(topology).value(), problem.model, problem.workload};
-        const double currentS = costModel.objectiveS(changed, base->plan);
-        auto replanned = runPlanner(kind, changed, costModel, options, &base->plan);
-        nlohmann::json point{{"bandwidth_GBps", bandwidthGBps}, {"current_plan_s", currentS}};
-        if (replanned) {
-            point["replanned_s"] = replanned->evaluation.iterationS;
-            point["mfu"] = replanned->evaluation.mfu;
-            point["strategy_changed"] = !replanned->plan.sameLayout(base->plan);
-            point["pipelines"] = replanned->plan.pipelines.size();
+    const bool json = args.has("json");
+    const Plan &plan = base->plan;
+    const SweepRequest request{kind, options, target->targets, *bandwidths};
+    sweepBandwidth(problem, costModel, plan, request, stopToken(), [&](const SweepPoint &p) {
+        nlohmann::json point{{"bandwidth_GBps", p.bandwidthGBps},
+                             {"current_plan_s", p.currentPlanS}};
+        if (p.replannedS) {
+            point["replanned_s"] = *p.replannedS;
+            point["mfu"] = p.replannedMfu;
+            point["strategy_changed"] = p.strategyChanged;
+            point["pipelines"] = p.replannedPipelines;
         } else {
-            point["error"] = replanned.error().message;
-        }
-        if (!args.has("json")) {
-            const bool ok = replanned.ok();
-            const std::string mfu
-                = ok ? std::to_string(int(100 * replanned->evaluation.mfu + 0.5)) + " %" : "-";
-            std::printf(
-                "%12.6g %16s %16s %8s  %s\n", bandwidthGBps, formatSeconds(currentS).c_str(),
-                ok ? formatSeconds(replanned->evaluation.iterationS).c_str() : "-", mfu.c_str(),
-                ok ? (replanned->plan.sameLayout(base->plan) ? "same" : "changed")
-                   : replanned.error().message.c_str());
+            point["error"] = p.error;
         }
         points.push_back(std::move(point));
-    }
+        if (json)
+            return;
+        const std::string mfu
+            = p.replannedS ? std::to_string(int(100 * p.replannedMfu + 0.5)) + " %" : "-";
+        std::printf("%12.6g %16s %16s %8s  %s\n", p.bandwidthGBps,
+                    formatSeconds(p.currentPlanS).c_str(),
+                    p.replannedS ? formatSeconds(*p.replannedS).c_str() : "-", mfu.c_str(),
+                    p.replannedS ? (p.strategyChanged ? "changed" : "same") : p.error.c_str());
+    });
     if (args.has("json"))
         std::cout << nlohmann::json{{"target", target->label}, {"points", points}}.dump(2) << '\n';
     if (receivedSignal() != 0) {

@@ -2,7 +2,7 @@
 
 #include "core/cost/problem.h"
 #include "core/plan/plan.h"
-#include "results/bandwidth_whatif.h"
+#include "core/planners/bandwidth_sweep.h"
 
 #include <QColor>
 #include <QCoreApplication>

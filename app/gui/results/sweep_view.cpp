@@ -120,12 +120,15 @@ void SweepView::startSweep(int targetIndex)
         bandwidths.push_back(drawnGBps * std::pow(10.0, -1.0 + 2.0 * i / (kPoints - 1)));
 
     m_stop = std::stop_source();
+    SweepRequest request{m_planner, {}, {target}, std::move(bandwidths)};
     auto work = [problem = m_base->problem, plan = m_base->plan, costModel = m_costModel,
-                 planner = m_planner, target, bandwidths,
+                 request = std::move(request),
                  stop = m_stop.get_token()](QPromise<std::vector<SweepPoint>> &promise) {
         const std::unique_ptr<CostModel> model = makeCostModel(costModel);
-        promise.addResult(sweepBandwidth(*problem, *model, planner, plan, target, bandwidths, stop,
-                                         [&promise](int done) { promise.setProgressValue(done); }));
+        int done = 0;
+        promise.addResult(
+            sweepBandwidth(*problem, *model, plan, request, stop,
+                           [&](const SweepPoint &) { promise.setProgressValue(++done); }));
     };
     m_watcher->setFuture(QtConcurrent::run(std::move(work)));
     m_runButton->setText(tr("Cancel sweep"));

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "results/bandwidth_whatif.h"
+#include "core/planners/bandwidth_sweep.h"
 #include "results/results_text.h"
 
 #include <QFutureWatcher>
