@@ -19,9 +19,10 @@ namespace hetplan::hexiscale {
 // it (data parallelism gets the fast links, pipelines run over the slow ones).
 enum class CutOption { MinimiseBetweenGroups, MaximiseBetweenGroups };
 
-// The machine pairs of splitGpus's sparse graphs (large GPU sets), remembered for the last few
-// GPU sets and cut options: the search splits the whole cluster again every iteration, and
-// choosing the pairs costs machines² lookups. Not thread-safe; one per planning call.
+// The machine pairs of splitGpus's sparse graphs (large GPU sets), remembered for a few
+// GPU sets and cut options (the largest kept longest): the search splits the whole cluster again
+// every iteration, and choosing the pairs costs machines² lookups. Not thread-safe; one per
+// planning call.
 class NeighbourCache
 {
 public:
@@ -36,7 +37,7 @@ private:
         CutOption option;
         Pairs pairs;
     };
-    std::deque<Entry> m_entries; // newest last
+    std::deque<Entry> m_entries; // oldest first
 };
 
 // Splits `gpus` into at most `parts` groups with METIS on the GPU graph (§4.2): vertex weight =
