@@ -110,15 +110,29 @@ std::vector<std::vector<int>> sortedGroups(std::vector<std::vector<int>> groups)
     return groups;
 }
 
+// The cache key of a GPU set's machines (see NeighbourCache).
+std::vector<int> neighbourKey(const Topology &topology, std::span<const int> gpus,
+                              const std::vector<std::vector<int>> &byMachine)
+{
+    std::vector<int> key;
+    key.reserve(byMachine.size());
+    for (const std::vector<int> &machine : byMachine) {
+        const int first = gpus[size_t(machine.front())];
+        key.push_back(topology.hasPairOverrides() ? first : topology.gpu(first).machine);
+    }
+    return key;
+}
+
 const NeighbourCache::Pairs &cachedPairs(const Topology &topology, std::span<const int> gpus,
                                          CutOption option,
                                          const std::vector<std::vector<int>> &byMachine,
                                          NeighbourCache *cache, NeighbourCache::Pairs &scratch)
 {
     if (cache) {
-        if (const NeighbourCache::Pairs *known = cache->find(gpus, option))
+        const std::vector<int> key = neighbourKey(topology, gpus, byMachine);
+        if (const NeighbourCache::Pairs *known = cache->find(key, option))
             return *known;
-        return cache->remember(gpus, option, neighbourPairs(topology, gpus, option, byMachine));
+        return cache->remember(key, option, neighbourPairs(topology, gpus, option, byMachine));
     }
     scratch = neighbourPairs(topology, gpus, option, byMachine);
     return scratch;
@@ -213,27 +227,27 @@ Result<std::vector<std::vector<int>>> splitMachines(const Topology &topology,
 
 } // namespace
 
-const NeighbourCache::Pairs *NeighbourCache::find(std::span<const int> gpus, CutOption option) const
+const NeighbourCache::Pairs *NeighbourCache::find(std::span<const int> key, CutOption option) const
 {
     for (const Entry &entry : m_entries)
         if (entry.option == option
-            && std::equal(gpus.begin(), gpus.end(), entry.gpus.begin(), entry.gpus.end()))
+            && std::equal(key.begin(), key.end(), entry.key.begin(), entry.key.end()))
             return &entry.pairs;
     return nullptr;
 }
 
-const NeighbourCache::Pairs &NeighbourCache::remember(std::span<const int> gpus, CutOption option,
+const NeighbourCache::Pairs &NeighbourCache::remember(std::span<const int> key, CutOption option,
                                                       Pairs pairs)
 {
     constexpr size_t kEntries = 4; // the whole cluster under both options, and a few groups
-    // The smallest GPU set makes room (the oldest among equals): the whole cluster, split again
+    // The shortest key makes room (the oldest among equals): the whole cluster, split again
     // every iteration and the dearest to recompute (machines² lookups), outlives the dozens of
     // pipeline groups remembered in between.
     if (m_entries.size() == kEntries)
         m_entries.erase(std::min_element(
             m_entries.begin(), m_entries.end(),
-            [](const Entry &x, const Entry &y) { return x.gpus.size() < y.gpus.size(); }));
-    m_entries.push_back({{gpus.begin(), gpus.end()}, option, std::move(pairs)});
+            [](const Entry &x, const Entry &y) { return x.key.size() < y.key.size(); }));
+    m_entries.push_back({{key.begin(), key.end()}, option, std::move(pairs)});
     return m_entries.back().pairs;
 }
 

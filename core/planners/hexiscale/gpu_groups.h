@@ -20,20 +20,23 @@ namespace hetplan::hexiscale {
 enum class CutOption { MinimiseBetweenGroups, MaximiseBetweenGroups };
 
 // The machine pairs of splitGpus's sparse graphs (large GPU sets), remembered for a few
-// GPU sets and cut options (the largest kept longest): the search splits the whole cluster again
-// every iteration, and choosing the pairs costs machines² lookups. Not thread-safe; one per
-// planning call.
+// machine lists and cut options (the longest kept longest): the search splits the whole cluster
+// again every iteration, and choosing the pairs costs machines² lookups. The pairs depend only
+// on which machines a set spans, in which order, unless the cluster overrides GPU pairs
+// (Topology::hasPairOverrides); so a key names machines, or then each machine's first GPU of
+// the set, and the striped pipelines (one GPU of every machine each) share one entry.
+// Not thread-safe; one per planning call.
 class NeighbourCache
 {
 public:
     using Pairs = std::vector<std::pair<size_t, size_t>>;
-    const Pairs *find(std::span<const int> gpus, CutOption option) const;
-    const Pairs &remember(std::span<const int> gpus, CutOption option, Pairs pairs);
+    const Pairs *find(std::span<const int> key, CutOption option) const;
+    const Pairs &remember(std::span<const int> key, CutOption option, Pairs pairs);
 
 private:
     struct Entry
     {
-        std::vector<int> gpus;
+        std::vector<int> key;
         CutOption option;
         Pairs pairs;
     };
