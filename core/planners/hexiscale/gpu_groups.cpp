@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 
 namespace hetplan::hexiscale {
@@ -158,26 +159,32 @@ void addNetworkEdges(const Topology &topology, std::span<const int> gpus, CutOpt
         }
 }
 
+// Turns the edge weights into how much each pair should share a group, which a min cut keeps
+// inside: the bandwidth itself for MinimiseBetweenGroups. For MaximiseBetweenGroups they are
+// mirrored inside their own range, w' = max + min − w: the slowest link becomes the heaviest
+// edge and is kept inside a group, the fastest links end up cut, between the groups.
+// Unconnected pairs (weight 0) stay without an edge: a pipeline cannot run over them.
+void keepInsideGroups(WeightedGraph &graph, CutOption option)
+{
+    if (option != CutOption::MaximiseBetweenGroups)
+        return;
+    double lowest = std::numeric_limits<double>::infinity();
+    double highest = 0;
+    for (const GraphEdge &e : graph.edges)
+        if (e.weight > 0) {
+            lowest = std::min(lowest, e.weight);
+            highest = std::max(highest, e.weight);
+        }
+    for (GraphEdge &e : graph.edges)
+        if (e.weight > 0)
+            e.weight = highest + lowest - e.weight;
+}
+
 // METIS on the graph for the cut option (§4.4).
 Result<std::vector<int>> partition(WeightedGraph graph, int parts, CutOption option, int ufactor,
                                    std::uint64_t seed)
 {
-    if (option == CutOption::MaximiseBetweenGroups) {
-        // METIS only minimises a cut, so the weights are mirrored inside their own range,
-        // w' = max + min − w: the slowest link becomes the heaviest edge and is kept inside a
-        // group, the fastest links end up cut, between the groups. Unconnected pairs
-        // (weight 0) stay without an edge: a pipeline cannot run over them.
-        double lowest = std::numeric_limits<double>::infinity();
-        double highest = 0;
-        for (const GraphEdge &e : graph.edges)
-            if (e.weight > 0) {
-                lowest = std::min(lowest, e.weight);
-                highest = std::max(highest, e.weight);
-            }
-        for (GraphEdge &e : graph.edges)
-            if (e.weight > 0)
-                e.weight = highest + lowest - e.weight;
-    }
+    keepInsideGroups(graph, option);
     PartitionOptions options;
     options.parts = parts;
     options.ufactor = ufactor;
@@ -190,16 +197,11 @@ Result<std::vector<int>> partition(WeightedGraph graph, int parts, CutOption opt
     return partitionGraph(graph, options);
 }
 
-// Large groups split into few parts are partitioned machine by machine: one vertex per machine
-// (its GPUs' compute), one edge per neighbour pair carrying the bandwidth of all its GPU pairs.
-// A machine's GPUs then stay in one group, which a min-cut split keeps them in anyway (the
-// intra-machine links are the widest), and METIS sees 8× fewer vertices. Splits that cut
-// through machines come from stripeGpus and sliceMachines.
-Result<std::vector<std::vector<int>>> splitMachines(const Topology &topology,
-                                                    std::span<const int> gpus,
-                                                    const std::vector<std::vector<int>> &byMachine,
-                                                    int parts, CutOption option, int ufactor,
-                                                    std::uint64_t seed, NeighbourCache *cache)
+// One vertex per machine of `gpus` (its GPUs' compute), one edge per neighbour pair carrying
+// the bandwidth of all its GPU pairs.
+WeightedGraph machineGraph(const Topology &topology, std::span<const int> gpus,
+                           const std::vector<std::vector<int>> &byMachine, CutOption option,
+                           NeighbourCache *cache)
 {
     WeightedGraph graph;
     for (const std::vector<int> &machine : byMachine) {
@@ -215,14 +217,81 @@ Result<std::vector<std::vector<int>>> splitMachines(const Topology &topology,
                                                             gpus[size_t(byMachine[b].front())]);
         graph.edges.push_back({int(a), int(b), pairs * bandwidthGBps});
     }
-    Result<std::vector<int>> part = partition(std::move(graph), parts, option, ufactor, seed);
-    if (!part)
-        return part.error();
+    return graph;
+}
+
+// The GPUs of each machine group (machine slots of `byMachine`), in groups.
+std::vector<std::vector<int>> gpusOfMachineGroups(std::span<const int> gpus,
+                                                  const std::vector<std::vector<int>> &byMachine,
+                                                  const std::vector<int> &groupOfMachine, int parts)
+{
     std::vector<std::vector<int>> groups(static_cast<size_t>(parts));
     for (size_t m = 0; m < byMachine.size(); ++m)
         for (int i : byMachine[m])
-            groups[size_t(part.value()[m])].push_back(gpus[size_t(i)]);
+            groups[size_t(groupOfMachine[m])].push_back(gpus[size_t(i)]);
     return sortedGroups(std::move(groups));
+}
+
+// Large groups split into few parts are partitioned machine by machine (machineGraph). A
+// machine's GPUs then stay in one group, which a min-cut split keeps them in anyway (the
+// intra-machine links are the widest), and METIS sees 8× fewer vertices. Splits that cut
+// through machines come from stripeGpus and sliceMachines.
+Result<std::vector<std::vector<int>>> splitMachines(const Topology &topology,
+                                                    std::span<const int> gpus,
+                                                    const std::vector<std::vector<int>> &byMachine,
+                                                    int parts, CutOption option, int ufactor,
+                                                    std::uint64_t seed, NeighbourCache *cache)
+{
+    Result<std::vector<int>> part = partition(
+        machineGraph(topology, gpus, byMachine, option, cache), parts, option, ufactor, seed);
+    if (!part)
+        return part.error();
+    return gpusOfMachineGroups(gpus, byMachine, part.value(), parts);
+}
+
+// Large groups split into at least half as many parts as they span machines, as the pipeline
+// builder asks for (§4.3 step (i), k_i near the machine count), keeping machines whole: every
+// part is one machine or two, so the split is a matching of machines, which METIS's k-way
+// cannot find (it fails beyond about vertices/2 parts) and which costs it a full multilevel
+// run over every GPU. Pairs are joined greedily along the edges a min cut keeps inside
+// (heaviest first, the file order among equals; heavy-edge matching, as METIS coarsens), within
+// the balance constraint, until `parts` groups remain. Empty when no such matching is found
+// (a machine outweighs a part's allowance, or too few pairs fit in it); METIS then splits the
+// GPUs.
+std::optional<std::vector<std::vector<int>>>
+pairMachines(const Topology &topology, std::span<const int> gpus,
+             const std::vector<std::vector<int>> &byMachine, int parts, CutOption option,
+             int ufactor, NeighbourCache *cache)
+{
+    const int machines = int(byMachine.size());
+    WeightedGraph graph = machineGraph(topology, gpus, byMachine, option, cache);
+    keepInsideGroups(graph, option);
+    double totalTflops = 0;
+    for (double w : graph.vertexWeights)
+        totalTflops += w;
+    const double allowance = (1 + std::max(1, ufactor) / 1000.0) * totalTflops / parts;
+    for (double w : graph.vertexWeights)
+        if (w > allowance)
+            return std::nullopt;
+    std::stable_sort(graph.edges.begin(), graph.edges.end(),
+                     [](const GraphEdge &x, const GraphEdge &y) { return x.weight > y.weight; });
+    std::vector<int> groupOf(static_cast<size_t>(machines), -1);
+    int joined = 0;
+    for (const GraphEdge &e : graph.edges) {
+        if (joined == machines - parts)
+            break;
+        if (e.weight <= 0 || groupOf[size_t(e.a)] >= 0 || groupOf[size_t(e.b)] >= 0
+            || graph.vertexWeights[size_t(e.a)] + graph.vertexWeights[size_t(e.b)] > allowance)
+            continue;
+        groupOf[size_t(e.a)] = groupOf[size_t(e.b)] = joined++;
+    }
+    if (joined < machines - parts)
+        return std::nullopt;
+    int next = joined;
+    for (int &group : groupOf)
+        if (group < 0)
+            group = next++;
+    return gpusOfMachineGroups(gpus, byMachine, groupOf, parts);
 }
 
 } // namespace
@@ -269,8 +338,13 @@ Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::s
     }
 
     const std::vector<std::vector<int>> byMachine = positionsByMachine(topology, gpus);
-    if (n > kDenseGraphLimit && 2 * partCount <= int(byMachine.size()) + 1)
+    const int machines = int(byMachine.size());
+    if (n > kDenseGraphLimit && 2 * partCount <= machines + 1)
         return splitMachines(topology, gpus, byMachine, partCount, option, ufactor, seed, cache);
+    if (n > kDenseGraphLimit && partCount <= machines)
+        if (auto paired
+            = pairMachines(topology, gpus, byMachine, partCount, option, ufactor, cache))
+            return std::move(*paired);
 
     WeightedGraph graph;
     graph.vertexWeights.reserve(gpus.size());

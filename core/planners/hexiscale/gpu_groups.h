@@ -46,6 +46,8 @@ private:
 // Splits `gpus` into at most `parts` groups with METIS on the GPU graph (§4.2): vertex weight =
 // peak tflops, edge weight = pair bandwidth, `ufactor` the balance constraint in 1/1000.
 // Groups come back non-empty, each sorted, ordered by their first GPU.
+// Sets beyond a few hundred GPUs are split with whole machines: by METIS on the machine graph
+// into few parts, or by pairing machines into at least half as many parts as machines.
 // `cache`, when given, saves rebuilding the sparse graph of a GPU set split before.
 Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::span<const int> gpus,
                                                 int parts, CutOption option, int ufactor,
