@@ -92,6 +92,9 @@ public:
     // Whether the machines carry both InfiniBand and RoCE NICs, two RDMA kinds one NCCL
     // transport cannot join (Holmes §2.1).
     bool mixesRdmaNics() const { return m_mixesRdmaNics; }
+    // Whether any GPU pair carries a measured override; without one, every value between two
+    // GPUs of different machines depends on the machines alone.
+    bool hasPairOverrides() const { return !m_overrides.empty(); }
 
 private:
     // Machine pairs' widest paths, row-major machineCount², over all links or one kind's.

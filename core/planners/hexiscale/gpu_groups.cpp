@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 
 namespace hetplan::hexiscale {
@@ -89,7 +90,10 @@ neighbourPairs(const Topology &topology, std::span<const int> gpus, CutOption op
                            a > b ? a - b : b - a, b});
         }
         const size_t take = std::min(keep, row.size());
-        std::partial_sort(row.begin(), row.begin() + long(take), row.end(), preferred);
+        // `preferred` is a strict total order, so selecting then sorting the few kept equals a
+        // partial sort, in linear rather than n·log(take) time over thousands of machines.
+        std::nth_element(row.begin(), row.begin() + long(take), row.end(), preferred);
+        std::sort(row.begin(), row.begin() + long(take), preferred);
         for (size_t i = 0; i < take; ++i)
             pairs.emplace_back(std::min(a, row[i].slot), std::max(a, row[i].slot));
     }
@@ -107,15 +111,29 @@ std::vector<std::vector<int>> sortedGroups(std::vector<std::vector<int>> groups)
     return groups;
 }
 
+// The cache key of a GPU set's machines (see NeighbourCache).
+std::vector<int> neighbourKey(const Topology &topology, std::span<const int> gpus,
+                              const std::vector<std::vector<int>> &byMachine)
+{
+    std::vector<int> key;
+    key.reserve(byMachine.size());
+    for (const std::vector<int> &machine : byMachine) {
+        const int first = gpus[size_t(machine.front())];
+        key.push_back(topology.hasPairOverrides() ? first : topology.gpu(first).machine);
+    }
+    return key;
+}
+
 const NeighbourCache::Pairs &cachedPairs(const Topology &topology, std::span<const int> gpus,
                                          CutOption option,
                                          const std::vector<std::vector<int>> &byMachine,
                                          NeighbourCache *cache, NeighbourCache::Pairs &scratch)
 {
     if (cache) {
-        if (const NeighbourCache::Pairs *known = cache->find(gpus, option))
+        const std::vector<int> key = neighbourKey(topology, gpus, byMachine);
+        if (const NeighbourCache::Pairs *known = cache->find(key, option))
             return *known;
-        return cache->remember(gpus, option, neighbourPairs(topology, gpus, option, byMachine));
+        return cache->remember(key, option, neighbourPairs(topology, gpus, option, byMachine));
     }
     scratch = neighbourPairs(topology, gpus, option, byMachine);
     return scratch;
@@ -141,26 +159,32 @@ void addNetworkEdges(const Topology &topology, std::span<const int> gpus, CutOpt
         }
 }
 
+// Turns the edge weights into how much each pair should share a group, which a min cut keeps
+// inside: the bandwidth itself for MinimiseBetweenGroups. For MaximiseBetweenGroups they are
+// mirrored inside their own range, w' = max + min − w: the slowest link becomes the heaviest
+// edge and is kept inside a group, the fastest links end up cut, between the groups.
+// Unconnected pairs (weight 0) stay without an edge: a pipeline cannot run over them.
+void keepInsideGroups(WeightedGraph &graph, CutOption option)
+{
+    if (option != CutOption::MaximiseBetweenGroups)
+        return;
+    double lowest = std::numeric_limits<double>::infinity();
+    double highest = 0;
+    for (const GraphEdge &e : graph.edges)
+        if (e.weight > 0) {
+            lowest = std::min(lowest, e.weight);
+            highest = std::max(highest, e.weight);
+        }
+    for (GraphEdge &e : graph.edges)
+        if (e.weight > 0)
+            e.weight = highest + lowest - e.weight;
+}
+
 // METIS on the graph for the cut option (§4.4).
 Result<std::vector<int>> partition(WeightedGraph graph, int parts, CutOption option, int ufactor,
                                    std::uint64_t seed)
 {
-    if (option == CutOption::MaximiseBetweenGroups) {
-        // METIS only minimises a cut, so the weights are mirrored inside their own range,
-        // w' = max + min − w: the slowest link becomes the heaviest edge and is kept inside a
-        // group, the fastest links end up cut, between the groups. Unconnected pairs
-        // (weight 0) stay without an edge: a pipeline cannot run over them.
-        double lowest = std::numeric_limits<double>::infinity();
-        double highest = 0;
-        for (const GraphEdge &e : graph.edges)
-            if (e.weight > 0) {
-                lowest = std::min(lowest, e.weight);
-                highest = std::max(highest, e.weight);
-            }
-        for (GraphEdge &e : graph.edges)
-            if (e.weight > 0)
-                e.weight = highest + lowest - e.weight;
-    }
+    keepInsideGroups(graph, option);
     PartitionOptions options;
     options.parts = parts;
     options.ufactor = ufactor;
@@ -173,16 +197,11 @@ Result<std::vector<int>> partition(WeightedGraph graph, int parts, CutOption opt
     return partitionGraph(graph, options);
 }
 
-// Large groups split into few parts are partitioned machine by machine: one vertex per machine
-// (its GPUs' compute), one edge per neighbour pair carrying the bandwidth of all its GPU pairs.
-// A machine's GPUs then stay in one group, which a min-cut split keeps them in anyway (the
-// intra-machine links are the widest), and METIS sees 8× fewer vertices. Splits that cut
-// through machines come from stripeGpus and sliceMachines.
-Result<std::vector<std::vector<int>>> splitMachines(const Topology &topology,
-                                                    std::span<const int> gpus,
-                                                    const std::vector<std::vector<int>> &byMachine,
-                                                    int parts, CutOption option, int ufactor,
-                                                    std::uint64_t seed, NeighbourCache *cache)
+// One vertex per machine of `gpus` (its GPUs' compute), one edge per neighbour pair carrying
+// the bandwidth of all its GPU pairs.
+WeightedGraph machineGraph(const Topology &topology, std::span<const int> gpus,
+                           const std::vector<std::vector<int>> &byMachine, CutOption option,
+                           NeighbourCache *cache)
 {
     WeightedGraph graph;
     for (const std::vector<int> &machine : byMachine) {
@@ -198,34 +217,106 @@ Result<std::vector<std::vector<int>>> splitMachines(const Topology &topology,
                                                             gpus[size_t(byMachine[b].front())]);
         graph.edges.push_back({int(a), int(b), pairs * bandwidthGBps});
     }
-    Result<std::vector<int>> part = partition(std::move(graph), parts, option, ufactor, seed);
-    if (!part)
-        return part.error();
+    return graph;
+}
+
+// The GPUs of each machine group (machine slots of `byMachine`), in groups.
+std::vector<std::vector<int>> gpusOfMachineGroups(std::span<const int> gpus,
+                                                  const std::vector<std::vector<int>> &byMachine,
+                                                  const std::vector<int> &groupOfMachine, int parts)
+{
     std::vector<std::vector<int>> groups(static_cast<size_t>(parts));
     for (size_t m = 0; m < byMachine.size(); ++m)
         for (int i : byMachine[m])
-            groups[size_t(part.value()[m])].push_back(gpus[size_t(i)]);
+            groups[size_t(groupOfMachine[m])].push_back(gpus[size_t(i)]);
     return sortedGroups(std::move(groups));
+}
+
+// Large groups split into few parts are partitioned machine by machine (machineGraph). A
+// machine's GPUs then stay in one group, which a min-cut split keeps them in anyway (the
+// intra-machine links are the widest), and METIS sees 8× fewer vertices. Splits that cut
+// through machines come from stripeGpus and sliceMachines.
+Result<std::vector<std::vector<int>>> splitMachines(const Topology &topology,
+                                                    std::span<const int> gpus,
+                                                    const std::vector<std::vector<int>> &byMachine,
+                                                    int parts, CutOption option, int ufactor,
+                                                    std::uint64_t seed, NeighbourCache *cache)
+{
+    Result<std::vector<int>> part = partition(
+        machineGraph(topology, gpus, byMachine, option, cache), parts, option, ufactor, seed);
+    if (!part)
+        return part.error();
+    return gpusOfMachineGroups(gpus, byMachine, part.value(), parts);
+}
+
+// Large groups split into at least half as many parts as they span machines, as the pipeline
+// builder asks for (§4.3 step (i), k_i near the machine count), keeping machines whole: every
+// part is one machine or two, so the split is a matching of machines, which METIS's k-way
+// cannot find (it fails beyond about vertices/2 parts) and which costs it a full multilevel
+// run over every GPU. Pairs are joined greedily along the edges a min cut keeps inside
+// (heaviest first, the file order among equals; heavy-edge matching, as METIS coarsens), within
+// the balance constraint, until `parts` groups remain. Empty when no such matching is found
+// (a machine outweighs a part's allowance, or too few pairs fit in it); METIS then splits the
+// GPUs.
+std::optional<std::vector<std::vector<int>>>
+pairMachines(const Topology &topology, std::span<const int> gpus,
+             const std::vector<std::vector<int>> &byMachine, int parts, CutOption option,
+             int ufactor, NeighbourCache *cache)
+{
+    const int machines = int(byMachine.size());
+    WeightedGraph graph = machineGraph(topology, gpus, byMachine, option, cache);
+    keepInsideGroups(graph, option);
+    double totalTflops = 0;
+    for (double w : graph.vertexWeights)
+        totalTflops += w;
+    const double allowance = (1 + std::max(1, ufactor) / 1000.0) * totalTflops / parts;
+    for (double w : graph.vertexWeights)
+        if (w > allowance)
+            return std::nullopt;
+    std::stable_sort(graph.edges.begin(), graph.edges.end(),
+                     [](const GraphEdge &x, const GraphEdge &y) { return x.weight > y.weight; });
+    std::vector<int> groupOf(static_cast<size_t>(machines), -1);
+    int joined = 0;
+    for (const GraphEdge &e : graph.edges) {
+        if (joined == machines - parts)
+            break;
+        if (e.weight <= 0 || groupOf[size_t(e.a)] >= 0 || groupOf[size_t(e.b)] >= 0
+            || graph.vertexWeights[size_t(e.a)] + graph.vertexWeights[size_t(e.b)] > allowance)
+            continue;
+        groupOf[size_t(e.a)] = groupOf[size_t(e.b)] = joined++;
+    }
+    if (joined < machines - parts)
+        return std::nullopt;
+    int next = joined;
+    for (int &group : groupOf)
+        if (group < 0)
+            group = next++;
+    return gpusOfMachineGroups(gpus, byMachine, groupOf, parts);
 }
 
 } // namespace
 
-const NeighbourCache::Pairs *NeighbourCache::find(std::span<const int> gpus, CutOption option) const
+const NeighbourCache::Pairs *NeighbourCache::find(std::span<const int> key, CutOption option) const
 {
     for (const Entry &entry : m_entries)
         if (entry.option == option
-            && std::equal(gpus.begin(), gpus.end(), entry.gpus.begin(), entry.gpus.end()))
+            && std::equal(key.begin(), key.end(), entry.key.begin(), entry.key.end()))
             return &entry.pairs;
     return nullptr;
 }
 
-const NeighbourCache::Pairs &NeighbourCache::remember(std::span<const int> gpus, CutOption option,
+const NeighbourCache::Pairs &NeighbourCache::remember(std::span<const int> key, CutOption option,
                                                       Pairs pairs)
 {
     constexpr size_t kEntries = 4; // the whole cluster under both options, and a few groups
+    // The shortest key makes room (the oldest among equals): the whole cluster, split again
+    // every iteration and the dearest to recompute (machines² lookups), outlives the dozens of
+    // pipeline groups remembered in between.
     if (m_entries.size() == kEntries)
-        m_entries.pop_front();
-    m_entries.push_back({{gpus.begin(), gpus.end()}, option, std::move(pairs)});
+        m_entries.erase(std::min_element(
+            m_entries.begin(), m_entries.end(),
+            [](const Entry &x, const Entry &y) { return x.key.size() < y.key.size(); }));
+    m_entries.push_back({{key.begin(), key.end()}, option, std::move(pairs)});
     return m_entries.back().pairs;
 }
 
@@ -247,8 +338,13 @@ Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::s
     }
 
     const std::vector<std::vector<int>> byMachine = positionsByMachine(topology, gpus);
-    if (n > kDenseGraphLimit && 2 * partCount <= int(byMachine.size()) + 1)
+    const int machines = int(byMachine.size());
+    if (n > kDenseGraphLimit && 2 * partCount <= machines + 1)
         return splitMachines(topology, gpus, byMachine, partCount, option, ufactor, seed, cache);
+    if (n > kDenseGraphLimit && partCount <= machines)
+        if (auto paired
+            = pairMachines(topology, gpus, byMachine, partCount, option, ufactor, cache))
+            return std::move(*paired);
 
     WeightedGraph graph;
     graph.vertexWeights.reserve(gpus.size());

@@ -136,17 +136,26 @@ std::vector<std::vector<int>> orderCandidates(const std::vector<std::vector<doub
             --budget;
             return;
         }
-        const int last = path.back();
+        // The τ unvisited parts best connected to the last one, the lower index first among
+        // equals: one pass keeping a sorted top τ (τ is small; the parts can be a hundred).
+        const std::vector<double> &from = bandwidth[size_t(path.back())];
+        const size_t width = size_t(std::max(tau, 1));
         std::vector<int> next;
-        for (int v = 0; v < k; ++v)
-            if (!used[size_t(v)])
-                next.push_back(v);
-        std::stable_sort(next.begin(), next.end(), [&](int x, int y) {
-            return bandwidth[size_t(last)][size_t(x)] > bandwidth[size_t(last)][size_t(y)];
-        });
-        next.resize(std::min<size_t>(next.size(), size_t(std::max(tau, 1))));
+        next.reserve(width + 1);
+        for (int v = 0; v < k; ++v) {
+            if (used[size_t(v)])
+                continue;
+            if (next.size() == width && !(from[size_t(v)] > from[size_t(next.back())]))
+                continue;
+            auto at = next.end();
+            while (at != next.begin() && from[size_t(v)] > from[size_t(*(at - 1))])
+                --at;
+            next.insert(at, v);
+            if (next.size() > width)
+                next.pop_back();
+        }
         for (int v : next) {
-            const double bw = bandwidth[size_t(last)][size_t(v)];
+            const double bw = from[size_t(v)];
             path.push_back(v);
             used[size_t(v)] = 1;
             self(self, costSoFar + (bw > 0 ? 1.0 / bw : kInfinity));
