@@ -13,6 +13,7 @@
 #include "results/chart_support.h"
 #include "results/convergence_chart.h"
 #include "results/memory_chart.h"
+#include "results/plan_view.h"
 #include "results/planning_controller.h"
 #include "results/qcustomplot_include.h"
 #include "results/results_panel.h"
@@ -51,6 +52,7 @@ private Q_SLOTS:
     void servingRowsAreReadable();
     void chartLabelsFit_data();
     void chartLabelsFit();
+    void stageTitlesAreWhole();
 };
 
 void TestLayout::initTestCase()
@@ -332,6 +334,25 @@ void TestLayout::chartLabelsFit()
         QVERIFY(plot->isVisible());
         const QString fault = labelFault(plot);
         QVERIFY2(fault.isEmpty(), qPrintable(chartTitle(plot) + QStringLiteral(": ") + fault));
+    }
+}
+
+void TestLayout::stageTitlesAreWhole()
+{
+    MainWindow window;
+    QVERIFY(plannedExample(window, QStringLiteral("hexgen-full-price"))); // 80 layers
+    const PlanView *view = window.results()->planView();
+    QFont bold = view->font();
+    bold.setBold(true);
+    const QFontMetrics fm(bold);
+    const Plan &plan = window.results()->shownPlan()->plan;
+    for (int p = 0; p < int(plan.pipelines.size()); ++p) {
+        for (int j = 0; j < int(plan.pipelines[size_t(p)].stages.size()); ++j) {
+            // "Stage 0 · 0–39 (40 layers)": the first line of the box, in bold, with padding.
+            const QString title = view->stageText(p, j).section(QLatin1Char('\n'), 0, 0);
+            QVERIFY2(fm.horizontalAdvance(title) + 12 <= view->stageRect(p, j).width(),
+                     qPrintable(title));
+        }
     }
 }
 

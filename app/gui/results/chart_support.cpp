@@ -55,7 +55,7 @@ public:
         const QFontMetrics fm(axis->tickLabelFont());
         for (const QString &label : m_labels)
             m_longestPx = std::max(m_longestPx, fm.horizontalAdvance(label));
-        m_linePx = 1.5 * fm.height();
+        m_linePx = fm.height();
     }
 
     // The length the ticks were last chosen for; QCustomPlot chooses them before it lays out.
@@ -71,7 +71,9 @@ public:
         const bool rotate = horizontal && m_longestPx + 8 > slotPx;
         // Before the margins are worked out, so that they make room for slanted labels.
         m_axis->setTickLabelRotation(rotate ? 60 : 0);
-        const double needPx = horizontal && !rotate ? m_longestPx + 8 : m_linePx;
+        // Stacked labels need a line and a small gap; slanted ones overlap sooner.
+        const double needPx
+            = horizontal ? (rotate ? 1.5 * m_linePx : m_longestPx + 8) : 1.2 * m_linePx + 2;
         const int step = std::max(1, int(std::ceil(needPx / slotPx)));
         clear();
         for (int i = 0; i < m_labels.size(); i += step)
