@@ -302,6 +302,14 @@ void TestLayout::servingRowsAreReadable()
     QVERIFY2(rowPx >= 1.2 * plot->fontMetrics().height(), qPrintable(QString::number(rowPx)));
     const int barRoomPx = stacked ? area.width() : area.height();
     QVERIFY2(barRoomPx >= 200, qPrintable(QString::number(barRoomPx)));
+    // Every row is named.
+    QSet<QString> named;
+    for (const QCPAxis *axis : plot->axisRect()->axes())
+        for (const QString &label : axis->tickVectorLabels())
+            named.insert(label);
+    for (int r = 0; r < int(replicas); ++r)
+        QVERIFY2(named.contains(ResultsText::pipelineName(Mode::Infer, r)),
+                 qPrintable(QString::number(r)));
     const QString fault = labelFault(plot);
     QVERIFY2(fault.isEmpty(), qPrintable(fault));
 }

@@ -59,6 +59,8 @@ ServingView::ServingView(QWidget *parent)
     moveLegendAboveChart(m_latencyPlot);
     m_sloLine = m_latencyPlot->addGraph(m_latencyPlot->yAxis, seconds);
     m_sloLine->setPen(QPen(QColor(0xd6, 0x27, 0x28), 1.5, Qt::DashLine));
+    // The rows' height is known once the chart is laid out.
+    connect(m_latencyPlot, &QCustomPlot::afterLayout, this, [this] { fitLatencyRows(m_replicas); });
     auto *latencyScroll = new QScrollArea;
     latencyScroll->setWidget(m_latencyPlot);
     latencyScroll->setWidgetResizable(true);
@@ -189,8 +191,11 @@ int ServingView::replicaRowPx() const
 
 void ServingView::fitLatencyRows(int replicas)
 {
-    // Title, legend and the seconds axis take about seven lines of text.
-    const int chromePx = 7 * fontMetrics().height();
+    m_replicas = replicas;
+    // What title, legend and the seconds axis take: as laid out, else about eight lines.
+    const int laidOutPx = m_latencyPlot->height() - m_latencyPlot->axisRect()->height();
+    const int chromePx
+        = m_latencyPlot->axisRect()->height() > 0 ? laidOutPx : 8 * fontMetrics().height();
     m_latencyPlot->setMinimumHeight(
         std::max(kMinimumChartHeightPx, chromePx + replicas * replicaRowPx()));
 }

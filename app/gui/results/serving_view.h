@@ -57,6 +57,7 @@ private:
     QCPGraph *m_p50 = nullptr;
     QCPGraph *m_p99 = nullptr;
     QLabel *m_summary = nullptr;
+    int m_replicas = 0;
 };
 
 } // namespace hetplan::gui
