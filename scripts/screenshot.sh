@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Takes the documentation's screenshots from the real app at its default window size: starts
 # it on a bundled example under a virtual X server, waits for the start plan and saves
-# designer.png, plan.png, breakdown.png, timeline.png, whatif.png, memory.png,
-# convergence.png, serving.png, sweep.png and compare.png.
+# designer.png, plan.png, breakdown.png, timeline.png (training), whatif.png, memory.png,
+# convergence.png, serving.png (inference), sweep.png and compare.png.
 # Usage: scripts/screenshot.sh [BUILD_DIR] [OUTPUT_DIR] [LANGUAGE] [EXAMPLE]
 #   defaults: build, docs/screenshots, the English text, case-study. With a LANGUAGE (e.g.
 #   zh_CN) each picture is saved as <name>-<LANGUAGE>.png; "" keeps the English text.

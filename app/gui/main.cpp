@@ -49,11 +49,17 @@ struct Shot
     std::function<void()> prepare;
     int settleMs = kSettleMs;
     std::function<bool()> done = [] { return true; };
+    // False for a tab the shown plan's mode hides (Timeline for serving, Serving for training).
+    std::function<bool()> wanted = [] { return true; };
 };
 
 std::vector<Shot> documentationShots(MainWindow &window)
 {
     ResultsPanel *results = window.results();
+    const auto serving = [results] {
+        return results->shownPlan()
+               && results->shownPlan()->plan.workload.mode == hetplan::Mode::Infer;
+    };
     hetplan::gui::ClusterModel *model = window.document()->clusterModel();
     return {
         {QStringLiteral("designer.png"),
@@ -70,7 +76,8 @@ std::vector<Shot> documentationShots(MainWindow &window)
         {QStringLiteral("breakdown.png"),
          [&window, results] { window.bringToFront(results->breakdownChart()); }},
         {QStringLiteral("timeline.png"),
-         [&window, results] { window.bringToFront(results->timelineChart()); }},
+         [&window, results] { window.bringToFront(results->timelineChart()); }, kSettleMs,
+         [] { return true; }, [serving] { return !serving(); }},
         // Half the Ethernet bandwidth: the current plan re-evaluated, then re-planned.
         {QStringLiteral("whatif.png"),
          [&window, results] {
@@ -87,7 +94,8 @@ std::vector<Shot> documentationShots(MainWindow &window)
         {QStringLiteral("convergence.png"),
          [&window, results] { window.bringToFront(results->convergenceChart()); }},
         {QStringLiteral("serving.png"),
-         [&window, results] { window.bringToFront(results->servingView()); }},
+         [&window, results] { window.bringToFront(results->servingView()); }, kSettleMs,
+         [] { return true; }, serving},
         // A sweep of the first link class.
         {QStringLiteral("sweep.png"),
          [&window, results] {
@@ -116,6 +124,10 @@ void scheduleScreenshots(MainWindow &window, const QString &directory)
     *next = [&window, directory, shots, failed, next](size_t index) {
         if (index == shots->size()) {
             QApplication::exit(*failed ? 1 : 0);
+            return;
+        }
+        if (!(*shots)[index].wanted()) {
+            (*next)(index + 1);
             return;
         }
         (*shots)[index].prepare();
