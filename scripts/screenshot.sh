@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Takes the documentation's screenshots from the real app at its default window size: starts
-# it on the bundled case study under a virtual X server, waits for the start plan and saves
-# designer.png, plan.png, breakdown.png, timeline.png and whatif.png.
-# Usage: scripts/screenshot.sh [BUILD_DIR] [OUTPUT_DIR] [LANGUAGE]
-#   defaults: build, docs/screenshots, the English text. With a LANGUAGE (e.g. zh_CN) each
-#   picture is saved as <name>-<LANGUAGE>.png.
+# it on a bundled example under a virtual X server, waits for the start plan and saves
+# designer.png, plan.png, breakdown.png, timeline.png (training), whatif.png, memory.png,
+# convergence.png, serving.png (inference), sweep.png and compare.png.
+# Usage: scripts/screenshot.sh [BUILD_DIR] [OUTPUT_DIR] [LANGUAGE] [EXAMPLE]
+#   defaults: build, docs/screenshots, the English text, case-study. With a LANGUAGE (e.g.
+#   zh_CN) each picture is saved as <name>-<LANGUAGE>.png; "" keeps the English text.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 output=${2:-$root/docs/screenshots}
 language=${3:-}
+example=${4:-case-study}
 app=$build/bin/hetplan
 
 [[ -x $app ]] || { echo "error: $app not found; build the app first (make build)" >&2; exit 1; }
@@ -24,7 +26,7 @@ trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/pictures"
 XDG_CONFIG_HOME=$scratch XDG_DATA_HOME=$scratch LANG=C.UTF-8 \
     xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
-    "$app" --screenshot "$scratch/pictures" ${language:+--lang "$language"}
+    "$app" --screenshot "$scratch/pictures" --example "$example" ${language:+--lang "$language"}
 
 for picture in "$scratch"/pictures/*.png; do
     name=$(basename "$picture" .png)

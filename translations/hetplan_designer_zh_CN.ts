@@ -540,12 +540,16 @@
         <translation>项目或集群文件。</translation>
     </message>
     <message>
-        <source>Plan the case study, save pictures of the window&apos;s parts into &lt;directory&gt; and quit.</source>
-        <translation>规划案例研究，将窗口各部分的截图保存到 &lt;directory&gt; 后退出。</translation>
+        <source>Plan the case study (or the file or example given), save pictures of the window&apos;s parts into &lt;directory&gt; and quit.</source>
+        <translation>规划案例研究（或所给的文件或示例），将窗口各部分的截图保存到 &lt;directory&gt; 后退出。</translation>
     </message>
     <message>
         <source>Use &lt;language&gt; (en, zh_CN) instead of the setting.</source>
         <translation>使用 &lt;language&gt;（en、zh_CN）代替设置中的语言。</translation>
+    </message>
+    <message>
+        <source>Open the bundled example &lt;name&gt; (e.g. large-cluster).</source>
+        <translation>打开内置示例 &lt;name&gt;（如 large-cluster）。</translation>
     </message>
 </context>
 </TS>

@@ -342,6 +342,10 @@ Valid: %2; default %3</source>
         <translation>分解</translation>
     </message>
     <message>
+        <source>Sweep</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
         <source>Memory</source>
         <translation>显存</translation>
     </message>
@@ -618,6 +622,10 @@ Valid: %2; default %3</source>
     <message>
         <source>Latency of one batch (prefill + decode)</source>
         <translation>一个批次的延迟（预填充 + 解码）</translation>
+    </message>
+    <message>
+        <source>SLO (%1)</source>
+        <translation>SLO（%1）</translation>
     </message>
     <message>
         <source>seconds</source>

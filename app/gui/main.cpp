@@ -4,9 +4,14 @@
 #include "model/cluster_model.h"
 #include "model/document.h"
 #include "results/breakdown_chart.h"
+#include "results/compare_view.h"
+#include "results/convergence_chart.h"
+#include "results/memory_chart.h"
 #include "results/plan_view.h"
 #include "results/planning_controller.h"
 #include "results/results_panel.h"
+#include "results/serving_view.h"
+#include "results/sweep_view.h"
 #include "results/timeline_chart.h"
 #include "results/whatif_panel.h"
 #include "translations.h"
@@ -14,6 +19,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QSlider>
 #include <QTimer>
 
@@ -32,17 +38,28 @@ constexpr int kSettleMs = 600;
 // Longest wait for the start plan before the pictures are taken anyway.
 constexpr int kPlanTimeoutMs = 300'000;
 
-// One picture: put the window in the state it shows, wait `settleMs`, grab it as `fileName`.
+// Longest wait for background work a picture shows (a sweep, a comparison).
+constexpr int kWorkTimeoutMs = 300'000;
+
+// One picture: put the window in the state it shows, wait until `done` (background work it
+// started) and then `settleMs`, grab it as `fileName`.
 struct Shot
 {
     QString fileName;
     std::function<void()> prepare;
     int settleMs = kSettleMs;
+    std::function<bool()> done = [] { return true; };
+    // False for a tab the shown plan's mode hides (Timeline for serving, Serving for training).
+    std::function<bool()> wanted = [] { return true; };
 };
 
 std::vector<Shot> documentationShots(MainWindow &window)
 {
     ResultsPanel *results = window.results();
+    const auto serving = [results] {
+        return results->shownPlan()
+               && results->shownPlan()->plan.workload.mode == hetplan::Mode::Infer;
+    };
     hetplan::gui::ClusterModel *model = window.document()->clusterModel();
     return {
         {QStringLiteral("designer.png"),
@@ -59,7 +76,8 @@ std::vector<Shot> documentationShots(MainWindow &window)
         {QStringLiteral("breakdown.png"),
          [&window, results] { window.bringToFront(results->breakdownChart()); }},
         {QStringLiteral("timeline.png"),
-         [&window, results] { window.bringToFront(results->timelineChart()); }},
+         [&window, results] { window.bringToFront(results->timelineChart()); }, kSettleMs,
+         [] { return true; }, [serving] { return !serving(); }},
         // Half the Ethernet bandwidth: the current plan re-evaluated, then re-planned.
         {QStringLiteral("whatif.png"),
          [&window, results] {
@@ -71,6 +89,26 @@ std::vector<Shot> documentationShots(MainWindow &window)
                  whatIf->slider(network)->setValue(-30); // 10^(-30/100) ≈ 0.5×
          },
          hetplan::gui::WhatIfPanel::kDebounceMs + 2 * kSettleMs},
+        {QStringLiteral("memory.png"),
+         [&window, results] { window.bringToFront(results->memoryChart()); }},
+        {QStringLiteral("convergence.png"),
+         [&window, results] { window.bringToFront(results->convergenceChart()); }},
+        {QStringLiteral("serving.png"),
+         [&window, results] { window.bringToFront(results->servingView()); }, kSettleMs,
+         [] { return true; }, serving},
+        // A sweep of the first link class.
+        {QStringLiteral("sweep.png"),
+         [&window, results] {
+             window.bringToFront(results->sweepView());
+             results->sweepView()->startSweep(0);
+         },
+         kSettleMs, [results] { return !results->sweepView()->isRunning(); }},
+        {QStringLiteral("compare.png"),
+         [&window, results] {
+             window.bringToFront(results->compareView());
+             results->compareAll();
+         },
+         kSettleMs, [results] { return !results->controller()->isRunning(); }},
     };
 }
 
@@ -88,16 +126,32 @@ void scheduleScreenshots(MainWindow &window, const QString &directory)
             QApplication::exit(*failed ? 1 : 0);
             return;
         }
+        if (!(*shots)[index].wanted()) {
+            (*next)(index + 1);
+            return;
+        }
         (*shots)[index].prepare();
-        const int settleMs = (*shots)[index].settleMs;
-        QTimer::singleShot(settleMs, &window, [&window, directory, shots, failed, next, index] {
+        const auto grab = [&window, directory, shots, failed, next, index] {
             const QString path = QDir(directory).filePath((*shots)[index].fileName);
             if (!window.grab().save(path)) {
                 qWarning("could not save %s", qPrintable(path));
                 *failed = true;
             }
             (*next)(index + 1);
-        });
+        };
+        // Polled: the work a picture waits for has no one signal in common.
+        auto waited = std::make_shared<QElapsedTimer>();
+        waited->start();
+        auto poll = std::make_shared<std::function<void()>>();
+        *poll = [&window, shots, index, grab, waited, poll] {
+            if ((*shots)[index].done() || waited->hasExpired(kWorkTimeoutMs)) {
+                QTimer::singleShot((*shots)[index].settleMs, &window, grab);
+                *poll = nullptr; // breaks the cycle of the lambda holding itself
+                return;
+            }
+            QTimer::singleShot(200, &window, *poll);
+        };
+        QTimer::singleShot(0, &window, *poll);
     };
     auto started = std::make_shared<bool>(false);
     const auto start = [next, started] {
@@ -151,20 +205,28 @@ int main(int argc, char *argv[])
                                  QStringLiteral("[file]"));
     const QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
-        QApplication::translate("main", "Plan the case study, save pictures of the window's "
-                                        "parts into <directory> and quit."),
+        QApplication::translate("main", "Plan the case study (or the file or example given), "
+                                        "save pictures of the window's parts into "
+                                        "<directory> and quit."),
         QStringLiteral("directory"));
     const QCommandLineOption language(
         QStringLiteral("lang"),
         QApplication::translate("main", "Use <language> (en, zh_CN) instead of the setting."),
         QStringLiteral("language"));
+    const QCommandLineOption example(
+        QStringLiteral("example"),
+        QApplication::translate("main", "Open the bundled example <name> (e.g. large-cluster)."),
+        QStringLiteral("name"));
     parser.addOption(screenshot);
     parser.addOption(language);
+    parser.addOption(example);
     parser.process(app);
 
     MainWindow window;
     const QStringList files = parser.positionalArguments();
-    const bool opened = !files.isEmpty() && window.openFile(files.front());
+    bool opened = !files.isEmpty() && window.openFile(files.front());
+    if (!opened && parser.isSet(example))
+        opened = window.openExample(parser.value(example));
     if (opened || parser.isSet(screenshot)) {
         if (!opened)
             window.openExample(QStringLiteral("case-study")); // no recovery question in pictures

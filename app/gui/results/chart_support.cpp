@@ -3,6 +3,7 @@
 #include "results/qcustomplot_include.h"
 #include "results/results_text.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace hetplan::gui {
@@ -27,6 +28,93 @@ void showTitle(QCustomPlot *plot)
         title = ResultsText::tr("Out of date: %1").arg(title);
     if (QCPTextElement *element = titleOf(plot))
         element->setText(title);
+}
+
+// The axis length as laid out, or as it will be once the plot is first shown.
+int axisLengthPx(const QCPAxis *axis)
+{
+    const bool horizontal = axis->orientation() == Qt::Horizontal;
+    const QRect rect = axis->axisRect()->rect();
+    const QSize plotSize = axis->parentPlot()->size();
+    if (int laidOutPx = horizontal ? rect.width() : rect.height(); laidOutPx > 0)
+        return laidOutPx;
+    return int(0.8 * (horizontal ? plotSize.width() : plotSize.height()));
+}
+
+// Labels categories from the axis length at each replot, so that labels never run into each
+// other however the chart is resized: horizontal labels that would collide stand at an
+// angle, and where even those would (hundreds of GPUs, dozens of pipeline stages) only every
+// step-th category is named.
+class CategoryTicker : public QCPAxisTickerText
+{
+public:
+    CategoryTicker(QCPAxis *axis, QStringList labels)
+        : m_axis(axis)
+        , m_labels(std::move(labels))
+    {
+        const QFontMetrics fm(axis->tickLabelFont());
+        for (const QString &label : m_labels)
+            m_longestPx = std::max(m_longestPx, fm.horizontalAdvance(label));
+        m_linePx = fm.height();
+    }
+
+    // The length the ticks were last chosen for; QCustomPlot chooses them before it lays out.
+    int usedLengthPx() const { return m_usedLengthPx; }
+
+    void generate(const QCPRange &range, const QLocale &locale, QChar formatChar, int precision,
+                  QVector<double> &ticks, QVector<double> *subTicks,
+                  QVector<QString> *tickLabels) override
+    {
+        m_usedLengthPx = axisLengthPx(m_axis);
+        const double slotPx = double(std::max(m_usedLengthPx, 1)) / std::max(range.size(), 1.0);
+        const bool horizontal = m_axis->orientation() == Qt::Horizontal;
+        const bool rotate = horizontal && m_longestPx + 8 > slotPx;
+        // Before the margins are worked out, so that they make room for slanted labels.
+        m_axis->setTickLabelRotation(rotate ? 60 : 0);
+        // Stacked labels need a line and a small gap; slanted ones overlap sooner.
+        const double needPx
+            = horizontal ? (rotate ? 1.5 * m_linePx : m_longestPx + 8) : 1.2 * m_linePx + 2;
+        const int step = std::max(1, int(std::ceil(needPx / slotPx)));
+        clear();
+        for (int i = 0; i < m_labels.size(); i += step)
+            addTick(i, m_labels[i]);
+        QCPAxisTickerText::generate(range, locale, formatChar, precision, ticks, subTicks,
+                                    tickLabels);
+    }
+
+private:
+    QCPAxis *m_axis;
+    QStringList m_labels;
+    int m_longestPx = 0;
+    double m_linePx = 0;
+    int m_usedLengthPx = 0;
+};
+
+// Ticks one value axis gets for its length: a line of text and a gap between labels.
+int tickCountFor(const QCPAxis *axis)
+{
+    const int linePx = QFontMetrics(axis->tickLabelFont()).height();
+    return std::clamp(int(axisLengthPx(axis) / (2.5 * linePx)), 2, 5);
+}
+
+// QCustomPlot chooses ticks before it lays a chart out; once laid out, an axis whose ticks
+// were chosen for another length (a chart shown or resized) is ticked again.
+void fitTicksAfterLayout(QCustomPlot *plot)
+{
+    QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
+        bool again = false;
+        for (QCPAxis *axis : plot->axisRect()->axes()) {
+            if (const auto *ticker = dynamic_cast<const CategoryTicker *>(axis->ticker().data())) {
+                again = again || ticker->usedLengthPx() != axisLengthPx(axis);
+            } else if (axis->orientation() == Qt::Vertical) {
+                const int count = tickCountFor(axis);
+                again = again || axis->ticker()->tickCount() != count;
+                axis->ticker()->setTickCount(count);
+            }
+        }
+        if (again)
+            plot->replot(QCustomPlot::rpQueuedReplot);
+    });
 }
 
 } // namespace
@@ -55,6 +143,18 @@ void setUpChart(QCustomPlot *plot, const QString &title)
     plot->axisRect()->setRangeDrag(Qt::Horizontal);
     plot->axisRect()->setRangeZoom(Qt::Horizontal);
     plot->setMinimumSize(320, 220);
+    fitTicksAfterLayout(plot);
+}
+
+void moveLegendAboveChart(QCustomPlot *plot)
+{
+    QCPLayoutGrid *layout = plot->plotLayout();
+    QCPLayoutElement *legendRow = layout->element(2, 0);
+    layout->take(legendRow);
+    layout->simplify();
+    layout->insertRow(1);
+    layout->addElement(1, 0, legendRow);
+    layout->setRowStretchFactors({0.001, 0.001, 1});
 }
 
 void setChartTitle(QCustomPlot *plot, const QString &title)
@@ -80,30 +180,10 @@ QString chartTitle(QCustomPlot *plot)
 
 void setCategoryAxis(QCPAxis *axis, const QStringList &labels)
 {
-    const bool horizontal = axis->orientation() == Qt::Horizontal;
-    const QFontMetrics fm(axis->tickLabelFont());
-    int longestPx = 0;
-    for (const QString &label : labels)
-        longestPx = std::max(longestPx, fm.horizontalAdvance(label));
-    // The axis length as laid out, or as it will be once the plot is first shown.
-    const QRect rect = axis->axisRect()->rect();
-    const QSize plotSize = axis->parentPlot()->size();
-    const int lengthPx = std::max(horizontal ? rect.width() : rect.height(),
-                                  int(0.8 * (horizontal ? plotSize.width() : plotSize.height())));
-    const double slotPx = double(std::max(lengthPx, 200)) / std::max<qsizetype>(labels.size(), 1);
-    // Horizontal labels that would run into each other stand at an angle; where even those
-    // would overlap (hundreds of GPUs), only every step-th category is named.
-    const bool rotate = horizontal && longestPx + 8 > slotPx;
-    const double needPx = horizontal && !rotate ? longestPx + 8 : 1.2 * fm.height() + 2;
-    const int step = std::max(1, int(std::ceil(needPx / slotPx)));
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    for (int i = 0; i < labels.size(); i += step)
-        ticker->addTick(i, labels[i]);
-    axis->setTicker(ticker);
+    axis->setTicker(QSharedPointer<CategoryTicker>::create(axis, labels));
     axis->setSubTicks(false);
     axis->grid()->setVisible(false); // a line through every bar says nothing
     axis->setTickLength(0, 4);
-    axis->setTickLabelRotation(rotate ? 60 : 0);
     axis->setRange(-0.6, std::max<double>(labels.size(), 1) - 0.4);
 }
 

@@ -11,6 +11,8 @@ namespace hetplan::gui {
 // What every results chart shares: a title row, a legend that does not cover the data,
 // readable tick labels, and category axes for bar charts.
 void setUpChart(QCustomPlot *plot, const QString &title);
+// For a chart that scrolls down: its legend between the title and the data.
+void moveLegendAboveChart(QCustomPlot *plot);
 void setChartTitle(QCustomPlot *plot, const QString &title);
 // Marks the title "Out of date: …" (the chart shows a plan made for other inputs); the mark
 // stays across setChartTitle until it is taken off.

@@ -17,7 +17,8 @@ constexpr int kMargin = 12;
 constexpr int kPadding = 6;
 constexpr int kStageLines = 5;
 
-// Geometry follows the font, so the boxes grow with a larger system font instead of clipping.
+// Geometry follows the font, so the boxes grow with a larger system font instead of clipping,
+// and with the stages' titles, which are never cut (a 70B model's "0–39 (40 layers)").
 struct Metrics
 {
     int line;
@@ -28,9 +29,9 @@ struct Metrics
     int headerWidth;
     int legendHeight;
 
-    explicit Metrics(const QFontMetrics &fm)
+    Metrics(const QFontMetrics &fm, int titleWidthPx)
         : line(fm.height())
-        , boxWidth(fm.averageCharWidth() * 30)
+        , boxWidth(std::max(fm.averageCharWidth() * 30, titleWidthPx + 2 * kPadding))
         , boxHeight(kStageLines * fm.height() + 2 * kPadding)
         , arrowGap(fm.averageCharWidth() * 4)
         , rowGap(fm.height())
@@ -56,6 +57,15 @@ void PlanView::setPlan(const ShownPlan &shown)
     m_message.clear();
     m_selected.reset();
     m_highlighted.clear();
+    QFont bold = font();
+    bold.setBold(true);
+    const QFontMetrics fm(bold);
+    m_titleWidthPx = 0;
+    for (int p = 0; p < int(shown.plan.pipelines.size()); ++p)
+        for (int j = 0; j < int(shown.plan.pipelines[size_t(p)].stages.size()); ++j)
+            m_titleWidthPx
+                = std::max(m_titleWidthPx,
+                           fm.horizontalAdvance(stageText(p, j).section(QLatin1Char('\n'), 0, 0)));
     updateGeometry();
     update();
 }
@@ -110,26 +120,26 @@ QString PlanView::stageText(int pipeline, int stage) const
 
 int PlanView::rowTop(int pipeline) const
 {
-    const Metrics m(fontMetrics());
+    const Metrics m(fontMetrics(), m_titleWidthPx);
     return kMargin + m.legendHeight + pipeline * (m.boxHeight + m.rowGap);
 }
 
 QRect PlanView::headerRect(int pipeline) const
 {
-    const Metrics m(fontMetrics());
+    const Metrics m(fontMetrics(), m_titleWidthPx);
     return {kMargin, rowTop(pipeline), m.headerWidth, m.boxHeight};
 }
 
 QRect PlanView::stageRect(int pipeline, int stage) const
 {
-    const Metrics m(fontMetrics());
+    const Metrics m(fontMetrics(), m_titleWidthPx);
     const int left = kMargin + m.headerWidth + stage * (m.boxWidth + m.arrowGap);
     return {left, rowTop(pipeline), m.boxWidth, m.boxHeight};
 }
 
 QSize PlanView::sizeHint() const
 {
-    const Metrics m(fontMetrics());
+    const Metrics m(fontMetrics(), m_titleWidthPx);
     if (!hasPlan())
         return {fontMetrics().horizontalAdvance(m_message) + 2 * kMargin, 4 * m.line};
     int widest = 1;
@@ -168,7 +178,7 @@ void PlanView::paintPlan(QPainter &painter) const
         return;
     }
     paintLegend(painter);
-    const Metrics m(fontMetrics());
+    const Metrics m(fontMetrics(), m_titleWidthPx);
     for (int p = 0; p < int(m_shown.plan.pipelines.size()); ++p) {
         painter.setPen(palette().color(QPalette::Text));
         painter.drawText(headerRect(p).adjusted(0, kPadding, -kPadding, 0),

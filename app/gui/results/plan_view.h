@@ -68,6 +68,7 @@ private:
     QString m_message;
     std::optional<std::pair<int, int>> m_selected;
     std::vector<std::pair<int, int>> m_highlighted;
+    int m_titleWidthPx = 0; // the widest stage title, in bold
 };
 
 } // namespace hetplan::gui

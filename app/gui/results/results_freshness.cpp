@@ -12,6 +12,7 @@
 #include "results/results_panel.h"
 #include "results/serving_view.h"
 #include "results/stale_banner.h"
+#include "results/sweep_view.h"
 #include "results/timeline_chart.h"
 #include "results/whatif_panel.h"
 
@@ -44,6 +45,7 @@ void ResultsPanel::clearResults()
     m_serving->clear();
     m_convergence->reset();
     m_whatIf->clear();
+    m_sweep->clear();
     m_compareModel->clear();
     m_problems->setIssues({});
     setFiguresText({});
@@ -119,7 +121,7 @@ void ResultsPanel::updateFreshness()
     for (QCustomPlot *plot :
          {static_cast<QCustomPlot *>(m_breakdown), static_cast<QCustomPlot *>(m_memory),
           static_cast<QCustomPlot *>(m_timeline), m_serving->latencyPlot(),
-          m_serving->attainmentPlot()})
+          m_serving->attainmentPlot(), m_sweep->plot()})
         setChartOutOfDate(plot, outOfDate);
     if (!m_controller->isRunning()) {
         setFiguresText(m_figuresText);

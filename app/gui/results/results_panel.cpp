@@ -18,6 +18,7 @@
 #include "results/planning_controller.h"
 #include "results/serving_view.h"
 #include "results/stale_banner.h"
+#include "results/sweep_view.h"
 #include "results/timeline_chart.h"
 #include "results/whatif_panel.h"
 
@@ -103,6 +104,9 @@ void ResultsPanel::buildViews()
     m_charts->addTab(m_timeline, tr("Timeline"));
     m_charts->addTab(m_convergence, tr("Convergence"));
     m_charts->addTab(m_serving, tr("Serving"));
+    // Beside the other charts, at the dock's full width: in the What if panel it was cut off.
+    m_sweep = new SweepView;
+    m_charts->addTab(m_sweep, tr("Sweep"));
 
     m_whatIf = new WhatIfPanel;
     m_compareModel = new CompareModel(this);
@@ -526,8 +530,10 @@ void ResultsPanel::showPlan(ShownPlan next)
     m_charts->setTabVisible(m_charts->indexOf(m_serving), serving);
     m_charts->setTabVisible(m_charts->indexOf(m_timeline), !serving);
     auto kind = plannerKindFromName(shown.plan.planner);
-    m_whatIf->setBase(shown, m_costModel,
-                      kind ? *kind : m_planner.value_or(defaultPlanner(shown.plan.workload.mode)));
+    const PlannerKind planner
+        = kind ? *kind : m_planner.value_or(defaultPlanner(shown.plan.workload.mode));
+    m_whatIf->setBase(shown, m_costModel, planner);
+    m_sweep->setBase(shown, m_costModel, planner);
     setRunning(m_controller->isRunning());
     // Its figures in the status line, whoever showed it (a run says more once it ends).
     m_figuresText = figuresText(shown);
@@ -597,6 +603,8 @@ void ResultsPanel::exportImage(bool planView)
     QCustomPlot *plot = qobject_cast<QCustomPlot *>(m_charts->currentWidget());
     if (m_charts->currentWidget() == m_serving)
         plot = m_serving->latencyPlot();
+    else if (m_charts->currentWidget() == m_sweep)
+        plot = m_sweep->plot();
     const Status written
         = planView || !plot ? exportPlanView(path, m_planView) : exportChart(path, plot);
     if (!written)

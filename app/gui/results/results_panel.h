@@ -40,6 +40,7 @@ class PlanningController;
 struct PlanRequest;
 struct PlanningProgress;
 class ServingView;
+class SweepView;
 class StaleBanner;
 class TimelineChart;
 class WhatIfPanel;
@@ -94,6 +95,7 @@ public:
     ConvergenceChart *convergenceChart() const { return m_convergence; }
     ServingView *servingView() const { return m_serving; }
     WhatIfPanel *whatIfPanel() const { return m_whatIf; }
+    SweepView *sweepView() const { return m_sweep; }
     CompareModel *compareModel() const { return m_compareModel; }
     CompareView *compareView() const { return m_compareView; }
     ProblemsView *problemsView() const { return m_problems; }
@@ -183,6 +185,7 @@ private:
     ConvergenceChart *m_convergence = nullptr;
     ServingView *m_serving = nullptr;
     WhatIfPanel *m_whatIf = nullptr;
+    SweepView *m_sweep = nullptr;
     CompareModel *m_compareModel = nullptr;
     CompareView *m_compareView = nullptr;
     ProblemsView *m_problems = nullptr;

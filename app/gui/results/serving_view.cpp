@@ -6,6 +6,7 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -13,6 +14,9 @@
 namespace hetplan::gui {
 
 namespace {
+
+// Below the summary, the charts fill the tab at the default window size (1280×800).
+constexpr int kMinimumChartHeightPx = 170;
 
 // The SLO the plan is served against: the plan's own slo_s, else what the core makes of the
 // problem's inference workload (slo_scale × the reference latency); none for training.
@@ -37,18 +41,35 @@ ServingView::ServingView(QWidget *parent)
 
     m_latencyPlot = new QCustomPlot;
     setUpChart(m_latencyPlot, tr("Request latency per replica"));
-    m_latencyBars = new QCPBars(m_latencyPlot->xAxis, m_latencyPlot->yAxis);
+    // One row per replica, the first on top: the bars' lengths compare along the chart's
+    // width, and many replicas add rows (the chart scrolls) instead of squeezing the bars.
+    // Legend and seconds axis on top, so that they stay in view above the first rows.
+    QCPAxis *seconds = m_latencyPlot->xAxis2;
+    m_latencyBars = new QCPBars(m_latencyPlot->yAxis, seconds);
     m_latencyBars->setName(tr("Latency of one batch (prefill + decode)"));
     m_latencyBars->setBrush(QColor(0x4c, 0x72, 0xb0));
     m_latencyBars->setPen(Qt::NoPen);
     m_latencyBars->setWidth(0.6);
-    m_latencyPlot->yAxis->setLabel(tr("seconds"));
-    m_sloLine = new QCPItemStraightLine(m_latencyPlot);
+    m_latencyPlot->yAxis->setRangeReversed(true);
+    m_latencyPlot->xAxis->setVisible(false);
+    seconds->setVisible(true);
+    seconds->setLabel(tr("seconds"));
+    m_latencyPlot->axisRect()->setRangeDragAxes(seconds, m_latencyPlot->yAxis);
+    m_latencyPlot->axisRect()->setRangeZoomAxes(seconds, m_latencyPlot->yAxis);
+    moveLegendAboveChart(m_latencyPlot);
+    m_sloLine = m_latencyPlot->addGraph(m_latencyPlot->yAxis, seconds);
     m_sloLine->setPen(QPen(QColor(0xd6, 0x27, 0x28), 1.5, Qt::DashLine));
+    // The rows' height is known once the chart is laid out.
+    connect(m_latencyPlot, &QCustomPlot::afterLayout, this, [this] { fitLatencyRows(m_replicas); });
+    auto *latencyScroll = new QScrollArea;
+    latencyScroll->setWidget(m_latencyPlot);
+    latencyScroll->setWidgetResizable(true);
+    latencyScroll->setFrameShape(QFrame::NoFrame);
+    latencyScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     // Side by side: stacked, two plots would make the charts taller than the window allows.
     auto *plots = new QHBoxLayout;
     layout->addLayout(plots, 1);
-    plots->addWidget(m_latencyPlot, 1);
+    plots->addWidget(latencyScroll, 1);
 
     m_attainmentPlot = new QCustomPlot;
     setUpChart(m_attainmentPlot, tr("SLO attainment against request rate"));
@@ -74,15 +95,19 @@ ServingView::ServingView(QWidget *parent)
     m_attainmentPlot->yAxis2->setLabel(tr("latency (s)"));
     plots->addWidget(m_attainmentPlot, 1);
     for (QCustomPlot *plot : {m_latencyPlot, m_attainmentPlot})
-        plot->setMinimumSize(240, 170);
+        plot->setMinimumSize(240, kMinimumChartHeightPx);
+    // The scroll area, not the tab, grows with the replicas.
+    latencyScroll->setMinimumHeight(kMinimumChartHeightPx);
     clear();
 }
 
 void ServingView::clear(const QString &message)
 {
     m_latencyBars->data()->clear();
-    m_sloLine->setVisible(false);
-    setCategoryAxis(m_latencyPlot->xAxis, {});
+    m_sloLine->data()->clear();
+    m_sloLine->removeFromLegend();
+    setCategoryAxis(m_latencyPlot->yAxis, {});
+    fitLatencyRows(0);
     setChartPlaceholder(m_latencyPlot, message.isEmpty() ? tr("No inference plan yet") : message);
     m_latencyPlot->replot();
     setAttainment({});
@@ -103,16 +128,20 @@ void ServingView::setPlan(const ShownPlan &shown, CostModelKind costModelKind)
         highest = std::max(highest, e.replicaLatencyS[r]);
     }
     m_latencyBars->setData(keys, latencies, true);
-    setCategoryAxis(m_latencyPlot->xAxis, labels);
+    fitLatencyRows(int(labels.size()));
+    setCategoryAxis(m_latencyPlot->yAxis, labels);
     const std::unique_ptr<CostModel> costModel = makeCostModel(costModelKind);
     const std::optional<double> sloS = servingSloS(shown, *costModel);
-    m_sloLine->setVisible(sloS.has_value());
+    m_sloLine->data()->clear();
+    m_sloLine->removeFromLegend();
     if (sloS) {
-        m_sloLine->point1->setCoords(-1, *sloS);
-        m_sloLine->point2->setCoords(1, *sloS);
+        // Across every row, past the first and last.
+        m_sloLine->setData({-1.0, double(labels.size())}, {*sloS, *sloS}, true);
+        m_sloLine->setName(tr("SLO (%1)").arg(ResultsText::duration(*sloS)));
+        m_sloLine->addToLegend();
         highest = std::max(highest, *sloS);
     }
-    m_latencyPlot->yAxis->setRange(0, highest > 0 ? highest * 1.15 : 1);
+    m_latencyPlot->xAxis2->setRange(0, highest > 0 ? highest * 1.15 : 1);
     setChartPlaceholder(m_latencyPlot, labels.isEmpty() ? tr("No replica latencies") : QString());
     m_latencyPlot->replot();
 
@@ -153,6 +182,22 @@ void ServingView::setPlan(const ShownPlan &shown, CostModelKind costModelKind)
         text += tr("; SLO %1 per request").arg(ResultsText::duration(*sloS));
     }
     m_summary->setText(text);
+}
+
+int ServingView::replicaRowPx() const
+{
+    return fontMetrics().height() * 3 / 2;
+}
+
+void ServingView::fitLatencyRows(int replicas)
+{
+    m_replicas = replicas;
+    // What title, legend and the seconds axis take: as laid out, else about eight lines.
+    const int laidOutPx = m_latencyPlot->height() - m_latencyPlot->axisRect()->height();
+    const int chromePx
+        = m_latencyPlot->axisRect()->height() > 0 ? laidOutPx : 8 * fontMetrics().height();
+    m_latencyPlot->setMinimumHeight(
+        std::max(kMinimumChartHeightPx, chromePx + replicas * replicaRowPx()));
 }
 
 int ServingView::attainmentPointCount() const

@@ -9,7 +9,6 @@
 
 class QCPBars;
 class QCPGraph;
-class QCPItemStraightLine;
 class QCustomPlot;
 class QLabel;
 
@@ -43,15 +42,22 @@ public:
     QCustomPlot *latencyPlot() const { return m_latencyPlot; }
     QCustomPlot *attainmentPlot() const { return m_attainmentPlot; }
 
+    // Height of one replica's bar row: a tick label and a gap.
+    int replicaRowPx() const;
+
 private:
+    // Tall enough for `replicas` readable rows; the charts scroll beyond the tab's height.
+    void fitLatencyRows(int replicas);
+
     QCustomPlot *m_latencyPlot = nullptr;
     QCPBars *m_latencyBars = nullptr;
-    QCPItemStraightLine *m_sloLine = nullptr;
+    QCPGraph *m_sloLine = nullptr;
     QCustomPlot *m_attainmentPlot = nullptr;
     QCPGraph *m_attainment = nullptr;
     QCPGraph *m_p50 = nullptr;
     QCPGraph *m_p99 = nullptr;
     QLabel *m_summary = nullptr;
+    int m_replicas = 0;
 };
 
 } // namespace hetplan::gui

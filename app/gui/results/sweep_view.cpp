@@ -25,12 +25,13 @@ SweepView::SweepView(QWidget *parent)
     controls->addWidget(new QLabel(tr("Sweep:")));
     m_targetBox = new QComboBox;
     m_targetBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    controls->addWidget(m_targetBox, 1);
+    controls->addWidget(m_targetBox);
     m_runButton = new QPushButton(tr("Run sweep"));
     controls->addWidget(m_runButton);
-    layout->addLayout(controls);
+    // On the controls' row: a line of its own would take the height the chart needs.
     m_status = new QLabel;
-    layout->addWidget(m_status);
+    controls->addWidget(m_status, 1);
+    layout->addLayout(controls);
 
     m_plot = new QCustomPlot;
     setUpChart(m_plot, tr("Bandwidth sweep"));
@@ -50,6 +51,8 @@ SweepView::SweepView(QWidget *parent)
     addLine(m_plot->yAxis, tr("Current plan"), QColor(0x4c, 0x72, 0xb0), Qt::DashLine);
     addLine(m_plot->yAxis, tr("Re-planned"), QColor(0x4c, 0x72, 0xb0), Qt::SolidLine);
     addLine(m_plot->yAxis2, tr("MFU, re-planned"), QColor(0xdd, 0x84, 0x52), Qt::SolidLine);
+    // With the controls' row, no taller than the other charts: the Charts dock keeps its height.
+    m_plot->setMinimumHeight(190);
     layout->addWidget(m_plot, 1);
 
     connect(m_runButton, &QPushButton::clicked, this, [this] {

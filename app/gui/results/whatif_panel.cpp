@@ -1,7 +1,6 @@
 #include "results/whatif_panel.h"
 
 #include "results/planning_controller.h"
-#include "results/sweep_view.h"
 
 #include <QElapsedTimer>
 #include <QGridLayout>
@@ -97,9 +96,6 @@ WhatIfPanel::WhatIfPanel(QWidget *parent)
     buttons->addStretch();
     layout->addLayout(buttons);
 
-    m_sweep = new SweepView;
-    layout->addWidget(m_sweep, 2);
-
     m_debounce = new QTimer(this);
     m_debounce->setSingleShot(true);
     m_debounce->setInterval(kDebounceMs);
@@ -134,7 +130,6 @@ void WhatIfPanel::clear()
     m_replanLabel->clear();
     m_resetButton->setEnabled(false);
     m_showButton->setEnabled(false);
-    m_sweep->clear();
 }
 
 void WhatIfPanel::setBase(ShownPlan base, CostModelKind costModel, PlannerKind planner)
@@ -149,7 +144,6 @@ void WhatIfPanel::setBase(ShownPlan base, CostModelKind costModel, PlannerKind p
     m_resetButton->setEnabled(true);
     m_currentLabel->setText(
         tr("Current plan as drawn: %1").arg(ResultsText::duration(shown.evaluation.iterationS)));
-    m_sweep->setBase(shown, costModel, planner);
 }
 
 void WhatIfPanel::rebuildSliders()

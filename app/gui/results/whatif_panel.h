@@ -18,7 +18,6 @@ class QVBoxLayout;
 namespace hetplan::gui {
 
 class PlanningController;
-class SweepView;
 
 // "What if this link were faster?": one slider per link and per link class scales its
 // bandwidth (0.1× to 10×, logarithmic). Every move re-evaluates the current plan at once on
@@ -90,7 +89,6 @@ private:
     QPushButton *m_resetButton = nullptr;
     QTimer *m_debounce = nullptr;
     PlanningController *m_replanner = nullptr;
-    SweepView *m_sweep = nullptr;
 };
 
 } // namespace hetplan::gui
