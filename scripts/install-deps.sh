@@ -6,6 +6,7 @@ set -euo pipefail
 
 profile=${1:-all}
 core_pkgs=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev libmetis-dev
+           ccache  # shares objects between the presets' build folders (Makefile)
            libopenblas-dev  # the runtime's model (built with the core and the CLI)
            libgloo-dev redis-server  # the runtime's Gloo backend; its tests start a Redis
            qt6-base-dev)  # qt6-base-dev brings Qt Test, which the core tests use (no Widgets).

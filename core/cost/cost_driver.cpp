@@ -109,7 +109,7 @@ void addConnectivityErrors(const Problem &problem, const Plan &plan, Evaluation 
         }
     }
     if (out.errors.size() == before)
-        out.errors.push_back("GPUs that must synchronise gradients are not connected");
+        out.errors.emplace_back("GPUs that must synchronise gradients are not connected");
 }
 
 double pricePerS(const Problem &problem, const Evaluation &evaluation, bool *allPriced)
@@ -189,7 +189,7 @@ double rejectEmptyPlan(Evaluation *out)
 {
     if (out) {
         out->valid = false;
-        out->errors.push_back("the plan has no pipelines");
+        out->errors.emplace_back("the plan has no pipelines");
     }
     return kInfinity;
 }

@@ -289,6 +289,7 @@ private:
     {
         const Stage &st = stage(p, s);
         std::vector<Holder> result;
+        result.reserve(size_t(st.dp));
         for (int r = 0; r < st.dp; ++r)
             result.push_back({p, s, r,
                               std::span<const int>(st.gpus).subspan(static_cast<size_t>(r * st.tp),

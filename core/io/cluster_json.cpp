@@ -140,7 +140,7 @@ std::string gpuName(const Value &value, const GpuCounts &machines)
         = colon == std::string::npos ? machines.end() : machines.find(name.substr(0, colon));
     if (machine == machines.end()) {
         value.fail("\"" + name
-                   + "\" is not a GPU of this cluster; GPUs are named \"machine:index\"");
+                   + R"(" is not a GPU of this cluster; GPUs are named "machine:index")");
         return name;
     }
     const std::string index = name.substr(colon + 1);

@@ -26,10 +26,10 @@ OrderedJson gpuTypeJson(const GpuType &type);
 
 // The model fields of docs/formats.md; the caller has read (or rejected) "format".
 ModelSpec readModelFields(Object &object);
-void writeModelFields(OrderedJson &out, const ModelSpec &model);
+void writeModelFields(OrderedJson &j, const ModelSpec &m);
 
 // The workload fields; "format" is accepted and checked when present.
 Workload readWorkloadFields(Object &object);
-void writeWorkloadFields(OrderedJson &out, const Workload &workload);
+void writeWorkloadFields(OrderedJson &j, const Workload &w);
 
 } // namespace hetplan::jsonio

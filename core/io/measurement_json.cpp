@@ -69,8 +69,7 @@ MeasurementRun readRun(const Value &value)
 Array countedArray(Object &o, std::string_view key, int expected)
 {
     const Value v = o.required(key);
-    const Array a = v.array(std::size_t(expected), std::size_t(expected));
-    return a;
+    return v.array(std::size_t(expected), std::size_t(expected));
 }
 
 MeasuredRank readRank(const Value &value, int iterations)

@@ -24,7 +24,7 @@ namespace {
 
 SweepPoint sweepPoint(const Problem &problem, const CostModel &costModel, const Plan &plan,
                       const Planner *planner, const SweepRequest &request, double bandwidthGBps,
-                      std::stop_token stop)
+                      const std::stop_token &stop)
 {
     SweepPoint point;
     point.bandwidthGBps = bandwidthGBps;
@@ -42,7 +42,7 @@ SweepPoint sweepPoint(const Problem &problem, const CostModel &costModel, const 
     PlannerOptions options = request.options;
     options.warmStart = plan;
     NullProgress quiet;
-    auto replanned = planner->plan(*changed, costModel, options, std::move(stop), quiet);
+    auto replanned = planner->plan(*changed, costModel, options, stop, quiet);
     if (!replanned) {
         point.error = replanned.error().message;
         return point;
@@ -58,7 +58,7 @@ SweepPoint sweepPoint(const Problem &problem, const CostModel &costModel, const 
 
 std::vector<SweepPoint> sweepBandwidth(const Problem &problem, const CostModel &costModel,
                                        const Plan &plan, const SweepRequest &request,
-                                       std::stop_token stop,
+                                       const std::stop_token &stop,
                                        const std::function<void(const SweepPoint &)> &onPoint)
 {
     std::vector<SweepPoint> points;

@@ -51,7 +51,7 @@ struct SweepRequest
 // returned are then the ones finished.
 std::vector<SweepPoint> sweepBandwidth(const Problem &problem, const CostModel &costModel,
                                        const Plan &plan, const SweepRequest &request,
-                                       std::stop_token stop,
+                                       const std::stop_token &stop,
                                        const std::function<void(const SweepPoint &)> &onPoint);
 
 } // namespace hetplan

@@ -79,7 +79,7 @@ public:
         const auto deadline = std::chrono::steady_clock::now()
                               + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                   std::chrono::duration<double>(timeLimitS));
-        m_watch = std::jthread([this, deadline](std::stop_token finished) {
+        m_watch = std::jthread([this, deadline](const std::stop_token &finished) {
             std::mutex mutex;
             std::condition_variable_any wake;
             std::unique_lock lock(mutex);
@@ -221,7 +221,7 @@ std::string PlannerOptions::describe(PlannerKind kind) const
 }
 
 Result<PlanSearch> Planner::plan(const Problem &problem, const CostModel &costModel,
-                                 const PlannerOptions &options, std::stop_token stop,
+                                 const PlannerOptions &options, const std::stop_token &stop,
                                  ProgressSink &progress) const
 {
     const Mode mode = problem.workload.mode;

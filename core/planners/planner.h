@@ -88,7 +88,7 @@ public:
     std::string_view name() const { return plannerName(kind()); }
 
     Result<PlanSearch> plan(const Problem &problem, const CostModel &costModel,
-                            const PlannerOptions &options, std::stop_token stop,
+                            const PlannerOptions &options, const std::stop_token &stop,
                             ProgressSink &progress) const;
 
 private:

@@ -106,6 +106,7 @@ template<typename S, std::size_t N>
 std::vector<ParameterSpec> specsOf(const std::array<Field<S>, N> &fields)
 {
     std::vector<ParameterSpec> specs;
+    specs.reserve(N);
     static const S defaults; // its member initialisers are the defaults
     for (const Field<S> &f : fields)
         specs.push_back({f.name, f.type, f.min, f.max, read(defaults, f), f.doc});

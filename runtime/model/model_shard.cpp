@@ -137,7 +137,7 @@ Result<ForwardOutput> ModelShard::forward(int microBatch, SampleRange rows,
             "forward of micro-batch " + std::to_string(microBatch) + ": samples ["
             + std::to_string(rows.first) + ", " + std::to_string(rows.first + rows.count)
             + ") are not inside the global batch of " + std::to_string(m_setup.globalBatch));
-    if (st.inFlight.count(microBatch))
+    if (st.inFlight.contains(microBatch))
         return callerError("forward of micro-batch " + std::to_string(microBatch)
                            + " while its previous forward awaits its backward");
     const int hidden = m_config.hidden;

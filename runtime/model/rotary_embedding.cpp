@@ -38,11 +38,11 @@ void RotaryTable::apply(float *x, int samples, int heads, bool inverse) const
             for (int h = 0; h < heads; ++h) {
                 float *head = row + std::size_t(h) * m_headDim;
                 for (int i = 0; i < pairs; ++i) {
-                    const float a = head[2 * i];
-                    const float c = head[2 * i + 1];
+                    const float a = head[std::size_t(2) * i];
+                    const float c = head[std::size_t(2) * i + 1];
                     const float s = sign * sinRow[i];
-                    head[2 * i] = a * cosRow[i] - c * s;
-                    head[2 * i + 1] = a * s + c * cosRow[i];
+                    head[std::size_t(2) * i] = a * cosRow[i] - c * s;
+                    head[std::size_t(2) * i + 1] = a * s + c * cosRow[i];
                 }
             }
         }

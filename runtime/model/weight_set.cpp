@@ -78,7 +78,7 @@ Status compareWeightSets(const WeightSet &expected, const WeightSet &actual,
                             + std::to_string(allowedOutliers) + " may be");
     }
     for (const auto &[name, values] : actual) {
-        if (!expected.count(name))
+        if (!expected.contains(name))
             return badInput(what + ": unexpected tensor '" + name + "'");
     }
     return okStatus();

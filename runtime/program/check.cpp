@@ -49,8 +49,8 @@ public:
         if (m_program.programs.size() != m_program.ranks.size())
             return programError(std::to_string(m_program.programs.size()) + " programs for "
                                 + std::to_string(m_program.ranks.size()) + " ranks");
-        for (size_t g = 0; g < m_program.groups.size(); ++g)
-            if (Status s = group(m_program.groups[g]); !s)
+        for (const Group &spec : m_program.groups)
+            if (Status s = group(spec); !s)
                 return s;
         for (int r = 0; r < rankCount(); ++r) {
             if (m_program.ranks[size_t(r)].rank != r)

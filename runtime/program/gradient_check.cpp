@@ -140,7 +140,7 @@ private:
         return false;
     }
 
-    bool holds(const Holder &h, const Element &e) const
+    static bool holds(const Holder &h, const Element &e)
     {
         switch (e.kind) {
         case Element::Embedding:

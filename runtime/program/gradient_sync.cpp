@@ -113,7 +113,10 @@ private:
         return double(pipe.microBatches) * replica.rowCount / m_program.globalBatch;
     }
 
-    void addGroup(const Run &run, std::string key, std::vector<std::pair<int, GradSync>> members)
+    // `members` by value: the callers move theirs in, and each entry is completed in place.
+    void addGroup(const Run &run, std::string key,
+                  std::vector<std::pair<int, GradSync>>
+                      members) // NOLINT(performance-unnecessary-value-param)
     {
         const int group = static_cast<int>(m_program.groups.size());
         const StageReplica &first = holder(run.holders.front());

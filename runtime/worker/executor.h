@@ -41,7 +41,7 @@ private:
     Status exchange(const Exchange &op, Buffers &buffers);
     Status broadcast(const Broadcast &op, Buffers &buffers);
     Status gradSync(const GradSync &op);
-    Status timed(double &phaseS, const std::function<Status()> &call);
+    static Status timed(double &phaseS, const std::function<Status()> &call);
 
     const JobProgram &m_program;
     const Rank &m_rank;

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <iostream>
 
 namespace {
@@ -55,9 +56,7 @@ Measurement rankMeasurement(const WorkerArgs &args, const Job &job, MeasuredRank
     return m;
 }
 
-} // namespace
-
-int main(int argc, char **argv)
+int runWorker(int argc, char **argv)
 {
     auto args = parseWorkerArgs(std::vector<std::string>(argv + 1, argv + argc));
     if (!args) {
@@ -117,4 +116,20 @@ int main(int argc, char **argv)
             die(r, written.error());
     std::fflush(nullptr);
     std::_Exit(0); // skip Gloo's teardown: every peer may already be gone
+}
+
+} // namespace
+
+// Errors are reported as results; an exception reaching here is a bug (or a library's
+// allocation failure): say so in one line instead of terminating without a word.
+int main(int argc, char **argv)
+{
+    try {
+        return runWorker(argc, argv);
+    } catch (const std::exception &e) {
+        std::cerr << "hetplan-worker: internal error: " << e.what() << '\n';
+    } catch (...) {
+        std::cerr << "hetplan-worker: internal error: an unknown exception\n";
+    }
+    return 1;
 }

@@ -274,7 +274,7 @@ bool ReplicaLayouts::partitionByMemory(std::vector<DraftStage> &stages)
         const double exact = layers * memory[j] / totalMemory;
         share[j] = int(std::floor(exact));
         given += share[j];
-        remainders.push_back({-(exact - share[j]), j});
+        remainders.emplace_back(-(exact - share[j]), j);
     }
     std::sort(remainders.begin(), remainders.end());
     for (size_t i = 0; given < layers; ++i, ++given)
@@ -328,6 +328,7 @@ ReplicaDraft ReplicaLayouts::computeLayout(const GpuGroup &group)
                 break;
             consider(stages, latencyOf(stages));
             std::vector<int> partition;
+            partition.reserve(stages.size());
             for (const DraftStage &s : stages)
                 partition.push_back(s.layers);
             Layout next = bestStages(group, partition, true);

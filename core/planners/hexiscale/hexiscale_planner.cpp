@@ -426,6 +426,7 @@ private:
         for (int g : group)
             byMachine[m_problem.topology.gpu(g).machine].push_back(g);
         std::vector<std::vector<int>> parts;
+        parts.reserve(byMachine.size());
         for (auto &[machine, gpus] : byMachine)
             parts.push_back(std::move(gpus));
         return parts;

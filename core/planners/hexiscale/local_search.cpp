@@ -68,7 +68,7 @@ private:
         rebalance(m_context, candidate, globalBatch);
         // The layers were chosen for the old counts; once more for the new ones (eq. 9 weighs
         // the bottleneck by m).
-        if (changed.size() > 0) {
+        if (!changed.empty()) {
             for (size_t p : changed)
                 optimiseLayers(m_context, candidate.drafts[p], candidate.microBatch,
                                candidate.microBatches[p]);

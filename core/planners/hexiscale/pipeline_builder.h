@@ -35,10 +35,10 @@ struct PipelineBuildOptions
 std::optional<PipelineDraft> buildPipeline(SearchContext &context, std::span<const int> gpus,
                                            const PipelineBuildOptions &options);
 
-// Steps (ii) and (iii) of buildPipeline for parts chosen by the caller instead of METIS (e.g.
-// one part per machine of a pipeline striped across machines); options.parts is not used.
+// Steps (ii) and (iii) of buildPipeline for parts (`groups`) chosen by the caller instead of METIS
+// (e.g. one part per machine of a pipeline striped across machines); options.parts is not used.
 std::optional<PipelineDraft> buildPipelineFromParts(SearchContext &context,
-                                                    const std::vector<std::vector<int>> &parts,
+                                                    const std::vector<std::vector<int>> &groups,
                                                     const PipelineBuildOptions &options);
 
 } // namespace hetplan::hexiscale

@@ -90,6 +90,7 @@ std::vector<std::vector<int>> machineOrders(const Topology &topology)
             break;
         }
         std::vector<int> typeOrder;
+        typeOrder.reserve(permutation.size());
         for (int i : permutation)
             typeOrder.push_back(types[size_t(i)]);
         orders.push_back(orderFor(typeOrder));
@@ -177,6 +178,7 @@ std::vector<std::vector<int>> blockOrders(const std::vector<std::vector<int>> &b
     std::sort(distinct.begin(), distinct.end());
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
     std::vector<int> ids; // each block as its index in `distinct`, sorted
+    ids.reserve(blocks.size());
     for (const std::vector<int> &block : blocks)
         ids.push_back(
             int(std::lower_bound(distinct.begin(), distinct.end(), block) - distinct.begin()));

@@ -199,6 +199,7 @@ private:
                      const std::vector<int> &microBatches)
     {
         std::vector<int> ids;
+        ids.reserve(groups.size());
         for (const std::vector<int> &group : groups)
             ids.push_back(m_catalog.group(group));
         const int globalBatch = m_problem.workload.train.globalBatch;

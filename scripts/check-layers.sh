@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Fails when an #include crosses a layer the wrong way (docs/architecture.md, "Layers"):
+#   - core/ and runtime/ include no Qt header and nothing from app/;
+#   - core/ includes nothing from runtime/;
+#   - app/ and runtime/ include only core's public headers: a planner's own folder
+#     (core/planners/<name>/) is public only through its <name>_planner.h, and the cost model's
+#     terms, driver and helpers are reached through core/cost/cost_model.h.
+# Tests may include anything. Usage: scripts/check-layers.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The headers of core/ that only core/ (and tests) may include.
+internal='core/planners/[a-z_]+/[a-z_]+\.h|core/planners/(metis_partition|closest_fit|search_reporter)\.h'
+internal+='|core/cost/(cost_driver|cost_helpers|stage_query|stage_terms|hetplan_terms|terms_model)\.h'
+internal+='|core/cost/(hetplan_comm|hetplan_model|paper_formulas|paper_model|hexgen_paper|hexiscale_paper)\.h'
+public_planner='core/planners/([a-z_]+)/\1_planner\.h'
+
+failures=0
+report() { # file:line:text, rule
+    echo "  $1"
+    echo "    -> $2"
+    failures=$((failures + 1))
+}
+
+includes() { # folder... : every '#include' line as file:line:text
+    git ls-files -- "${@/%//*.h}" "${@/%//*.cpp}" "${@/%//*.cu}" | sort -u | xargs -r grep -nH '^[[:space:]]*#[[:space:]]*include' || true
+}
+
+while IFS= read -r line; do
+    [[ $line =~ include[[:space:]]*[\<\"]([^\>\"]+) ]] || continue
+    target=${BASH_REMATCH[1]}
+    file=${line%%:*}
+    case $file in
+    core/* | runtime/*)
+        [[ $target =~ ^Q[A-Za-z]*(/|$) || $target =~ ^Qt ]] &&
+            report "$line" "core/ and runtime/ are Qt-free (docs/architecture.md)"
+        [[ $target == app/* ]] && report "$line" "core/ and runtime/ never include app/"
+        ;;
+    esac
+    [[ $file == core/* && $target == runtime/* ]] && report "$line" "core/ never includes runtime/"
+    if [[ $file == app/* || $file == runtime/* ]] && [[ $target =~ ^($internal)$ ]] &&
+        ! [[ $target =~ ^$public_planner$ ]]; then
+        report "$line" "$target is internal to core/; use the planner's front header or core/cost/cost_model.h"
+    fi
+done < <(includes core runtime app)
+
+if ((failures)); then
+    echo "$failures include(s) cross a layer the wrong way (docs/architecture.md, \"Layers\")"
+    exit 1
+fi
+echo "layers: every include in core/, runtime/ and app/ points the right way"
