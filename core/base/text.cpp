@@ -1,5 +1,7 @@
 #include "core/base/text.h"
 
+#include <cstdio>
+
 namespace hetplan {
 
 std::string layerRangeText(int layerBegin, int layerEnd)
@@ -19,6 +21,13 @@ std::string stageLabel(int stageIndex)
 std::string pipelineLabel(int pipelineIndex)
 {
     return "pipeline " + std::to_string(pipelineIndex);
+}
+
+std::string gibText(double gib, int decimals)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.*f", decimals, gib);
+    return text;
 }
 
 } // namespace hetplan

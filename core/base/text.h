@@ -10,6 +10,9 @@ namespace hetplan {
 // The file's half-open [2, 9) reads "2–8 (7 layers)"; [5, 6) reads "5 (1 layer)".
 std::string layerRangeText(int layerBegin, int layerEnd);
 
+// A memory figure in GiB as messages print it, without the unit: gibText(61.23) is "61.2".
+std::string gibText(double gib, int decimals = 1);
+
 // "stage 1" / "pipeline 0": the index as in the plan file.
 std::string stageLabel(int stageIndex);
 std::string pipelineLabel(int pipelineIndex);

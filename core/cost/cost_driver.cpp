@@ -1,5 +1,6 @@
 #include "core/cost/cost_driver.h"
 
+#include "core/base/text.h"
 #include "core/cost/cost_helpers.h"
 #include "core/cost/flops.h"
 #include "core/cost/stage_terms.h"
@@ -31,19 +32,12 @@ Scratch &scratch()
     return s;
 }
 
-std::string formatGiB(double gib)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f", gib);
-    return text;
-}
-
 std::string memoryError(const Topology &topology, int pipeline, int stage, int gpu, double usedGiB,
                         double capacityGiB)
 {
     return "pipeline " + std::to_string(pipeline) + ", stage " + std::to_string(stage) + ", GPU "
-           + topology.gpu(gpu).name + ": needs " + formatGiB(usedGiB) + " GiB of "
-           + formatGiB(capacityGiB) + " GiB";
+           + topology.gpu(gpu).name + ": needs " + gibText(usedGiB) + " GiB of "
+           + gibText(capacityGiB) + " GiB";
 }
 
 // Replicas holding every layer of the stage (the fewest, when pipelines cut differently).

@@ -1,10 +1,10 @@
 // The plan rules of docs/formats.md ("Plan"), checked in the order a person would fix them:
+#include "core/base/text.h"
 // structure of each stage, layer coverage, GPU reuse, batch sizes, then what needs the
 // cluster (connectivity) and the cost model (TP groups, memory).
-#include "core/cost/validator.h"
-
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
+#include "core/cost/validator.h"
 #include "core/plan/plan.h"
 #include "core/plan/transport.h"
 
@@ -26,13 +26,6 @@ namespace {
 std::string str(int value)
 {
     return std::to_string(value);
-}
-
-std::string gib(double value)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f", value);
-    return text;
 }
 
 // Layers [begin, end) as a person counts them: "layer 7" or "layers 24..27".
@@ -434,8 +427,8 @@ private:
             const std::string prefix
                 = p < 0 ? std::string() : "pipeline " + str(p) + ", stage " + str(s) + ", ";
             add(p, s, memory.gpu,
-                prefix + "GPU " + gpuName(memory.gpu) + ": needs " + gib(memory.usedGiB)
-                    + " GiB of " + gib(memory.capacityGiB) + " GiB");
+                prefix + "GPU " + gpuName(memory.gpu) + ": needs " + gibText(memory.usedGiB)
+                    + " GiB of " + gibText(memory.capacityGiB) + " GiB");
         }
     }
 

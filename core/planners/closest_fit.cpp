@@ -1,5 +1,6 @@
 #include "core/planners/closest_fit.h"
 
+#include "core/base/text.h"
 #include "core/cost/problem.h"
 #include "core/plan/plan.h"
 
@@ -16,13 +17,6 @@ double worstRatio(const Evaluation &evaluation)
     for (const GpuMemory &m : evaluation.memory)
         ratio = std::max(ratio, m.usedGiB / m.capacityGiB);
     return ratio;
-}
-
-std::string gib(double value)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f", value);
-    return text;
 }
 
 } // namespace
@@ -51,9 +45,9 @@ std::string ClosestFit::describe(const Problem &problem) const
     std::string text = "the closest (" + m_description + ") needs ";
     for (size_t i = 0; i < std::min(kNamed, m_over.size()); ++i) {
         const GpuMemory &m = m_over[i];
-        text += (i == 0 ? "" : ", ") + gib(m.usedGiB) + " GiB on "
+        text += (i == 0 ? "" : ", ") + gibText(m.usedGiB) + " GiB on "
                 + problem.topology.gpu(m.gpu).name + " (" + problem.topology.gpuType(m.gpu).name
-                + ", " + gib(m.capacityGiB) + " GiB)";
+                + ", " + gibText(m.capacityGiB) + " GiB)";
     }
     if (m_over.size() > kNamed)
         text += " and " + std::to_string(m_over.size() - kNamed) + " more GPUs over capacity";

@@ -1,5 +1,6 @@
 #include "core/planners/hexgen/hexgen_planner.h"
 
+#include "core/base/text.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
 #include "core/cost/validator.h"
@@ -57,13 +58,6 @@ bool usesOnly(const Plan &plan, const std::vector<char> &offline)
                 if (g < 0 || g >= int(offline.size()) || offline[size_t(g)])
                     return false;
     return true;
-}
-
-std::string gib(double bytes)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f", bytes / (1024.0 * 1024.0 * 1024.0));
-    return text;
 }
 
 } // namespace
@@ -125,12 +119,12 @@ Result<PlanSearch> HexGenPlanner::planImpl(const Problem &problem, const CostMod
             return Error{ErrorKind::Cancelled, "stopped before any replica that fits was found"};
         double paramsBytes
             = problem.model.totalParams() * bytesPerElement(problem.workload.infer.precision);
-        return Error{ErrorKind::NoPlanFits,
-                     "no group of the online GPUs of '" + topology.cluster().name
-                         + "' holds one replica of " + problem.model.name + " (" + gib(paramsBytes)
-                         + " GiB of parameters plus its KV cache) under the "
-                         + std::string(costModel.name())
-                         + " cost model; add GPUs with more memory or use a smaller model"};
+        return Error{
+            ErrorKind::NoPlanFits,
+            "no group of the online GPUs of '" + topology.cluster().name + "' holds one replica of "
+                + problem.model.name + " (" + gibText(paramsBytes / (1024.0 * 1024.0 * 1024.0))
+                + " GiB of parameters plus its KV cache) under the " + std::string(costModel.name())
+                + " cost model; add GPUs with more memory or use a smaller model"};
     }
     return result;
 }

@@ -1,11 +1,11 @@
 // Holmes (docs/architecture.md, planners; Holmes §3): NIC-aware grouping over the fabrics of a
+#include "core/base/text.h"
 // cluster.
-#include "core/planners/holmes/holmes_planner.h"
-
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
 #include "core/cost/validator.h"
 #include "core/planners/holmes/fabrics.h"
+#include "core/planners/holmes/holmes_planner.h"
 #include "core/planners/holmes/layer_partition.h"
 #include "core/planners/search_reporter.h"
 
@@ -53,13 +53,6 @@ struct Slot
     std::vector<const Group *> groups; // one per pipeline
     double speed = 0;                  // its slowest group's achieved FLOP/s
 };
-
-std::string gib(double value)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f", value);
-    return text;
-}
 
 class Search
 {
@@ -375,9 +368,9 @@ private:
             return;
         m_closestRatio = worst;
         const Topology &topology = m_problem.topology;
-        m_closest = "the closest (" + layout.describe() + ") needs " + gib(worstGpu->usedGiB)
+        m_closest = "the closest (" + layout.describe() + ") needs " + gibText(worstGpu->usedGiB)
                     + " GiB on " + topology.gpu(worstGpu->gpu).name + " ("
-                    + topology.gpuType(worstGpu->gpu).name + ", " + gib(worstGpu->capacityGiB)
+                    + topology.gpuType(worstGpu->gpu).name + ", " + gibText(worstGpu->capacityGiB)
                     + " GiB)";
     }
 

@@ -1,5 +1,6 @@
 #include "core/planners/metis/metis_planner.h"
 
+#include "core/base/text.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/validator.h"
 #include "core/planners/metis/device_groups.h"
@@ -73,13 +74,6 @@ std::string disconnectedMachines(const Topology &topology)
                 && !topology.connected(topology.firstGpuOf(int(a)), topology.firstGpuOf(int(b))))
                 return "machines '" + machines[a].name + "' and '" + machines[b].name + "'";
     return {};
-}
-
-std::string gib(double value)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.0f", value);
-    return text;
 }
 
 class Search
@@ -279,9 +273,10 @@ private:
         double totalGiB = 0;
         for (int g = 0; g < topology.gpuCount(); ++g)
             totalGiB += topology.gpuType(g).memoryGiB;
-        const std::string where
-            = "model '" + m_problem.model.name + "' on cluster '" + topology.cluster().name + "' ("
-              + std::to_string(topology.gpuCount()) + " GPUs, " + gib(totalGiB) + " GiB in all)";
+        const std::string where = "model '" + m_problem.model.name + "' on cluster '"
+                                  + topology.cluster().name + "' ("
+                                  + std::to_string(topology.gpuCount()) + " GPUs, "
+                                  + gibText(totalGiB, 0) + " GiB in all)";
         if (m_unconnected && !m_outOfMemory)
             return Error{ErrorKind::NoPlanFits,
                          "no Metis plan for " + where
