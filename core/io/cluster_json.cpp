@@ -12,14 +12,6 @@ using namespace jsonio;
 
 namespace {
 
-constexpr Choice<LinkKind> kLinkKinds[] = {
-    {"nvlink", LinkKind::NvLink},     {"pcie", LinkKind::Pcie},
-    {"ethernet", LinkKind::Ethernet}, {"infiniband", LinkKind::InfiniBand},
-    {"roce", LinkKind::Roce},
-};
-constexpr Choice<NicKind> kNicKinds[] = {
-    {"ethernet", NicKind::Ethernet}, {"infiniband", NicKind::InfiniBand}, {"roce", NicKind::Roce}};
-
 constexpr std::size_t kMaxLinks = 1u << 20;
 constexpr std::size_t kMaxGpuTypes = 4096;
 // Canvas coordinates; generous, but finite so that the scene never sees 1e300.
@@ -86,7 +78,7 @@ Machine readMachine(const Value &value, const Cluster &cluster, NameIndex &names
     m.host = o.optional("host").string(kMaxNameChars * 2, true);
     const Value intra = o.optional("intra");
     m.intra = intra.present() ? readIntraLink(intra) : defaultIntra(cluster, m.gpu);
-    m.nic = o.optional("nic").oneOf<NicKind>(kNicKinds, NicKind::Ethernet, "NIC kind");
+    m.nic = o.optional("nic").oneOf<NicKind>(kNicKindNames, NicKind::Ethernet, "NIC kind");
     m.position = readPosition(o.optional("position"));
     o.finish();
     return m;
@@ -119,7 +111,7 @@ Link readLink(const Value &value, const NameIndex &names)
     l.b = endpoint("b");
     if (!o.context().failed() && l.a == l.b)
         o.fail("links \"" + l.a + "\" to itself; a link joins two different nodes");
-    l.kind = o.optional("kind").oneOf<LinkKind>(kLinkKinds, LinkKind::Ethernet, "link kind");
+    l.kind = o.optional("kind").oneOf<LinkKind>(kLinkKindNames, LinkKind::Ethernet, "link kind");
     l.bandwidthGBps = o.required("bandwidth_GBps").number(Range::positive());
     l.latencyUs = o.optional("latency_us").number(Range::nonNegative(), Link{}.latencyUs);
     o.finish();
@@ -174,14 +166,14 @@ namespace jsonio {
 
 std::span<const Choice<LinkKind>> linkKinds()
 {
-    return kLinkKinds;
+    return kLinkKindNames;
 }
 
 IntraLink readIntraLink(const Value &value)
 {
     IntraLink link;
     Object o = value.object();
-    link.kind = o.required("kind").oneOf<LinkKind>(kLinkKinds, link.kind, "link kind");
+    link.kind = o.required("kind").oneOf<LinkKind>(kLinkKindNames, link.kind, "link kind");
     link.bandwidthGBps = o.required("bandwidth_GBps").number(Range::positive());
     link.latencyUs = o.optional("latency_us").number(Range::nonNegative(), link.latencyUs);
     o.finish();
@@ -191,7 +183,7 @@ IntraLink readIntraLink(const Value &value)
 OrderedJson intraLinkJson(const IntraLink &link)
 {
     OrderedJson j;
-    j["kind"] = nameOf<LinkKind>(kLinkKinds, link.kind);
+    j["kind"] = nameOf<LinkKind>(kLinkKindNames, link.kind);
     j["bandwidth_GBps"] = link.bandwidthGBps;
     j["latency_us"] = link.latencyUs;
     return j;
@@ -293,7 +285,7 @@ std::string writeCluster(const Cluster &cluster)
         o["count"] = m.count;
         o["host"] = m.host;
         o["intra"] = intraLinkJson(m.intra);
-        o["nic"] = nameOf<NicKind>(kNicKinds, m.nic);
+        o["nic"] = nameOf<NicKind>(kNicKindNames, m.nic);
         o["position"] = {m.position.x, m.position.y};
         machines.push_back(std::move(o));
     }
@@ -305,7 +297,7 @@ std::string writeCluster(const Cluster &cluster)
         OrderedJson o;
         o["a"] = l.a;
         o["b"] = l.b;
-        o["kind"] = nameOf<LinkKind>(kLinkKinds, l.kind);
+        o["kind"] = nameOf<LinkKind>(kLinkKindNames, l.kind);
         o["bandwidth_GBps"] = l.bandwidthGBps;
         o["latency_us"] = l.latencyUs;
         links.push_back(std::move(o));

@@ -5,6 +5,7 @@
 // first problem becomes the Error, later reads are no-ops that return their fallback, so the
 // format readers stay declarative: read every field, then ask the context for the result.
 
+#include "core/base/enum_names.h"
 #include "core/base/result.h"
 
 #include <cstddef>
@@ -61,22 +62,9 @@ struct IntRange
     std::string describe() const;
 };
 
-// One spelling of an enum value in a file.
+// One spelling of an enum value in a file (core/base/enum_names.h).
 template<typename E>
-struct Choice
-{
-    std::string_view name;
-    E value;
-};
-
-template<typename E>
-std::string_view nameOf(std::span<const Choice<E>> choices, E value)
-{
-    for (const Choice<E> &c : choices)
-        if (c.value == value)
-            return c.name;
-    return choices.front().name; // unreachable for a complete table
-}
+using Choice = EnumName<E>;
 
 std::string joinNames(const std::vector<std::string_view> &names);
 

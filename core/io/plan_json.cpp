@@ -3,6 +3,7 @@
 #include "core/io/format_objects.h"
 #include "core/io/formats.h"
 #include "core/model/topology.h"
+#include "core/plan/transport.h"
 
 #include <cmath>
 
@@ -18,9 +19,6 @@ constexpr IntRange kDegree{1, kMaxGpus};
 constexpr IntRange kLayer{0, 1000}; // ModelSpec allows at most 1000 layers
 constexpr IntRange kShare{0, 1 << 20};
 constexpr std::size_t kMaxListedMachines = 8;
-constexpr Choice<Transport> kTransports[] = {{"infiniband", Transport::InfiniBand},
-                                             {"roce", Transport::Roce},
-                                             {"socket", Transport::Socket}};
 
 std::string machineList(const Topology &topology)
 {
@@ -55,7 +53,7 @@ StageTransport readTransport(const Value &value)
     const auto read = [&](std::string_view key, std::optional<Transport> &field) {
         const Value v = o.optional(key);
         if (v.present())
-            field = v.oneOf<Transport>(kTransports, Transport::Socket, "transport");
+            field = v.oneOf<Transport>(kTransportNames, Transport::Socket, "transport");
     };
     read("tp", t.tp);
     read("pp", t.pp);
@@ -69,7 +67,7 @@ OrderedJson transportJson(const StageTransport &t)
     OrderedJson j = OrderedJson::object();
     const auto write = [&](const char *key, const std::optional<Transport> &field) {
         if (field)
-            j[key] = nameOf<Transport>(kTransports, *field);
+            j[key] = nameOf<Transport>(kTransportNames, *field);
     };
     write("tp", t.tp);
     write("pp", t.pp);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/base/enum_names.h"
+
 #include <optional>
 #include <string>
 
@@ -9,6 +11,15 @@ namespace hetplan {
 // NICs are Ethernet, InfiniBand or RoCE (the distinction Holmes builds on).
 enum class LinkKind { NvLink, Pcie, Ethernet, InfiniBand, Roce };
 enum class NicKind { Ethernet, InfiniBand, Roce };
+
+// As the cluster file spells them (docs/formats.md).
+inline constexpr EnumName<LinkKind> kLinkKindNames[] = {
+    {"nvlink", LinkKind::NvLink},     {"pcie", LinkKind::Pcie},
+    {"ethernet", LinkKind::Ethernet}, {"infiniband", LinkKind::InfiniBand},
+    {"roce", LinkKind::Roce},
+};
+inline constexpr EnumName<NicKind> kNicKindNames[] = {
+    {"ethernet", NicKind::Ethernet}, {"infiniband", NicKind::InfiniBand}, {"roce", NicKind::Roce}};
 
 // The link between the GPUs of one machine.
 struct IntraLink

@@ -17,15 +17,7 @@ PathKind pathOf(Transport transport)
 
 std::string_view transportName(Transport transport)
 {
-    switch (transport) {
-    case Transport::InfiniBand:
-        return "infiniband";
-    case Transport::Roce:
-        return "roce";
-    case Transport::Socket:
-        return "socket";
-    }
-    return "socket";
+    return nameOf<Transport>(kTransportNames, transport);
 }
 
 std::string overLinks(PathKind path)

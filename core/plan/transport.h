@@ -4,6 +4,7 @@
 // format: "A plan may record the transport of its communication groups"). Every cost model and
 // the validator ask it, so a plan is charged and checked over the links it will really use.
 
+#include "core/base/enum_names.h"
 #include "core/model/topology.h"
 #include "core/plan/plan.h"
 
@@ -16,6 +17,9 @@ namespace hetplan {
 // The links a transport travels over: TCP sockets over Ethernet, RDMA over its own fabric.
 PathKind pathOf(Transport transport);
 // "infiniband", "roce", "socket": the plan file's spelling, also used in messages.
+inline constexpr EnumName<Transport> kTransportNames[] = {{"infiniband", Transport::InfiniBand},
+                                                          {"roce", Transport::Roce},
+                                                          {"socket", Transport::Socket}};
 std::string_view transportName(Transport transport);
 // For messages: "" for the widest path, else " over <kind> links".
 std::string overLinks(PathKind path);

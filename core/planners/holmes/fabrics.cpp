@@ -24,15 +24,7 @@ int nicRank(NicKind nic)
 
 std::string_view nicName(NicKind nic)
 {
-    switch (nic) {
-    case NicKind::InfiniBand:
-        return "infiniband";
-    case NicKind::Roce:
-        return "roce";
-    case NicKind::Ethernet:
-        return "ethernet";
-    }
-    return "ethernet";
+    return nameOf<NicKind>(kNicKindNames, nic);
 }
 
 int findRoot(std::vector<int> &parent, int x)
