@@ -9,7 +9,6 @@
 #include "core/plan/transport.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <numeric>
 #include <optional>

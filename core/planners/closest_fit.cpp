@@ -5,7 +5,6 @@
 #include "core/plan/plan.h"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace hetplan {
 

@@ -179,8 +179,8 @@ Status Comm::exchange(const std::vector<Transfer> &transfers)
         auto found = m_impl->find(op, t.group, t.peer);
         if (!found)
             return found.error();
-        // Named copies, not a structured binding: lambdas capture those only from C++20 on, and
-        // clang-tidy 14 (scripts/check-tidy.sh) parses them as C++17 does.
+        // Named copies, not a structured binding: clang 14, which scripts/check-tidy.sh runs,
+        // cannot capture a structured binding in a lambda yet (GCC 12 can).
         Group *g = found->first;
         const int peerIndex = found->second;
         const Status posted = guarded(describeOp(op, t.group, t.peer), [&] {

@@ -1,6 +1,7 @@
 #include "core/planners/hexgen/hexgen_planner.h"
 
 #include "core/base/text.h"
+#include "core/cost/cost_helpers.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
 #include "core/cost/validator.h"
@@ -8,7 +9,6 @@
 #include "core/serving/plan_serving.h"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace hetplan {
 
@@ -122,7 +122,7 @@ Result<PlanSearch> HexGenPlanner::planImpl(const Problem &problem, const CostMod
         return Error{
             ErrorKind::NoPlanFits,
             "no group of the online GPUs of '" + topology.cluster().name + "' holds one replica of "
-                + problem.model.name + " (" + gibText(paramsBytes / (1024.0 * 1024.0 * 1024.0))
+                + problem.model.name + " (" + gibText(paramsBytes / kBytesPerGiB)
                 + " GiB of parameters plus its KV cache) under the " + std::string(costModel.name())
                 + " cost model; add GPUs with more memory or use a smaller model"};
     }
