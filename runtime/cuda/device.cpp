@@ -1,0 +1,25 @@
+#include "runtime/cuda/device.h"
+
+#include <cuda_runtime_api.h>
+
+namespace hetplan::runtime::cuda {
+
+DeviceCount deviceCount()
+{
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess)
+        return {0, std::string(cudaGetErrorString(status)) + " (cudaGetDeviceCount)"};
+    if (count == 0)
+        return {0, "the CUDA driver reports no device"};
+    return {count, {}};
+}
+
+Error cudaError(int code, std::string_view what)
+{
+    const auto status = static_cast<cudaError_t>(code);
+    return {ErrorKind::Internal, std::string(what) + ": " + cudaGetErrorString(status) + " ("
+                                     + cudaGetErrorName(status) + ")"};
+}
+
+} // namespace hetplan::runtime::cuda
