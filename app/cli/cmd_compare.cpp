@@ -49,6 +49,8 @@ int runCompare(const std::vector<std::string> &words)
             noFit += search.error().kind == ErrorKind::NoPlanFits;
             row["status"] = search.error().kind == ErrorKind::NoPlanFits ? "no plan fits" : "error";
             row["error"] = search.error().message;
+            if (const auto &fit = search.error().noFit)
+                row["no_fit"] = noFitToJson(*fit);
         }
         if (args.has("json")) {
             rows.push_back(std::move(row));

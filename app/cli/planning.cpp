@@ -132,4 +132,16 @@ nlohmann::json planSearchToJson(const PlanSearch &search, const Problem &problem
     return out;
 }
 
+nlohmann::json noFitToJson(const NoFit &noFit)
+{
+    nlohmann::json over = nlohmann::json::array();
+    for (const GpuOverflow &gpu : noFit.over)
+        over.push_back({{"gpu", gpu.gpu},
+                        {"machine", gpu.machine},
+                        {"gpu_type", gpu.gpuType},
+                        {"used_gib", gpu.usedGiB},
+                        {"capacity_gib", gpu.capacityGiB}});
+    return {{"closest", noFit.closest}, {"over", std::move(over)}};
+}
+
 } // namespace hetplan::cli

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/base/no_fit.h"
 #include "core/base/result.h"
 #include "core/planners/planner.h"
 
@@ -41,5 +42,8 @@ void addServingFigures(const Problem &problem, const CostModel &costModel, const
 
 // The plan, its estimate and the search trace as one JSON object (`plan --json`).
 nlohmann::json planSearchToJson(const PlanSearch &search, const Problem &problem);
+// Why no plan fits, as `compare --json` reports it: {"closest": …, "over": [{"gpu", "machine",
+// "gpu_type", "used_gib", "capacity_gib"}, …]} (docs/formats.md, "compare --json").
+nlohmann::json noFitToJson(const NoFit &noFit);
 
 } // namespace hetplan::cli

@@ -1,5 +1,6 @@
 #include "app/cli/setup.h"
 
+#include "core/base/no_fit.h"
 #include "core/catalog/catalog.h"
 #include "core/io/cluster_check.h"
 #include "core/io/files.h"
@@ -406,6 +407,9 @@ int exitCodeFor(const Error &error)
 int fail(const Error &error)
 {
     std::cerr << "hetplan-cli: error: " << error.message << '\n';
+    if (error.noFit)
+        for (const std::string &line : noFitLines(*error.noFit))
+            std::cerr << "  " << line << '\n';
     return exitCodeFor(error);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cassert>
+#include <memory>
 #include <string>
 #include <utility>
 #include <variant>
@@ -16,11 +17,16 @@ enum class ErrorKind {
     Internal,    // a library failed (METIS, the file system)
 };
 
+struct NoFit; // core/base/no_fit.h
+
 // An error a person can act on: the message names the file, the field and what would be valid.
 struct Error
 {
     ErrorKind kind = ErrorKind::BadInput;
     std::string message;
+    // NoPlanFits from a planner: the closest candidate and the GPUs it overflows, as data for
+    // the front ends (the message already says it in words); null otherwise.
+    std::shared_ptr<const NoFit> noFit = nullptr;
 };
 
 inline Error badInput(std::string message)

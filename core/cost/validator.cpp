@@ -1,10 +1,11 @@
 // The plan rules of docs/formats.md ("Plan"), checked in the order a person would fix them:
-#include "core/base/text.h"
 // structure of each stage, layer coverage, GPU reuse, batch sizes, then what needs the
 // cluster (connectivity) and the cost model (TP groups, memory).
+#include "core/cost/validator.h"
+
+#include "core/base/text.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
-#include "core/cost/validator.h"
 #include "core/plan/plan.h"
 #include "core/plan/transport.h"
 

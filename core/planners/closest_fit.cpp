@@ -1,6 +1,5 @@
 #include "core/planners/closest_fit.h"
 
-#include "core/base/text.h"
 #include "core/cost/problem.h"
 #include "core/plan/plan.h"
 
@@ -38,19 +37,27 @@ void ClosestFit::record(const Evaluation &evaluation, std::string description)
     });
 }
 
+NoFit ClosestFit::noFit(const Problem &problem) const
+{
+    NoFit fit{m_description, {}};
+    for (const GpuMemory &m : m_over) {
+        const Topology &topology = problem.topology;
+        fit.over.push_back(
+            {topology.gpu(m.gpu).name,
+             topology.cluster().machines[std::size_t(topology.gpu(m.gpu).machine)].name,
+             topology.gpuType(m.gpu).name, m.usedGiB, m.capacityGiB});
+    }
+    return fit;
+}
+
 std::string ClosestFit::describe(const Problem &problem) const
 {
-    constexpr size_t kNamed = 3;
-    std::string text = "the closest (" + m_description + ") needs ";
-    for (size_t i = 0; i < std::min(kNamed, m_over.size()); ++i) {
-        const GpuMemory &m = m_over[i];
-        text += (i == 0 ? "" : ", ") + gibText(m.usedGiB) + " GiB on "
-                + problem.topology.gpu(m.gpu).name + " (" + problem.topology.gpuType(m.gpu).name
-                + ", " + gibText(m.capacityGiB) + " GiB)";
-    }
-    if (m_over.size() > kNamed)
-        text += " and " + std::to_string(m_over.size() - kNamed) + " more GPUs over capacity";
-    return text;
+    return noFitText(noFit(problem));
+}
+
+std::shared_ptr<const NoFit> ClosestFit::attachment(const Problem &problem) const
+{
+    return empty() ? nullptr : std::make_shared<const NoFit>(noFit(problem));
 }
 
 std::string describePlanShape(const Plan &plan)

@@ -1,8 +1,10 @@
 #pragma once
 
+#include "core/base/no_fit.h"
 #include "core/plan/estimate.h"
 
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,8 +25,12 @@ public:
     void record(const Evaluation &evaluation, std::string description);
 
     bool empty() const { return m_over.empty(); }
-    // "the closest (dp=1, tp=2, pp=4) needs 31.9 GiB on C:0 (RTX3090-24G, 24.0 GiB), ..."
+    // The closest candidate and its GPUs over capacity, named as `problem`'s cluster names them.
+    NoFit noFit(const Problem &problem) const;
+    // noFitText of the above: "the closest (dp=1, tp=2, pp=4) needs 31.9 GiB on C:0 (...)".
     std::string describe(const Problem &problem) const;
+    // noFit() to attach to a NoPlanFits Error (Error::noFit); null while nothing was recorded.
+    std::shared_ptr<const NoFit> attachment(const Problem &problem) const;
 
 private:
     std::string m_description;

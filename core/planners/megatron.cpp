@@ -186,7 +186,7 @@ Result<PlanSearch> MegatronPlanner::planImpl(const Problem &problem, const CostM
                   + " a multiple of micro-batch × dp (micro-batch candidates: "
                   + sizesList(problem.workload.train.microBatchSizes) + ")";
     }
-    return Error{ErrorKind::NoPlanFits, message};
+    return Error{ErrorKind::NoPlanFits, message, closest.attachment(problem)};
 }
 
 } // namespace hetplan

@@ -159,6 +159,11 @@ Error explainDisconnected(const Topology &topology, PlannerKind kind, const Erro
                      + error.message + ")"};
 }
 
+double secondsSince(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 Status checkExcludedGpus(const Topology &topology, const std::vector<int> &excluded)
 {
     std::vector<char> gone(std::size_t(topology.gpuCount()), 0);
@@ -174,6 +179,28 @@ Status checkExcludedGpus(const Topology &topology, const std::vector<int> &exclu
                         + " GPUs of cluster '" + topology.cluster().name
                         + "' are excluded; leave at least one");
     return okStatus();
+}
+
+// A training search that found nothing should say which GPUs ran out of memory and by how
+// much. A planner that kept its closest candidate attaches it (Error::noFit); for one that did
+// not, the Megatron baseline, which enumerates every symmetric layout, names its closest one.
+// Not for a cluster in pieces: explainDisconnected has said what is wrong there.
+Error withClosestFit(Error error, const Problem &problem, const CostModel &costModel,
+                     PlannerKind kind, double timeLeftS, const std::stop_token &stop)
+{
+    if (error.kind != ErrorKind::NoPlanFits || error.noFit || kind == PlannerKind::Megatron
+        || problem.workload.mode != Mode::Train || connectedParts(problem.topology).size() > 1)
+        return error;
+    PlannerOptions options;
+    options.timeLimitS = timeLeftS;
+    NullProgress quiet;
+    const Result<PlanSearch> baseline
+        = MegatronPlanner().plan(problem, costModel, options, stop, quiet);
+    if (!baseline && baseline.error().noFit) {
+        error.message += "; " + baseline.error().message;
+        error.noFit = baseline.error().noFit;
+    }
+    return error;
 }
 
 } // namespace
@@ -248,11 +275,14 @@ Result<PlanSearch> Planner::plan(const Problem &problem, const CostModel &costMo
         if (result.error().kind == ErrorKind::Cancelled && limit.deadlinePassed())
             return Error{ErrorKind::Cancelled, "the time limit of " + number(options.timeLimitS)
                                                    + " s passed before any plan was found"};
-        return explainDisconnected(problem.topology, kind(), result.error());
+        double timeLeftS = 0; // none: no limit
+        if (options.timeLimitS > 0)
+            timeLeftS = std::max(1e-3, options.timeLimitS - secondsSince(started));
+        return withClosestFit(explainDisconnected(problem.topology, kind(), result.error()),
+                              problem, costModel, kind(), timeLeftS, stop);
     }
     PlanSearch &search = result.value();
-    search.planningS
-        = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    search.planningS = secondsSince(started);
     search.stoppedEarly = limit.token().stop_requested();
     search.timeLimitReached = limit.deadlinePassed();
 

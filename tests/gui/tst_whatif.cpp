@@ -69,6 +69,7 @@ private Q_SLOTS:
     void replansAfterPause();
     void resetRestoresThePlan();
     void sweepMatchesCore();
+    void sweepOfAnOldPlanIsDropped();
     void largeClusterReevaluation();
 
 private:
@@ -195,6 +196,24 @@ void TestWhatIf::sweepMatchesCore()
     const double drawnGBps = m_shown.problem->topology.cluster().links[0].bandwidthGBps;
     QVERIFY(close(sweep.points().front().bandwidthGBps, drawnGBps / 10));
     QVERIFY(close(sweep.points().back().bandwidthGBps, drawnGBps * 10));
+}
+
+// A sweep still stopping when another plan is shown must not draw its points over the new one.
+void TestWhatIf::sweepOfAnOldPlanIsDropped()
+{
+    SweepView sweep;
+    sweep.setBase(m_shown, CostModelKind::HetPlan, PlannerKind::HexiScale);
+    QSignalSpy finished(&sweep, &SweepView::sweepFinished);
+    sweep.startSweep(0);
+    QVERIFY(sweep.isRunning());
+    sweep.setBase(m_shown, CostModelKind::HetPlan, PlannerKind::HexiScale);
+    QTRY_VERIFY_WITH_TIMEOUT(!sweep.isRunning(), 120000);
+    QVERIFY(sweep.points().empty());
+    QCOMPARE(finished.size(), 0);
+
+    sweep.startSweep(0);
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(int(sweep.points().size()), SweepView::kPoints);
 }
 
 void TestWhatIf::largeClusterReevaluation()

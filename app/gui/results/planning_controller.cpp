@@ -1,8 +1,6 @@
 #include "results/planning_controller.h"
 
-#include <QCoreApplication>
-#include <QPromise>
-#include <QtConcurrent/QtConcurrentRun>
+#include "results/background_runner.h"
 
 #include <limits>
 #include <mutex>
@@ -94,24 +92,6 @@ private:
     double m_bestS = kInfinityS;
 };
 
-// A search that found nothing says so in its own words; the Megatron baseline enumerates
-// every symmetric layout and names the GPUs its closest one overflows and by how much, which
-// is what a person needs to decide what to add or shrink.
-void explainNoFit(Error &error, const PlanRequest &request, const CostModel &costModel,
-                  std::stop_token stop)
-{
-    if (request.problem.workload.mode != Mode::Train
-        || error.message.find(" GiB on ") != std::string::npos)
-        return;
-    auto megatron = makePlanner(PlannerKind::Megatron);
-    if (!megatron)
-        return;
-    NullProgress quiet;
-    auto baseline = (*megatron)->plan(request.problem, costModel, {}, stop, quiet);
-    if (!baseline && baseline.error().kind == ErrorKind::NoPlanFits)
-        error.message += "; " + baseline.error().message;
-}
-
 PlannerOutcome runOne(QPromise<PlannerOutcome> &promise, const PlanRequest &request,
                       const CostModel &costModel, PlanningShared &shared, int index,
                       std::stop_token stop)
@@ -136,8 +116,6 @@ PlannerOutcome runOne(QPromise<PlannerOutcome> &promise, const PlanRequest &requ
         outcome.search = std::move(kept);
     } else {
         outcome.error = search.error();
-        if (outcome.error->kind == ErrorKind::NoPlanFits)
-            explainNoFit(*outcome.error, request, costModel, stop);
     }
     return outcome;
 }
@@ -152,16 +130,13 @@ const PlannerOptions &PlanRequest::optionsFor(PlannerKind planner) const
 
 PlanningController::PlanningController(QObject *parent)
     : QObject(parent)
-    , m_watcher(new QFutureWatcher<PlannerOutcome>(this))
+    , m_runner(new BackgroundRunner(this))
     , m_shared(std::make_shared<PlanningShared>())
 {
-    connect(m_watcher, &QFutureWatcherBase::progressValueChanged, this,
+    connect(m_runner, &BackgroundRunner::progressValueChanged, this,
             &PlanningController::progressChanged);
-    connect(m_watcher, &QFutureWatcherBase::resultReadyAt, this,
-            &PlanningController::onResultReady);
-    connect(m_watcher, &QFutureWatcherBase::finished, this, &PlanningController::onFinished);
-    if (QCoreApplication *app = QCoreApplication::instance())
-        connect(app, &QCoreApplication::aboutToQuit, this, &PlanningController::cancelAndWait);
+    connect(m_runner, &BackgroundRunner::resultReadyAt, this, &PlanningController::onResultReady);
+    connect(m_runner, &BackgroundRunner::finished, this, &PlanningController::onFinished);
 }
 
 PlanningController::~PlanningController()
@@ -171,7 +146,12 @@ PlanningController::~PlanningController()
 
 bool PlanningController::isRunning() const
 {
-    return m_request && !m_watcher->isFinished();
+    return m_runner->isRunning();
+}
+
+bool PlanningController::wasCancelled() const
+{
+    return m_runner->wasCancelled();
 }
 
 void PlanningController::start(PlanRequest request)
@@ -189,36 +169,30 @@ void PlanningController::launch(PlanRequest request)
 {
     m_request = std::make_shared<const PlanRequest>(std::move(request));
     m_outcomes.clear();
-    m_cancelled = false;
-    m_stop = std::stop_source();
     {
         std::lock_guard lock(m_shared->mutex);
         m_shared->progress = PlanningProgress{};
         m_shared->ticks = 0;
     }
-    auto work = [request = m_request, shared = m_shared,
-                 stop = m_stop.get_token()](QPromise<PlannerOutcome> &promise) {
-        const std::unique_ptr<CostModel> costModel = makeCostModel(request->costModel);
-        for (int i = 0; i < int(request->planners.size()); ++i)
-            promise.addResult(runOne(promise, *request, *costModel, *shared, i, stop), i);
-    };
-    m_watcher->setFuture(QtConcurrent::run(std::move(work)));
+    m_runner->start<PlannerOutcome>(
+        [request = m_request, shared = m_shared](QPromise<PlannerOutcome> &promise,
+                                                 const std::stop_token &stop) {
+            const std::unique_ptr<CostModel> costModel = makeCostModel(request->costModel);
+            for (int i = 0; i < int(request->planners.size()); ++i)
+                promise.addResult(runOne(promise, *request, *costModel, *shared, i, stop), i);
+        });
     Q_EMIT started();
 }
 
 void PlanningController::cancel()
 {
-    if (!isRunning())
-        return;
-    m_cancelled = true;
-    m_stop.request_stop();
+    m_runner->cancel();
 }
 
 void PlanningController::cancelAndWait()
 {
     m_pending.reset();
-    m_stop.request_stop();
-    m_watcher->waitForFinished();
+    m_runner->cancelAndWait();
 }
 
 PlanningProgress PlanningController::progress() const
@@ -232,11 +206,11 @@ void PlanningController::onResultReady(int index)
     // Results arrive in order (one planner after the other); keep the vector dense anyway.
     if (index >= int(m_outcomes.size()))
         m_outcomes.resize(size_t(index) + 1);
-    m_outcomes[size_t(index)] = m_watcher->resultAt(index);
+    m_outcomes[size_t(index)] = m_runner->future<PlannerOutcome>().resultAt(index);
     Q_EMIT plannerFinished(index);
 }
 
-void PlanningController::onFinished()
+void PlanningController::onFinished(bool cancelled)
 {
     if (m_pending) {
         PlanRequest next = std::move(*m_pending);
@@ -245,7 +219,7 @@ void PlanningController::onFinished()
         launch(std::move(next));
         return;
     }
-    Q_EMIT finished(m_cancelled);
+    Q_EMIT finished(cancelled);
 }
 
 } // namespace hetplan::gui

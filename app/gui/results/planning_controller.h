@@ -5,13 +5,11 @@
 #include "core/cost/problem.h"
 #include "core/planners/planner.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 
 #include <map>
 #include <memory>
 #include <optional>
-#include <stop_token>
 #include <vector>
 
 namespace hetplan::gui {
@@ -51,11 +49,11 @@ struct PlanningProgress
 };
 
 struct PlanningShared; // what the planning thread and the GUI thread share
+class BackgroundRunner;
 
-// Runs planners in the background (docs/architecture.md, "Background work"): the core's cancellable
-// planner function goes through QtConcurrent::run with a QPromise, a QFutureWatcher owned by this
-// object brings results back to the GUI thread, Cancel maps to request_stop(), and destruction
-// cancels and waits. The GUI thread never waits on a running planner except at shutdown.
+// Runs planners in the background through the app's BackgroundRunner (docs/architecture.md,
+// "Background work"): planning and the what-if re-plan; the planners' reports become progress
+// and each planner's outcome a result as soon as it returns.
 class PlanningController : public QObject
 {
     Q_OBJECT
@@ -78,7 +76,7 @@ public:
     // One entry per planner of the request that has finished so far, in request order.
     const std::vector<PlannerOutcome> &outcomes() const { return m_outcomes; }
     PlanningProgress progress() const;
-    bool wasCancelled() const { return m_cancelled; }
+    bool wasCancelled() const;
 
 Q_SIGNALS:
     void started();
@@ -89,15 +87,13 @@ Q_SIGNALS:
 private:
     void launch(PlanRequest request);
     void onResultReady(int index);
-    void onFinished();
+    void onFinished(bool cancelled);
 
-    QFutureWatcher<PlannerOutcome> *m_watcher = nullptr;
+    BackgroundRunner *m_runner = nullptr;
     std::shared_ptr<PlanningShared> m_shared;
     std::shared_ptr<const PlanRequest> m_request;
-    std::optional<PlanRequest> m_pending;
-    std::stop_source m_stop;
+    std::optional<PlanRequest> m_pending; // started while a run was still stopping
     std::vector<PlannerOutcome> m_outcomes;
-    bool m_cancelled = false;
 };
 
 } // namespace hetplan::gui

@@ -1,5 +1,6 @@
 #include "results/problems_view.h"
 
+#include "core/base/no_fit.h"
 #include "core/catalog/catalog.h"
 #include "core/model/topology.h"
 
@@ -13,7 +14,7 @@ namespace {
 // "machines[2].gpu: …" -> the machine at index 2.
 ResultIssue issueFromField(const Cluster &cluster, const QString &message)
 {
-    ResultIssue issue{message, ResultIssue::Culprit::None, -1, {}};
+    ResultIssue issue{message, ResultIssue::Culprit::None, -1, {}, {}};
     static const QRegularExpression field(QStringLiteral("^(machines|switches|links)\\[(\\d+)\\]"));
     const QRegularExpressionMatch match = field.match(message);
     if (!match.hasMatch())
@@ -58,24 +59,29 @@ std::vector<ResultIssue> clusterIssues(const Cluster &cluster)
             {ProblemsView::tr("Machine %1 has no network path to any other machine: no plan "
                               "can use its GPUs together with the others. Connect it.")
                  .arg(name),
-             ResultIssue::Culprit::Machine, m, name});
+             ResultIssue::Culprit::Machine,
+             m,
+             name,
+             {}});
     }
     return issues;
 }
 
-ResultIssue failureIssue(const Cluster &cluster, const QString &message)
+ResultIssue failureIssue(const Cluster &cluster, const Error &error, QString message)
 {
-    ResultIssue issue{message, ResultIssue::Culprit::None, -1, {}};
-    static const QRegularExpression gpu(QStringLiteral(" on ([^ ]+):\\d+ \\("));
-    const QRegularExpressionMatch match = gpu.match(message);
-    if (!match.hasMatch())
-        return issue;
-    const std::string machine = match.captured(1).toStdString();
+    if (message.isEmpty())
+        message = QString::fromStdString(error.message);
+    if (!error.noFit || error.noFit->over.empty())
+        return issueFromField(cluster, message);
+    ResultIssue issue{message, ResultIssue::Culprit::None, -1, {}, {}};
+    for (const std::string &line : noFitLines(*error.noFit))
+        issue.details << QString::fromStdString(line);
+    const std::string &machine = error.noFit->over.front().machine;
     for (size_t m = 0; m < cluster.machines.size(); ++m)
         if (cluster.machines[m].name == machine) {
             issue.culprit = ResultIssue::Culprit::Machine;
             issue.index = int(m);
-            issue.culpritName = match.captured(1);
+            issue.culpritName = QString::fromStdString(machine);
         }
     return issue;
 }
@@ -101,8 +107,10 @@ void ProblemsView::setIssues(const std::vector<ResultIssue> &issues)
     for (const ResultIssue &issue : issues) {
         auto *item = new QListWidgetItem(issue.message, this);
         item->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
+        QStringList tip = issue.details;
         if (issue.culprit != ResultIssue::Culprit::None)
-            item->setToolTip(tr("Click to select %1 in the cluster").arg(issue.culpritName));
+            tip << tr("Click to select %1 in the cluster").arg(issue.culpritName);
+        item->setToolTip(tip.join(QLatin1Char('\n')));
     }
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/base/result.h"
 #include "core/model/cluster.h"
 
 #include <QListWidget>
@@ -14,15 +15,18 @@ struct ResultIssue
     enum class Culprit { None, Machine, Switch, Link };
     QString message;
     Culprit culprit = Culprit::None;
-    int index = -1;      // into Cluster::machines / switches / links
-    QString culpritName; // machine or switch name; "A – B" for a link
+    int index = -1;           // into Cluster::machines / switches / links
+    QString culpritName;      // machine or switch name; "A – B" for a link
+    QStringList details = {}; // shown in the tooltip: for a no-fit, every GPU over capacity
 };
 
 // What is wrong with a cluster before any planner runs: what Topology::build refuses (it
 // names the field, e.g. "machines[2].gpu"), and machines no network path reaches.
 std::vector<ResultIssue> clusterIssues(const Cluster &cluster);
-// A planner's failure; "… on C:1 (RTX3090 …" in a no-fit message points at machine C.
-ResultIssue failureIssue(const Cluster &cluster, const QString &message);
+// A failure, shown as `message` (default: the error's own): a no-fit (Error::noFit) points at
+// the machine of the GPU it overflows most; an error naming a field ("machines[2].gpu: …") at
+// that item.
+ResultIssue failureIssue(const Cluster &cluster, const Error &error, QString message = {});
 
 // The list of issues; clicking one announces its culprit so the designer can select it.
 class ProblemsView : public QListWidget

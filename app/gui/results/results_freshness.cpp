@@ -141,8 +141,7 @@ void ResultsPanel::reevaluate()
                                  : Result<ShownPlan>(problem.error());
     if (!next) {
         std::vector<ResultIssue> issues = currentIssues();
-        issues.push_back(
-            failureIssue(m_clusterModel->cluster(), QString::fromStdString(next.error().message)));
+        issues.push_back(failureIssue(m_clusterModel->cluster(), next.error()));
         m_problems->setIssues(issues);
         m_problemsDock->raise();
         return;

@@ -353,8 +353,7 @@ void ResultsPanel::start(std::vector<PlannerKind> planners)
         const Cluster &cluster = m_clusterModel->cluster();
         std::vector<ResultIssue> issues = clusterIssues(cluster);
         if (issues.empty())
-            issues.push_back(
-                failureIssue(cluster, QString::fromStdString(problem.error().message)));
+            issues.push_back(failureIssue(cluster, problem.error()));
         m_problems->setIssues(issues);
         m_problemsDock->raise();
         return;
@@ -501,7 +500,7 @@ void ResultsPanel::showFailures()
     std::vector<ResultIssue> issues;
     for (const PlannerOutcome &outcome : m_controller->outcomes())
         if (outcome.error)
-            issues.push_back(failureIssue(request->problem.topology.cluster(),
+            issues.push_back(failureIssue(request->problem.topology.cluster(), *outcome.error,
                                           QString::fromUtf8(plannerName(outcome.planner))
                                               + QStringLiteral(": ")
                                               + CompareModel::failureText(*outcome.error)));

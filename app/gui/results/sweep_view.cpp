@@ -1,15 +1,14 @@
 #include "results/sweep_view.h"
 
+#include "results/background_runner.h"
 #include "results/chart_support.h"
 #include "results/qcustomplot_include.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QPromise>
 #include <QPushButton>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
 
@@ -17,7 +16,7 @@ namespace hetplan::gui {
 
 SweepView::SweepView(QWidget *parent)
     : QWidget(parent)
-    , m_watcher(new QFutureWatcher<std::vector<SweepPoint>>(this))
+    , m_runner(new BackgroundRunner(this))
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -61,32 +60,32 @@ SweepView::SweepView(QWidget *parent)
         else
             startSweep(m_targetBox->currentIndex());
     });
-    connect(m_watcher, &QFutureWatcherBase::progressValueChanged, this, [this](int done) {
+    connect(m_runner, &BackgroundRunner::progressValueChanged, this, [this](int done) {
         m_status->setText(tr("Computed %1 of %2 points…").arg(done).arg(kPoints));
     });
-    connect(m_watcher, &QFutureWatcherBase::finished, this, &SweepView::onFinished);
+    connect(m_runner, &BackgroundRunner::finished, this, &SweepView::onFinished);
     clear();
 }
 
 SweepView::~SweepView()
 {
-    m_stop.request_stop();
-    m_watcher->waitForFinished();
+    m_runner->cancelAndWait();
 }
 
 bool SweepView::isRunning() const
 {
-    return m_watcher->isRunning();
+    return m_runner->isRunning();
 }
 
 void SweepView::cancel()
 {
-    m_stop.request_stop();
+    m_runner->cancel();
 }
 
 void SweepView::clear()
 {
     cancel();
+    ++m_baseGeneration; // a sweep still stopping belongs to the old base: its points are dropped
     m_base.reset();
     m_targets.clear();
     m_points.clear();
@@ -122,31 +121,32 @@ void SweepView::startSweep(int targetIndex)
     for (int i = 0; i < kPoints; ++i)
         bandwidths.push_back(drawnGBps * std::pow(10.0, -1.0 + 2.0 * i / (kPoints - 1)));
 
-    m_stop = std::stop_source();
     SweepRequest request{m_planner, {}, {target}, std::move(bandwidths)};
-    auto work = [problem = m_base->problem, plan = m_base->plan, costModel = m_costModel,
-                 request = std::move(request),
-                 stop = m_stop.get_token()](QPromise<std::vector<SweepPoint>> &promise) {
-        const std::unique_ptr<CostModel> model = makeCostModel(costModel);
-        int done = 0;
-        promise.addResult(
-            sweepBandwidth(*problem, *model, plan, request, stop,
-                           [&](const SweepPoint &) { promise.setProgressValue(++done); }));
-    };
-    m_watcher->setFuture(QtConcurrent::run(std::move(work)));
+    m_sweepGeneration = m_baseGeneration;
+    m_runner->start<std::vector<SweepPoint>>(
+        [problem = m_base->problem, plan = m_base->plan, costModel = m_costModel,
+         request = std::move(request)](QPromise<std::vector<SweepPoint>> &promise,
+                                       const std::stop_token &stop) {
+            const std::unique_ptr<CostModel> model = makeCostModel(costModel);
+            int done = 0;
+            promise.addResult(
+                sweepBandwidth(*problem, *model, plan, request, stop,
+                               [&](const SweepPoint &) { promise.setProgressValue(++done); }));
+        });
     m_runButton->setText(tr("Cancel sweep"));
     m_status->setText(tr("Computing…"));
 }
 
-void SweepView::onFinished()
+void SweepView::onFinished(bool cancelled)
 {
     m_runButton->setText(tr("Run sweep"));
-    const QFuture<std::vector<SweepPoint>> future = m_watcher->future();
+    if (m_sweepGeneration != m_baseGeneration)
+        return;
+    const QFuture<std::vector<SweepPoint>> future = m_runner->future<std::vector<SweepPoint>>();
     m_points = future.resultCount() > 0 ? future.result() : std::vector<SweepPoint>{};
     m_status->setText(
-        m_stop.stop_requested()
-            ? tr("Sweep stopped; points computed: %1").arg(m_points.size())
-            : tr("Sweep of %1 done; points: %2").arg(m_targetName).arg(m_points.size()));
+        cancelled ? tr("Sweep stopped; points computed: %1").arg(m_points.size())
+                  : tr("Sweep of %1 done; points: %2").arg(m_targetName).arg(m_points.size()));
     showPoints();
     Q_EMIT sweepFinished();
 }

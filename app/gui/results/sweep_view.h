@@ -3,7 +3,6 @@
 #include "core/planners/bandwidth_sweep.h"
 #include "results/results_text.h"
 
-#include <QFutureWatcher>
 #include <QWidget>
 
 #include <optional>
@@ -17,9 +16,11 @@ class QPushButton;
 
 namespace hetplan::gui {
 
+class BackgroundRunner;
+
 // Iteration time and MFU against the bandwidth of one chosen link or link class, from 0.1×
 // to 10× of the drawn value: the current plan re-evaluated, and re-planned from it.
-// Computed in the background like planning (docs/architecture.md, "Background work").
+// Computed in the background by the app's BackgroundRunner, like planning.
 class SweepView : public QWidget
 {
     Q_OBJECT
@@ -43,7 +44,7 @@ Q_SIGNALS:
     void sweepFinished();
 
 private:
-    void onFinished();
+    void onFinished(bool cancelled);
     void showPoints();
 
     std::optional<ShownPlan> m_base;
@@ -52,13 +53,14 @@ private:
     std::vector<BandwidthTarget> m_targets;
     std::vector<SweepPoint> m_points;
     QString m_targetName;
-    std::stop_source m_stop;
+    int m_baseGeneration = 0;  // counts setBase / clear
+    int m_sweepGeneration = 0; // m_baseGeneration when the running or last sweep started
 
     QComboBox *m_targetBox = nullptr;
     QPushButton *m_runButton = nullptr;
     QLabel *m_status = nullptr;
     QCustomPlot *m_plot = nullptr;
-    QFutureWatcher<std::vector<SweepPoint>> *m_watcher = nullptr;
+    BackgroundRunner *m_runner = nullptr;
 };
 
 } // namespace hetplan::gui

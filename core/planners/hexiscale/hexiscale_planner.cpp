@@ -116,10 +116,12 @@ public:
         if (!m_reporter.trace().empty())
             report(m_reporter.trace().back().iteration + 1);
 
+        if (!m_best && shouldStop())
+            return Error{ErrorKind::Cancelled, "stopped before any plan that fits was found"};
         if (!m_best)
-            return Error{shouldStop() ? ErrorKind::Cancelled : ErrorKind::NoPlanFits,
-                         shouldStop() ? std::string("stopped before any plan that fits was found")
-                                      : noFitMessage()};
+            return Error{ErrorKind::NoPlanFits, noFitMessage(),
+                         m_closest.empty() ? m_baselineNoFit.noFit
+                                           : m_closest.attachment(m_problem)};
         PlanSearch search;
         search.plan = m_best->plan;
         search.evaluation = m_best->evaluation;
@@ -136,8 +138,8 @@ private:
                            + "'";
         if (!m_closest.empty())
             text += ": " + m_closest.describe(m_problem);
-        else if (!m_baselineNoFit.empty()) // no GPU group could hold the model at all
-            text += "; " + m_baselineNoFit;
+        else if (!m_baselineNoFit.message.empty()) // no GPU group could hold the model at all
+            text += "; " + m_baselineNoFit.message;
         return text
                + "; add GPUs, lower the micro-batch size or the sequence length, or shard "
                  "the optimizer state";
@@ -263,7 +265,7 @@ private:
                                                              m_reporter.stopToken(), quiet);
         if (!baseline) {
             if (baseline.error().kind == ErrorKind::NoPlanFits)
-                m_baselineNoFit = baseline.error().message;
+                m_baselineNoFit = baseline.error();
             return;
         }
         const double costS = offer(baseline.value().plan);
@@ -546,8 +548,8 @@ private:
     int m_maxPipelines = 64;
 
     std::optional<Candidate> m_best;
-    ClosestFit m_closest;        // while nothing fits: for the "no plan fits" message
-    std::string m_baselineNoFit; // why Megatron found nothing, when nothing fits either
+    ClosestFit m_closest;  // while nothing fits: for the "no plan fits" message
+    Error m_baselineNoFit; // why Megatron found nothing (empty message: it found a plan)
     std::vector<std::pair<double, Layout>> m_top;
     double m_averageDpS = 0;
     double m_averagePpS = 0;

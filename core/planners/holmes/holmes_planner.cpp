@@ -1,11 +1,12 @@
 // Holmes (docs/architecture.md, planners; Holmes §3): NIC-aware grouping over the fabrics of a
-#include "core/base/text.h"
 // cluster.
+#include "core/planners/holmes/holmes_planner.h"
+
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
 #include "core/cost/validator.h"
+#include "core/planners/closest_fit.h"
 #include "core/planners/holmes/fabrics.h"
-#include "core/planners/holmes/holmes_planner.h"
 #include "core/planners/holmes/layer_partition.h"
 #include "core/planners/search_reporter.h"
 
@@ -100,7 +101,8 @@ public:
         if (m_reporter.stopRequested())
             return Error{ErrorKind::Cancelled,
                          "planning was cancelled before a Holmes plan that fits was found"};
-        return Error{ErrorKind::NoPlanFits, noPlanMessage(microBatches)};
+        return Error{ErrorKind::NoPlanFits, noPlanMessage(microBatches),
+                     m_closest.attachment(m_problem)};
     }
 
 private:
@@ -335,8 +337,8 @@ private:
         const Evaluation evaluation = fitMemory(plan, counts, slots);
         ++m_evaluated;
         const double costS = evaluation.objectiveS();
-        if (!evaluation.fitsInMemory())
-            noteOverflow(layout, evaluation);
+        if (m_closest.closer(evaluation))
+            m_closest.record(evaluation, layout.describe());
         else if (!std::isfinite(costS) && m_unusable.empty())
             m_unusable = "(" + layout.describe() + "): "
                          + (evaluation.errors.empty() ? std::string("the cost model rejects it")
@@ -354,25 +356,6 @@ private:
         m_reporter.report(m_evaluated, m_bestS, m_best ? &*m_best : nullptr);
     }
 
-    void noteOverflow(const Layout &layout, const Evaluation &evaluation)
-    {
-        double worst = 0;
-        const GpuMemory *worstGpu = nullptr;
-        for (const GpuMemory &m : evaluation.memory)
-            if (m.capacityGiB > 0 && m.usedGiB / m.capacityGiB > worst) {
-                worst = m.usedGiB / m.capacityGiB;
-                worstGpu = &m;
-            }
-        if (!worstGpu || worst >= m_closestRatio)
-            return;
-        m_closestRatio = worst;
-        const Topology &topology = m_problem.topology;
-        m_closest = "the closest (" + layout.describe() + ") needs " + gibText(worstGpu->usedGiB)
-                    + " GiB on " + topology.gpu(worstGpu->gpu).name + " ("
-                    + topology.gpuType(worstGpu->gpu).name + ", " + gibText(worstGpu->capacityGiB)
-                    + " GiB)";
-    }
-
     std::string fabricList() const
     {
         std::string text;
@@ -386,7 +369,7 @@ private:
         std::string message;
         if (!m_closest.empty()) {
             message = "no Holmes plan fits in memory, even with layers moved off full stages: "
-                      + m_closest;
+                      + m_closest.describe(m_problem);
             if (!m_unusable.empty())
                 message += "; the layouts that fit cannot run, e.g. " + m_unusable;
         } else if (!m_unusable.empty()) {
@@ -422,8 +405,7 @@ private:
     std::vector<int> m_slotOfGpu;
     std::string m_tpRejection; // the first TP group the cost model refused
     std::string m_unusable;    // the first layout that fits in memory but cannot run
-    std::string m_closest;     // the layout that came closest to fitting
-    double m_closestRatio = kInfinity;
+    ClosestFit m_closest;      // the layout that came closest to fitting
 };
 
 } // namespace
