@@ -206,87 +206,118 @@ const Topology::MachinePaths &Topology::restrictedPaths(PathKind path) const
     return m_widest;
 }
 
+// Machine and switch names share one namespace (links refer to either): the node index of
+// each name, and the field that named it, for "duplicate name" messages.
+struct Topology::NodeNames
+{
+    std::unordered_map<std::string, int> index;
+    std::unordered_map<std::string, std::string> field;
+
+    Status claim(const std::string &name, const std::string &where, int node)
+    {
+        if (name.empty())
+            return badInput(where + ".name: must not be empty");
+        if (name.find(':') != std::string::npos)
+            return badInput(where + ".name: " + quoted(name)
+                            + " contains ':', which separates machine and GPU index");
+        if (const auto it = field.find(name); it != field.end())
+            return badInput(where + ".name: duplicate name " + quoted(name) + " (also " + it->second
+                            + "); machine and switch names must be unique");
+        index.emplace(name, node);
+        field.emplace(name, where);
+        return okStatus();
+    }
+};
+
 Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catalog)
 {
     Topology t;
     t.m_cluster = cluster;
-    const std::vector<Machine> &machines = cluster.machines;
+    NodeNames names;
+    if (Status s = t.checkMachinesAndSwitches(names); !s)
+        return s.error();
+    if (Status s = t.resolveGpus(catalog); !s)
+        return s.error();
+    if (Status s = t.addNetworkLinks(names); !s)
+        return s.error();
+    if (Status s = t.checkPathWork(); !s)
+        return s.error();
+    t.computeWidestPaths();
+    if (Status s = t.addPairOverrides(); !s)
+        return s.error();
+    return t;
+}
 
+Status Topology::checkMachinesAndSwitches(NodeNames &names)
+{
+    const std::vector<Machine> &machines = m_cluster.machines;
     if (machines.size() > static_cast<size_t>(kMaxMachines))
         return badInput("machines: " + std::to_string(machines.size()) + " machines; at most "
                         + std::to_string(kMaxMachines));
-
-    // Names of machines and switches share one namespace: links refer to either.
-    std::unordered_map<std::string, int> nodeIndex;
-    std::unordered_map<std::string, std::string> nodeField;
-    const auto claim = [&](const std::string &name, const std::string &field, int index) -> Status {
-        if (name.empty())
-            return badInput(field + ".name: must not be empty");
-        if (name.find(':') != std::string::npos)
-            return badInput(field + ".name: " + quoted(name)
-                            + " contains ':', which separates machine and GPU index");
-        if (const auto it = nodeField.find(name); it != nodeField.end())
-            return badInput(field + ".name: duplicate name " + quoted(name) + " (also " + it->second
-                            + "); machine and switch names must be unique");
-        nodeIndex.emplace(name, index);
-        nodeField.emplace(name, field);
-        return okStatus();
-    };
-
     long long gpuTotal = 0;
     for (size_t i = 0; i < machines.size(); ++i) {
         const Machine &m = machines[i];
         const std::string field = indexed("machines", i);
-        if (Status s = claim(m.name, field, static_cast<int>(i)); !s)
-            return s.error();
+        if (Status s = names.claim(m.name, field, static_cast<int>(i)); !s)
+            return s;
         if (m.count < 1 || m.count > kMaxGpusPerMachine)
             return badInput(field + ".count: must be between 1 and "
                             + std::to_string(kMaxGpusPerMachine) + ", got "
                             + std::to_string(m.count));
         gpuTotal += m.count;
         if (Status s = checkLinkValue(m.intra.bandwidthGBps, field + ".intra.bandwidth_GBps"); !s)
-            return s.error();
+            return s;
         if (Status s = checkLinkValue(m.intra.latencyUs, field + ".intra.latency_us"); !s)
-            return s.error();
+            return s;
     }
     if (gpuTotal > kMaxGpus)
         return badInput("machines: " + std::to_string(gpuTotal) + " GPUs in total; at most "
                         + std::to_string(kMaxGpus));
-    const int machineCount = static_cast<int>(machines.size());
-    for (size_t i = 0; i < cluster.switches.size(); ++i)
-        if (Status s = claim(cluster.switches[i].name, indexed("switches", i),
-                             machineCount + static_cast<int>(i));
+    m_machineCount = static_cast<int>(machines.size());
+    for (size_t i = 0; i < m_cluster.switches.size(); ++i)
+        if (Status s = names.claim(m_cluster.switches[i].name, indexed("switches", i),
+                                   m_machineCount + static_cast<int>(i));
             !s)
-            return s.error();
+            return s;
+    m_nodeCount = m_machineCount + static_cast<int>(m_cluster.switches.size());
+    return okStatus();
+}
 
-    // GPU types: the cluster's own shadow the catalog's; one resolved entry per name used.
-    for (size_t i = 0; i < cluster.gpuTypes.size(); ++i)
+// GPU types: the cluster's own shadow the catalog's; one resolved entry per name in use. Then
+// the flat GPU list, machine by machine.
+Status Topology::resolveGpus(const GpuCatalog &catalog)
+{
+    const std::vector<GpuType> &own = m_cluster.gpuTypes;
+    for (size_t i = 0; i < own.size(); ++i)
         for (size_t j = 0; j < i; ++j)
-            if (equalsIgnoringCase(cluster.gpuTypes[i].name, cluster.gpuTypes[j].name))
+            if (equalsIgnoringCase(own[i].name, own[j].name))
                 return badInput(indexed("gpu_types", i) + ".name: duplicate GPU type "
-                                + quoted(cluster.gpuTypes[i].name) + " (also "
-                                + indexed("gpu_types", j) + ")");
+                                + quoted(own[i].name) + " (also " + indexed("gpu_types", j) + ")");
     const auto resolve = [&](std::string_view name) -> const GpuType * {
-        for (const GpuType &type : cluster.gpuTypes)
+        for (const GpuType &type : own)
             if (equalsIgnoringCase(type.name, name))
                 return &type;
         return catalog.find(name);
     };
     const auto knownTypes = [&] {
         std::string list;
-        for (const GpuType &type : cluster.gpuTypes)
+        for (const GpuType &type : own)
             list += (list.empty() ? "" : ", ") + type.name;
         for (const GpuType &type : catalog.all()) {
             const auto shadows
-                = [&](const GpuType &own) { return equalsIgnoringCase(own.name, type.name); };
-            if (std::none_of(cluster.gpuTypes.begin(), cluster.gpuTypes.end(), shadows))
+                = [&](const GpuType &mine) { return equalsIgnoringCase(mine.name, type.name); };
+            if (std::none_of(own.begin(), own.end(), shadows))
                 list += (list.empty() ? "" : ", ") + type.name;
         }
         return list.empty() ? std::string("(none)") : list;
     };
 
     std::unordered_map<const GpuType *, int> typeIndexOf;
-    t.m_gpus.reserve(static_cast<size_t>(gpuTotal));
+    const std::vector<Machine> &machines = m_cluster.machines;
+    size_t gpuTotal = 0;
+    for (const Machine &m : machines)
+        gpuTotal += size_t(m.count);
+    m_gpus.reserve(gpuTotal);
     for (size_t i = 0; i < machines.size(); ++i) {
         const Machine &m = machines[i];
         const GpuType *type = resolve(m.gpu);
@@ -294,96 +325,108 @@ Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catal
             return badInput(indexed("machines", i) + ".gpu: unknown GPU type " + quoted(m.gpu)
                             + "; known: " + knownTypes()
                             + " (or define it in the cluster's gpu_types)");
-        auto [it, added] = typeIndexOf.emplace(type, static_cast<int>(t.m_types.size()));
+        auto [it, added] = typeIndexOf.emplace(type, static_cast<int>(m_types.size()));
         if (added)
-            t.m_types.push_back(*type);
-        t.m_machineFirstGpu.push_back(static_cast<int>(t.m_gpus.size()));
+            m_types.push_back(*type);
+        m_machineFirstGpu.push_back(static_cast<int>(m_gpus.size()));
         for (int local = 0; local < m.count; ++local)
-            t.m_gpus.push_back(
+            m_gpus.push_back(
                 {static_cast<int>(i), local, m.name + ":" + std::to_string(local), it->second});
     }
+    return okStatus();
+}
 
-    t.m_nodeCount = machineCount + static_cast<int>(cluster.switches.size());
-    for (size_t i = 0; i < cluster.links.size(); ++i) {
-        const Link &link = cluster.links[i];
+Status Topology::addNetworkLinks(const NodeNames &names)
+{
+    for (size_t i = 0; i < m_cluster.links.size(); ++i) {
+        const Link &link = m_cluster.links[i];
         const std::string field = indexed("links", i);
-        const auto a = nodeIndex.find(link.a);
-        if (a == nodeIndex.end())
+        const auto a = names.index.find(link.a);
+        if (a == names.index.end())
             return badInput(field + ".a: " + quoted(link.a) + " is neither a machine nor a switch");
-        const auto b = nodeIndex.find(link.b);
-        if (b == nodeIndex.end())
+        const auto b = names.index.find(link.b);
+        if (b == names.index.end())
             return badInput(field + ".b: " + quoted(link.b) + " is neither a machine nor a switch");
         if (a->second == b->second)
             return badInput(field + ": links " + quoted(link.a)
                             + " to itself; a link joins two different nodes");
         if (Status s = checkLinkValue(link.bandwidthGBps, field + ".bandwidth_GBps"); !s)
-            return s.error();
+            return s;
         if (Status s = checkLinkValue(link.latencyUs, field + ".latency_us"); !s)
-            return s.error();
+            return s;
         if (link.bandwidthGBps == 0)
             continue; // a cut link carries nothing
-        t.m_links.push_back({a->second, b->second, link.kind, link.bandwidthGBps, link.latencyUs});
+        m_links.push_back({a->second, b->second, link.kind, link.bandwidthGBps, link.latencyUs});
     }
+    return okStatus();
+}
 
-    // Each source runs one lowest-latency search per distinct width it sees, so the work grows
-    // with the number of distinct link bandwidths; refuse networks beyond a fixed budget
-    // rather than hang on them.
+// Each source runs one lowest-latency search per distinct width it sees, so the work grows with
+// the number of distinct link bandwidths; refuse networks beyond a fixed budget rather than hang
+// on them. A kind's paths use a subset of these links and widths, so each costs at most this.
+Status Topology::checkPathWork() const
+{
     std::vector<double> distinctWidths;
-    for (const Link &link : cluster.links)
+    for (const Link &link : m_cluster.links)
         distinctWidths.push_back(link.bandwidthGBps);
     std::sort(distinctWidths.begin(), distinctWidths.end());
     distinctWidths.erase(std::unique(distinctWidths.begin(), distinctWidths.end()),
                          distinctWidths.end());
-    const double searchesPerSource
-        = 1.0 + double(std::min<size_t>(distinctWidths.size(), machines.size()));
-    const double pathWork = double(machines.size()) * searchesPerSource
-                            * double(size_t(t.m_nodeCount) + 2 * cluster.links.size());
+    const size_t machines = m_cluster.machines.size();
+    const double searchesPerSource = 1.0 + double(std::min(distinctWidths.size(), machines));
+    const double pathWork = double(machines) * searchesPerSource
+                            * double(size_t(m_nodeCount) + 2 * m_cluster.links.size());
     if (pathWork > kMaxPathWork)
-        return badInput("links: " + std::to_string(machines.size()) + " machines joined by "
-                        + std::to_string(cluster.links.size()) + " links with "
+        return badInput("links: " + std::to_string(machines) + " machines joined by "
+                        + std::to_string(m_cluster.links.size()) + " links with "
                         + std::to_string(distinctWidths.size())
                         + " distinct bandwidths are more than HetPlan computes paths for; round "
                           "the bandwidths to fewer distinct values or connect machines through "
                           "switches");
+    return okStatus();
+}
 
-    // A kind's paths use a subset of these links and widths, so each costs at most this much.
-    t.m_machineCount = machineCount;
-    t.m_widest = computePaths(t.m_links, t.m_nodeCount, machineCount, std::nullopt);
-    t.m_kindPaths = std::make_shared<KindPaths>();
+void Topology::computeWidestPaths()
+{
+    m_widest = computePaths(m_links, m_nodeCount, m_machineCount, std::nullopt);
+    m_kindPaths = std::make_shared<KindPaths>();
     const auto hasNic = [&](NicKind nic) {
-        return std::any_of(machines.begin(), machines.end(),
+        return std::any_of(m_cluster.machines.begin(), m_cluster.machines.end(),
                            [nic](const Machine &m) { return m.nic == nic; });
     };
-    t.m_mixesRdmaNics = hasNic(NicKind::InfiniBand) && hasNic(NicKind::Roce);
+    m_mixesRdmaNics = hasNic(NicKind::InfiniBand) && hasNic(NicKind::Roce);
+}
 
+// Measured pairs (usually from a probe) win over the links for their two GPUs.
+Status Topology::addPairOverrides()
+{
     std::unordered_map<long long, size_t> overrideField;
-    const std::string gpuNamingHint
-        = "; GPUs are named machine:index"
-          + (t.m_gpus.empty() ? std::string(" and this cluster has none")
-                              : ", e.g. " + quoted(t.m_gpus.front().name));
-    for (size_t i = 0; i < cluster.pairOverrides.size(); ++i) {
-        const PairOverride &o = cluster.pairOverrides[i];
+    const std::string gpuNamingHint = "; GPUs are named machine:index"
+                                      + (m_gpus.empty() ? std::string(" and this cluster has none")
+                                                        : ", e.g. " + quoted(m_gpus.front().name));
+    for (size_t i = 0; i < m_cluster.pairOverrides.size(); ++i) {
+        const PairOverride &o = m_cluster.pairOverrides[i];
         const std::string field = indexed("pair_overrides", i);
-        const std::optional<int> a = t.findGpu(o.a);
+        const std::optional<int> a = findGpu(o.a);
         if (!a)
             return badInput(field + ".a: unknown GPU " + quoted(o.a) + gpuNamingHint);
-        const std::optional<int> b = t.findGpu(o.b);
+        const std::optional<int> b = findGpu(o.b);
         if (!b)
             return badInput(field + ".b: unknown GPU " + quoted(o.b) + gpuNamingHint);
         if (*a == *b)
             return badInput(field + ": " + quoted(o.a) + " paired with itself");
         if (Status s = checkLinkValue(o.bandwidthGBps, field + ".bandwidth_GBps"); !s)
-            return s.error();
+            return s;
         if (Status s = checkLinkValue(o.latencyUs, field + ".latency_us"); !s)
-            return s.error();
+            return s;
         const long long key = pairKey(*a, *b);
         if (const auto seen = overrideField.find(key); seen != overrideField.end())
             return badInput(field + ": the pair " + o.a + " / " + o.b + " is already measured by "
                             + indexed("pair_overrides", seen->second));
         overrideField.emplace(key, i);
-        t.m_overrides.emplace(key, PairValue{o.bandwidthGBps, o.latencyUs});
+        m_overrides.emplace(key, PairValue{o.bandwidthGBps, o.latencyUs});
     }
-    return t;
+    return okStatus();
 }
 
 std::optional<int> Topology::findGpu(std::string_view name) const

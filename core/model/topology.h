@@ -97,6 +97,15 @@ public:
     bool hasPairOverrides() const { return !m_overrides.empty(); }
 
 private:
+    // build(), step by step; each returns the first error it finds.
+    struct NodeNames;
+    Status checkMachinesAndSwitches(NodeNames &names);
+    Status resolveGpus(const GpuCatalog &catalog);
+    Status addNetworkLinks(const NodeNames &names);
+    Status checkPathWork() const;
+    void computeWidestPaths();
+    Status addPairOverrides();
+
     // Machine pairs' widest paths, row-major machineCount², over all links or one kind's.
     struct MachinePaths
     {

@@ -71,7 +71,8 @@ private Q_SLOTS:
                                              "capacity"));
         const std::vector<std::string> lines = noFitLines(fit);
         QCOMPARE(lines.size(), std::size_t(6));
-        QCOMPARE(lines[1], std::string("C:0 (RTX3090-24G) needs 31.9 GiB of 24.0 GiB: 7.9 GiB over"));
+        QCOMPARE(lines[1],
+                 std::string("C:0 (RTX3090-24G) needs 31.9 GiB of 24.0 GiB: 7.9 GiB over"));
     }
 
     void cliListsEveryGpuOverCapacity()
@@ -89,9 +90,8 @@ private Q_SLOTS:
     {
         const CliRun run = cli({"compare", "--cluster", "case-study", "--model", "llama2-70b",
                                 "--planners", "megatron,metis", "--json"});
-        const QJsonArray rows = QJsonDocument::fromJson(run.out)
-                                    .object()[QStringLiteral("results")]
-                                    .toArray();
+        const QJsonArray rows
+            = QJsonDocument::fromJson(run.out).object()[QStringLiteral("results")].toArray();
         QCOMPARE(rows.size(), 2);
         for (const auto &row : rows) {
             const QJsonObject noFit = row.toObject()[QStringLiteral("no_fit")].toObject();

@@ -38,10 +38,8 @@ public:
         m_stop = std::stop_source();
         m_cancelled = false;
         m_launched = true;
-        QFuture<T> future = QtConcurrent::run(
-            [work = std::move(work), stop = m_stop.get_token()](QPromise<T> &promise) {
-                work(promise, stop);
-            });
+        QFuture<T> future = QtConcurrent::run([work = std::move(work), stop = m_stop.get_token()](
+                                                  QPromise<T> &promise) { work(promise, stop); });
         m_future = future;
         m_watcher->setFuture(QFuture<void>(future));
         Q_EMIT started();

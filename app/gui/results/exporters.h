@@ -2,6 +2,7 @@
 
 #include "core/base/result.h"
 #include "results/results_text.h"
+#include "results/shown_plan.h"
 
 #include <QString>
 

@@ -2,6 +2,7 @@
 
 #include "results/qcustomplot_include.h"
 #include "results/results_text.h"
+#include "results/shown_plan.h"
 
 namespace hetplan::gui {
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "results/results_text.h"
+#include "results/shown_plan.h"
 
 #include <QWidget>
 

@@ -9,6 +9,7 @@
 #include "results/plan_freshness.h"
 #include "results/problems_view.h"
 #include "results/results_text.h"
+#include "results/shown_plan.h"
 
 #include <QList>
 #include <QObject>

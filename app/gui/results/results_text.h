@@ -14,15 +14,6 @@
 
 namespace hetplan::gui {
 
-// The plan every results view shows, with the problem it was evaluated on (shared, so the
-// views do not each copy the topology).
-struct ShownPlan
-{
-    std::shared_ptr<const Problem> problem;
-    Plan plan;
-    Evaluation evaluation;
-};
-
 // Words and colours the results views share, so a GPU type has one colour everywhere and a
 // duration reads the same in every view.
 class ResultsText

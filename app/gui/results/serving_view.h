@@ -2,6 +2,7 @@
 
 #include "core/cost/cost_model.h"
 #include "results/results_text.h"
+#include "results/shown_plan.h"
 
 #include <QWidget>
 

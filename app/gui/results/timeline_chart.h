@@ -3,6 +3,7 @@
 #include "core/sim/pipeline_sim.h"
 #include "results/qcustomplot_include.h"
 #include "results/results_text.h"
+#include "results/shown_plan.h"
 
 #include <vector>
 

@@ -2,6 +2,7 @@
 
 #include "core/planners/bandwidth_sweep.h"
 #include "results/results_text.h"
+#include "results/shown_plan.h"
 
 #include <QWidget>
 
