@@ -54,9 +54,9 @@ std::vector<GemmFigure> cpuGemm(const std::vector<GemmShape> &shapes, int repeti
     return figures;
 }
 
-MemoryFigure cpuMemory(int repetitions, bool quick)
+MemoryFigure cpuMemory(int repetitions, bool quick, int arrayMiB)
 {
-    const std::size_t bytes = triadArrayBytes(quick);
+    const std::size_t bytes = arrayMiB > 0 ? std::size_t(arrayMiB) << 20 : triadArrayBytes(quick);
     const std::size_t n = bytes / sizeof(double);
     std::vector<double> a(n, 0.0);
     std::vector<double> b(n, 1.0);

@@ -13,9 +13,9 @@ namespace hetplan::runtime::probe {
 std::vector<GemmFigure> cpuGemm(const std::vector<GemmShape> &shapes, int repetitions,
                                 int blasThreads);
 
-// Memory bandwidth of a triad a = b + s·c over arrays well beyond the last-level cache
-// (smaller when quick).
-MemoryFigure cpuMemory(int repetitions, bool quick);
+// Memory bandwidth of a triad a = b + s·c over three arrays of `arrayMiB` each, or when 0 of
+// twice the last-level cache (at most 128 MiB when quick).
+MemoryFigure cpuMemory(int repetitions, bool quick, int arrayMiB);
 
 // "model name" of /proc/cpuinfo (empty where there is none) and the cores this process may use.
 std::string cpuModel();

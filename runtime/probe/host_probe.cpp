@@ -55,7 +55,7 @@ Result<ProbedHost> measureHost(const ProbeArgs &args, const std::string &name,
     host.cpuCores = cpuCores();
     host.blasThreads = args.blasThreads;
     host.cpuGemm = cpuGemm(shapes, args.repetitions, args.blasThreads);
-    host.cpuMemory = cpuMemory(args.repetitions, args.quick);
+    host.cpuMemory = cpuMemory(args.repetitions, args.quick, args.triadMiB);
     host.noGpuReason = whyNoGpu(args);
 #ifdef HETPLAN_PROBE_CUDA
     if (host.noGpuReason.empty()) {

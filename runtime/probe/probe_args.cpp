@@ -88,6 +88,7 @@ Result<ProbeArgs> parseProbeArgs(const std::vector<std::string> &words)
     o.number("tp", 1, 1024, a.tp);
     o.number("repeat", 1, 1 << 16, a.repetitions);
     o.number("blas-threads", 1, 1024, a.blasThreads);
+    o.number("triad-mib", 1, 1 << 20, a.triadMiB);
     o.number("timeout-s", 0.001, 86400.0, a.comm.timeoutS);
     a.comm.rendezvous = o.take("rendezvous").value_or("");
     a.comm.listenAddress = o.take("listen-address").value_or(a.comm.listenAddress);

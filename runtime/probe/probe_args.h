@@ -22,6 +22,7 @@ struct ProbeArgs
     int repetitions = 10; // --repeat; --quick lowers the default to 3
     bool quick = false;
     int blasThreads = 1;
+    int triadMiB = 0;     // each CPU triad array; 0: twice the last-level cache
     bool cpuOnly = false; // --no-gpu: probe the CPU even where a GPU is usable
     std::string out;      // empty: the probe file goes to standard output
     bool help = false;
@@ -29,7 +30,8 @@ struct ProbeArgs
 
 inline constexpr const char *kProbeUsage
     = R"(usage: hetplan-probe [--out FILE] [--model NAME|FILE] [--micro-batch B] [--seq-len S]
-         [--tp T] [--repeat N] [--quick] [--blas-threads K] [--no-gpu] [--host-name NAME]
+         [--tp T] [--repeat N] [--quick] [--blas-threads K] [--triad-mib M] [--no-gpu]
+         [--host-name NAME]
          [--rank R --world N --rendezvous DIR|redis://HOST:PORT] [--listen-address ADDR]
          [--timeout-s T]
 Measures this host (GEMM throughput at the model's layer shapes, memory bandwidth, every GPU
