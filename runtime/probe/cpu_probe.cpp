@@ -45,11 +45,8 @@ std::vector<GemmFigure> cpuGemm(const std::vector<GemmShape> &shapes, int repeti
             gemm(Transpose::No, Transpose::No, s.m, s.n, s.k, a.data(), s.k, b.data(), s.n, 0.0f,
                  c.data(), s.n);
         });
-        std::vector<double> tflops;
-        for (double t : seconds)
-            tflops.push_back(t > 0 ? 2.0 * s.m * s.n * s.k / t / 1e12 : 0.0);
-        figures.push_back(
-            {s.label, s.m, s.n, s.k, "fp32", "openblas-sgemm", spreadOf(std::move(tflops))});
+        figures.push_back({s.label, s.m, s.n, s.k, "fp32", "openblas-sgemm",
+                           rateSpread(seconds, 2.0 * s.m * s.n * s.k / 1e12)});
     }
     return figures;
 }
@@ -72,10 +69,7 @@ MemoryFigure cpuMemory(int repetitions, bool quick, int arrayMiB)
     // Keeps the stores: a result nobody reads could be optimised away.
     volatile double sink = a[n / 2];
     (void)sink;
-    std::vector<double> gbps;
-    for (double t : seconds)
-        gbps.push_back(t > 0 ? 3.0 * double(bytes) / t / 1e9 : 0.0);
-    return {"cpu-triad", double(bytes) / kMiB, spreadOf(std::move(gbps))};
+    return {"cpu-triad", double(bytes) / kMiB, rateSpread(seconds, 3.0 * double(bytes) / 1e9)};
 }
 
 std::string cpuModel()

@@ -72,8 +72,8 @@ inline int callsPerRepetition(double oneCallS, double targetS = 2e-3)
 }
 
 // Seconds per call of `launch` (which enqueues one call on `stream` and returns a Status), per
-// repetition, timed with CUDA events after one warm-up repetition that also sets how many calls
-// a repetition makes.
+// repetition, timed with CUDA events after two warm-up calls, the second of which sets how many
+// calls a repetition makes.
 // Events destroyed on every path out.
 class EventPair
 {
@@ -99,14 +99,15 @@ public:
 };
 
 // Seconds per call of `launch` (which enqueues one call on `stream` and returns a Status), per
-// repetition, timed with CUDA events after one warm-up repetition that also sets how many calls
-// a repetition makes.
+// repetition, timed with CUDA events after two warm-up calls, the second of which sets how many
+// calls a repetition makes.
 template<typename Launch>
 Result<std::vector<double>> timeOnStream(cudaStream_t stream, int repetitions, Launch launch)
 {
     EventPair events;
     if (Status s = events.create(); !s)
         return s.error();
+    int calls = 1;
     const auto timeCalls = [&](int calls) -> Result<double> {
         if (Status s = cudaCheck(cudaEventRecord(events.start, stream), "cudaEventRecord"); !s)
             return s.error();
@@ -124,10 +125,15 @@ Result<std::vector<double>> timeOnStream(cudaStream_t stream, int repetitions, L
             return s.error();
         return double(ms) / 1e3 / calls;
     };
-    const auto warm = timeCalls(1);
-    if (!warm)
-        return warm.error();
-    const int calls = callsPerRepetition(*warm);
+    // The first call pays for lazy module loading and cuBLAS's heuristics; the second is the
+    // one to size repetitions by.
+    for (const bool sizing : {false, true}) {
+        const auto warm = timeCalls(1);
+        if (!warm)
+            return warm.error();
+        if (sizing)
+            calls = callsPerRepetition(*warm);
+    }
     std::vector<double> seconds;
     for (int r = 0; r < repetitions; ++r) {
         const auto s = timeCalls(calls);

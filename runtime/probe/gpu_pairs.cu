@@ -18,15 +18,8 @@ ProbedPair pairOf(const std::string &host, int a, int b, const char *method,
     pair.a = {host, a};
     pair.b = {host, b};
     pair.method = method;
-    for (std::size_t i = 0; i < sizesBytes.size(); ++i) {
-        std::vector<double> timeUs;
-        std::vector<double> gbps;
-        for (double t : secondsPerSize[i]) {
-            timeUs.push_back(t * 1e6);
-            gbps.push_back(t > 0 ? sizesBytes[i] / t / 1e9 : 0.0);
-        }
-        pair.sizes.push_back({sizesBytes[i], spreadOf(timeUs), spreadOf(gbps)});
-    }
+    for (std::size_t i = 0; i < sizesBytes.size(); ++i)
+        pair.sizes.push_back(sizePoint(sizesBytes[i], secondsPerSize[i]));
     summarizePair(pair);
     return pair;
 }
@@ -128,7 +121,10 @@ Result<ProbedPair> ncclPair(NcclWorld &w, const std::string &host, int a, int b,
     std::vector<std::vector<double>> seconds;
     for (double size : sizesBytes) {
         const std::size_t bytes = std::size_t(size);
-        auto warm = ncclRounds(w, a, b, bytes, 1);
+        // The first round sets up NCCL's connection between the two; the second sizes the rest.
+        if (auto first = ncclRounds(w, a, b, bytes, 1); !first)
+            return first.error();
+        const auto warm = ncclRounds(w, a, b, bytes, 1);
         if (!warm)
             return warm.error();
         const int calls = callsPerRepetition(*warm);

@@ -61,10 +61,13 @@ Result<GemmFigure> gemmFigure(cublasHandle_t handle, const GemmShape &s, int rep
     });
     if (!seconds)
         return seconds.error();
-    std::vector<double> tflops;
-    for (double t : *seconds)
-        tflops.push_back(t > 0 ? 2.0 * s.m * s.n * s.k / t / 1e12 : 0.0);
-    return GemmFigure{s.label, s.m, s.n, s.k, "bf16", "cublas-gemmex", spreadOf(tflops)};
+    return GemmFigure{s.label,
+                      s.m,
+                      s.n,
+                      s.k,
+                      "bf16",
+                      "cublas-gemmex",
+                      rateSpread(*seconds, 2.0 * s.m * s.n * s.k / 1e12)};
 }
 
 Result<MemoryFigure> memoryFigure(const cudaDeviceProp &props, int repetitions, bool quick)
@@ -88,10 +91,8 @@ Result<MemoryFigure> memoryFigure(const cudaDeviceProp &props, int repetitions, 
     });
     if (!seconds)
         return seconds.error();
-    std::vector<double> gbps;
-    for (double t : *seconds)
-        gbps.push_back(t > 0 ? 3.0 * double(bytes) / t / 1e9 : 0.0);
-    return MemoryFigure{"cuda-triad", double(bytes) / kMiB, spreadOf(gbps)};
+    return MemoryFigure{"cuda-triad", double(bytes) / kMiB,
+                        rateSpread(*seconds, 3.0 * double(bytes) / 1e9)};
 }
 
 Result<ProbedGpu> probeGpu(int device, const std::vector<GemmShape> &shapes, int repetitions,

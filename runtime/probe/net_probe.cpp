@@ -51,14 +51,11 @@ Result<ProbedPair> pingPong(Comm &comm, int peer, bool initiator,
         });
         if (!status)
             return status.error();
-        std::vector<double> timeUs;
-        std::vector<double> gbps;
-        for (double roundTripS : seconds) {
-            const double oneWayS = roundTripS / 2;
-            timeUs.push_back(oneWayS * 1e6);
-            gbps.push_back(oneWayS > 0 ? bytes / oneWayS / 1e9 : 0.0);
-        }
-        pair.sizes.push_back({bytes, spreadOf(std::move(timeUs)), spreadOf(std::move(gbps))});
+        std::vector<double> oneWayS;
+        oneWayS.reserve(seconds.size());
+        for (double roundTripS : seconds)
+            oneWayS.push_back(roundTripS / 2);
+        pair.sizes.push_back(sizePoint(bytes, oneWayS));
     }
     summarizePair(pair);
     return pair;

@@ -9,15 +9,16 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <map>
 #include <unistd.h>
 
-namespace {
-
 using namespace hetplan;
 using namespace hetplan::runtime;
 using namespace hetplan::runtime::probe;
+
+namespace {
 
 // Leaves at once: after a failed transfer Gloo's buffers may still be posted, and their
 // destructors would wait for peers that are gone.
@@ -148,16 +149,21 @@ int runProbe(const ProbeArgs &args)
 
 int main(int argc, char **argv)
 {
-    auto args
-        = hetplan::runtime::probe::parseProbeArgs(std::vector<std::string>(argv + 1, argv + argc));
-    if (!args) {
-        std::cerr << "hetplan-probe: " << args.error().message << "\n"
-                  << hetplan::runtime::probe::kProbeUsage;
-        return 2;
+    try {
+        auto args = parseProbeArgs(std::vector<std::string>(argv + 1, argv + argc));
+        if (!args) {
+            std::cerr << "hetplan-probe: " << args.error().message << "\n" << kProbeUsage;
+            return 2;
+        }
+        if (args->help) {
+            std::cout << kProbeUsage;
+            return 0;
+        }
+        return runProbe(*args);
+    } catch (const std::exception &e) {
+        std::cerr << "hetplan-probe: internal error: " << e.what() << '\n';
+    } catch (...) {
+        std::cerr << "hetplan-probe: internal error: an unknown exception\n";
     }
-    if (args->help) {
-        std::cout << hetplan::runtime::probe::kProbeUsage;
-        return 0;
-    }
-    return runProbe(*args);
+    return 1;
 }

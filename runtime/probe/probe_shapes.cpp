@@ -24,8 +24,8 @@ std::vector<double> messageSizesBytes(bool quick)
     if (quick)
         return {4, 4096, 1 << 20, 16 << 20};
     std::vector<double> sizes;
-    for (double bytes = 4; bytes <= double(64 << 20); bytes *= 16)
-        sizes.push_back(bytes);
+    for (long long bytes = 4; bytes <= 64LL << 20; bytes *= 16)
+        sizes.push_back(double(bytes));
     return sizes;
 }
 
