@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -23,27 +22,9 @@ namespace fs = std::filesystem;
 constexpr int kScale = 64;
 constexpr int kIterations = 4; // the first is warm-up and left out of the means
 
-// Runs a sibling program of hetplan-bench, its standard output shown or not; its exit code
-// (-1 when it could not run).
 int runSibling(const std::string &program, const std::vector<std::string> &args, bool show)
 {
-    const std::string path = (fs::read_symlink("/proc/self/exe").parent_path() / program).string();
-    std::vector<char *> argv{const_cast<char *>(path.c_str())};
-    for (const std::string &a : args)
-        argv.push_back(const_cast<char *>(a.c_str()));
-    argv.push_back(nullptr);
-    std::fflush(nullptr);
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        if (!show)
-            std::freopen("/dev/null", "w", stdout);
-        ::execv(argv[0], argv.data());
-        ::_exit(127);
-    }
-    int status = 0;
-    if (pid < 0 || ::waitpid(pid, &status, 0) != pid)
-        return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return waitSibling(startSibling(program, args, show));
 }
 
 void benchGlooRun()

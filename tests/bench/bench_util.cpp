@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace hetplan::bench {
 namespace {
@@ -91,6 +94,33 @@ Problem problemOf(const Cluster &cluster, const std::string &model, const Worklo
 {
     Topology topology = orDie(Topology::build(cluster, GpuCatalog::builtin()), cluster.name);
     return Problem{std::move(topology), orDie(loadModel(model), model), workload};
+}
+
+int startSibling(const std::string &program, const std::vector<std::string> &args, bool show)
+{
+    const std::string path
+        = (std::filesystem::read_symlink("/proc/self/exe").parent_path() / program).string();
+    std::vector<char *> argv{const_cast<char *>(path.c_str())};
+    for (const std::string &a : args)
+        argv.push_back(const_cast<char *>(a.c_str()));
+    argv.push_back(nullptr);
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        if (!show)
+            std::freopen("/dev/null", "w", stdout);
+        ::execv(argv[0], argv.data());
+        ::_exit(127);
+    }
+    return pid < 0 ? -1 : int(pid);
+}
+
+int waitSibling(int pid)
+{
+    int status = 0;
+    if (pid < 0 || ::waitpid(pid_t(pid), &status, 0) != pid)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 } // namespace hetplan::bench

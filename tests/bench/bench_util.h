@@ -38,4 +38,10 @@ Problem problemOf(const Cluster &cluster, const std::string &model, const Worklo
 // Ethernet switch, for scaling runs.
 Problem syntheticProblem(int machines, const std::string &model);
 
+// A program beside hetplan-bench (hetplan-cli, hetplan-probe) started with `args`, its standard
+// output shown or not: its process id (-1 when it could not start), then its exit code (-1
+// when it did not exit normally).
+int startSibling(const std::string &program, const std::vector<std::string> &args, bool show);
+int waitSibling(int pid);
+
 } // namespace hetplan::bench

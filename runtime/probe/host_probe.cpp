@@ -1,0 +1,81 @@
+#include "runtime/probe/host_probe.h"
+
+#include "core/io/nvidia_topo.h"
+#include "runtime/probe/cpu_probe.h"
+
+#include <cstdio>
+#include <iostream>
+
+#ifdef HETPLAN_PROBE_CUDA
+#include "runtime/cuda/device.h"
+#include "runtime/probe/gpu_probe.h"
+#endif
+
+namespace hetplan::runtime::probe {
+
+std::vector<TopoLink> nvidiaTopology()
+{
+    FILE *pipe = ::popen("nvidia-smi topo -m 2>/dev/null", "r");
+    if (!pipe)
+        return {};
+    std::string text;
+    char chunk[4096];
+    for (std::size_t n; (n = std::fread(chunk, 1, sizeof chunk, pipe)) > 0;)
+        text.append(chunk, n);
+    if (::pclose(pipe) != 0 || text.empty())
+        return {};
+    auto topology = parseNvidiaTopo(text, "nvidia-smi topo -m");
+    if (!topology) {
+        std::cerr << "hetplan-probe: warning: " << topology.error().message
+                  << "; the GPU links are left out of the probe file\n";
+        return {};
+    }
+    return topoLinks(*topology);
+}
+
+std::string whyNoGpu(const ProbeArgs &args)
+{
+    if (args.cpuOnly)
+        return "--no-gpu";
+#ifdef HETPLAN_PROBE_CUDA
+    return cuda::deviceCount().whyNone;
+#else
+    return "built without CUDA";
+#endif
+}
+
+Result<ProbedHost> measureHost(const ProbeArgs &args, const std::string &name,
+                               const std::vector<GemmShape> &shapes, std::vector<ProbedPair> &pairs)
+{
+    ProbedHost host;
+    host.name = name;
+    host.rank = args.rank;
+    host.backend = "cpu";
+    host.cpuModel = cpuModel();
+    host.cpuCores = cpuCores();
+    host.blasThreads = args.blasThreads;
+    host.cpuGemm = cpuGemm(shapes, args.repetitions, args.blasThreads);
+    host.cpuMemory = cpuMemory(args.repetitions, args.quick, args.triadMiB);
+    host.noGpuReason = whyNoGpu(args);
+#ifdef HETPLAN_PROBE_CUDA
+    if (host.noGpuReason.empty()) {
+        host.backend = "cuda";
+        auto gpus = probeGpus(shapes, args.repetitions, args.quick);
+        if (!gpus)
+            return gpus.error();
+        host.gpus = std::move(*gpus);
+        std::vector<double> sizes = messageSizesBytes(args.quick);
+        sizes.push_back(double(256 << 20)); // a copy engine reaches full speed only here
+        auto gpuPairs = probeGpuPairs(name, sizes, args.repetitions);
+        if (!gpuPairs)
+            return gpuPairs.error();
+        pairs.insert(pairs.end(), gpuPairs->begin(), gpuPairs->end());
+        host.topology = nvidiaTopology();
+    }
+#else
+    (void)pairs;
+#endif
+    return host;
+}
+
+} // namespace hetplan::runtime::probe
