@@ -106,7 +106,8 @@ public:
                                         std::span<const Bf16> input, DeviceTpComm &tp);
     // As ModelShard::backward: `outputGrad` is the next stage's input gradient (bf16, device),
     // empty on the head shard. Adds into every `grad`. Returns the gradient of this shard's
-    // input (bf16, device; empty on the embedding shard), valid until the next backward.
+    // input (bf16, device; empty on the embedding shard), valid until the next forward or
+    // backward (enqueue its use on the stream before calling either).
     Result<std::span<const Bf16>> backward(int microBatch, std::span<const Bf16> outputGrad,
                                            DeviceTpComm &tp);
 
