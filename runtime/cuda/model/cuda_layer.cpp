@@ -1,6 +1,7 @@
 #include "runtime/cuda/model/cuda_layer.h"
 
 #include "runtime/cuda/model/kernels.h"
+#include "runtime/model/rotary_embedding.h"
 
 namespace hetplan::runtime::cuda {
 
@@ -82,7 +83,7 @@ Status normBackward(const LayerContext &c, const DeviceParameter &gain, const Bf
     if (Status s = c.tp->allReduceSum(c.scratch.partial, count, c.stream); !s)
         return s;
     kernels::rmsNormBackward(c.scratch.partial, x, invRms, gain.value, c.tokens(), c.dims.hidden,
-                             c.scratch.residual, gain.grad, c.stream);
+                             c.scratch.residual, gain.grad, c.scratch.gainPartials, c.stream);
     return okStatus();
 }
 
@@ -96,6 +97,19 @@ void activation(const LayerContext &c, const LayerStash &s, Bf16 *out)
 }
 
 } // namespace
+
+std::vector<float> rotaryCosSin(int seqLen, int headDim)
+{
+    // RotaryTable's cos and sin, read out by rotating unit vectors (1, 0): each pair becomes
+    // (cos, sin) of its angle, the very floats the CPU model rotates with.
+    std::vector<float> table(std::size_t(seqLen) * std::size_t(headDim), 0.0f);
+    for (std::size_t row = 0; row < std::size_t(seqLen); ++row) {
+        for (int pair = 0; pair < headDim / 2; ++pair)
+            table[row * std::size_t(headDim) + std::size_t(2 * pair)] = 1.0f;
+    }
+    RotaryTable(seqLen, headDim).apply(table.data(), 1, 1, false);
+    return table;
+}
 
 LayerStash LayerStash::at(std::byte *base, const LayerStashLayout &l)
 {
@@ -128,6 +142,7 @@ Scratch Scratch::at(std::byte *base, const ScratchLayout &l)
     s.logits = piece<float>(base, l.logits);
     s.rowLoss = piece<float>(base, l.rowLoss);
     s.inputGrad = piece<Bf16>(base, l.inputGrad);
+    s.gainPartials = piece<float>(base, l.gainPartials);
     return s;
 }
 

@@ -11,6 +11,7 @@
 #include "runtime/cuda/model/shard_layout.h"
 
 #include <cstddef>
+#include <vector>
 
 namespace hetplan::runtime::cuda {
 
@@ -69,6 +70,7 @@ struct Scratch
     float *logits = nullptr;  // head shard only
     float *rowLoss = nullptr; // head shard only
     Bf16 *inputGrad = nullptr;
+    float *gainPartials = nullptr;
 
     static Scratch at(std::byte *base, const ScratchLayout &layout);
 };
@@ -86,6 +88,10 @@ struct LayerContext
 
     int tokens() const { return int(dims.tokens(samples)); }
 };
+
+// The rotary table of kernels::rotary for this model: [seqLen × headDim], pair i of a position
+// at (2i, 2i + 1) holding (cos, sin) of its angle as runtime/model's RotaryTable computes them.
+std::vector<float> rotaryCosSin(int seqLen, int headDim);
 
 Status layerForward(const LayerContext &c, const LayerWeights &w, const LayerStash &s);
 Status layerBackward(const LayerContext &c, const LayerWeights &w, const LayerStash &s);

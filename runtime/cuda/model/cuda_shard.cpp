@@ -3,7 +3,6 @@
 #include "runtime/cuda/model/cuda_shard_state.h"
 #include "runtime/cuda/model/kernels.h"
 #include "runtime/model/model_init.h"
-#include "runtime/model/rotary_embedding.h"
 
 #include <cublas_v2.h>
 #include <string>
@@ -41,20 +40,6 @@ Status blasStatus(cublasStatus_t status, const char *what)
     if (status != CUBLAS_STATUS_SUCCESS)
         return Error{ErrorKind::Internal, std::string(what) + ": " + cublasGetStatusString(status)};
     return okStatus();
-}
-
-// RotaryTable's cos and sin, read out by rotating unit vectors (1, 0): each pair becomes
-// (cos, sin) of its angle, the very floats the CPU model rotates with.
-std::vector<float> rotaryTable(const ModelConfig &config)
-{
-    const int headDim = config.headDim();
-    std::vector<float> table(std::size_t(config.seqLen) * std::size_t(headDim), 0.0f);
-    for (std::size_t row = 0; row < std::size_t(config.seqLen); ++row) {
-        for (int pair = 0; pair < headDim / 2; ++pair)
-            table[row * std::size_t(headDim) + std::size_t(2 * pair)] = 1.0f;
-    }
-    RotaryTable(config.seqLen, headDim).apply(table.data(), 1, 1, false);
-    return table;
 }
 
 } // namespace
@@ -136,7 +121,7 @@ Result<CudaShard> CudaShard::create(const ModelConfig &config, const ShardSpec &
         p.tensor = std::move(tensors[i]);
     }
 
-    const std::vector<float> table = rotaryTable(config);
+    const std::vector<float> table = rotaryCosSin(config.seqLen, config.headDim());
     if (Status s = st.rotary.reserve(table.size() * sizeof(float)); !s)
         return s.error();
     if (Status s = uploadNow(st.rotary.as<void>(), table); !s)

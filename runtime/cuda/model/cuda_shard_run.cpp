@@ -169,7 +169,8 @@ Result<std::span<const Bf16>> CudaShard::backward(int microBatch, std::span<cons
         if (Status s = zeroDevice(c.scratch.residual, count * sizeof(float), m_stream); !s)
             return s.error();
         kernels::rmsNormBackward(c.scratch.partial, x, invRms, st.finalNorm->value, int(tokens),
-                                 hidden, c.scratch.residual, st.finalNorm->grad, m_stream);
+                                 hidden, c.scratch.residual, st.finalNorm->grad,
+                                 c.scratch.gainPartials, m_stream);
     } else {
         kernels::toFloat(outputGrad.data(), count, c.scratch.residual, m_stream);
     }

@@ -4,7 +4,7 @@
 // of runtime/model named beside it. Row-major buffers as there; `rows × width`. Every launcher
 // only enqueues on `stream`: a launch failure shows in the next lastLaunchError().
 // Sums over a row use fp32 tree reductions; sums over rows (gain and embedding gradients) run in
-// row order in one thread per column, so a gradient has the same bits on every run and TP rank.
+// a fixed order per column, so a gradient has the same bits on every run and TP rank.
 
 #include "core/base/result.h"
 #include "runtime/cuda/model/bf16.h"
@@ -31,8 +31,12 @@ void addInto(float *x, const float *y, std::size_t n, Stream stream);
 void rmsNormForward(const float *x, const float *gain, int rows, int width, Bf16 *normed,
                     float *invRms, Bf16 *xCopy, Stream stream);
 // layer_kernels.h rmsNormBackward, except that dx is accumulated (dx += …) and dGain too.
+// The gain's sum over rows runs in kGainChunks fixed row ranges, then over the ranges in order:
+// parallel, yet the same bits every run. `gainPartials` is scratch of kGainChunks × width floats.
+constexpr int kGainChunks = 64;
 void rmsNormBackward(const float *dNormed, const Bf16 *x, const float *invRms, const float *gain,
-                     int rows, int width, float *dx, float *dGain, Stream stream);
+                     int rows, int width, float *dx, float *dGain, float *gainPartials,
+                     Stream stream);
 
 // swiGluForward / geluForward: h from the pre-activations.
 void swiGluForward(const Bf16 *gate, const Bf16 *up, std::size_t n, Bf16 *h, Stream stream);
@@ -42,7 +46,7 @@ void swiGluBackward(const float *dh, const Bf16 *gate, const Bf16 *up, std::size
 void geluBackward(const float *dh, const Bf16 *up, std::size_t n, Bf16 *dUp, Stream stream);
 
 // RotaryTable::apply from fp32 into bf16: x and y are [samples·seqLen × heads·headDim];
-// cosSin is [seqLen × headDim/2] pairs (cos, sin), the table RotaryTable uses.
+// cosSin is rotaryCosSin (cuda_layer.h): [seqLen × headDim], (cos, sin) of pair i at (2i, 2i+1).
 void rotary(const float *x, int samples, int seqLen, int heads, int headDim, const float *cosSin,
             bool inverse, Bf16 *y, Stream stream);
 

@@ -46,18 +46,34 @@ __global__ void rmsNormBackwardKernel(const float *dy, const __nv_bfloat16 *x, c
     }
 }
 
-// dGain[i] += Σ over rows, in row order, of dy·x̂: one thread per column.
-__global__ void rmsNormGainKernel(const float *dy, const __nv_bfloat16 *x, const float *invRms,
-                                  int rows, int width, float *dGain)
+// partials[c][i] = Σ over the rows of chunk c (blockIdx.y), in order, of dy·x̂: one thread per
+// column.
+__global__ void rmsNormGainPartialKernel(const float *dy, const __nv_bfloat16 *x,
+                                         const float *invRms, int rows, int width, float *partials)
+{
+    const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i >= width)
+        return;
+    const int chunk = int(blockIdx.y);
+    const int begin = int(std::int64_t(rows) * chunk / kGainChunks);
+    const int end = int(std::int64_t(rows) * (chunk + 1) / kGainChunks);
+    float sum = 0;
+    for (int r = begin; r < end; ++r) {
+        const std::size_t at = std::size_t(r) * std::size_t(width) + std::size_t(i);
+        sum += dy[at] * (__bfloat162float(x[at]) * invRms[r]);
+    }
+    partials[std::size_t(chunk) * std::size_t(width) + std::size_t(i)] = sum;
+}
+
+// dGain[i] += Σ over the chunks, in order, of partials[c][i].
+__global__ void rmsNormGainSumKernel(const float *partials, int width, float *dGain)
 {
     const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
     if (i >= width)
         return;
     float sum = 0;
-    for (int r = 0; r < rows; ++r) {
-        const std::size_t at = std::size_t(r) * std::size_t(width) + std::size_t(i);
-        sum += dy[at] * (__bfloat162float(x[at]) * invRms[r]);
-    }
+    for (int c = 0; c < kGainChunks; ++c)
+        sum += partials[std::size_t(c) * std::size_t(width) + std::size_t(i)];
     dGain[i] += sum;
 }
 
@@ -139,13 +155,15 @@ void rmsNormForward(const float *x, const float *gain, int rows, int width, Bf16
 }
 
 void rmsNormBackward(const float *dNormed, const Bf16 *x, const float *invRms, const float *gain,
-                     int rows, int width, float *dx, float *dGain, Stream stream)
+                     int rows, int width, float *dx, float *dGain, float *gainPartials,
+                     Stream stream)
 {
     rmsNormBackwardKernel<<<unsigned(rows), kThreads, 0, stream>>>(dNormed, bf(x), invRms, gain,
                                                                    width, dx);
     const unsigned columnBlocks = unsigned((width + kThreads - 1) / kThreads);
-    rmsNormGainKernel<<<columnBlocks, kThreads, 0, stream>>>(dNormed, bf(x), invRms, rows, width,
-                                                             dGain);
+    rmsNormGainPartialKernel<<<dim3(columnBlocks, unsigned(kGainChunks)), kThreads, 0, stream>>>(
+        dNormed, bf(x), invRms, rows, width, gainPartials);
+    rmsNormGainSumKernel<<<columnBlocks, kThreads, 0, stream>>>(gainPartials, width, dGain);
 }
 
 void causalSoftmax(float *scores, int batch, int seqLen, Bf16 *probs, Stream stream)

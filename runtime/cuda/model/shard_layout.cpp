@@ -1,5 +1,7 @@
 #include "runtime/cuda/model/shard_layout.h"
 
+#include "runtime/cuda/model/kernels.h"
+
 namespace hetplan::runtime::cuda {
 
 namespace {
@@ -99,6 +101,7 @@ ScratchLayout ScratchLayout::of(const ShardDims &d, int samples, bool hasHead)
         s.rowLoss = plan.add(n, kFloatBytes);
     }
     s.inputGrad = plan.add(n * h, kHalfBytes);
+    s.gainPartials = plan.add(std::size_t(kernels::kGainChunks) * h, kFloatBytes);
     s.bytes = plan.bytes();
     return s;
 }

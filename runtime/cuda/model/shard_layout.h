@@ -76,7 +76,8 @@ struct MicroBatchLayout
 
 // The scratch one forward or backward call uses, for `samples` samples: fp32 residual stream
 // and partial sums, bf16 GEMM operands, the attention's score matrices of one head for every
-// sample, the head's logits, and the input gradient handed to the previous stage.
+// sample, the head's logits, the input gradient handed to the previous stage, and the norms'
+// per-chunk gain sums.
 struct ScratchLayout
 {
     std::size_t residual = 0, partial = 0, residualBf16 = 0;
@@ -85,6 +86,7 @@ struct ScratchLayout
     std::size_t scores = 0, dScores = 0, probsBf16 = 0;
     std::size_t logits = BufferPlan::kNone, rowLoss = BufferPlan::kNone;
     std::size_t inputGrad = 0;
+    std::size_t gainPartials = 0; // kernels::rmsNormBackward's, its kGainChunks × hidden
     std::size_t bytes = 0;
 
     static ScratchLayout of(const ShardDims &dims, int samples, bool hasHead);
