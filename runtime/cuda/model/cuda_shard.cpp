@@ -126,6 +126,8 @@ Result<CudaShard> CudaShard::create(const ModelConfig &config, const ShardSpec &
         return s.error();
     if (Status s = uploadNow(st.rotary.as<void>(), table); !s)
         return s.error();
+    if (Status s = waitForDevice(); !s)
+        return s.error();
 
     // The pointers stay valid: m_params never grows again, and moving a vector keeps its elements.
     for (const DeviceParameter &p : result.m_params) {

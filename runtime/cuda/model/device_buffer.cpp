@@ -82,6 +82,11 @@ Status uploadNow(void *device, std::span<const Bf16> host)
     return uploadNow(device, host.data(), host.size_bytes());
 }
 
+Status waitForDevice()
+{
+    return checked(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
 Status downloadAfter(void *host, const void *device, std::size_t bytes, CUstream_st *stream)
 {
     if (bytes == 0)

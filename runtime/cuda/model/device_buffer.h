@@ -47,6 +47,9 @@ Status zeroDevice(void *device, std::size_t bytes, CUstream_st *stream);
 Status uploadNow(void *device, const void *host, std::size_t bytes);
 Status uploadNow(void *device, std::span<const float> host);
 Status uploadNow(void *device, std::span<const Bf16> host);
+// Waits for everything enqueued on the device by this process (after uploads: a copy from
+// pageable memory may return before its DMA lands, and other streams do not wait for it).
+Status waitForDevice();
 // Device → host after the work enqueued on `stream` so far.
 Status downloadAfter(void *host, const void *device, std::size_t bytes, CUstream_st *stream);
 // Device → device, enqueued on `stream`.
