@@ -19,8 +19,8 @@ Q_DECLARE_METATYPE(hetplan::MlpKind)
 
 namespace {
 
-constexpr double kLossTolerance = 5e-3;     // relative; bf16 logits move the loss very little
-constexpr double kGradientTolerance = 5e-2; // relative L2 per tensor, through two bf16 layers
+constexpr double kLossTolerance = 1e-3;     // relative; bf16 logits move the loss very little
+constexpr double kGradientTolerance = 3e-2; // relative L2 per tensor, through two bf16 layers
 
 TrainingSetup setup()
 {
@@ -241,7 +241,7 @@ private Q_SLOTS:
         const double cpuDrop = cpu.losses.front() - cpu.losses.back();
         const double gpuDrop = gpu.losses.front() - gpu.losses.back();
         QVERIFY(cpuDrop > 0);
-        QVERIFY2(std::abs(gpuDrop - cpuDrop) <= 0.25 * cpuDrop,
+        QVERIFY2(std::abs(gpuDrop - cpuDrop) <= 0.1 * cpuDrop,
                  qPrintable(QStringLiteral("loss fell by %1 on the GPU, %2 on the CPU")
                                 .arg(gpuDrop)
                                 .arg(cpuDrop)));
