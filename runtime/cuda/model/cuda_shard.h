@@ -107,7 +107,8 @@ public:
     // As ModelShard::backward: `outputGrad` is the next stage's input gradient (bf16, device),
     // empty on the head shard. Adds into every `grad`. Returns the gradient of this shard's
     // input (bf16, device; empty on the embedding shard), valid until the next forward or
-    // backward (enqueue its use on the stream before calling either).
+    // backward: enqueue its use on the shard's stream before calling either, or make the
+    // shard's stream wait (an event) for the stream that uses it.
     Result<std::span<const Bf16>> backward(int microBatch, std::span<const Bf16> outputGrad,
                                            DeviceTpComm &tp);
 
