@@ -16,6 +16,7 @@ using namespace hetplan::runtime::cuda;
 using namespace hetplan::runtime::cuda::test;
 
 Q_DECLARE_METATYPE(hetplan::MlpKind)
+Q_DECLARE_METATYPE(hetplan::Optimizer)
 
 namespace {
 
@@ -247,12 +248,22 @@ private Q_SLOTS:
                                 .arg(cpuDrop)));
     }
 
-    void adamStepIsTheCpuArithmetic()
+    void optimizerStepIsTheCpuArithmetic_data()
     {
-        // Equal gradients give bit-equal weights: the kernel rounds each operation as adam.cpp.
+        QTest::addColumn<Optimizer>("optimizer");
+        QTest::newRow("adam") << Optimizer::Adam;
+        QTest::newRow("sgd") << Optimizer::Sgd;
+    }
+
+    void optimizerStepIsTheCpuArithmetic()
+    {
+        // Equal gradients give bit-equal weights: the kernels round each operation as adam.cpp.
+        QFETCH(Optimizer, optimizer);
         const ModelConfig config = runtime::test::tinyConfig(MlpKind::Gelu);
-        ModelShard cpu = orFail(ModelShard::create(config, wholeModel(config), setup()));
-        CudaShard gpu = orFail(CudaShard::create(config, wholeModel(config), setup(), nullptr));
+        TrainingSetup training = setup();
+        training.optimizer = optimizer;
+        ModelShard cpu = orFail(ModelShard::create(config, wholeModel(config), training));
+        CudaShard gpu = orFail(CudaShard::create(config, wholeModel(config), training, nullptr));
         for (int step = 0; step < 2; ++step) {
             unsigned seed = 100 + unsigned(step) * 50;
             for (Parameter &p : cpu.parameters()) {
