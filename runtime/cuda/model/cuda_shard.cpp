@@ -1,0 +1,195 @@
+#include "runtime/cuda/model/cuda_shard.h"
+
+#include "runtime/cuda/model/cuda_shard_state.h"
+#include "runtime/cuda/model/kernels.h"
+#include "runtime/model/model_init.h"
+
+#include <cublas_v2.h>
+#include <string>
+
+namespace hetplan::runtime::cuda {
+
+namespace {
+
+const DeviceParameter *&layerSlot(LayerWeights &l, ParamKind kind)
+{
+    switch (kind) {
+    case ParamKind::AttnQ:
+        return l.q;
+    case ParamKind::AttnK:
+        return l.k;
+    case ParamKind::AttnV:
+        return l.v;
+    case ParamKind::AttnO:
+        return l.o;
+    case ParamKind::MlpNorm:
+        return l.mlpNorm;
+    case ParamKind::MlpGate:
+        return l.gate;
+    case ParamKind::MlpUp:
+        return l.up;
+    case ParamKind::MlpDown:
+        return l.down;
+    default:
+        return l.attnNorm; // the only other per-layer kind
+    }
+}
+
+Status blasStatus(cublasStatus_t status, const char *what)
+{
+    if (status != CUBLAS_STATUS_SUCCESS)
+        return Error{ErrorKind::Internal, std::string(what) + ": " + cublasGetStatusString(status)};
+    return okStatus();
+}
+
+} // namespace
+
+CudaShardState::~CudaShardState()
+{
+    if (blas != nullptr)
+        cublasDestroy(blas);
+}
+
+CudaShard::CudaShard(ModelConfig config, ShardSpec shard, TrainingSetup setup, StreamHandle stream)
+    : m_config(std::move(config))
+    , m_shard(shard)
+    , m_setup(setup)
+    , m_stream(stream)
+    , m_state(std::make_unique<CudaShardState>())
+{}
+
+CudaShard::CudaShard(CudaShard &&) noexcept = default;
+CudaShard &CudaShard::operator=(CudaShard &&) noexcept = default;
+CudaShard::~CudaShard() = default;
+
+Result<CudaShard> CudaShard::create(const ModelConfig &config, const ShardSpec &shard,
+                                    const TrainingSetup &setup, StreamHandle stream)
+{
+    if (Status s = validateShard(config, shard); !s)
+        return s.error();
+    if (setup.globalBatch <= 0)
+        return badInput("global batch " + std::to_string(setup.globalBatch)
+                        + " must be a positive number of samples");
+    CudaShard result(config, shard, setup, stream);
+    CudaShardState &st = *result.m_state;
+    st.dims = ShardDims::of(config, shard.tpDegree);
+    if (Status s = blasStatus(cublasCreate(&st.blas), "cublasCreate"); !s)
+        return s.error();
+    if (Status s = blasStatus(cublasSetStream(st.blas, stream), "cublasSetStream"); !s)
+        return s.error();
+
+    std::vector<TensorLayout> tensors = shardTensors(config, shard);
+    result.m_params.resize(tensors.size());
+    BufferPlan plan;
+    std::vector<std::size_t> offsets(tensors.size() * 5);
+    for (std::size_t kind = 0; kind < 5; ++kind) {
+        if (kind == 1)
+            st.gradientsBegin = plan.bytes();
+        if (kind == 2)
+            st.gradientsEnd = plan.bytes();
+        if (kind == 4)
+            st.momentsEnd = plan.bytes();
+        for (std::size_t i = 0; i < tensors.size(); ++i) {
+            const ElementRange slice = tpSlice(tensors[i], shard.tpIndex, shard.tpDegree);
+            offsets[kind * tensors.size() + i]
+                = plan.add(std::size_t(slice.size()), kind == 4 ? sizeof(Bf16) : sizeof(float));
+        }
+    }
+    if (Status s = st.parameters.reserve(plan.bytes()); !s)
+        return s.error();
+    if (Status s = zeroDevice(st.parameters.as<std::byte>() + st.gradientsBegin,
+                              st.momentsEnd - st.gradientsBegin, stream);
+        !s)
+        return s.error();
+    auto *base = st.parameters.as<std::byte>();
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        DeviceParameter &p = result.m_params[i];
+        p.slice = tpSlice(tensors[i], shard.tpIndex, shard.tpDegree);
+        p.count = std::size_t(p.slice.size());
+        const auto at = [&](std::size_t kind) { return base + offsets[kind * tensors.size() + i]; };
+        p.value = reinterpret_cast<float *>(at(0));
+        p.grad = reinterpret_cast<float *>(at(1));
+        p.adamM = reinterpret_cast<float *>(at(2));
+        p.adamV = reinterpret_cast<float *>(at(3));
+        p.valueBf16 = reinterpret_cast<Bf16 *>(at(4));
+        std::vector<float> values(p.count);
+        initialWeights(tensors[i], config.layers, setup.seed, p.slice, values);
+        if (Status s = uploadNow(p.value, values); !s)
+            return s.error();
+        if (Status s = uploadNow(p.valueBf16, toBf16(values)); !s)
+            return s.error();
+        p.tensor = std::move(tensors[i]);
+    }
+
+    const std::vector<float> table = rotaryCosSin(config.seqLen, config.headDim());
+    if (Status s = st.rotary.reserve(table.size() * sizeof(float)); !s)
+        return s.error();
+    if (Status s = uploadNow(st.rotary.as<void>(), table); !s)
+        return s.error();
+    if (Status s = waitForDevice(); !s)
+        return s.error();
+
+    // The pointers stay valid: m_params never grows again, and moving a vector keeps its elements.
+    for (const DeviceParameter &p : result.m_params) {
+        const ParamKind kind = p.tensor.kind;
+        if (kind == ParamKind::Embedding)
+            st.embedding = &p;
+        else if (kind == ParamKind::FinalNorm)
+            st.finalNorm = &p;
+        else if (kind == ParamKind::Head)
+            st.head = &p;
+        if (p.tensor.layer < 0)
+            continue;
+        const auto index = std::size_t(p.tensor.layer - shard.layerBegin);
+        if (st.layers.size() <= index)
+            st.layers.resize(index + 1);
+        layerSlot(st.layers[index], kind) = &p;
+    }
+    return result;
+}
+
+const DeviceParameter *CudaShard::findParameter(std::string_view name) const
+{
+    for (const DeviceParameter &p : m_params) {
+        if (p.tensor.name == name)
+            return &p;
+    }
+    return nullptr;
+}
+
+std::size_t CudaShard::bytesHeld() const
+{
+    const CudaShardState &st = *m_state;
+    std::size_t bytes = st.parameters.bytes() + st.rotary.bytes() + st.scratch.bytes();
+    for (const auto &[id, stash] : st.inFlight)
+        bytes += stash.buffer.bytes();
+    for (const MicroBatchStash &stash : st.spare)
+        bytes += stash.buffer.bytes();
+    return bytes;
+}
+
+int CudaShard::microBatchesInFlight() const
+{
+    return int(m_state->inFlight.size());
+}
+
+Result<std::vector<float>> copyToHost(const float *device, std::size_t count, StreamHandle stream)
+{
+    std::vector<float> host(count);
+    if (Status s = downloadAfter(host.data(), device, count * sizeof(float), stream); !s)
+        return s.error();
+    return host;
+}
+
+Result<std::vector<float>> copyToHost(std::span<const Bf16> device, StreamHandle stream)
+{
+    std::vector<Bf16> raw(device.size());
+    if (Status s = downloadAfter(raw.data(), device.data(), device.size_bytes(), stream); !s)
+        return s.error();
+    std::vector<float> host(raw.size());
+    for (std::size_t i = 0; i < raw.size(); ++i)
+        host[i] = fromBf16(raw[i]);
+    return host;
+}
+
+} // namespace hetplan::runtime::cuda

@@ -1,0 +1,51 @@
+#pragma once
+
+// CudaShard's private state (cuda_shard.h): the device allocations, the cuBLAS handle and the
+// stashes of the micro-batches in flight. Shared by cuda_shard.cpp and cuda_optimizer.cpp only.
+
+#include "runtime/cuda/model/cuda_layer.h"
+#include "runtime/cuda/model/device_buffer.h"
+#include "runtime/cuda/model/shard_layout.h"
+
+#include <map>
+#include <vector>
+
+namespace hetplan::runtime::cuda {
+
+struct MicroBatchStash
+{
+    SampleRange rows;
+    MicroBatchLayout layout;
+    DeviceBuffer buffer;
+};
+
+class CudaShardState
+{
+public:
+    CudaShardState() = default;
+    CudaShardState(const CudaShardState &) = delete;
+    CudaShardState &operator=(const CudaShardState &) = delete;
+    ~CudaShardState();
+
+    BlasHandle blas = nullptr;
+    ShardDims dims;
+    // Every parameter's pieces in one allocation, by kind: all values, then all gradients, all
+    // first moments, all second moments (so the optimizer-state part is one range to zero), then
+    // the bf16 copies.
+    DeviceBuffer parameters;
+    std::size_t gradientsBegin = 0; // byte offsets in `parameters`
+    std::size_t gradientsEnd = 0;
+    std::size_t momentsEnd = 0;
+    DeviceBuffer rotary; // [seqLen × headDim] (cos, sin) pairs
+    DeviceBuffer scratch;
+    std::vector<LayerWeights> layers; // this shard's layers, in order
+    const DeviceParameter *embedding = nullptr;
+    const DeviceParameter *finalNorm = nullptr;
+    const DeviceParameter *head = nullptr;
+    std::map<int, MicroBatchStash> inFlight;
+    // Stashes of finished micro-batches, reused so that a forward does not allocate.
+    std::vector<MicroBatchStash> spare;
+    std::vector<float> rowLoss; // the head's per-token losses, on the host
+};
+
+} // namespace hetplan::runtime::cuda

@@ -1,0 +1,393 @@
+// The CUDA runtime, cuBLAS and the GPU model's kernels (kernels.h) on the host, so that the GPU
+// model's host code (buffer layouts, GEMM shapes and strides, the order of the steps, the TP
+// all-reduces) runs against the CPU model where no GPU is: tst_cuda_model_emulated links this
+// file in place of libcudart, libcublas and the .cu kernels.
+//
+// What it checks: everything in runtime/cuda/model's .cpp files. What it cannot: the .cu files
+// themselves (this file follows their arithmetic in plain C++) and cuBLAS's own behaviour beyond
+// its documented column-major contract, which the GEMM below implements and whose leading
+// dimensions it validates as cuBLAS does. Memory is host memory, streams are in-order no-ops.
+
+#include "runtime/cuda/model/kernels.h"
+#include "runtime/model/layer_kernels.h"
+#include "runtime/model/model_init.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <vector>
+
+extern "C" {
+
+cudaError_t cudaMalloc(void **pointer, size_t bytes)
+{
+    *pointer = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+    return *pointer != nullptr ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+cudaError_t cudaFree(void *pointer)
+{
+    std::free(pointer);
+    return cudaSuccess;
+}
+cudaError_t cudaMemsetAsync(void *pointer, int value, size_t bytes, cudaStream_t)
+{
+    std::memset(pointer, value, bytes);
+    return cudaSuccess;
+}
+cudaError_t cudaMemcpy(void *to, const void *from, size_t bytes, cudaMemcpyKind)
+{
+    std::memmove(to, from, bytes);
+    return cudaSuccess;
+}
+cudaError_t cudaMemcpyAsync(void *to, const void *from, size_t bytes, cudaMemcpyKind, cudaStream_t)
+{
+    std::memmove(to, from, bytes);
+    return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t)
+{
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceSynchronize()
+{
+    return cudaSuccess;
+}
+cudaError_t cudaGetLastError()
+{
+    return cudaSuccess;
+}
+const char *cudaGetErrorString(cudaError_t)
+{
+    return "error in the emulated CUDA runtime";
+}
+const char *cudaGetErrorName(cudaError_t)
+{
+    return "cudaErrorEmulated";
+}
+cudaError_t cudaGetDeviceCount(int *count)
+{
+    *count = 1;
+    return cudaSuccess;
+}
+cudaError_t cudaStreamCreate(cudaStream_t *stream)
+{
+    *stream = nullptr;
+    return cudaSuccess;
+}
+cudaError_t cudaStreamDestroy(cudaStream_t)
+{
+    return cudaSuccess;
+}
+cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
+{
+    static int token = 0;
+    *handle = reinterpret_cast<cublasHandle_t>(&token);
+    return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasDestroy_v2(cublasHandle_t)
+{
+    return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasSetStream_v2(cublasHandle_t, cudaStream_t)
+{
+    return CUBLAS_STATUS_SUCCESS;
+}
+const char *cublasGetStatusString(cublasStatus_t)
+{
+    return "CUBLAS_STATUS_INVALID_VALUE (emulated)";
+}
+
+} // extern "C"
+
+namespace {
+
+using hetplan::runtime::cuda::Bf16;
+using hetplan::runtime::cuda::fromBf16;
+
+float element(const void *matrix, cudaDataType type, std::size_t at)
+{
+    return type == CUDA_R_16BF ? fromBf16(static_cast<const Bf16 *>(matrix)[at])
+                               : static_cast<const float *>(matrix)[at];
+}
+
+} // namespace
+
+// Column-major C = α·op(A)·op(B) + β·C per batch, fp32 sums; β = 0 ignores C's old contents.
+cublasStatus_t CUBLASWINAPI cublasGemmStridedBatchedEx(
+    cublasHandle_t, cublasOperation_t transA, cublasOperation_t transB, int m, int n, int k,
+    const void *alpha, const void *a, cudaDataType typeA, int lda, long long strideA, const void *b,
+    cudaDataType typeB, int ldb, long long strideB, const void *beta, void *c, cudaDataType typeC,
+    int ldc, long long strideC, int batch, cublasComputeType_t compute, cublasGemmAlgo_t)
+{
+    const bool aT = transA != CUBLAS_OP_N;
+    const bool bT = transB != CUBLAS_OP_N;
+    if (m < 0 || n < 0 || k < 0 || lda < std::max(1, aT ? k : m) || ldb < std::max(1, bT ? n : k)
+        || ldc < std::max(1, m) || compute != CUBLAS_COMPUTE_32F || typeA != CUDA_R_16BF
+        || typeB != CUDA_R_16BF)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    const float scaleAB = *static_cast<const float *>(alpha);
+    const float scaleC = *static_cast<const float *>(beta);
+    for (int batchIndex = 0; batchIndex < batch; ++batchIndex) {
+        const std::size_t offsetA = std::size_t(batchIndex * strideA);
+        const std::size_t offsetB = std::size_t(batchIndex * strideB);
+        const std::size_t offsetC = std::size_t(batchIndex * strideC);
+        for (int j = 0; j < n; ++j) {
+            for (int i = 0; i < m; ++i) {
+                float sum = 0;
+                for (int l = 0; l < k; ++l) {
+                    const std::size_t atA
+                        = aT ? l + std::size_t(i) * lda : i + std::size_t(l) * lda;
+                    const std::size_t atB
+                        = bT ? j + std::size_t(l) * ldb : l + std::size_t(j) * ldb;
+                    sum += element(a, typeA, offsetA + atA) * element(b, typeB, offsetB + atB);
+                }
+                const std::size_t at = offsetC + i + std::size_t(j) * ldc;
+                const float old = scaleC == 0.0f ? 0.0f : element(c, typeC, at);
+                const float result = scaleAB * sum + scaleC * old;
+                if (typeC == CUDA_R_16BF)
+                    static_cast<Bf16 *>(c)[at] = hetplan::runtime::cuda::toBf16(result);
+                else
+                    static_cast<float *>(c)[at] = result;
+            }
+        }
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+// The kernels, as the .cu files compute them (fp32 arithmetic, bf16 where they round).
+namespace hetplan::runtime::cuda::kernels {
+
+namespace {
+
+float sigmoid(float x)
+{
+    return 1.0f / (1.0f + std::exp(-x));
+}
+
+int tokenAt(const TokenSource &s, std::size_t row, int shift)
+{
+    const auto sample = std::int64_t(row / std::size_t(s.seqLen));
+    return syntheticToken(s.seed, s.firstSample + sample, int(row % std::size_t(s.seqLen)) + shift,
+                          s.vocab);
+}
+
+std::size_t rowsOf(const TokenSource &s)
+{
+    return std::size_t(s.samples) * std::size_t(s.seqLen);
+}
+
+} // namespace
+
+Status lastLaunchError(const char *)
+{
+    return okStatus();
+}
+
+void toBf16(const float *x, std::size_t n, Bf16 *y, Stream)
+{
+    for (std::size_t i = 0; i < n; ++i)
+        y[i] = cuda::toBf16(x[i]);
+}
+
+void toFloat(const Bf16 *x, std::size_t n, float *y, Stream)
+{
+    for (std::size_t i = 0; i < n; ++i)
+        y[i] = fromBf16(x[i]);
+}
+
+void addInto(float *x, const float *y, std::size_t n, Stream)
+{
+    for (std::size_t i = 0; i < n; ++i)
+        x[i] += y[i];
+}
+
+void rmsNormForward(const float *x, const float *gain, int rows, int width, Bf16 *normed,
+                    float *invRms, Bf16 *xCopy, Stream)
+{
+    const auto w = std::size_t(width);
+    for (std::size_t r = 0; r < std::size_t(rows); ++r) {
+        float sumSq = 0;
+        for (std::size_t i = 0; i < w; ++i)
+            sumSq += x[r * w + i] * x[r * w + i];
+        invRms[r] = 1.0f / std::sqrt(sumSq / float(width) + 1e-5f);
+        for (std::size_t i = 0; i < w; ++i) {
+            normed[r * w + i] = cuda::toBf16(x[r * w + i] * invRms[r] * gain[i]);
+            if (xCopy != nullptr)
+                xCopy[r * w + i] = cuda::toBf16(x[r * w + i]);
+        }
+    }
+}
+
+void rmsNormBackward(const float *dy, const Bf16 *x, const float *invRms, const float *gain,
+                     int rows, int width, float *dx, float *dGain, float *, Stream)
+{
+    const auto w = std::size_t(width);
+    for (std::size_t r = 0; r < std::size_t(rows); ++r) {
+        float dot = 0;
+        for (std::size_t i = 0; i < w; ++i)
+            dot += dy[r * w + i] * gain[i] * (fromBf16(x[r * w + i]) * invRms[r]);
+        const float meanDot = dot / float(width);
+        for (std::size_t i = 0; i < w; ++i)
+            dx[r * w + i]
+                += invRms[r]
+                   * (dy[r * w + i] * gain[i] - fromBf16(x[r * w + i]) * invRms[r] * meanDot);
+    }
+    for (std::size_t i = 0; i < w; ++i) {
+        float sum = 0;
+        for (std::size_t r = 0; r < std::size_t(rows); ++r)
+            sum += dy[r * w + i] * (fromBf16(x[r * w + i]) * invRms[r]);
+        dGain[i] += sum;
+    }
+}
+
+void swiGluForward(const Bf16 *gate, const Bf16 *up, std::size_t n, Bf16 *h, Stream)
+{
+    for (std::size_t i = 0; i < n; ++i) {
+        const float g = fromBf16(gate[i]);
+        h[i] = cuda::toBf16(g * sigmoid(g) * fromBf16(up[i]));
+    }
+}
+
+void geluForward(const Bf16 *up, std::size_t n, Bf16 *h, Stream)
+{
+    std::vector<float> in(n);
+    std::vector<float> out(n);
+    toFloat(up, n, in.data(), nullptr);
+    runtime::geluForward(in.data(), n, out.data());
+    toBf16(out.data(), n, h, nullptr);
+}
+
+void swiGluBackward(const float *dh, const Bf16 *gate, const Bf16 *up, std::size_t n, Bf16 *dGate,
+                    Bf16 *dUp, Stream)
+{
+    for (std::size_t i = 0; i < n; ++i) {
+        const float g = fromBf16(gate[i]);
+        const float s = sigmoid(g);
+        dUp[i] = cuda::toBf16(dh[i] * g * s);
+        dGate[i] = cuda::toBf16(dh[i] * fromBf16(up[i]) * (s + g * s * (1.0f - s)));
+    }
+}
+
+void geluBackward(const float *dh, const Bf16 *up, std::size_t n, Bf16 *dUp, Stream)
+{
+    std::vector<float> in(n);
+    std::vector<float> out(n);
+    toFloat(up, n, in.data(), nullptr);
+    runtime::geluBackward(dh, in.data(), n, out.data());
+    toBf16(out.data(), n, dUp, nullptr);
+}
+
+void rotary(const float *x, int samples, int seqLen, int heads, int headDim, const float *cosSin,
+            bool inverse, Bf16 *y, Stream)
+{
+    const std::size_t rows = std::size_t(samples) * std::size_t(seqLen);
+    const auto d = std::size_t(headDim);
+    for (std::size_t row = 0; row < rows; ++row) {
+        const float *table = cosSin + (row % std::size_t(seqLen)) * d;
+        for (std::size_t at = row * std::size_t(heads) * d; at < (row + 1) * std::size_t(heads) * d;
+             at += d) {
+            for (std::size_t j = 0; j + 1 < d; j += 2) {
+                const float s = inverse ? -table[j + 1] : table[j + 1];
+                y[at + j] = cuda::toBf16(x[at + j] * table[j] - x[at + j + 1] * s);
+                y[at + j + 1] = cuda::toBf16(x[at + j] * s + x[at + j + 1] * table[j]);
+            }
+            if (d % 2 == 1)
+                y[at + d - 1] = cuda::toBf16(x[at + d - 1]);
+        }
+    }
+}
+
+void causalSoftmax(float *scores, int batch, int seqLen, Bf16 *probs, Stream)
+{
+    const auto n = std::size_t(seqLen);
+    for (std::size_t r = 0; r < std::size_t(batch) * n; ++r) {
+        float *row = scores + r * n;
+        const std::size_t visible = r % n + 1;
+        float maxScore = -INFINITY;
+        for (std::size_t j = 0; j < visible; ++j)
+            maxScore = std::max(maxScore, row[j]);
+        float sum = 0;
+        for (std::size_t j = 0; j < visible; ++j) {
+            row[j] = std::exp(row[j] - maxScore);
+            sum += row[j];
+        }
+        for (std::size_t j = 0; j < n; ++j) {
+            row[j] = j < visible ? row[j] * (1.0f / sum) : 0.0f;
+            probs[r * n + j] = cuda::toBf16(row[j]);
+        }
+    }
+}
+
+void causalSoftmaxBackward(const float *probs, const float *dProbs, int batch, int seqLen,
+                           Bf16 *dScores, Stream)
+{
+    const auto n = std::size_t(seqLen);
+    for (std::size_t r = 0; r < std::size_t(batch) * n; ++r) {
+        const std::size_t visible = r % n + 1;
+        float dot = 0;
+        for (std::size_t j = 0; j < visible; ++j)
+            dot += probs[r * n + j] * dProbs[r * n + j];
+        for (std::size_t j = 0; j < n; ++j)
+            dScores[r * n + j]
+                = cuda::toBf16(j < visible ? probs[r * n + j] * (dProbs[r * n + j] - dot) : 0.0f);
+    }
+}
+
+void embeddingGather(const float *table, const TokenSource &tokens, int width, float *x, Stream)
+{
+    const auto w = std::size_t(width);
+    for (std::size_t t = 0; t < rowsOf(tokens); ++t)
+        std::memcpy(x + t * w, table + std::size_t(tokenAt(tokens, t, 0)) * w, w * sizeof(float));
+}
+
+void embeddingScatterAdd(const float *dx, const TokenSource &tokens, int width, float *grad, Stream)
+{
+    const auto w = std::size_t(width);
+    for (std::size_t t = 0; t < rowsOf(tokens); ++t)
+        addInto(grad + std::size_t(tokenAt(tokens, t, 0)) * w, dx + t * w, w, nullptr);
+}
+
+void crossEntropy(const float *logits, const TokenSource &tokens, float lossScale, Bf16 *dLogits,
+                  float *rowLoss, Stream)
+{
+    const auto v = std::size_t(tokens.vocab);
+    for (std::size_t t = 0; t < rowsOf(tokens); ++t) {
+        const float *row = logits + t * v;
+        const auto target = std::size_t(tokenAt(tokens, t, 1));
+        const float maxLogit = *std::max_element(row, row + v);
+        float sumExp = 0;
+        for (std::size_t j = 0; j < v; ++j)
+            sumExp += std::exp(row[j] - maxLogit);
+        rowLoss[t] = maxLogit - row[target] + std::log(sumExp);
+        for (std::size_t j = 0; j < v; ++j)
+            dLogits[t * v + j] = cuda::toBf16(std::exp(row[j] - maxLogit) * (lossScale / sumExp)
+                                              - (j == target ? lossScale : 0.0f));
+    }
+}
+
+void adamStep(float *value, float *grad, float *m, float *v, std::size_t n, const AdamStep &step,
+              Bf16 *valueBf16, Stream)
+{
+    for (std::size_t i = 0; i < n; ++i) {
+        m[i] = step.beta1 * m[i] + (1.0f - step.beta1) * grad[i];
+        v[i] = step.beta2 * v[i] + (1.0f - step.beta2) * grad[i] * grad[i];
+        value[i]
+            -= step.stepSize * m[i] / (std::sqrt(v[i]) * step.invSqrtCorrection2 + step.epsilon);
+        grad[i] = 0.0f;
+        valueBf16[i] = cuda::toBf16(value[i]);
+    }
+}
+
+void sgdStep(float *value, float *grad, std::size_t n, float learningRate, Bf16 *valueBf16, Stream)
+{
+    for (std::size_t i = 0; i < n; ++i) {
+        value[i] -= learningRate * grad[i];
+        grad[i] = 0.0f;
+        valueBf16[i] = cuda::toBf16(value[i]);
+    }
+}
+
+} // namespace hetplan::runtime::cuda::kernels
