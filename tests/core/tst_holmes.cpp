@@ -1,5 +1,6 @@
 // Holmes: on the hybrid InfiniBand + RoCE cluster it keeps every DP and TP collective off
-// Ethernet and beats the Megatron baseline (which falls back to sockets for the whole job); its
+// Ethernet (its speed-up over the baseline, which falls back to sockets for the whole job, is in
+// tst_beats_baseline); its
 // layer partition follows eq. 4–5 and gives way to memory; on random clusters it returns a
 // valid plan or says clearly that none fits; the same seed gives the same plan.
 #include "core/catalog/catalog.h"
@@ -173,40 +174,32 @@ private Q_SLOTS:
                  (std::vector<int>{2, 2, 3}));
     }
 
-    // The point of Holmes (§3.2, Table 3): the baseline on a job spanning IB and RoCE pays
-    // Ethernet for everything; Holmes keeps DP on each fabric's RDMA and TP in the node.
-    void hybridClusterBeatsMegatron_data()
+    // The point of Holmes (§3.2, Table 3): DP stays on each fabric's RDMA, TP in the node, and
+    // pipelines cross the fabrics over sockets only there (its speed-up over the baseline is in
+    // tst_beats_baseline).
+    void hybridClusterKeepsRdmaPerFabric_data()
     {
         QTest::addColumn<int>("costModel");
         QTest::newRow("hetplan") << int(CostModelKind::HetPlan);
         QTest::newRow("hexiscale-paper") << int(CostModelKind::HexiScalePaper);
     }
 
-    void hybridClusterBeatsMegatron()
+    void hybridClusterKeepsRdmaPerFabric()
     {
         QFETCH(int, costModel);
         const auto model = makeCostModel(CostModelKind(costModel));
         const Problem problem = hybridProblem();
         const PlanSearch holmes = orFail(runPlanner(HolmesPlanner(), problem, *model), "holmes");
-        const PlanSearch megatron
-            = orFail(runPlanner(MegatronPlanner(), problem, *model), "megatron");
         QVERIFY2(validatePlan(problem, holmes.plan, model.get()).empty(),
                  qPrintable(issuesText(validatePlan(problem, holmes.plan, model.get()))));
         const QString nicProblem = nicAwareProblem(problem.topology, holmes.plan);
         QVERIFY2(nicProblem.isEmpty(), qPrintable(nicProblem));
-        // Pipelines cross the fabrics over sockets, and only there.
         for (const Pipeline &pipeline : holmes.plan.pipelines)
             for (size_t k = 0; k + 1 < pipeline.stages.size(); ++k) {
                 const Stage &stage = pipeline.stages[k];
                 const bool crosses = pipeline.stages[k + 1].transport.dp != stage.transport.dp;
                 QVERIFY(stage.transport.pp == (crosses ? Transport::Socket : *stage.transport.dp));
             }
-        qInfo("%s: holmes %.3f s (MFU %.1f %%, %zu pipelines) vs megatron %.3f s (MFU %.1f %%)",
-              std::string(model->name()).c_str(), holmes.evaluation.iterationS,
-              100 * holmes.evaluation.mfu, holmes.plan.pipelines.size(),
-              megatron.evaluation.iterationS, 100 * megatron.evaluation.mfu);
-        QVERIFY(holmes.evaluation.iterationS < 0.95 * megatron.evaluation.iterationS);
-        QVERIFY(holmes.evaluation.mfu > megatron.evaluation.mfu);
     }
 
     void writtenPlanReadsBackIdentically()
