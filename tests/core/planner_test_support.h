@@ -37,6 +37,18 @@ inline Problem exampleProblem(const char *cluster, const char *model)
             orFail(loadModel(model), model), workload};
 }
 
+// Holmes's setting (Holmes §5): the bundled IB + RoCE cluster with GPT-3 7.5B, global batch 1536.
+inline Problem holmesHybridProblem()
+{
+    Workload workload;
+    workload.train.globalBatch = 1536;
+    workload.train.microBatchSizes = {1};
+    workload.train.seqLen = 2048;
+    const Cluster cluster = orFail(loadCluster("holmes-hybrid"), "holmes-hybrid");
+    return {orFail(Topology::build(cluster, GpuCatalog::builtin()), "holmes-hybrid"),
+            orFail(loadModel("gpt3-7.5b"), "gpt3-7.5b"), workload};
+}
+
 inline Result<PlanSearch> runPlanner(const Planner &planner, const Problem &problem,
                                      const CostModel &costModel, PlannerOptions options = {},
                                      std::stop_token stop = {})

@@ -16,22 +16,10 @@ using namespace hetplan::test;
 
 namespace {
 
-// Holmes's setting: the bundled IB + RoCE cluster with the paper's GPT-3 7.5B workload.
-Problem holmesHybrid()
-{
-    Workload workload;
-    workload.train.globalBatch = 1536;
-    workload.train.microBatchSizes = {1};
-    workload.train.seqLen = 2048;
-    const Cluster cluster = orFail(loadCluster("holmes-hybrid"), "holmes-hybrid");
-    return {orFail(Topology::build(cluster, GpuCatalog::builtin()), "holmes-hybrid"),
-            orFail(loadModel("gpt3-7.5b"), "gpt3-7.5b"), workload};
-}
-
 Problem problemOf(const QString &name)
 {
     if (name == QLatin1String("holmes-hybrid/gpt3-7.5b"))
-        return holmesHybrid();
+        return holmesHybridProblem();
     const QStringList parts = name.split(QLatin1Char('/'));
     return exampleProblem(qPrintable(parts[0]), qPrintable(parts[1]));
 }
@@ -49,7 +37,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("scenario");
         QTest::addColumn<int>("costModel");
         QTest::addColumn<double>("minimumSpeedup");
-        QTest::addColumn<bool>("higherMfu");      // also a higher MFU than the baseline's
+        QTest::addColumn<bool>("higherMfu");       // also a higher MFU than the baseline's
         QTest::addColumn<bool>("baselineMayFail"); // no symmetric plan fits: fitting is the win
         const auto row = [](const char *planner, const char *scenario, CostModelKind model,
                             double speedup, bool mfu = false, bool mayFail = false) {

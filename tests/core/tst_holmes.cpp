@@ -30,17 +30,6 @@ using namespace hetplan::test;
 namespace {
 
 // Holmes Table 2, parameter groups 3–4: GPT 7.5B, sequence 2048, global batch 1536.
-Problem hybridProblem()
-{
-    Workload workload;
-    workload.train.globalBatch = 1536;
-    workload.train.microBatchSizes = {1};
-    workload.train.seqLen = 2048;
-    const Cluster cluster = orFail(loadCluster("holmes-hybrid"), "holmes-hybrid");
-    return {orFail(Topology::build(cluster, GpuCatalog::builtin()), "holmes-hybrid"),
-            orFail(loadModel("gpt3-7.5b"), "gpt3-7.5b"), workload};
-}
-
 QString issuesText(const std::vector<PlanIssue> &issues)
 {
     QString text;
@@ -129,7 +118,7 @@ class TestHolmes : public QObject
 private Q_SLOTS:
     void fabricsFollowNicKinds()
     {
-        const Problem problem = hybridProblem();
+        const Problem problem = holmesHybridProblem();
         const std::vector<holmes::Fabric> fabrics = holmes::findFabrics(problem.topology);
         QCOMPARE(fabrics.size(), size_t(2));
         QVERIFY(fabrics[0].nic == NicKind::InfiniBand);
@@ -188,7 +177,7 @@ private Q_SLOTS:
     {
         QFETCH(int, costModel);
         const auto model = makeCostModel(CostModelKind(costModel));
-        const Problem problem = hybridProblem();
+        const Problem problem = holmesHybridProblem();
         const PlanSearch holmes = orFail(runPlanner(HolmesPlanner(), problem, *model), "holmes");
         QVERIFY2(validatePlan(problem, holmes.plan, model.get()).empty(),
                  qPrintable(issuesText(validatePlan(problem, holmes.plan, model.get()))));
@@ -205,7 +194,7 @@ private Q_SLOTS:
     void writtenPlanReadsBackIdentically()
     {
         const auto model = makeCostModel(CostModelKind::HetPlan);
-        const Problem problem = hybridProblem();
+        const Problem problem = holmesHybridProblem();
         const PlanSearch search = orFail(runPlanner(HolmesPlanner(), problem, *model), "holmes");
         const std::string text = writePlan(search.plan, problem.topology);
         QVERIFY(text.find("\"transport\"") != std::string::npos);
@@ -244,7 +233,7 @@ private Q_SLOTS:
         const std::string written = file.readAll().toStdString();
         QVERIFY(written.find("\"infiniband\"") != std::string::npos);
         QVERIFY(written.find("\"roce\"") != std::string::npos);
-        const Problem problem = hybridProblem();
+        const Problem problem = holmesHybridProblem();
         const Plan back = orFail(parsePlan(written, "holmes.plan.json", problem.topology), "read");
         QCOMPARE(writePlan(back, problem.topology), written);
         const auto [validCode, validText] = run({QStringLiteral("validate"), out});
@@ -294,7 +283,7 @@ private Q_SLOTS:
     void alphaIsAKnob()
     {
         const auto model = makeCostModel(CostModelKind::HexiScalePaper);
-        const Problem problem = hybridProblem();
+        const Problem problem = holmesHybridProblem();
         PlannerOptions options;
         options.parameters.holmes.alpha = 1.3;
         const PlanSearch search
@@ -313,7 +302,7 @@ private Q_SLOTS:
     void warmStartStopAndLimits()
     {
         const auto model = makeCostModel(CostModelKind::HetPlan);
-        const Problem problem = hybridProblem();
+        const Problem problem = holmesHybridProblem();
         const PlanSearch megatron
             = orFail(runPlanner(MegatronPlanner(), problem, *model), "megatron");
         PlannerOptions options;
@@ -339,7 +328,7 @@ private Q_SLOTS:
     void noPlanFitsSaysWhy()
     {
         const auto model = makeCostModel(CostModelKind::HetPlan);
-        Problem problem = hybridProblem();
+        Problem problem = holmesHybridProblem();
         // Eight layers of 51.5 B parameters: even one layer per 8-GPU stage needs > 100 GiB.
         problem.model = {"huge", 8, 65536, 262144, 64, 64, 51200, 2048, MlpKind::Gelu};
         const Result<PlanSearch> result = runPlanner(HolmesPlanner(), problem, *model);
