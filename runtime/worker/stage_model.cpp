@@ -48,25 +48,27 @@ std::size_t StageModel::activationFloats(int rows) const
 }
 
 Result<double> StageModel::forward(int microBatch, int firstRow, int rowCount,
-                                   std::span<const float> input, TpComm &tp,
-                                   std::vector<float> &output)
+                                   std::span<const float> input, TpComm &tp, Floats &output)
 {
     auto out = m_impl->shard.forward(microBatch, SampleRange{firstRow, rowCount}, input, tp);
     if (!out)
         return out.error();
-    output = std::move(out->activations);
+    output = Floats::hold(std::move(out->activations));
     return out->lossContribution;
 }
 
-Result<std::vector<float>> StageModel::backward(int microBatch, std::span<const float> outputGrad,
-                                                TpComm &tp)
+Result<Floats> StageModel::backward(int microBatch, std::span<const float> outputGrad, TpComm &tp)
 {
-    return m_impl->shard.backward(microBatch, outputGrad, tp);
+    auto inputGrad = m_impl->shard.backward(microBatch, outputGrad, tp);
+    if (!inputGrad)
+        return inputGrad.error();
+    return Floats::hold(std::move(inputGrad).value());
 }
 
-void StageModel::optimizerStep()
+Status StageModel::optimizerStep()
 {
     m_impl->shard.optimizerStep();
+    return okStatus();
 }
 
 std::vector<ParamView> StageModel::parameters()

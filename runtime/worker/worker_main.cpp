@@ -2,7 +2,9 @@
 #include "core/io/files.h"
 #include "core/io/measurement_json.h"
 #include "runtime/worker/executor.h"
+#include "runtime/worker/gloo_backend.h"
 #include "runtime/worker/rank_output.h"
+#include "runtime/worker/stage_model.h"
 #include "runtime/worker/worker_args.h"
 
 #include <cstdio>
@@ -92,7 +94,8 @@ int runWorker(int argc, char **argv)
     if (Status connected = (*comm)->connect(Executor::groupsToConnect(program)); !connected)
         die(r, connected.error());
 
-    Executor executor(program, r, **comm, **model);
+    GlooBackend backend(**comm);
+    Executor executor(program, r, backend, **model);
     MeasuredRank measured = describeRank(rank);
     std::vector<double> losses;
     for (int i = 0; i < args->iterations; ++i) {
@@ -105,7 +108,7 @@ int runWorker(int argc, char **argv)
             std::cout << "iteration " << i + 1 << "/" << args->iterations << ": loss "
                       << iteration->second << ", " << iteration->first.wallS << " s" << std::endl;
     }
-    measured.peakMemoryGiB = peakResidentGiB();
+    measured.peakMemoryGiB = backend.peakMemoryGiB();
     if (!args->out.empty()) {
         const Measurement m = rankMeasurement(*args, *job, std::move(measured), losses);
         if (Status written = writeFileAtomic(args->out, writeMeasurement(m)); !written)
