@@ -5,10 +5,16 @@
 #include "runtime/worker/job.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace hetplan::runtime {
+
+enum class WorkerBackend {
+    Gloo, // the CPU model, Gloo over TCP
+    Cuda, // the GPU model, NCCL
+};
 
 // hetplan-worker's command line (docs/runtime.md, "hetplan-worker").
 struct WorkerArgs
@@ -21,6 +27,8 @@ struct WorkerArgs
     std::uint64_t seed = 0;
     std::string out;         // this rank's hetplan.measurement/1 file; empty: none
     std::string dumpWeights; // this rank's final weights; empty: none
+    WorkerBackend backend = WorkerBackend::Gloo;
+    std::optional<int> device; // the CUDA device; unset: the rank's local rank on its machine
     bool help = false;
 };
 
@@ -28,7 +36,10 @@ inline constexpr const char *kWorkerUsage
     = R"(usage: hetplan-worker --plan FILE --rank R --world N --rendezvous DIR|redis://HOST:PORT
          [--cluster NAME|FILE] [--model NAME|FILE] [--scale K] [--iterations I] [--seed S]
          [--listen-address ADDR] [--timeout-s T] [--out FILE] [--dump-weights FILE]
-One rank of a training plan on the CPU (Gloo). `hetplan-cli run` starts one per rank.
+         [--backend gloo|cuda] [--device N]
+One rank of a training plan: on the CPU with Gloo (the default), or with --backend cuda on a GPU
+(device N, by default the rank's index among the ranks on its machine) with NCCL.
+`hetplan-cli run` starts one per rank.
 )";
 
 // Errors name the option and what would be valid.
