@@ -8,7 +8,7 @@ namespace hetplan::runtime {
 Result<GpuRank> openGpuRank(const WorkerArgs &args, const Job &job, const ShardPlacement &placement)
 {
     // The device first: the stage's weights go to it.
-    auto backend = CudaBackend::open(args.comm, args.rank, args.world, args.device);
+    auto backend = CudaBackend::open(args.comm, args.rank, args.world, args.device.value_or(0));
     if (!backend)
         return backend.error();
     auto stage = createCudaStage(job.model, job.plan.workload.train.seqLen, args.job.scale,
