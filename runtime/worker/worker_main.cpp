@@ -1,5 +1,6 @@
 // hetplan-worker: one rank of a training plan, on the CPU with Gloo or on a GPU with NCCL
 // (docs/runtime.md).
+#include "core/cost/cost_model.h"
 #include "core/io/files.h"
 #include "core/io/measurement_json.h"
 #include "runtime/worker/executor.h"
@@ -70,6 +71,18 @@ Measurement rankMeasurement(const WorkerArgs &args, const Job &job, const char *
     return m;
 }
 
+// What the hetplan cost model predicts this rank's GPU holds under the plan as written (the
+// full model, not --scale's).
+double predictedMemoryGiB(const Job &job, const Rank &rank)
+{
+    const Problem problem{*job.topology, job.model, job.plan.workload};
+    const Evaluation predicted = makeCostModel(CostModelKind::HetPlan)->evaluate(problem, job.plan);
+    for (const GpuMemory &m : predicted.memory)
+        if (m.gpu == rank.gpu)
+            return m.usedGiB;
+    return 0;
+}
+
 int runWorker(int argc, char **argv)
 {
     auto args = parseWorkerArgs(std::vector<std::string>(argv + 1, argv + argc));
@@ -136,6 +149,8 @@ int runWorker(int argc, char **argv)
                       << iteration->second << ", " << iteration->first.wallS << " s" << std::endl;
     }
     measured.peakMemoryGiB = backend->peakMemoryGiB();
+    if (args->backend == WorkerBackend::Cuda)
+        measured.predictedMemoryGiB = predictedMemoryGiB(*job, rank);
     if (!args->out.empty()) {
         const Measurement m
             = rankMeasurement(*args, *job, backend->name(), std::move(measured), losses);
