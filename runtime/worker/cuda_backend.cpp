@@ -72,14 +72,17 @@ Status CudaBackend::connect(const JobProgram &program)
 
 Result<Floats> CudaBackend::allocate(std::size_t count)
 {
+    // Stream-ordered on the compute stream: allocating and freeing never stall the device (a
+    // plain cudaFree waits for all of it). The communication stream only touches a buffer
+    // inside a call that the host waits for, so a buffer is never freed under it.
     void *data = nullptr;
     const std::size_t bytes = std::max<std::size_t>(count, 1) * sizeof(float);
-    if (Status s
-        = checked(cudaMalloc(&data, bytes), "cudaMalloc of " + std::to_string(bytes) + " bytes");
+    if (Status s = checked(cudaMallocAsync(&data, bytes, m_compute),
+                           "cudaMallocAsync of " + std::to_string(bytes) + " bytes");
         !s)
         return s.error();
-    std::shared_ptr<void> owner(data, [](void *p) { cudaFree(p); });
-    // Zeroed in stream order: the model and the communication both wait for the compute stream.
+    cudaStream_t stream = m_compute;
+    std::shared_ptr<void> owner(data, [stream](void *p) { cudaFreeAsync(p, stream); });
     if (Status s = checked(cudaMemsetAsync(data, 0, bytes, m_compute), "cudaMemsetAsync"); !s)
         return s.error();
     sampleMemory();
