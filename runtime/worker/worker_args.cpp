@@ -76,6 +76,8 @@ Result<WorkerArgs> parseWorkerArgs(const std::vector<std::string> &words)
         checks.push_back(readNumber("device", *v, 0, 1023, device));
         a.device = device;
     }
+    a.ncclIbHca = take("nccl-ib-hca").value_or("");
+    a.ncclSocketIfname = take("nccl-socket-ifname").value_or("");
     a.out = take("out").value_or("");
     a.dumpWeights = take("dump-weights").value_or("");
     for (const Status &s : checks)
@@ -86,8 +88,9 @@ Result<WorkerArgs> parseWorkerArgs(const std::vector<std::string> &words)
     if (a.backend == WorkerBackend::Cuda && !a.dumpWeights.empty())
         return badInput("--dump-weights needs --backend gloo: the GPU model's weights stay on "
                         "the device");
-    if (a.backend == WorkerBackend::Gloo && a.device)
-        return badInput("--device needs --backend cuda");
+    if (a.backend == WorkerBackend::Gloo
+        && (a.device || !a.ncclIbHca.empty() || !a.ncclSocketIfname.empty()))
+        return badInput("--device, --nccl-ib-hca and --nccl-socket-ifname need --backend cuda");
     if (a.rank >= a.world)
         return badInput("--rank " + std::to_string(a.rank) + " must be below --world "
                         + std::to_string(a.world));
