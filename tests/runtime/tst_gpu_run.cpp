@@ -67,6 +67,8 @@ private Q_SLOTS:
         QVERIFY(gpu.loss.back() < gpu.loss.front());
         QCOMPARE(gpu.ranks.size(), std::size_t(1));
         QVERIFY(gpu.ranks.front().peakMemoryGiB > 0);
+        QVERIFY(gpu.ranks.front().predictedMemoryGiB > 0);
+        QCOMPARE(cpu.ranks.front().predictedMemoryGiB, 0.0);
         QVERIFY(gpu.breakdown.computeS > 0);
     }
 };
