@@ -213,7 +213,7 @@ Result<std::unique_ptr<NcclComms>> NcclComms::open(const CommOptions &options, i
     if (cudaError_t e = cudaMalloc(reinterpret_cast<void **>(&impl->warmUp), sizeof(float));
         e != cudaSuccess)
         return cudaError(e, "allocating the warm-up float");
-    cudaMemset(impl->warmUp, 0, sizeof(float));
+    cudaMemsetAsync(impl->warmUp, 0, sizeof(float), impl->stream);
     return std::unique_ptr<NcclComms>(new NcclComms(std::move(impl)));
 }
 
