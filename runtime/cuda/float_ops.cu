@@ -59,8 +59,8 @@ int floatToBf16(const float *in, std::size_t count, std::uint16_t *out, CUstream
 {
     if (count == 0)
         return cudaSuccess;
-    toBf16Kernel<<<blocksFor(count), kThreads, 0, stream>>>(
-        in, count, reinterpret_cast<__nv_bfloat16 *>(out));
+    toBf16Kernel<<<blocksFor(count), kThreads, 0, stream>>>(in, count,
+                                                            reinterpret_cast<__nv_bfloat16 *>(out));
     return cudaGetLastError();
 }
 

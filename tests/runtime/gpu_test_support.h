@@ -8,10 +8,10 @@
 
 #include <QTest>
 
-#define HETPLAN_REQUIRE_GPU()                                                                  \
-    do {                                                                                       \
-        const auto devices = hetplan::runtime::cuda::deviceCount();                            \
-        if (devices.count == 0)                                                                \
-            QSKIP(qPrintable(QStringLiteral("no usable CUDA device: ")                         \
-                             + QString::fromStdString(devices.whyNone)));                      \
+#define HETPLAN_REQUIRE_GPU()                                                                      \
+    do {                                                                                           \
+        const auto devices = hetplan::runtime::cuda::deviceCount();                                \
+        if (devices.count == 0)                                                                    \
+            QSKIP(qPrintable(QStringLiteral("no usable CUDA device: ")                             \
+                             + QString::fromStdString(devices.whyNone)));                          \
     } while (false)
