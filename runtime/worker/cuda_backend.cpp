@@ -16,9 +16,8 @@ Status checked(int code, std::string_view what)
 
 } // namespace
 
-CudaBackend::CudaBackend(int device, cudaStream_t compute)
-    : m_device(device)
-    , m_compute(compute)
+CudaBackend::CudaBackend(cudaStream_t compute)
+    : m_compute(compute)
 {}
 
 CudaBackend::~CudaBackend()
@@ -46,7 +45,7 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::open(const CommOptions &option
                            "creating the compute stream");
         !s)
         return s.error();
-    std::unique_ptr<CudaBackend> backend(new CudaBackend(device, compute));
+    std::unique_ptr<CudaBackend> backend(new CudaBackend(compute));
     auto comms = cuda::NcclComms::open(options, worldRank, worldSize, compute);
     if (!comms)
         return comms.error();

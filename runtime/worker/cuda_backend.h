@@ -43,8 +43,7 @@ public:
     void sampleMemory();
 
 private:
-    CudaBackend(int device, cudaStream_t compute);
-    int m_device = 0;
+    explicit CudaBackend(cudaStream_t compute);
     cudaStream_t m_compute = nullptr;
     std::unique_ptr<cuda::NcclComms> m_comms;
     std::size_t m_peakUsedBytes = 0;
