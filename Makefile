@@ -8,7 +8,7 @@ export CCACHE_BASEDIR   := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 CLI       := $(BUILD_DIR)/bin/hetplan-cli
 
-.PHONY: all deps build run test bench fuzz core package install clean
+.PHONY: all deps build run test bench fuzz core package install clean gpu-host-bundle
 
 all: build
 
@@ -53,6 +53,11 @@ fuzz:
 	@scripts/install-deps.sh fuzz
 	cmake --preset fuzz && cmake --build --preset fuzz -j $(JOBS) --target fuzz-targets
 	FUZZ_PARALLEL=1 scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
+# What a bare GPU host needs to build hetplan-worker and hetplan-probe (docs/gpu-host.md):
+# build/hetplan-gpu-host/ and build/hetplan-gpu-host.tar.gz.
+gpu-host-bundle: deps
+	@scripts/gpu-host-bundle.sh $(BUILD_DIR)
 
 # Debian packages (hetplan, hetplan-cli, hetplan-runtime) into build/: `apt install ./build/hetplan*.deb`.
 package: build

@@ -1,6 +1,6 @@
-// hetplan-cli run: a training plan on this machine's CPUs, one hetplan-worker per rank over
-// Gloo (docs/runtime.md). The plan is compiled and checked here first, so a plan that cannot
-// run is refused before any process starts.
+// hetplan-cli run: a training plan on this machine, one hetplan-worker per rank, on the CPUs
+// over Gloo or with --backend cuda on its GPUs over NCCL (docs/runtime.md). The plan is compiled
+// and checked here first, so a plan that cannot run is refused before any process starts.
 #include "app/cli/commands.h"
 #include "app/cli/rank_processes.h"
 #include "app/cli/run_results.h"
@@ -77,7 +77,8 @@ struct RunOptions
     int iterations = 3;
     int seed = 0;
     double timeoutS = 60;
-    std::string dumpWeights; // a directory, or empty
+    std::string dumpWeights;      // a directory, or empty
+    std::string backend = "gloo"; // hetplan-worker --backend: gloo or cuda
 };
 
 std::vector<RankProcesses::Launch> launches(const Job &job, const runtime::JobSource &source,
@@ -107,7 +108,9 @@ std::vector<RankProcesses::Launch> launches(const Job &job, const runtime::JobSo
                                          "--listen-address",
                                          "127.0.0.1",
                                          "--out",
-                                         dir.result(r.rank).string()};
+                                         dir.result(r.rank).string(),
+                                         "--backend",
+                                         options.backend};
         for (const auto &[flag, value] :
              {std::pair{"--cluster", source.cluster}, std::pair{"--model", source.model}})
             if (value) {
@@ -140,7 +143,13 @@ Result<RunOptions> runOptions(const Args &args)
     o.iterations = iterations->value_or(o.iterations);
     o.seed = seed->value_or(o.seed);
     o.timeoutS = timeout->value_or(o.timeoutS);
+    o.backend = args.value("backend").value_or(o.backend);
+    if (o.backend != "gloo" && o.backend != "cuda")
+        return badInput("--backend " + o.backend + ": valid: gloo (CPU) or cuda (GPU with NCCL)");
     o.dumpWeights = args.value("dump-weights").value_or("");
+    if (o.backend == "cuda" && !o.dumpWeights.empty())
+        return badInput("--dump-weights needs --backend gloo: the GPU model's weights stay on "
+                        "the device");
     if (!o.dumpWeights.empty()) {
         std::error_code ec;
         fs::create_directories(o.dumpWeights, ec);
@@ -155,7 +164,7 @@ Result<RunOptions> runOptions(const Args &args)
 int runRun(const std::vector<std::string> &words)
 {
     const Args::Spec spec{{"plan", "cluster", "model", "scale", "iterations", "seed", "out",
-                           "timeout-s", "dump-weights"},
+                           "timeout-s", "dump-weights", "backend"},
                           {}};
     auto args = Args::parse(words, spec);
     if (!args)

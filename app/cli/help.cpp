@@ -25,6 +25,7 @@ Commands:
   catalog   gpus|models|examples [--json]
   run       --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--scale K]
             [--iterations I] [--seed S] [--timeout-s T] [--out MEASUREMENT] [--dump-weights DIR]
+            [--backend gloo|cuda]
   --version print the version
 
 Cost models: hetplan (default), hexiscale-paper, hexgen-paper.
@@ -138,9 +139,10 @@ Lists the built-in GPU types, the model catalog or the bundled examples.
         return std::string(R"(usage: hetplan-cli run --plan FILE [options]
 
 Trains the plan's model for real on this machine: one hetplan-worker process per rank of the
-plan (CPU, Gloo), their output prefixed with the rank; Ctrl-C or the first failing rank stops
-every rank. The plan is compiled and checked before any process starts (exit 2 when it cannot
-run). docs/runtime.md describes the program and the measurement file.
+plan (CPU and Gloo, or GPU and NCCL with --backend cuda), their output prefixed with the
+rank; Ctrl-C or the first failing rank stops every rank. The plan is compiled and checked
+before any process starts (exit 2 when it cannot run). docs/runtime.md describes the
+program and the measurement file.
   --plan FILE             the plan to run
   --cluster FILE|EXAMPLE  the cluster the plan names, when it is not a bundled example
   --model NAME|FILE       the model the plan names, when it is not in the catalog
@@ -150,6 +152,10 @@ run). docs/runtime.md describes the program and the measurement file.
   --timeout-s T           every blocking collective gives up after T seconds (default 60)
   --out MEASUREMENT       write the merged hetplan.measurement/1 file
   --dump-weights DIR      every rank writes its final weights there, for comparisons
+                          (gloo only)
+  --backend gloo|cuda     gloo (default): the CPU model over Gloo; cuda: each rank on a GPU of
+                          this machine (the rank's index among the plan's ranks on its machine)
+                          with NCCL; docs/gpu-host.md
 )");
     return std::nullopt;
 }

@@ -30,7 +30,11 @@ struct MeasuredRank
     int stage = 0;
     int replica = 0;
     int tpIndex = 0;
-    double peakMemoryGiB = 0; // resident set high-water mark of the process
+    double peakMemoryGiB = 0; // resident set high-water mark of the process (CPU), or the
+                              // device memory in use at its highest sample (GPU)
+    // The cost model's memory for this rank's GPU under the plan as written (GPU runs; 0: none
+    // recorded), so peakMemoryGiB can be read against it.
+    double predictedMemoryGiB = 0;
     std::vector<RankIteration> iterations;
 };
 

@@ -84,6 +84,8 @@ MeasuredRank readRank(const Value &value, int iterations)
     r.replica = o.required("replica").integer(kIndex);
     r.tpIndex = o.required("tp_index").integer(kIndex);
     r.peakMemoryGiB = o.required("peak_memory_GiB").number(kMemoryGiB);
+    r.predictedMemoryGiB
+        = o.optional("predicted_memory_GiB").optionalNumber(kMemoryGiB).value_or(0);
     const Array list = countedArray(o, "iterations", iterations);
     for (std::size_t i = 0; i < list.size(); ++i) {
         Object it = list.at(i).object();
@@ -159,6 +161,8 @@ OrderedJson rankJson(const MeasuredRank &r)
     j["replica"] = r.replica;
     j["tp_index"] = r.tpIndex;
     j["peak_memory_GiB"] = r.peakMemoryGiB;
+    if (r.predictedMemoryGiB > 0)
+        j["predicted_memory_GiB"] = r.predictedMemoryGiB;
     OrderedJson &list = j["iterations"] = OrderedJson::array();
     for (const RankIteration &ri : r.iterations)
         list.push_back(

@@ -101,17 +101,9 @@ Comm::~Comm() = default;
 
 Result<std::unique_ptr<Comm>> Comm::open(const CommOptions &options, int worldRank, int worldSize)
 {
-    if (worldSize < 1 || worldRank < 0 || worldRank >= worldSize)
-        return badInput("rank " + std::to_string(worldRank) + " is outside the world of "
-                        + std::to_string(worldSize) + " ranks");
-    if (!(options.timeoutS > 0))
-        return badInput("--timeout-s must be > 0");
     if (options.listenAddress.empty())
         return badInput("--listen-address is empty; valid: this host's IP address");
-    auto address = parseRendezvous(options.rendezvous);
-    if (!address)
-        return address.error();
-    auto store = openStore(*address);
+    auto store = openRankStore(options.rendezvous, worldRank, worldSize, options.timeoutS);
     if (!store)
         return store.error();
 

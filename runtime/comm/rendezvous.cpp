@@ -52,4 +52,18 @@ Result<std::unique_ptr<gloo::rendezvous::Store>> openStore(const RendezvousAddre
     }
 }
 
+Result<std::unique_ptr<gloo::rendezvous::Store>>
+openRankStore(const std::string &rendezvous, int worldRank, int worldSize, double timeoutS)
+{
+    if (worldSize < 1 || worldRank < 0 || worldRank >= worldSize)
+        return badInput("rank " + std::to_string(worldRank) + " is outside the world of "
+                        + std::to_string(worldSize) + " ranks");
+    if (!(timeoutS > 0))
+        return badInput("--timeout-s must be > 0");
+    auto address = parseRendezvous(rendezvous);
+    if (!address)
+        return address.error();
+    return openStore(*address);
+}
+
 } // namespace hetplan::runtime

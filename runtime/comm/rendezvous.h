@@ -27,4 +27,9 @@ Result<RendezvousAddress> parseRendezvous(const std::string &text);
 // Opens the store; a Redis server that cannot be reached is an error, not an exception.
 Result<std::unique_ptr<gloo::rendezvous::Store>> openStore(const RendezvousAddress &address);
 
+// What every backend does first: checks the rank's place in the world and the timeout, then
+// parses `rendezvous` and opens its store.
+Result<std::unique_ptr<gloo::rendezvous::Store>>
+openRankStore(const std::string &rendezvous, int worldRank, int worldSize, double timeoutS);
+
 } // namespace hetplan::runtime

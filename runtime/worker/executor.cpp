@@ -29,21 +29,18 @@ std::uint64_t slotOf(int microBatch, Payload payload, bool handshake)
 class TimedTpComm final : public TpComm
 {
 public:
-    TimedTpComm(Comm &comm, std::string group, double &tpCommS)
-        : m_comm(comm)
+    TimedTpComm(Backend &backend, std::string group, double &tpCommS)
+        : m_backend(backend)
         , m_group(std::move(group))
         , m_tpCommS(tpCommS)
     {}
     Status allReduceSum(float *data, std::size_t count) override
     {
-        const auto start = Clock::now();
-        Status status = m_comm.allReduceSum(m_group, data, count);
-        m_tpCommS += secondsSince(start);
-        return status;
+        return m_backend.allReduceSum(m_group, data, count, m_tpCommS);
     }
 
 private:
-    Comm &m_comm;
+    Backend &m_backend;
     std::string m_group;
     double &m_tpCommS;
 };
@@ -54,15 +51,15 @@ private:
 // for this rank's rows, and what it produced for its neighbours.
 struct Executor::Buffers
 {
-    std::map<std::pair<int, Payload>, std::vector<float>> received;
-    std::map<std::pair<int, Payload>, std::vector<float>> produced;
+    std::map<std::pair<int, Payload>, Floats> received;
+    std::map<std::pair<int, Payload>, Floats> produced;
     std::unique_ptr<TpComm> tp;
 };
 
-Executor::Executor(const JobProgram &program, int rank, Comm &comm, StageModel &model)
+Executor::Executor(const JobProgram &program, int rank, Backend &backend, StageCompute &model)
     : m_program(program)
     , m_rank(program.ranks[std::size_t(rank)])
-    , m_comm(comm)
+    , m_backend(backend)
     , m_model(model)
 {
     for (const Op &op : program.programs[std::size_t(rank)])
@@ -84,12 +81,32 @@ std::vector<GroupSpec> Executor::groupsToConnect(const JobProgram &program)
     return specs;
 }
 
-Status Executor::timed(double &phaseS, const std::function<Status()> &call)
+Result<float *> Executor::handshakeTokens()
 {
-    const auto start = Clock::now();
-    Status status = call();
-    phaseS += secondsSince(start);
-    return status;
+    if (m_tokens.data == nullptr) {
+        std::size_t most = 1;
+        for (const Op &op : m_program.programs[std::size_t(m_rank.rank)])
+            if (const auto *e = std::get_if<Exchange>(&op))
+                most = std::max(most, e->transfers.size());
+        auto tokens = m_backend.allocate(most);
+        if (!tokens)
+            return tokens.error();
+        m_tokens = std::move(tokens).value();
+    }
+    return m_tokens.data;
+}
+
+Result<Floats *> Executor::receiveBuffer(Buffers &buffers, int microBatch, Payload payload,
+                                         const SampleRange &rows)
+{
+    Floats &buffer = buffers.received[{microBatch, payload}];
+    if (buffer.data == nullptr) {
+        auto made = m_backend.allocate(std::size_t(rows.count()) * m_model.activationFloats(1));
+        if (!made)
+            return made.error();
+        buffer = std::move(made).value();
+    }
+    return &buffer;
 }
 
 Result<std::pair<RankIteration, double>> Executor::runIteration()
@@ -98,7 +115,7 @@ Result<std::pair<RankIteration, double>> Executor::runIteration()
     float token = 0;
     // Every rank starts the iteration together, so iteration times compare across ranks.
     if (!alone)
-        if (Status s = m_comm.allReduceSum(kWorldGroup, &token, 1); !s)
+        if (Status s = m_backend.allReduceHostSum(kWorldGroup, &token, 1); !s)
             return s.error();
 
     m_phases = {};
@@ -106,7 +123,7 @@ Result<std::pair<RankIteration, double>> Executor::runIteration()
     Buffers buffers;
     if (m_rank.tpGroup >= 0)
         buffers.tp = std::make_unique<TimedTpComm>(
-            m_comm, m_program.groups[std::size_t(m_rank.tpGroup)].key, m_phases.tpCommS);
+            m_backend, m_program.groups[std::size_t(m_rank.tpGroup)].key, m_phases.tpCommS);
     else
         buffers.tp = std::make_unique<SoloTpComm>();
 
@@ -114,6 +131,8 @@ Result<std::pair<RankIteration, double>> Executor::runIteration()
     for (const Op &op : m_program.programs[std::size_t(m_rank.rank)])
         if (Status s = runOp(op, buffers); !s)
             return s.error();
+    if (Status s = m_backend.synchronize(); !s)
+        return s.error();
     RankIteration iteration;
     iteration.wallS = secondsSince(start);
     iteration.breakdown = m_phases;
@@ -123,7 +142,7 @@ Result<std::pair<RankIteration, double>> Executor::runIteration()
 
     float loss = float(m_lossSum);
     if (!alone)
-        if (Status s = m_comm.allReduceSum(kWorldGroup, &loss, 1); !s)
+        if (Status s = m_backend.allReduceHostSum(kWorldGroup, &loss, 1); !s)
             return s.error();
     return std::pair{iteration, double(loss)};
 }
@@ -143,17 +162,15 @@ Status Executor::runOp(const Op &op, Buffers &buffers)
                 return broadcast(o, buffers);
             else if constexpr (std::is_same_v<T, GradSync>)
                 return gradSync(o);
-            else {
-                m_model.optimizerStep();
-                return okStatus();
-            }
+            else
+                return m_model.optimizerStep();
         },
         op);
 }
 
 Status Executor::forward(const Forward &op, Buffers &buffers)
 {
-    std::vector<float> input;
+    Floats input;
     if (!m_rank.embedding) {
         auto it = buffers.received.find({op.microBatch, Payload::Activation});
         if (it == buffers.received.end())
@@ -161,9 +178,9 @@ Status Executor::forward(const Forward &op, Buffers &buffers)
         input = std::move(it->second);
         buffers.received.erase(it);
     }
-    std::vector<float> output;
-    auto loss = m_model.forward(op.microBatch, op.rows.begin, op.rows.count(), input, *buffers.tp,
-                                output);
+    Floats output;
+    auto loss = m_model.forward(op.microBatch, op.rows.begin, op.rows.count(), input.view(),
+                                *buffers.tp, output);
     if (!loss)
         return loss.error();
     if (m_rank.head && m_rank.tpIndex == 0)
@@ -175,7 +192,7 @@ Status Executor::forward(const Forward &op, Buffers &buffers)
 
 Status Executor::backward(const Backward &op, Buffers &buffers)
 {
-    std::vector<float> outputGrad;
+    Floats outputGrad;
     if (!m_rank.head) {
         auto it = buffers.received.find({op.microBatch, Payload::Gradient});
         if (it == buffers.received.end())
@@ -183,7 +200,7 @@ Status Executor::backward(const Backward &op, Buffers &buffers)
         outputGrad = std::move(it->second);
         buffers.received.erase(it);
     }
-    auto inputGrad = m_model.backward(op.microBatch, outputGrad, *buffers.tp);
+    auto inputGrad = m_model.backward(op.microBatch, outputGrad.view(), *buffers.tp);
     if (!inputGrad)
         return inputGrad.error();
     buffers.produced.erase({op.microBatch, Payload::Activation});
@@ -195,7 +212,9 @@ Status Executor::backward(const Backward &op, Buffers &buffers)
 Status Executor::exchange(const Exchange &op, Buffers &buffers)
 {
     const std::size_t perRow = m_model.activationFloats(1);
-    std::vector<float> tokens(op.transfers.size(), 0.0f);
+    auto tokens = handshakeTokens();
+    if (!tokens)
+        return tokens.error();
     std::vector<Comm::Transfer> handshakes;
     std::vector<Comm::Transfer> payloads;
     for (std::size_t i = 0; i < op.transfers.size(); ++i) {
@@ -206,7 +225,7 @@ Status Executor::exchange(const Exchange &op, Buffers &buffers)
             return missing("rows", t.microBatch);
         const std::size_t offset = std::size_t(t.rows.begin - rows->second.begin) * perRow;
         const std::size_t count = std::size_t(t.rows.count()) * perRow;
-        std::vector<float> *buffer = nullptr;
+        Floats *buffer = nullptr;
         if (send) {
             auto it = buffers.produced.find({t.microBatch, t.payload});
             if (it == buffers.produced.end())
@@ -214,22 +233,24 @@ Status Executor::exchange(const Exchange &op, Buffers &buffers)
                                t.microBatch);
             buffer = &it->second;
         } else {
-            buffer = &buffers.received[{t.microBatch, t.payload}];
-            buffer->resize(std::size_t(rows->second.count()) * perRow);
+            auto held = receiveBuffer(buffers, t.microBatch, t.payload, rows->second);
+            if (!held)
+                return held.error();
+            buffer = *held;
         }
-        if (offset + count > buffer->size())
+        if (offset + count > buffer->count)
             return Error{ErrorKind::Internal, "a transfer of micro-batch "
                                                   + std::to_string(t.microBatch)
                                                   + " covers rows this rank does not hold"};
         const std::string &group = m_program.groups[std::size_t(t.group)].key;
         handshakes.push_back(
-            {group, t.peer, &tokens[i], 1, slotOf(t.microBatch, t.payload, true), send});
-        payloads.push_back({group, t.peer, buffer->data() + offset, count,
+            {group, t.peer, *tokens + i, 1, slotOf(t.microBatch, t.payload, true), send});
+        payloads.push_back({group, t.peer, buffer->data + offset, count,
                             slotOf(t.microBatch, t.payload, false), send});
     }
-    if (Status s = timed(m_phases.bubbleS, [&] { return m_comm.exchange(handshakes); }); !s)
+    if (Status s = m_backend.exchange(handshakes, m_phases.bubbleS); !s)
         return s;
-    return timed(m_phases.ppCommS, [&] { return m_comm.exchange(payloads); });
+    return m_backend.exchange(payloads, m_phases.ppCommS);
 }
 
 Status Executor::broadcast(const Broadcast &op, Buffers &buffers)
@@ -238,22 +259,23 @@ Status Executor::broadcast(const Broadcast &op, Buffers &buffers)
     const auto rows = m_rowsOf.find(op.microBatch);
     if (rows == m_rowsOf.end())
         return missing("rows", op.microBatch);
-    std::vector<float> &buffer = buffers.received[{op.microBatch, op.payload}];
-    buffer.resize(std::size_t(rows->second.count()) * perRow);
+    auto held = receiveBuffer(buffers, op.microBatch, op.payload, rows->second);
+    if (!held)
+        return held.error();
+    Floats &buffer = **held;
     const std::size_t offset = std::size_t(op.rows.begin - rows->second.begin) * perRow;
     const std::size_t count = std::size_t(op.rows.count()) * perRow;
-    if (offset + count > buffer.size())
+    if (offset + count > buffer.count)
         return Error{ErrorKind::Internal, "a broadcast of micro-batch "
                                               + std::to_string(op.microBatch)
                                               + " covers rows this rank does not hold"};
     const std::string &group = m_program.groups[std::size_t(op.group)].key;
-    float token = 0;
-    if (Status s
-        = timed(m_phases.bubbleS, [&] { return m_comm.broadcast(group, op.root, &token, 1); });
-        !s)
+    auto token = handshakeTokens();
+    if (!token)
+        return token.error();
+    if (Status s = m_backend.broadcast(group, op.root, *token, 1, m_phases.bubbleS); !s)
         return s;
-    return timed(m_phases.ppCommS,
-                 [&] { return m_comm.broadcast(group, op.root, buffer.data() + offset, count); });
+    return m_backend.broadcast(group, op.root, buffer.data + offset, count, m_phases.ppCommS);
 }
 
 } // namespace hetplan::runtime

@@ -3,17 +3,18 @@
 #include "core/cost/measurement.h"
 #include "runtime/comm/comm.h"
 #include "runtime/program/program.h"
-#include "runtime/worker/stage_model.h"
+#include "runtime/worker/backend.h"
+#include "runtime/worker/stage_compute.h"
 
-#include <functional>
 #include <map>
 #include <utility>
 #include <vector>
 
 namespace hetplan::runtime {
 
-// Runs one rank's program (runtime/program) on its model shard and the Gloo groups, one
-// training iteration per call, and times where the time goes (docs/runtime.md, "Phases"):
+// Runs one rank's program (runtime/program) on its model shard and its backend's groups (Gloo
+// on the CPU, NCCL on a GPU), one training iteration per call, and times where the time goes
+// (docs/runtime.md, "Phases"):
 //   tp_comm  the TP all-reduces inside forward and backward;
 //   pp_comm  moving a hop's payload (sends, receives and the TP broadcast of what arrived);
 //   dp_comm  the gradient all-reduces, payload only;
@@ -23,7 +24,7 @@ namespace hetplan::runtime {
 class Executor
 {
 public:
-    Executor(const JobProgram &program, int rank, Comm &comm, StageModel &model);
+    Executor(const JobProgram &program, int rank, Backend &backend, StageCompute &model);
 
     // The world group every rank joins after the program's groups: iteration barriers and the
     // loss sum. Not part of the program, so its key cannot clash with one ("tp/", "hop/", "dp/").
@@ -41,12 +42,17 @@ private:
     Status exchange(const Exchange &op, Buffers &buffers);
     Status broadcast(const Broadcast &op, Buffers &buffers);
     Status gradSync(const GradSync &op);
-    static Status timed(double &phaseS, const std::function<Status()> &call);
+    // What arrives for this rank's rows of a micro-batch, allocated on first use.
+    Result<Floats *> receiveBuffer(Buffers &buffers, int microBatch, Payload payload,
+                                   const SampleRange &rows);
+    // One float per transfer of the largest exchange: the handshakes, in backend memory.
+    Result<float *> handshakeTokens();
 
     const JobProgram &m_program;
     const Rank &m_rank;
-    Comm &m_comm;
-    StageModel &m_model;
+    Backend &m_backend;
+    StageCompute &m_model;
+    Floats m_tokens;
     std::map<int, SampleRange> m_rowsOf; // micro-batch → this rank's rows
     Breakdown m_phases;                  // of the running iteration
     double m_lossSum = 0;

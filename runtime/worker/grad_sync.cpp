@@ -2,26 +2,17 @@
 // docs/runtime.md): the program names which slice of which weights each group sums.
 #include "runtime/worker/executor.h"
 
-#include <algorithm>
-
 namespace hetplan::runtime {
 namespace {
-
-// Where one parameter's part of a GradSync lies in its shard's gradient.
-struct Piece
-{
-    float *grad = nullptr;
-    std::size_t count = 0;
-};
 
 bool inLayers(const ParamView &p, const GradSync &op)
 {
     return p.layer >= op.layerBegin && p.layer < op.layerEnd;
 }
 
-Result<std::vector<Piece>> piecesOf(const GradSync &op, std::vector<ParamView> &params)
+Result<std::vector<FloatPiece>> piecesOf(const GradSync &op, std::vector<ParamView> &params)
 {
-    std::vector<Piece> pieces;
+    std::vector<FloatPiece> pieces;
     for (ParamView &p : params) {
         if (op.params == ParamSet::Replicated) {
             const bool wanted = (!p.tpSplit && p.layer >= 0 && inLayers(p, op))
@@ -56,26 +47,24 @@ Status Executor::gradSync(const GradSync &op)
     // The shard's gradients already carry its share of the global batch (model_shard.h); a
     // weight every TP rank holds whole is counted once per TP group.
     const float factor = 1.0f / float(op.tpCopies);
-    std::vector<float> packed;
-    for (const Piece &piece : *pieces)
-        std::transform(piece.grad, piece.grad + piece.count, std::back_inserter(packed),
-                       [&](float g) { return g * factor; });
+    std::size_t total = 0;
+    for (const FloatPiece &piece : *pieces)
+        total += piece.count;
+    auto packed = m_backend.allocate(total);
+    if (!packed)
+        return packed.error();
+    if (Status s = m_backend.gather(*pieces, factor, packed->data); !s)
+        return s;
 
     const std::string &group = m_program.groups[std::size_t(op.group)].key;
-    float token = 0;
-    if (Status s = timed(m_phases.bubbleS, [&] { return m_comm.allReduceSum(group, &token, 1); });
-        !s)
+    auto token = handshakeTokens();
+    if (!token)
+        return token.error();
+    if (Status s = m_backend.allReduceSum(group, *token, 1, m_phases.bubbleS); !s)
         return s;
-    if (Status s = timed(m_phases.dpCommS,
-                         [&] { return m_comm.allReduceSum(group, packed.data(), packed.size()); });
-        !s)
+    if (Status s = m_backend.allReduceSum(group, packed->data, total, m_phases.dpCommS); !s)
         return s;
-    std::size_t at = 0;
-    for (const Piece &piece : *pieces) {
-        std::copy_n(packed.begin() + std::ptrdiff_t(at), piece.count, piece.grad);
-        at += piece.count;
-    }
-    return okStatus();
+    return m_backend.scatter(packed->data, *pieces);
 }
 
 } // namespace hetplan::runtime

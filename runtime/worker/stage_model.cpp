@@ -1,6 +1,7 @@
 #include "runtime/worker/stage_model.h"
 
 #include "runtime/model/model_shard.h"
+#include "runtime/worker/stage_config.h"
 
 namespace hetplan::runtime {
 
@@ -25,20 +26,15 @@ Result<std::unique_ptr<StageModel>> StageModel::create(const ModelSpec &spec, in
                                                        int scale, const ShardPlacement &p,
                                                        std::uint64_t seed, int globalBatch)
 {
-    auto config = scaledModelConfig(spec, workloadSeqLen, scale);
-    if (!config)
-        return config.error();
-    const ShardSpec shardSpec{p.layerBegin, p.layerEnd, p.tpIndex, p.tpDegree, p.embedding, p.head};
-    if (Status valid = validateShard(*config, shardSpec); !valid)
-        return valid.error();
-    TrainingSetup setup;
-    setup.seed = seed;
-    setup.globalBatch = globalBatch;
-    auto shard = ModelShard::create(*config, shardSpec, setup);
+    auto stage = stageConfig(spec, workloadSeqLen, scale, p, seed, globalBatch);
+    if (!stage)
+        return stage.error();
+    auto shard = ModelShard::create(stage->model, stage->shard, stage->setup);
     if (!shard)
         return shard.error();
     auto impl = std::make_unique<Impl>(Impl{std::move(shard).value()});
-    ScaledModel scaled{config->name, config->hidden, config->seqLen, config->scale};
+    const ModelConfig &c = stage->model;
+    ScaledModel scaled{c.name, c.hidden, c.seqLen, c.scale};
     return std::unique_ptr<StageModel>(new StageModel(std::move(scaled), std::move(impl)));
 }
 
@@ -48,44 +44,34 @@ std::size_t StageModel::activationFloats(int rows) const
 }
 
 Result<double> StageModel::forward(int microBatch, int firstRow, int rowCount,
-                                   std::span<const float> input, TpComm &tp,
-                                   std::vector<float> &output)
+                                   std::span<const float> input, TpComm &tp, Floats &output)
 {
     auto out = m_impl->shard.forward(microBatch, SampleRange{firstRow, rowCount}, input, tp);
     if (!out)
         return out.error();
-    output = std::move(out->activations);
+    output = Floats::hold(std::move(out->activations));
     return out->lossContribution;
 }
 
-Result<std::vector<float>> StageModel::backward(int microBatch, std::span<const float> outputGrad,
-                                                TpComm &tp)
+Result<Floats> StageModel::backward(int microBatch, std::span<const float> outputGrad, TpComm &tp)
 {
-    return m_impl->shard.backward(microBatch, outputGrad, tp);
+    auto inputGrad = m_impl->shard.backward(microBatch, outputGrad, tp);
+    if (!inputGrad)
+        return inputGrad.error();
+    return Floats::hold(std::move(inputGrad).value());
 }
 
-void StageModel::optimizerStep()
+Status StageModel::optimizerStep()
 {
     m_impl->shard.optimizerStep();
+    return okStatus();
 }
 
 std::vector<ParamView> StageModel::parameters()
 {
     std::vector<ParamView> views;
-    for (Parameter &p : m_impl->shard.parameters()) {
-        ParamView v;
-        v.name = p.tensor.name;
-        v.layer = p.tensor.layer;
-        v.tpSplit = p.tensor.cut == TpCut::Rows;
-        v.embedding = p.tensor.kind == ParamKind::Embedding;
-        v.head = p.tensor.kind == ParamKind::FinalNorm || p.tensor.kind == ParamKind::Head;
-        v.fullElements = p.tensor.elements();
-        v.sliceBegin = p.slice.begin;
-        v.sliceEnd = p.slice.end;
-        v.value = p.value.data();
-        v.grad = p.grad.data();
-        views.push_back(std::move(v));
-    }
+    for (Parameter &p : m_impl->shard.parameters())
+        views.push_back(paramView(p.tensor, p.slice, p.value.data(), p.grad.data()));
     return views;
 }
 

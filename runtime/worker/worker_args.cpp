@@ -65,6 +65,19 @@ Result<WorkerArgs> parseWorkerArgs(const std::vector<std::string> &words)
         checks.push_back(readNumber("timeout-s", *v, 0.001, 86400.0, a.comm.timeoutS));
     if (auto v = take("listen-address"))
         a.comm.listenAddress = *v;
+    if (auto v = take("backend")) {
+        if (*v == "cuda")
+            a.backend = WorkerBackend::Cuda;
+        else if (*v != "gloo")
+            return badInput("--backend " + *v + ": valid: gloo (CPU) or cuda (GPU with NCCL)");
+    }
+    if (auto v = take("device")) {
+        int device = 0;
+        checks.push_back(readNumber("device", *v, 0, 1023, device));
+        a.device = device;
+    }
+    a.ncclIbHca = take("nccl-ib-hca").value_or("");
+    a.ncclSocketIfname = take("nccl-socket-ifname").value_or("");
     a.out = take("out").value_or("");
     a.dumpWeights = take("dump-weights").value_or("");
     for (const Status &s : checks)
@@ -72,6 +85,12 @@ Result<WorkerArgs> parseWorkerArgs(const std::vector<std::string> &words)
             return s.error();
     if (!values.empty())
         return badInput("unknown option --" + values.begin()->first);
+    if (a.backend == WorkerBackend::Cuda && !a.dumpWeights.empty())
+        return badInput("--dump-weights needs --backend gloo: the GPU model's weights stay on "
+                        "the device");
+    if (a.backend == WorkerBackend::Gloo
+        && (a.device || !a.ncclIbHca.empty() || !a.ncclSocketIfname.empty()))
+        return badInput("--device, --nccl-ib-hca and --nccl-socket-ifname need --backend cuda");
     if (a.rank >= a.world)
         return badInput("--rank " + std::to_string(a.rank) + " must be below --world "
                         + std::to_string(a.world));

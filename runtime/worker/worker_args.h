@@ -5,10 +5,16 @@
 #include "runtime/worker/job.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace hetplan::runtime {
+
+enum class WorkerBackend {
+    Gloo, // the CPU model, Gloo over TCP
+    Cuda, // the GPU model, NCCL
+};
 
 // hetplan-worker's command line (docs/runtime.md, "hetplan-worker").
 struct WorkerArgs
@@ -21,6 +27,12 @@ struct WorkerArgs
     std::uint64_t seed = 0;
     std::string out;         // this rank's hetplan.measurement/1 file; empty: none
     std::string dumpWeights; // this rank's final weights; empty: none
+    WorkerBackend backend = WorkerBackend::Gloo;
+    std::optional<int> device; // the CUDA device; unset: the rank's local rank on its machine
+    // NCCL reads its NIC list and socket interface once per process, so they are this
+    // process's (NCCL_IB_HCA, NCCL_SOCKET_IFNAME), for the host it runs on; empty: NCCL's own.
+    std::string ncclIbHca;
+    std::string ncclSocketIfname;
     bool help = false;
 };
 
@@ -28,7 +40,11 @@ inline constexpr const char *kWorkerUsage
     = R"(usage: hetplan-worker --plan FILE --rank R --world N --rendezvous DIR|redis://HOST:PORT
          [--cluster NAME|FILE] [--model NAME|FILE] [--scale K] [--iterations I] [--seed S]
          [--listen-address ADDR] [--timeout-s T] [--out FILE] [--dump-weights FILE]
-One rank of a training plan on the CPU (Gloo). `hetplan-cli run` starts one per rank.
+         [--backend gloo|cuda] [--device N] [--nccl-ib-hca LIST] [--nccl-socket-ifname IF]
+One rank of a training plan: on the CPU with Gloo (the default), or with --backend cuda on a GPU
+(device N, by default the rank's index among the ranks on its machine) with NCCL, whose
+NCCL_IB_HCA and NCCL_SOCKET_IFNAME --nccl-ib-hca and --nccl-socket-ifname set for this process.
+`hetplan-cli run` starts one per rank.
 )";
 
 // Errors name the option and what would be valid.

@@ -1,8 +1,13 @@
-// hetplan-worker: one rank of a training plan, on the CPU with Gloo (docs/runtime.md).
+// hetplan-worker: one rank of a training plan, on the CPU with Gloo or on a GPU with NCCL
+// (docs/runtime.md).
+#include "core/cost/cost_model.h"
 #include "core/io/files.h"
 #include "core/io/measurement_json.h"
 #include "runtime/worker/executor.h"
+#include "runtime/worker/gloo_backend.h"
+#include "runtime/worker/gpu_rank.h"
 #include "runtime/worker/rank_output.h"
+#include "runtime/worker/stage_model.h"
 #include "runtime/worker/worker_args.h"
 
 #include <cstdio>
@@ -24,6 +29,16 @@ using namespace hetplan::runtime;
     std::_Exit(error.kind == ErrorKind::BadInput ? 2 : 1);
 }
 
+// The rank's index among the ranks on its machine: its CUDA device unless --device says.
+int localRank(const JobProgram &program, int rank)
+{
+    const std::string &machine = program.ranks[std::size_t(rank)].machine;
+    int local = 0;
+    for (int i = 0; i < rank; ++i)
+        local += program.ranks[std::size_t(i)].machine == machine ? 1 : 0;
+    return local;
+}
+
 MeasuredRank describeRank(const Rank &r)
 {
     MeasuredRank m;
@@ -37,11 +52,11 @@ MeasuredRank describeRank(const Rank &r)
     return m;
 }
 
-Measurement rankMeasurement(const WorkerArgs &args, const Job &job, MeasuredRank rank,
-                            std::vector<double> loss)
+Measurement rankMeasurement(const WorkerArgs &args, const Job &job, const char *backend,
+                            MeasuredRank rank, std::vector<double> loss)
 {
     Measurement m;
-    m.run.backend = "gloo-cpu";
+    m.run.backend = backend;
     m.run.planFile = args.job.planPath;
     m.run.model = job.model.name;
     m.run.scale = job.scaled.scale;
@@ -56,6 +71,18 @@ Measurement rankMeasurement(const WorkerArgs &args, const Job &job, MeasuredRank
     return m;
 }
 
+// What the hetplan cost model predicts this rank's GPU holds under the plan as written (the
+// full model, not --scale's).
+double predictedMemoryGiB(const Job &job, const Rank &rank)
+{
+    const Problem problem{*job.topology, job.model, job.plan.workload};
+    const Evaluation predicted = makeCostModel(CostModelKind::HetPlan)->evaluate(problem, job.plan);
+    for (const GpuMemory &m : predicted.memory)
+        if (m.gpu == rank.gpu)
+            return m.usedGiB;
+    return 0;
+}
+
 int runWorker(int argc, char **argv)
 {
     auto args = parseWorkerArgs(std::vector<std::string>(argv + 1, argv + argc));
@@ -68,7 +95,6 @@ int runWorker(int argc, char **argv)
         return 0;
     }
     const int r = args->rank;
-    setRankBlasThreads(1);
     JobSource source = args->job;
     source.rank = r;
     auto job = loadJob(source);
@@ -82,17 +108,34 @@ int runWorker(int argc, char **argv)
 
     const ShardPlacement placement{rank.layerBegin, rank.layerEnd,  rank.tpIndex,
                                    rank.tpDegree,   rank.embedding, rank.head};
-    auto model = StageModel::create(job->model, job->plan.workload.train.seqLen, args->job.scale,
-                                    placement, args->seed, program.globalBatch);
-    if (!model)
-        die(r, model.error());
-    auto comm = Comm::open(args->comm, r, args->world);
-    if (!comm)
-        die(r, comm.error());
-    if (Status connected = (*comm)->connect(Executor::groupsToConnect(program)); !connected)
-        die(r, connected.error());
+    std::unique_ptr<Comm> comm;
+    std::unique_ptr<Backend> backend;
+    std::unique_ptr<StageCompute> model;
+    if (args->backend == WorkerBackend::Cuda) {
+        if (!args->device)
+            args->device = localRank(program, r);
+        auto gpu = openGpuRank(*args, *job, placement);
+        if (!gpu)
+            die(r, gpu.error());
+        backend = std::move(gpu->backend);
+        model = std::move(gpu->stage);
+    } else {
+        setRankBlasThreads(1);
+        auto cpu = StageModel::create(job->model, job->plan.workload.train.seqLen, args->job.scale,
+                                      placement, args->seed, program.globalBatch);
+        if (!cpu)
+            die(r, cpu.error());
+        model = std::move(cpu).value();
+        auto opened = Comm::open(args->comm, r, args->world);
+        if (!opened)
+            die(r, opened.error());
+        comm = std::move(opened).value();
+        if (Status connected = comm->connect(Executor::groupsToConnect(program)); !connected)
+            die(r, connected.error());
+        backend = std::make_unique<GlooBackend>(*comm);
+    }
 
-    Executor executor(program, r, **comm, **model);
+    Executor executor(program, r, *backend, *model);
     MeasuredRank measured = describeRank(rank);
     std::vector<double> losses;
     for (int i = 0; i < args->iterations; ++i) {
@@ -105,14 +148,17 @@ int runWorker(int argc, char **argv)
             std::cout << "iteration " << i + 1 << "/" << args->iterations << ": loss "
                       << iteration->second << ", " << iteration->first.wallS << " s" << std::endl;
     }
-    measured.peakMemoryGiB = peakResidentGiB();
+    measured.peakMemoryGiB = backend->peakMemoryGiB();
+    if (args->backend == WorkerBackend::Cuda)
+        measured.predictedMemoryGiB = predictedMemoryGiB(*job, rank);
     if (!args->out.empty()) {
-        const Measurement m = rankMeasurement(*args, *job, std::move(measured), losses);
+        const Measurement m
+            = rankMeasurement(*args, *job, backend->name(), std::move(measured), losses);
         if (Status written = writeFileAtomic(args->out, writeMeasurement(m)); !written)
             die(r, written.error());
     }
     if (!args->dumpWeights.empty())
-        if (Status written = writeWeightDump(args->dumpWeights, (*model)->parameters()); !written)
+        if (Status written = writeWeightDump(args->dumpWeights, model->parameters()); !written)
             die(r, written.error());
     std::fflush(nullptr);
     std::_Exit(0); // skip Gloo's teardown: every peer may already be gone

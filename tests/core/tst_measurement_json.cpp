@@ -54,6 +54,7 @@ class TestMeasurementJson : public QObject
 private Q_SLOTS:
     void summaryFollowsTheDocumentedRules();
     void writtenFilesReadBackUnchanged();
+    void predictedMemoryIsKeptWhereRecorded();
     void mergeRefusesPartsOfDifferentRuns();
     void badFilesNameTheField_data();
     void badFilesNameTheField();
@@ -86,6 +87,19 @@ void TestMeasurementJson::writtenFilesReadBackUnchanged()
     QCOMPARE(writeMeasurement(*read), text);
     QCOMPARE(read->run.seed, std::uint64_t(7));
     QCOMPARE(read->ranks[1].iterations[0].wallS, 2.0);
+}
+
+// A GPU rank's predicted memory travels with it; a CPU rank's file has no such field.
+void TestMeasurementJson::predictedMemoryIsKeptWhereRecorded()
+{
+    Measurement m = sample();
+    m.ranks[1].predictedMemoryGiB = 21.5;
+    const std::string text = writeMeasurement(m);
+    auto read = parseMeasurement(text, "m.json");
+    QVERIFY2(read.ok(), read.ok() ? "" : read.error().message.c_str());
+    QCOMPARE(read->ranks[1].predictedMemoryGiB, 21.5);
+    QCOMPARE(read->ranks[0].predictedMemoryGiB, 0.0);
+    QCOMPARE(text.find("predicted_memory_GiB"), text.rfind("predicted_memory_GiB"));
 }
 
 void TestMeasurementJson::mergeRefusesPartsOfDifferentRuns()

@@ -1,0 +1,61 @@
+#pragma once
+
+// The NCCL communicators of one rank (docs/runtime.md, "The GPU backend"): one per program group
+// this rank belongs to, created eagerly in the program's one global group order and warmed up
+// with a one-element all-reduce. Communication runs on its own stream after the compute
+// stream's queued work, and every call is timed with CUDA events on that stream.
+//
+// Every call waits for its work to finish while polling NCCL's asynchronous error, up to the
+// run's timeout; on an error or a timeout every communicator of the rank is aborted, so a dead
+// peer makes this rank fail with a message instead of hanging, and its own peers see the abort.
+
+#include "core/base/result.h"
+#include "runtime/comm/comm.h"
+#include "runtime/program/program.h"
+
+#include <cuda_runtime_api.h>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hetplan::runtime::cuda {
+
+struct NcclGroup
+{
+    std::string key;
+    std::vector<int> members; // world ranks; a member's index is its rank in the communicator
+    std::optional<Transport> transport;
+};
+
+class NcclComms
+{
+public:
+    // Opens the rendezvous store (options.rendezvous); creates no communicator yet. The CUDA
+    // device must be current; `compute` is the stream the model computes on.
+    static Result<std::unique_ptr<NcclComms>> open(const CommOptions &options, int worldRank,
+                                                   int worldSize, cudaStream_t compute);
+    ~NcclComms();
+    NcclComms(const NcclComms &) = delete;
+    NcclComms &operator=(const NcclComms &) = delete;
+
+    // Same list, same order on every rank; groups without this rank are skipped.
+    Status connect(const std::vector<NcclGroup> &groups);
+
+    // Data pointers are device memory. Each call adds its time on the communication stream to
+    // `spentS`. Exchange posts its sends and receives in one NCCL group, so mirror-image
+    // neighbours cannot deadlock.
+    Status exchange(const std::vector<Comm::Transfer> &transfers, double &spentS);
+    Status broadcast(const std::string &group, int root, float *data, std::size_t count,
+                     double &spentS);
+    Status allReduceSum(const std::string &group, float *data, std::size_t count, double &spentS);
+
+    bool aborted() const;
+
+private:
+    struct Impl;
+    explicit NcclComms(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace hetplan::runtime::cuda

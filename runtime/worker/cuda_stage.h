@@ -1,0 +1,24 @@
+#pragma once
+
+// The GPU stage: the CUDA model shard (runtime/cuda/model/cuda_shard.h) behind StageCompute.
+// The shard keeps activations in bf16; between stages they travel as fp32 (backend.h's Floats),
+// converted on the compute stream at the shard's edges.
+
+#include "core/model/model_spec.h"
+#include "runtime/worker/stage_compute.h"
+
+#include <cstdint>
+#include <memory>
+
+struct CUstream_st;
+
+namespace hetplan::runtime {
+
+// `backend` allocates the stage's outputs (device memory) and must outlive the stage; the
+// shard computes on `compute`.
+Result<std::unique_ptr<StageCompute>> createCudaStage(const ModelSpec &spec, int workloadSeqLen,
+                                                      int scale, const ShardPlacement &placement,
+                                                      std::uint64_t seed, int globalBatch,
+                                                      Backend &backend, CUstream_st *compute);
+
+} // namespace hetplan::runtime

@@ -1,0 +1,105 @@
+// runtime/cuda/nccl_comms on one GPU (label gpu; skipped where none is usable): every call of a
+// one-member communicator (created, warmed up, then all-reduce, broadcast and a send to itself
+// in one group), and a group whose other member never comes: the rank gives up after its
+// timeout with a message naming the group, and aborts instead of hanging.
+#include "gpu_test_support.h"
+#include "runtime/cuda/nccl_comms.h"
+
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+
+#include <cuda_runtime_api.h>
+
+using namespace hetplan;
+using namespace hetplan::runtime;
+using namespace hetplan::runtime::cuda;
+
+namespace {
+
+std::vector<float> download(const float *device, std::size_t count)
+{
+    std::vector<float> host(count);
+    if (cudaMemcpy(host.data(), device, count * sizeof(float), cudaMemcpyDeviceToHost)
+        != cudaSuccess)
+        host.clear();
+    return host;
+}
+
+} // namespace
+
+class TestNcclDevice : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        HETPLAN_REQUIRE_GPU();
+        QCOMPARE(cudaSetDevice(0), cudaSuccess);
+        QCOMPARE(cudaStreamCreate(&m_compute), cudaSuccess);
+    }
+
+    void oneMemberGroupRunsEveryCall()
+    {
+        QTemporaryDir dir;
+        CommOptions options;
+        options.rendezvous = dir.path().toStdString();
+        options.timeoutS = 30;
+        auto comms = NcclComms::open(options, 0, 1, m_compute);
+        QVERIFY2(comms, comms ? "" : comms.error().message.c_str());
+        const Status connected = (*comms)->connect({{"solo", {0}, Transport::Socket}});
+        QVERIFY2(connected, connected ? "" : connected.error().message.c_str());
+
+        const std::vector<float> values = {1, 2, 3, 4};
+        float *data = nullptr;
+        float *echo = nullptr;
+        QCOMPARE(cudaMalloc(reinterpret_cast<void **>(&data), 16), cudaSuccess);
+        QCOMPARE(cudaMalloc(reinterpret_cast<void **>(&echo), 16), cudaSuccess);
+        QCOMPARE(cudaMemcpy(data, values.data(), 16, cudaMemcpyHostToDevice), cudaSuccess);
+        double spentS = 0;
+        QVERIFY((*comms)->allReduceSum("solo", data, 4, spentS));
+        QVERIFY((*comms)->broadcast("solo", 0, data, 4, spentS));
+        const Status sent = (*comms)->exchange(
+            {{"solo", 0, data, 4, 0, true}, {"solo", 0, echo, 4, 0, false}}, spentS);
+        QVERIFY2(sent, sent ? "" : sent.error().message.c_str());
+        QCOMPARE(download(data, 4), values);
+        QCOMPARE(download(echo, 4), values);
+        QVERIFY(spentS > 0);
+        cudaFree(data);
+        cudaFree(echo);
+    }
+
+    void absentPeerTimesOutAndAborts()
+    {
+        QTemporaryDir dir;
+        CommOptions options;
+        options.rendezvous = dir.path().toStdString();
+        options.timeoutS = 3;
+        auto comms = NcclComms::open(options, 0, 2, m_compute);
+        QVERIFY(comms);
+        QElapsedTimer clock;
+        clock.start();
+        const Status connected = (*comms)->connect({{"tp/p0/s0/r0", {0, 1}, std::nullopt}});
+        QVERIFY(!connected);
+        QVERIFY2(clock.elapsed() < 20000, "gave up long after its timeout");
+        const std::string &message = connected.error().message;
+        QVERIFY2(message.find("tp/p0/s0/r0") != std::string::npos, message.c_str());
+        QVERIFY2(message.find("aborted") != std::string::npos, message.c_str());
+        QVERIFY((*comms)->aborted());
+        double spentS = 0;
+        float *none = nullptr;
+        QVERIFY(!(*comms)->allReduceSum("tp/p0/s0/r0", none, 0, spentS));
+    }
+
+    void cleanupTestCase()
+    {
+        if (m_compute != nullptr)
+            cudaStreamDestroy(m_compute);
+    }
+
+private:
+    cudaStream_t m_compute = nullptr;
+};
+
+QTEST_APPLESS_MAIN(TestNcclDevice)
+#include "tst_nccl_device.moc"
