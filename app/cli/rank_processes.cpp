@@ -249,6 +249,10 @@ RankProcesses::Outcome RankProcesses::wait()
             killAt = Clock::time_point::max();
         }
     }
+    // Every rank may be gone before the cause window closed (all refused at once): the
+    // failure still stands.
+    if (outcome.ok && pendingExit)
+        outcome = {false, *pendingExit};
     return outcome;
 }
 

@@ -3,6 +3,8 @@
 #include "run_test_support.h"
 #include "runtime/worker/worker_args.h"
 
+#include <QRegularExpression>
+
 using namespace hetplan;
 using namespace hetplan::runtime;
 using namespace hetplan::runtime::test;
@@ -90,6 +92,26 @@ private Q_SLOTS:
         QVERIFY2(run.err.contains(QStringLiteral("--backend tpu: valid: gloo")),
                  qPrintable(run.err));
         QVERIFY(!run.out.contains(QStringLiteral("is process")));
+    }
+
+    // Every rank refusing at once (here: no usable GPU) used to end the run with exit 0 and a
+    // confusing "a rank left no result", since the ranks were gone before the failure was
+    // named. The run fails with the rank's own exit.
+    void everyRankFailingAtOnceFailsTheRun()
+    {
+        const CliRun run
+            = runCli(words({"run", "--plan"})
+                     << runtimeData("one-stage.plan.json") << QStringLiteral("--model")
+                     << runtimeData("tiny.model.json") << words({"--backend", "cuda"}));
+        if (run.exitCode == 0)
+            QSKIP("a CUDA device is usable here: the ranks do not refuse");
+        QVERIFY2(run.err.contains(QStringLiteral("no usable CUDA device"))
+                     || run.err.contains(QStringLiteral("without the CUDA backend")),
+                 qPrintable(run.err));
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(QRegularExpression(
+                     QStringLiteral("run failed: rank \\d+ exited with status 2"))),
+                 qPrintable(run.err));
     }
 };
 
