@@ -1,5 +1,6 @@
 #pragma once
 
+#include "canvas/move_tool.h"
 #include "core/base/result.h"
 #include "model/cluster_model.h"
 
@@ -10,20 +11,18 @@
 #include <unordered_map>
 #include <vector>
 
-class QGraphicsLineItem;
-
 namespace hetplan::gui {
 
 class LinkItem;
-class NodeItem;
+class LinkTool;
 
 // The canvas scene: mirrors a ClusterModel, one item per id (docs/architecture.md, "The canvas"),
 // and turns what a person does on it into model edits, each an undo step:
-//  - drag a node (or a selection) to move it: one undo step per drag;
+//  - drag a node (or a selection) to move it: one undo step per drag (MoveTool);
 //  - drag from a node's border ring or connector handle, or Shift+drag from a node, to
 //    another node to link them; in link mode (the Link tool) a drag from anywhere on a node,
 //    or a click on one node and then on another, does the same (Escape cancels); a link
-//    dropped on empty space is reported (linkHint);
+//    dropped on empty space is reported (linkHint) (LinkTool);
 //  - clipboard, duplicate, delete, select all and auto-layout act on the selection.
 // Nothing here stores cluster data: items are rebuilt from the model on every change.
 class ClusterScene : public QGraphicsScene
@@ -44,12 +43,14 @@ public:
     ItemId nodeAt(QPointF scenePos) const;
     // Bounding box of every node card; empty when the cluster has none.
     QRectF contentRect() const;
-    bool isDrawingLink() const { return m_linkLine != nullptr; }
-    bool linkMode() const { return m_linkMode; }
+    bool isDrawingLink() const;
+    bool linkMode() const;
     // The kind, bandwidth and latency the next drawn link takes: those of the link last drawn
     // or edited in this document, so a cluster's links need not be edited one by one. Empty
     // until then: the ends' NICs decide (MachineTemplates::defaultLink).
-    const std::optional<Link> &newLinkParameters() const { return m_newLinkParameters; }
+    const std::optional<Link> &newLinkParameters() const;
+    // The selected machines and switches, without links, in ascending id order.
+    std::vector<ItemId> selectedNodeIds() const;
 
     // Emphasises GPUs ("A:0", "B:2") on the cards, e.g. a plan stage's; empty clears.
     void setHighlightedGpus(const std::vector<std::string> &gpuNames);
@@ -101,40 +102,18 @@ private:
     void updateLinkEnds(ItemId link);
     void updateLinksOf(ItemId node);
     void updateSceneRect();
-    std::vector<ItemId> selectedNodeIds() const;
     void duplicateNodes(int copies);
     // Where copies of the nodes spanning `extent` go: the nearest offset in free space.
     CanvasPosition freeOffset(const QRectF &extent, int copies) const;
     void emitSelection();
     void finishMove();
 
-    void startLink(ItemId source, QPointF scenePos);
-    void finishLink(QPointF scenePos);
-    void setLinkTarget(NodeItem *target);
-    void noteLinkParameters(ItemId link);
-
     ClusterModel *m_model; // not owned
     std::unordered_map<ItemId, QGraphicsItem *> m_items;
     bool m_rebuilding = false;
 
-    // A drag moving nodes: where it started and where the nodes were.
-    struct MoveDrag
-    {
-        QPointF pressScenePos;
-        std::vector<std::pair<ItemId, CanvasPosition>> start;
-        bool moved = false;
-    };
-    std::optional<MoveDrag> m_move;
-
-    // A link being drawn.
-    ItemId m_linkSource = 0;
-    QGraphicsLineItem *m_linkLine = nullptr;
-    NodeItem *m_linkTarget = nullptr;
-    bool m_linkMode = false;
-    // Each link's value as last mirrored, to tell an edit of its parameters from a rename of
-    // one of its ends (both arrive as itemChanged).
-    std::unordered_map<ItemId, Link> m_shownLinks;
-    std::optional<Link> m_newLinkParameters;
+    MoveTool m_moveTool;
+    LinkTool *m_linkTool; // our child
 
     int m_pasteCount = 0;
     std::vector<QPointF> m_gridPoints; // reused by drawBackground: no allocation per frame

@@ -38,16 +38,16 @@ void ResultsPanel::clearResults()
     }
     m_replanTimer->stop();
     m_shown.reset();
-    m_planView->clear();
-    m_breakdown->clear();
-    m_memory->clear();
-    m_timeline->clear();
-    m_serving->clear();
-    m_convergence->reset();
-    m_whatIf->clear();
-    m_sweep->clear();
-    m_compareModel->clear();
-    m_problems->setIssues({});
+    m_docks.planView->clear();
+    m_docks.breakdown->clear();
+    m_docks.memory->clear();
+    m_docks.timeline->clear();
+    m_docks.serving->clear();
+    m_docks.convergence->reset();
+    m_docks.whatIf->clear();
+    m_docks.sweep->clear();
+    m_docks.compareModel->clear();
+    m_docks.problems->setIssues({});
     setFiguresText({});
     updateFreshness();
 }
@@ -91,7 +91,7 @@ void ResultsPanel::setFiguresText(const QString &text)
     m_figuresText = text;
     if (m_controller->isRunning())
         return; // the progress line has the floor until the search ends
-    m_progressLabel->setText(
+    m_docks.progressLabel->setText(
         m_freshness.outOfDate() && !text.isEmpty() ? tr("Out of date: %1").arg(text) : text);
 }
 
@@ -114,18 +114,18 @@ void ResultsPanel::updateFreshness()
                       *m_shown, {&m_clusterModel->cluster(), m_model, m_workload, m_costModel})
                           : PlanFreshness{};
     const bool outOfDate = m_freshness.outOfDate();
-    m_planBanner->setFreshness(m_freshness);
-    m_chartsBanner->setFreshness(m_freshness);
-    m_planDock->setWindowTitle(outOfDate ? tr("Plan (out of date)") : tr("Plan"));
-    m_chartsDock->setWindowTitle(outOfDate ? tr("Charts (out of date)") : tr("Charts"));
+    m_docks.planBanner->setFreshness(m_freshness);
+    m_docks.chartsBanner->setFreshness(m_freshness);
+    m_docks.planDock->setWindowTitle(outOfDate ? tr("Plan (out of date)") : tr("Plan"));
+    m_docks.chartsDock->setWindowTitle(outOfDate ? tr("Charts (out of date)") : tr("Charts"));
     for (QCustomPlot *plot :
-         {static_cast<QCustomPlot *>(m_breakdown), static_cast<QCustomPlot *>(m_memory),
-          static_cast<QCustomPlot *>(m_timeline), m_serving->latencyPlot(),
-          m_serving->attainmentPlot(), m_sweep->plot()})
+         {static_cast<QCustomPlot *>(m_docks.breakdown), static_cast<QCustomPlot *>(m_docks.memory),
+          static_cast<QCustomPlot *>(m_docks.timeline), m_docks.serving->latencyPlot(),
+          m_docks.serving->attainmentPlot(), m_docks.sweep->plot()})
         setChartOutOfDate(plot, outOfDate);
     if (!m_controller->isRunning()) {
         setFiguresText(m_figuresText);
-        m_problems->setIssues(currentIssues());
+        m_docks.problems->setIssues(currentIssues());
     }
     if (outOfDate && m_replanAfterEdits && !m_controller->isRunning())
         m_replanTimer->start();
@@ -142,8 +142,8 @@ void ResultsPanel::reevaluate()
     if (!next) {
         std::vector<ResultIssue> issues = currentIssues();
         issues.push_back(failureIssue(m_clusterModel->cluster(), next.error()));
-        m_problems->setIssues(issues);
-        m_problemsDock->raise();
+        m_docks.problems->setIssues(issues);
+        m_docks.problemsDock->raise();
         return;
     }
     showPlan(std::move(next).value());

@@ -8,6 +8,8 @@
 #include "model/document.h"
 #include "results/plan_freshness.h"
 #include "results/problems_view.h"
+#include "results/results_docks.h"
+#include "results/results_menu.h"
 #include "results/results_text.h"
 #include "results/shown_plan.h"
 
@@ -17,14 +19,8 @@
 #include <optional>
 
 class QAction;
-class QActionGroup;
-class QDockWidget;
 class QLabel;
 class QMainWindow;
-class QMenu;
-class QProgressBar;
-class QPushButton;
-class QTabWidget;
 class QTimer;
 
 namespace hetplan::gui {
@@ -78,6 +74,8 @@ public:
     Result<Problem> currentProblem() const;
     std::optional<PlannerKind> planner() const { return m_planner; }
     CostModelKind costModel() const { return m_costModel; }
+    // The planner Plan runs: the chosen one, else the workload's default.
+    PlannerKind plannerToRun() const;
 
     const std::optional<ShownPlan> &shownPlan() const { return m_shown; }
     // How the shown plan's inputs differ from what Plan would use now (results_freshness.cpp).
@@ -89,23 +87,23 @@ public:
 
     // Views and actions, for the window's own layout choices and for tests.
     PlanningController *controller() const { return m_controller; }
-    PlanView *planView() const { return m_planView; }
-    BreakdownChart *breakdownChart() const { return m_breakdown; }
-    MemoryChart *memoryChart() const { return m_memory; }
-    TimelineChart *timelineChart() const { return m_timeline; }
-    ConvergenceChart *convergenceChart() const { return m_convergence; }
-    ServingView *servingView() const { return m_serving; }
-    WhatIfPanel *whatIfPanel() const { return m_whatIf; }
-    SweepView *sweepView() const { return m_sweep; }
-    CompareModel *compareModel() const { return m_compareModel; }
-    CompareView *compareView() const { return m_compareView; }
-    ProblemsView *problemsView() const { return m_problems; }
-    StaleBanner *planBanner() const { return m_planBanner; }
-    StaleBanner *chartsBanner() const { return m_chartsBanner; }
-    QMenu *planMenu() const { return m_menu; }
-    QAction *planAction() const { return m_planAction; }
-    QAction *plannerSettingsAction() const { return m_settingsAction; }
-    QLabel *progressLabel() const { return m_progressLabel; }
+    PlanView *planView() const { return m_docks.planView; }
+    BreakdownChart *breakdownChart() const { return m_docks.breakdown; }
+    MemoryChart *memoryChart() const { return m_docks.memory; }
+    TimelineChart *timelineChart() const { return m_docks.timeline; }
+    ConvergenceChart *convergenceChart() const { return m_docks.convergence; }
+    ServingView *servingView() const { return m_docks.serving; }
+    WhatIfPanel *whatIfPanel() const { return m_docks.whatIf; }
+    SweepView *sweepView() const { return m_docks.sweep; }
+    CompareModel *compareModel() const { return m_docks.compareModel; }
+    CompareView *compareView() const { return m_docks.compareView; }
+    ProblemsView *problemsView() const { return m_docks.problems; }
+    StaleBanner *planBanner() const { return m_docks.planBanner; }
+    StaleBanner *chartsBanner() const { return m_docks.chartsBanner; }
+    QMenu *planMenu() const { return m_menu.menu(); }
+    QAction *planAction() const { return m_menu.planAction(); }
+    QAction *plannerSettingsAction() const { return m_menu.settingsAction(); }
+    QLabel *progressLabel() const { return m_docks.progressLabel; }
 
 public Q_SLOTS:
     void plan();
@@ -117,6 +115,9 @@ public Q_SLOTS:
     // not in the Problems list when it no longer fits them.
     void reevaluate();
     void cancel();
+    // The Plan menu's choices: as setPlanner and setCostModel, and said by choicesChanged.
+    void choosePlanner(std::optional<hetplan::PlannerKind> planner);
+    void chooseCostModel(hetplan::CostModelKind costModel);
     // A selection on the canvas: highlight the stages holding these GPUs ("A:0").
     void highlightGpus(const QStringList &gpuNames);
     // The same for whole machines (a canvas selection): every GPU of each.
@@ -132,8 +133,7 @@ Q_SIGNALS:
     void choicesChanged();
 
 private:
-    void buildViews();
-    void buildMenu(QAction *menuBefore);
+    void connectViews();
     void showLastPlan(const Project &project);
     void clearResults();
     void updateFreshness();
@@ -155,12 +155,7 @@ private:
     void onCulprit(const ResultIssue &issue);
     void setRunning(bool running);
     void showFailures();
-    void exportPlan();
-    void exportImage(bool planView);
-    void exportCsv();
     bool eventFilter(QObject *watched, QEvent *event) override;
-    QDockWidget *addDock(const QString &title, const QString &objectName, QWidget *widget,
-                         Qt::DockWidgetArea area);
 
     ClusterModel *m_clusterModel; // Not owned.
     QMainWindow *m_window;        // Not owned; our parent.
@@ -178,36 +173,8 @@ private:
     QTimer *m_replanTimer = nullptr;
 
     PlanningController *m_controller = nullptr;
-    PlanView *m_planView = nullptr;
-    QTabWidget *m_charts = nullptr;
-    BreakdownChart *m_breakdown = nullptr;
-    MemoryChart *m_memory = nullptr;
-    TimelineChart *m_timeline = nullptr;
-    ConvergenceChart *m_convergence = nullptr;
-    ServingView *m_serving = nullptr;
-    WhatIfPanel *m_whatIf = nullptr;
-    SweepView *m_sweep = nullptr;
-    CompareModel *m_compareModel = nullptr;
-    CompareView *m_compareView = nullptr;
-    ProblemsView *m_problems = nullptr;
-    QDockWidget *m_planDock = nullptr;
-    QDockWidget *m_chartsDock = nullptr;
-    StaleBanner *m_planBanner = nullptr;
-    StaleBanner *m_chartsBanner = nullptr;
-    QDockWidget *m_problemsDock = nullptr;
-    QDockWidget *m_compareDock = nullptr;
-
-    QMenu *m_menu = nullptr;
-    QAction *m_planAction = nullptr;
-    QAction *m_compareAction = nullptr;
-    QAction *m_cancelAction = nullptr;
-    QAction *m_settingsAction = nullptr;
-    QActionGroup *m_plannerGroup = nullptr;
-    QActionGroup *m_costModelGroup = nullptr;
-    QList<QAction *> m_exportActions;
-    QProgressBar *m_progressBar = nullptr;
-    QLabel *m_progressLabel = nullptr;
-    QPushButton *m_cancelButton = nullptr;
+    ResultsDocks m_docks;
+    ResultsMenu m_menu;
 };
 
 } // namespace hetplan::gui
