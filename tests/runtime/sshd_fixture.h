@@ -1,0 +1,174 @@
+#pragma once
+
+// A throw-away OpenSSH server on loopback for the launcher's tests: generated host and user
+// keys in a temporary folder, a free port, started and stopped by the test. sshd wants an
+// absolute path (it re-executes itself), /run/sshd (its privilege-separation folder), and
+// `StrictModes no` (the keys live under /tmp); `-D` keeps it in the foreground so the test
+// can stop it.
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QThread>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace hetplan::test {
+
+inline QString findTool(const QString &name)
+{
+    return QStandardPaths::findExecutable(
+        name,
+        {QStringLiteral("/usr/sbin"), QStringLiteral("/usr/bin"), QStringLiteral("/usr/local/sbin"),
+         QStringLiteral("/usr/local/bin"), QStringLiteral("/sbin"), QStringLiteral("/bin")});
+}
+
+// A listening socket on 127.0.0.1 with a kernel-chosen port; -1 on failure. With `listen`
+// false the port is only reserved and released again (nothing will answer on it).
+inline int loopbackSocket(bool listen, int *port)
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0
+        || ::getsockname(fd, reinterpret_cast<sockaddr *>(&address), &length) != 0
+        || (listen && ::listen(fd, 4) != 0)) {
+        if (fd >= 0)
+            ::close(fd);
+        return -1;
+    }
+    *port = ntohs(address.sin_port);
+    if (!listen) {
+        ::close(fd);
+        return 0;
+    }
+    return fd;
+}
+
+inline bool acceptsConnections(int port)
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(std::uint16_t(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const bool ok
+        = fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0;
+    if (fd >= 0)
+        ::close(fd);
+    return ok;
+}
+
+class Sshd
+{
+public:
+    // Empty when the server can run here; otherwise why not (for QSKIP).
+    QString prepare()
+    {
+        m_sshd = findTool(QStringLiteral("sshd"));
+        m_keygen = findTool(QStringLiteral("ssh-keygen"));
+        if (m_sshd.isEmpty() || m_keygen.isEmpty())
+            return QStringLiteral("sshd or ssh-keygen is not installed (Debian: openssh-server, "
+                                  "openssh-client; scripts/install-deps.sh)");
+        if (!QDir(QStringLiteral("/run/sshd")).exists()
+            && !QDir().mkpath(QStringLiteral("/run/sshd")))
+            return QStringLiteral("sshd needs the folder /run/sshd, which cannot be created");
+        for (const char *key : {"host_a", "host_b", "user", "stranger"})
+            if (!keygen(QString::fromLatin1(key)))
+                return QStringLiteral("ssh-keygen failed: ") + m_lastError;
+        QFile::copy(path(QStringLiteral("user.pub")), path(QStringLiteral("authorized_keys")));
+        return {};
+    }
+
+    // Starts sshd with the host key `hostKey` ("host_a"); false with `error()` set on failure.
+    bool start(const QString &hostKey)
+    {
+        if (loopbackSocket(false, &m_port) != 0)
+            return fail(QStringLiteral("no free port"));
+        QFile config(path(QStringLiteral("sshd_config")));
+        if (!config.open(QIODevice::WriteOnly))
+            return fail(QStringLiteral("cannot write sshd_config"));
+        config.write(QStringLiteral("Port %1\nListenAddress 127.0.0.1\nHostKey %2\nPidFile none\n"
+                                    "AuthorizedKeysFile %3\nStrictModes no\nUsePAM no\n"
+                                    "PasswordAuthentication no\nKbdInteractiveAuthentication no\n"
+                                    "PermitRootLogin prohibit-password\n"
+                                    "Subsystem sftp internal-sftp\nLogLevel ERROR\n")
+                         .arg(m_port)
+                         .arg(path(hostKey), path(QStringLiteral("authorized_keys")))
+                         .toUtf8());
+        config.close();
+        m_process.setProcessChannelMode(QProcess::MergedChannels);
+        m_process.start(m_sshd, {QStringLiteral("-D"), QStringLiteral("-e"), QStringLiteral("-f"),
+                                 config.fileName()});
+        for (int i = 0; i < 200; ++i) {
+            if (m_process.state() == QProcess::NotRunning)
+                return fail(QStringLiteral("sshd exited: ")
+                            + QString::fromUtf8(m_process.readAll()));
+            if (acceptsConnections(m_port))
+                return true;
+            QThread::msleep(50);
+        }
+        return fail(QStringLiteral("sshd did not listen within 10 s"));
+    }
+
+    void stop()
+    {
+        if (m_process.state() == QProcess::NotRunning)
+            return;
+        m_process.terminate();
+        if (!m_process.waitForFinished(5000))
+            m_process.kill();
+        m_process.waitForFinished(5000);
+    }
+
+    ~Sshd() { stop(); }
+
+    QString path(const QString &name) const { return m_dir.filePath(name); }
+    std::string pathStd(const QString &name) const { return path(name).toStdString(); }
+    int port() const { return m_port; }
+    const QString &error() const { return m_lastError; }
+    const QString &keygenPath() const { return m_keygen; }
+
+    // `ssh-keygen -lf KEY.pub`'s fingerprint ("SHA256:…"), the one a person would compare.
+    QString fingerprint(const QString &key) const
+    {
+        QProcess p;
+        p.start(m_keygen, {QStringLiteral("-lf"), path(key + QStringLiteral(".pub"))});
+        p.waitForFinished(10000);
+        return QString::fromUtf8(p.readAllStandardOutput()).section(QLatin1Char(' '), 1, 1);
+    }
+
+private:
+    bool keygen(const QString &name)
+    {
+        QProcess p;
+        p.start(m_keygen, {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"),
+                           QStringLiteral("-N"), QString(), QStringLiteral("-C"), name,
+                           QStringLiteral("-f"), path(name)});
+        if (!p.waitForFinished(10000) || p.exitCode() != 0)
+            return fail(QString::fromUtf8(p.readAllStandardError()));
+        return true;
+    }
+
+    bool fail(const QString &why)
+    {
+        m_lastError = why;
+        return false;
+    }
+
+    QTemporaryDir m_dir;
+    QProcess m_process;
+    QString m_sshd;
+    QString m_keygen;
+    QString m_lastError;
+    int m_port = 0;
+};
+
+} // namespace hetplan::test
