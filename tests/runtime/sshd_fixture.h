@@ -28,9 +28,26 @@ inline QString findTool(const QString &name)
          QStringLiteral("/usr/local/bin"), QStringLiteral("/sbin"), QStringLiteral("/bin")});
 }
 
-// A listening socket on 127.0.0.1 with a kernel-chosen port; -1 on failure. With `listen`
-// false the port is only reserved and released again (nothing will answer on it).
-inline int loopbackSocket(bool listen, int *port)
+// A port on 127.0.0.1 that was free a moment ago (the kernel's choice); 0 on failure.
+// Nothing answers on it until someone listens there.
+inline int freeLoopbackPort()
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    const bool ok = fd >= 0
+                    && ::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0
+                    && ::getsockname(fd, reinterpret_cast<sockaddr *>(&address), &length) == 0;
+    if (fd >= 0)
+        ::close(fd);
+    return ok ? ntohs(address.sin_port) : 0;
+}
+
+// A socket listening on 127.0.0.1 that never accepts: the kernel completes connections, but no
+// SSH greeting ever comes, as from a hung host. Returns the descriptor (-1 on failure).
+inline int silentListener(int *port)
 {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in address{};
@@ -39,16 +56,12 @@ inline int loopbackSocket(bool listen, int *port)
     socklen_t length = sizeof address;
     if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0
         || ::getsockname(fd, reinterpret_cast<sockaddr *>(&address), &length) != 0
-        || (listen && ::listen(fd, 4) != 0)) {
+        || ::listen(fd, 4) != 0) {
         if (fd >= 0)
             ::close(fd);
         return -1;
     }
     *port = ntohs(address.sin_port);
-    if (!listen) {
-        ::close(fd);
-        return 0;
-    }
     return fd;
 }
 
@@ -90,7 +103,8 @@ public:
     // Starts sshd with the host key `hostKey` ("host_a"); false with `error()` set on failure.
     bool start(const QString &hostKey)
     {
-        if (loopbackSocket(false, &m_port) != 0)
+        m_port = freeLoopbackPort();
+        if (m_port == 0)
             return fail(QStringLiteral("no free port"));
         QFile config(path(QStringLiteral("sshd_config")));
         if (!config.open(QIODevice::WriteOnly))
@@ -128,7 +142,39 @@ public:
         m_process.waitForFinished(5000);
     }
 
-    ~Sshd() { stop(); }
+    ~Sshd()
+    {
+        stop();
+        stopAgent();
+    }
+
+    // Starts an ssh-agent holding `key` and returns its socket (empty on failure).
+    QString startAgent(const QString &key)
+    {
+        const QString socket = path(QStringLiteral("agent.sock"));
+        m_agent.start(findTool(QStringLiteral("ssh-agent")),
+                      {QStringLiteral("-D"), QStringLiteral("-a"), socket});
+        for (int i = 0; i < 100 && !QFile::exists(socket); ++i)
+            QThread::msleep(50);
+        QProcess add;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("SSH_AUTH_SOCK"), socket);
+        add.setProcessEnvironment(env);
+        add.start(findTool(QStringLiteral("ssh-add")), {QStringLiteral("-q"), path(key)});
+        if (!add.waitForFinished(10000) || add.exitCode() != 0) {
+            fail(QStringLiteral("ssh-add failed: ") + QString::fromUtf8(add.readAll()));
+            return {};
+        }
+        return socket;
+    }
+
+    void stopAgent()
+    {
+        if (m_agent.state() == QProcess::NotRunning)
+            return;
+        m_agent.terminate();
+        m_agent.waitForFinished(5000);
+    }
 
     QString path(const QString &name) const { return m_dir.filePath(name); }
     std::string pathStd(const QString &name) const { return path(name).toStdString(); }
@@ -165,6 +211,7 @@ private:
 
     QTemporaryDir m_dir;
     QProcess m_process;
+    QProcess m_agent;
     QString m_sshd;
     QString m_keygen;
     QString m_lastError;

@@ -44,6 +44,7 @@ private Q_SLOTS:
     void unknownKeyIsAcceptedOnlyWhenConfirmed();
     void changedKeyIsAlwaysRefused();
     void wrongUserKeyFailsClearly();
+    void agentAuthenticatesWithoutAnIdentityFile();
     void unreachableHostFailsInBoundedTime();
     void commandOutputStreamsWithExitStatus();
     void uploadReplacesFilesAtomically();
@@ -55,7 +56,7 @@ private:
         t.host = "127.0.0.1";
         t.port = m_sshd.port();
         t.user = localUser();
-        t.identityFile = m_sshd.pathStd(identity);
+        t.identityFile = identity.isEmpty() ? std::string() : m_sshd.pathStd(identity);
         t.timeoutS = 5;
         return t;
     }
@@ -158,12 +159,34 @@ void TestSshSession::wrongUserKeyFailsClearly()
     QVERIFY2(contains(missing.error().message, "no_such_key"), missing.error().message.c_str());
 }
 
+// With no "identity" the agent's keys are offered; without an agent the message says so.
+void TestSshSession::agentAuthenticatesWithoutAnIdentityFile()
+{
+    const QByteArray saved = qgetenv("SSH_AUTH_SOCK");
+    qunsetenv("SSH_AUTH_SOCK");
+    auto noAgent = SshSession::connect(target(QString()), trusted());
+    QVERIFY(!noAgent.ok());
+    QVERIFY2(contains(noAgent.error().message, "SSH_AUTH_SOCK"), noAgent.error().message.c_str());
+
+    const QString socket = m_sshd.startAgent(QStringLiteral("user"));
+    QVERIFY2(!socket.isEmpty(), qPrintable(m_sshd.error()));
+    qputenv("SSH_AUTH_SOCK", socket.toLocal8Bit());
+    auto viaAgent = SshSession::connect(target(QString()), trusted());
+    m_sshd.stopAgent();
+    if (saved.isNull())
+        qunsetenv("SSH_AUTH_SOCK");
+    else
+        qputenv("SSH_AUTH_SOCK", saved);
+    QVERIFY2(viaAgent.ok(), viaAgent.ok() ? "" : viaAgent.error().message.c_str());
+}
+
 // A closed port is refused at once; a port where something listens but never speaks SSH (a
 // hung host) fails once the target's timeout has passed, instead of waiting forever.
 void TestSshSession::unreachableHostFailsInBoundedTime()
 {
     SshTarget closed = target();
-    QCOMPARE(test::loopbackSocket(false, &closed.port), 0);
+    closed.port = test::freeLoopbackPort();
+    QVERIFY(closed.port > 0);
     auto refused = SshSession::connect(closed, trusted());
     QVERIFY(!refused.ok());
     QVERIFY2(contains(refused.error().message, "connecting failed"),
@@ -171,8 +194,8 @@ void TestSshSession::unreachableHostFailsInBoundedTime()
 
     SshTarget silent = target();
     silent.timeoutS = 2;
-    const int fd = test::loopbackSocket(true, &silent.port);
-    QVERIFY(fd > 0);
+    const int fd = test::silentListener(&silent.port);
+    QVERIFY(fd >= 0);
     QElapsedTimer timer;
     timer.start();
     auto hung = SshSession::connect(silent, trusted());
