@@ -42,7 +42,7 @@ HostEntry readEntry(const Value &value)
     e.machine = readText(o, "machine", true, kMaxNameChars);
     e.host = readText(o, "host", true, kMaxNameChars * 2);
     if (o.present() && !e.host.empty()
-        && (e.host.front() == '-' || e.host.find(' ') != e.host.npos))
+        && (e.host.front() == '-' || e.host.find(' ') != std::string::npos))
         o.failField("host", "\"" + e.host
                                 + "\" is not a host name or address; valid: a name or address "
                                   "without spaces that does not start with '-'");
@@ -89,12 +89,12 @@ Result<HostsFile> parseHosts(std::string_view text, std::string_view source)
     return readDocument(text, source, kHostsFormat, [](Object &root) { return readHosts(root); });
 }
 
-std::string writeHosts(const HostsFile &file)
+std::string writeHosts(const HostsFile &hosts)
 {
     OrderedJson j;
     j["format"] = kHostsFormat;
     OrderedJson &list = j["hosts"] = OrderedJson::array();
-    for (const HostEntry &e : file.hosts) {
+    for (const HostEntry &e : hosts.hosts) {
         OrderedJson o;
         o["machine"] = e.machine;
         o["host"] = e.host;

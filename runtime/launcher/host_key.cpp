@@ -58,36 +58,36 @@ std::string removeAdvice(ssh_session s, const HostKeyTrust &trust)
 
 } // namespace
 
-Status checkHostKey(ssh_session_struct *s, const std::string &destination,
-                    const HostKeyTrust &trust, HostKeyInfo *out)
+Status checkHostKey(ssh_session_struct *session, const std::string &destination,
+                    const HostKeyTrust &trust, HostKeyInfo *info)
 {
-    Result<HostKeyInfo> key = serverKey(s, destination);
+    Result<HostKeyInfo> key = serverKey(session, destination);
     if (!key)
         return key.error();
-    HostKeyInfo info = *key;
-    const ssh_known_hosts_e state = ssh_session_is_known_server(s);
+    HostKeyInfo seen = *key;
+    const ssh_known_hosts_e state = ssh_session_is_known_server(session);
     switch (state) {
     case SSH_KNOWN_HOSTS_OK:
-        info.state = HostKeyState::Known;
+        seen.state = HostKeyState::Known;
         break;
     case SSH_KNOWN_HOSTS_CHANGED:
-        info.state = HostKeyState::Changed;
+        seen.state = HostKeyState::Changed;
         break;
     case SSH_KNOWN_HOSTS_OTHER:
-        info.state = HostKeyState::OtherType;
+        seen.state = HostKeyState::OtherType;
         break;
     case SSH_KNOWN_HOSTS_NOT_FOUND: // the file does not exist yet: every key is new
     case SSH_KNOWN_HOSTS_UNKNOWN:
-        info.state = HostKeyState::Unknown;
+        seen.state = HostKeyState::Unknown;
         break;
     case SSH_KNOWN_HOSTS_ERROR:
-        return sshError(s, destination, "reading " + knownHostsName(trust),
+        return sshError(session, destination, "reading " + knownHostsName(trust),
                         "check that the known-hosts file is readable and well formed");
     }
-    if (out != nullptr)
-        *out = info;
-    const std::string offered = info.keyType + " key " + info.fingerprint;
-    switch (info.state) {
+    if (info != nullptr)
+        *info = seen;
+    const std::string offered = seen.keyType + " key " + seen.fingerprint;
+    switch (seen.state) {
     case HostKeyState::Known:
         return okStatus();
     case HostKeyState::Changed:
@@ -100,19 +100,19 @@ Status checkHostKey(ssh_session_struct *s, const std::string &destination,
                            "attack), or the host was reinstalled. Not connecting. Ask the "
                            "host's administrator for its real key; only if this change is "
                            "expected, remove the old entry with `"
-                         + removeAdvice(s, trust) + "` and connect again."};
+                         + removeAdvice(session, trust) + "` and connect again."};
     case HostKeyState::Unknown:
         break;
     }
-    const bool confirmed = trust.acceptAnyNewKey || trust.confirmedFingerprint == info.fingerprint;
+    const bool confirmed = trust.acceptAnyNewKey || trust.confirmedFingerprint == seen.fingerprint;
     if (!confirmed)
         return Error{ErrorKind::BadInput,
                      destination + ": the host's " + offered + " is not in " + knownHostsName(trust)
                          + ". Check the fingerprint with the host's administrator (on the host: "
                            "ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub) and confirm it to accept "
                            "the key (hetplan-cli: --accept-new-host-keys)."};
-    if (ssh_session_update_known_hosts(s) != SSH_OK)
-        return sshError(s, destination, "recording the host key in " + knownHostsName(trust),
+    if (ssh_session_update_known_hosts(session) != SSH_OK)
+        return sshError(session, destination, "recording the host key in " + knownHostsName(trust),
                         "check that the known-hosts file and its folder are writable");
     return okStatus();
 }

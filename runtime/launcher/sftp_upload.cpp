@@ -19,7 +19,7 @@ struct SftpFree
 };
 
 // libssh's doc/sftp.dox: 16 KiB requests suit most servers.
-constexpr std::size_t kChunkBytes = 16 * 1024;
+constexpr std::size_t kChunkBytes = std::size_t(16) * 1024;
 
 std::string temporaryName(const std::string &path)
 {
