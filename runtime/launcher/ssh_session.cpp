@@ -2,6 +2,7 @@
 // launcher runs unattended, and a stored password would be a secret in a project file.
 #include "runtime/launcher/ssh_session.h"
 
+#include "core/io/hosts_json.h"
 #include "runtime/launcher/host_key.h"
 #include "runtime/launcher/remote_command.h"
 
@@ -93,6 +94,11 @@ Status authenticateByAgent(ssh_session s, const SshTarget &t, const std::string 
 }
 
 } // namespace
+
+SshTarget sshTarget(const HostEntry &entry, int timeoutS)
+{
+    return {entry.host, entry.port, entry.user, entry.identity, timeoutS};
+}
 
 Error sshError(ssh_session_struct *session, const std::string &destination, const std::string &step,
                const std::string &advice)

@@ -10,6 +10,7 @@ struct ssh_session_struct;
 namespace hetplan {
 
 class RemoteCommand;
+struct HostEntry;
 
 // Where to connect: one entry of a hosts file (core/io/hosts_json.h) as the launcher needs it.
 struct SshTarget
@@ -20,6 +21,9 @@ struct SshTarget
     std::string identityFile; // private key file ("~/" is the local home); empty: the SSH agent
     int timeoutS = 10;        // bounds connecting and every later wait for the server
 };
+
+// The destination of one hosts-file entry (core/io/hosts_json.h).
+SshTarget sshTarget(const HostEntry &entry, int timeoutS = 10);
 
 // How host keys are trusted, as OpenSSH does it: a key recorded in the known-hosts file lets
 // the connection go on; a key not recorded is accepted (and appended to the file) only when a

@@ -1,6 +1,7 @@
 // The SSH launcher's session layer against a real OpenSSH server on loopback (sshd_fixture.h):
 // host keys are trusted as OpenSSH does it, authentication failures say what to do, commands
 // stream their output and exit status, uploads replace files atomically.
+#include "core/io/hosts_json.h"
 #include "runtime/launcher/remote_command.h"
 #include "runtime/launcher/ssh_session.h"
 #include "sshd_fixture.h"
@@ -68,9 +69,18 @@ private:
         trust.acceptAnyNewKey = true;
         return trust;
     }
+    // Through a hosts file, as the launcher will connect.
     std::unique_ptr<SshSession> connectTrusted()
     {
-        auto session = SshSession::connect(target(), trusted());
+        HostsFile written;
+        written.hosts.push_back({"A", "127.0.0.1", m_sshd.port(), localUser(),
+                                 m_sshd.pathStd(QStringLiteral("user")), "/tmp", "true"});
+        auto file = parseHosts(writeHosts(written), "test.hosts.json");
+        if (!file.ok()) {
+            qWarning("%s", file.error().message.c_str());
+            return nullptr;
+        }
+        auto session = SshSession::connect(sshTarget(file->hosts.at(0)), trusted());
         if (!session.ok())
             qWarning("%s", session.error().message.c_str());
         return session.ok() ? std::move(*session) : nullptr;
@@ -246,7 +256,8 @@ void TestSshSession::uploadReplacesFilesAtomically()
     auto session = connectTrusted();
     QVERIFY(session);
     QVERIFY(QDir().mkpath(m_sshd.path(QStringLiteral("remote"))));
-    const QString target = m_sshd.path(QStringLiteral("remote/plan.json"));
+    // A quote and a space in the name: the rename runs through the remote shell.
+    const QString target = m_sshd.path(QStringLiteral("remote/it's a plan.json"));
     std::string big(300 * 1024 + 17, 'x'); // several SFTP chunks, not a multiple of one
     for (std::size_t i = 0; i < big.size(); i += 4096)
         big[i] = char('a' + i % 26);
