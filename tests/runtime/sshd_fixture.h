@@ -2,9 +2,9 @@
 
 // A throw-away OpenSSH server on loopback for the launcher's tests: generated host and user
 // keys in a temporary folder, a free port, started and stopped by the test. sshd wants an
-// absolute path (it re-executes itself), /run/sshd (its privilege-separation folder), and
-// `StrictModes no` (the keys live under /tmp); `-D` keeps it in the foreground so the test
-// can stop it.
+// absolute path (it re-executes itself), /run/sshd when run by root (its privilege-separation
+// folder), and `StrictModes no` (the keys live under /tmp); `-D` keeps it in the foreground so
+// the test can stop it.
 
 #include <QDir>
 #include <QFile>
@@ -90,7 +90,8 @@ public:
         if (m_sshd.isEmpty() || m_keygen.isEmpty())
             return QStringLiteral("sshd or ssh-keygen is not installed (Debian: openssh-server, "
                                   "openssh-client; scripts/install-deps.sh)");
-        if (!QDir(QStringLiteral("/run/sshd")).exists()
+        // Only sshd run by root separates privileges and needs the folder.
+        if (::geteuid() == 0 && !QDir(QStringLiteral("/run/sshd")).exists()
             && !QDir().mkpath(QStringLiteral("/run/sshd")))
             return QStringLiteral("sshd needs the folder /run/sshd, which cannot be created");
         for (const char *key : {"host_a", "host_b", "user", "stranger"})
