@@ -79,12 +79,14 @@ Status RemoteCommand::finish()
 {
     ssh_session session = ssh_channel_get_session(m_channel);
     const int status = ssh_channel_get_exit_status(m_channel);
-    if (status < 0)
+    if (status < 0) {
+        const char *why = ssh_get_error(session);
         return Error{ErrorKind::Internal,
                      m_destination + ": `" + m_command
                          + "` ended without an exit status (killed by a signal, or the "
-                           "connection dropped); "
-                         + (ssh_get_error(session) ? ssh_get_error(session) : "")};
+                           "connection dropped)"
+                         + (why != nullptr && *why != '\0' ? ": " + std::string(why) : "")};
+    }
     m_exitStatus = status;
     return okStatus();
 }

@@ -227,6 +227,12 @@ void TestSshSession::commandOutputStreamsWithExitStatus()
     QCOMPARE(out->stdoutText, std::string("out1\nout2\n"));
     QCOMPARE(out->stderrText, std::string("err1\n"));
 
+    // Killed by a signal, the command leaves no exit status: that is not a success.
+    auto killed = runCommand(*session, "kill -KILL $$", 10);
+    QVERIFY(!killed.ok());
+    QVERIFY2(contains(killed.error().message, "without an exit status"),
+             killed.error().message.c_str());
+
     // The first line arrives while the command still runs: output streams, it is not
     // collected at the end.
     auto started = session->start("echo first; sleep 3; echo second");
