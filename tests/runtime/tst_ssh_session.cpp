@@ -11,6 +11,7 @@
 
 #include <pwd.h>
 #include <sys/stat.h>
+#include <thread>
 
 using namespace hetplan;
 
@@ -49,6 +50,7 @@ private Q_SLOTS:
     void unreachableHostFailsInBoundedTime();
     void commandOutputStreamsWithExitStatus();
     void uploadReplacesFilesAtomically();
+    void sessionsRunInParallelThreads();
 
 private:
     SshTarget target(const QString &identity = QStringLiteral("user")) const
@@ -290,6 +292,29 @@ void TestSshSession::uploadReplacesFilesAtomically()
     auto bad = session->upload("x", m_sshd.pathStd(QStringLiteral("no/such/folder/f")));
     QVERIFY(!bad.ok());
     QVERIFY2(contains(bad.error().message, "no/such/folder/f"), bad.error().message.c_str());
+}
+
+// The launcher gives every host its own session and thread; several at once must not disturb
+// each other (libssh: one session per thread).
+void TestSshSession::sessionsRunInParallelThreads()
+{
+    constexpr int kThreads = 4;
+    std::vector<std::string> outputs(kThreads);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kThreads; ++i)
+        threads.emplace_back([this, i, &outputs] {
+            auto session = SshSession::connect(target(), trusted());
+            if (!session.ok()) {
+                outputs[std::size_t(i)] = session.error().message;
+                return;
+            }
+            auto out = runCommand(**session, "echo rank " + std::to_string(i), 10);
+            outputs[std::size_t(i)] = out.ok() ? out->stdoutText : out.error().message;
+        });
+    for (std::thread &t : threads)
+        t.join();
+    for (int i = 0; i < kThreads; ++i)
+        QCOMPARE(outputs[std::size_t(i)], "rank " + std::to_string(i) + "\n");
 }
 
 QTEST_APPLESS_MAIN(TestSshSession)
