@@ -26,30 +26,6 @@ struct MicroBatchStash
     HeadStash head;
 };
 
-Parameter *&layerSlot(LayerParams &l, ParamKind kind)
-{
-    switch (kind) {
-    case ParamKind::AttnQ:
-        return l.q;
-    case ParamKind::AttnK:
-        return l.k;
-    case ParamKind::AttnV:
-        return l.v;
-    case ParamKind::AttnO:
-        return l.o;
-    case ParamKind::MlpNorm:
-        return l.mlpNorm;
-    case ParamKind::MlpGate:
-        return l.gate;
-    case ParamKind::MlpUp:
-        return l.up;
-    case ParamKind::MlpDown:
-        return l.down;
-    default:
-        return l.attnNorm; // the only other per-layer kind
-    }
-}
-
 Error callerError(std::string message)
 {
     return {ErrorKind::Internal, std::move(message)};

@@ -55,6 +55,34 @@ enum class ParamKind {
     Head,
 };
 
+// The member of a layer's set of per-tensor slots (the CPU shard's parameters, the GPU shard's
+// weights) that holds `kind`; any struct with the members q, k, v, o, attnNorm, mlpNorm, gate,
+// up and down. `kind` must be a per-layer kind.
+template<typename LayerSlots>
+auto &layerSlot(LayerSlots &l, ParamKind kind)
+{
+    switch (kind) {
+    case ParamKind::AttnQ:
+        return l.q;
+    case ParamKind::AttnK:
+        return l.k;
+    case ParamKind::AttnV:
+        return l.v;
+    case ParamKind::AttnO:
+        return l.o;
+    case ParamKind::MlpNorm:
+        return l.mlpNorm;
+    case ParamKind::MlpGate:
+        return l.gate;
+    case ParamKind::MlpUp:
+        return l.up;
+    case ParamKind::MlpDown:
+        return l.down;
+    default:
+        return l.attnNorm; // the only other per-layer kind
+    }
+}
+
 enum class TpCut { Replicated, Rows };
 
 // One full tensor of the model.

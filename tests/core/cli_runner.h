@@ -1,6 +1,8 @@
 #pragma once
 
-// Runs the hetplan-cli binary the build names in HETPLAN_CLI, for tests of its contract.
+// Runs the hetplan-cli next to the test (tests/test_programs.h), for tests of its contract.
+
+#include "tests/test_programs.h"
 
 #include <QByteArray>
 #include <QProcess>
@@ -20,7 +22,7 @@ struct CliRun
 inline CliRun cli(const QStringList &arguments)
 {
     QProcess process;
-    process.start(QStringLiteral(HETPLAN_CLI), arguments);
+    process.start(hetplan::test::projectProgram("hetplan-cli"), arguments);
     if (!process.waitForFinished(120000)) {
         process.kill();
         process.waitForFinished();

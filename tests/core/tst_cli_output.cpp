@@ -1,5 +1,6 @@
 // `plan --out`: what happens to the file a person names, checked before the search starts.
 #include "tests/core/cli_runner.h"
+#include "tests/test_programs.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -150,7 +151,7 @@ private Q_SLOTS:
     {
         QProcess process;
         process.setStandardOutputFile(QStringLiteral("/dev/full"));
-        process.start(QStringLiteral(HETPLAN_CLI),
+        process.start(hetplan::test::projectProgram("hetplan-cli"),
                       {QStringLiteral("catalog"), QStringLiteral("gpus")});
         QVERIFY(process.waitForFinished(60000));
         QCOMPARE(process.exitStatus(), QProcess::NormalExit);

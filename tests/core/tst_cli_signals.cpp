@@ -1,5 +1,7 @@
 // SIGTERM / SIGINT stop any planner promptly, even inside METIS (which installs its own
 // SIGTERM handler around its calls), and the best plan so far is kept.
+#include "tests/test_programs.h"
+
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
@@ -25,7 +27,7 @@ struct Stopped
 Stopped stopPlanning(int signal, const QString &out)
 {
     QProcess process;
-    process.start(QStringLiteral(HETPLAN_CLI),
+    process.start(hetplan::test::projectProgram("hetplan-cli"),
                   {QStringLiteral("plan"), QStringLiteral("--cluster"),
                    QStringLiteral("large-cluster"), QStringLiteral("--model"),
                    QStringLiteral("llama2-70b"), QStringLiteral("--knob"),
@@ -89,7 +91,7 @@ private Q_SLOTS:
         QProcess process;
         QElapsedTimer timer;
         timer.start();
-        process.start(QStringLiteral(HETPLAN_CLI),
+        process.start(hetplan::test::projectProgram("hetplan-cli"),
                       {QStringLiteral("plan"), QStringLiteral("--cluster"),
                        QStringLiteral("large-cluster"), QStringLiteral("--model"),
                        QStringLiteral("llama2-70b"), QStringLiteral("--knob"),

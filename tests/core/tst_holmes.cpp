@@ -15,6 +15,7 @@
 #include "core/planners/holmes/layer_partition.h"
 #include "core/planners/megatron.h"
 #include "tests/core/planner_test_support.h"
+#include "tests/test_programs.h"
 
 #include <QFile>
 #include <QProcess>
@@ -206,7 +207,7 @@ private Q_SLOTS:
 
     void cliPlansComparesAndValidates()
     {
-        if (!QFile::exists(QStringLiteral(HETPLAN_CLI)))
+        if (!QFile::exists(hetplan::test::projectProgram("hetplan-cli")))
             QSKIP("hetplan-cli is not built");
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("holmes.plan.json"));
@@ -217,7 +218,7 @@ private Q_SLOTS:
             QStringLiteral("--seq-len"),      QStringLiteral("2048")};
         const auto run = [](const QStringList &arguments) {
             QProcess process;
-            process.start(QStringLiteral(HETPLAN_CLI), arguments);
+            process.start(hetplan::test::projectProgram("hetplan-cli"), arguments);
             process.waitForFinished(120000);
             return std::pair{process.exitCode(),
                              QString::fromUtf8(process.readAllStandardOutput()

@@ -13,6 +13,7 @@
 #include "core/planners/metis/load_balance.h"
 #include "core/planners/metis/metis_planner.h"
 #include "tests/core/planner_test_support.h"
+#include "tests/test_programs.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -102,7 +103,7 @@ struct CliRun
 CliRun cli(const QStringList &arguments)
 {
     QProcess process;
-    process.start(QStringLiteral(HETPLAN_CLI), arguments);
+    process.start(hetplan::test::projectProgram("hetplan-cli"), arguments);
     if (!process.waitForFinished(120000)) {
         process.kill();
         process.waitForFinished();

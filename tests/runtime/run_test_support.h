@@ -2,6 +2,8 @@
 
 // Running `hetplan-cli run` from a test: the CLI as a child process, its exit code and output.
 
+#include "tests/test_programs.h"
+
 #include <QProcess>
 #include <QString>
 #include <QStringList>
@@ -28,7 +30,7 @@ inline CliRun runCli(const QStringList &args, int limitS = 280)
     QProcess process;
     QElapsedTimer clock;
     clock.start();
-    process.start(QStringLiteral(HETPLAN_CLI), args);
+    process.start(hetplan::test::projectProgram("hetplan-cli"), args);
     if (!process.waitForFinished(limitS * 1000)) {
         process.kill();
         process.waitForFinished();

@@ -3,6 +3,7 @@
 // peer end in clear errors within bounded time.
 #include "core/io/files.h"
 #include "core/io/probe_file.h"
+#include "tests/test_programs.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
@@ -41,7 +42,7 @@ std::vector<Finished> runRanks(int world, int started, const QString &dir, const
                                QStringLiteral("--rendezvous"), dir,
                                QStringLiteral("--model"),      kTinyModel,
                                QStringLiteral("--quick")};
-        p->start(QStringLiteral(HETPLAN_PROBE), args + extra);
+        p->start(hetplan::test::projectProgram("hetplan-probe"), args + extra);
         processes.push_back(std::move(p));
     }
     std::vector<Finished> done;
@@ -67,7 +68,7 @@ QStringList words(std::initializer_list<const char *> list)
 Finished runProbe(const QStringList &args)
 {
     QProcess p;
-    p.start(QStringLiteral(HETPLAN_PROBE), args);
+    p.start(hetplan::test::projectProgram("hetplan-probe"), args);
     p.waitForFinished(60000);
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
             QString::fromUtf8(p.readAllStandardError())};

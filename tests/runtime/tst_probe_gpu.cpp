@@ -6,6 +6,7 @@
 #include "core/io/probe_file.h"
 #include "gpu_test_support.h"
 #include "runtime/probe/gpu_probe.h"
+#include "tests/test_programs.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -57,7 +58,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString out = dir.path() + QStringLiteral("/gpu.probe.json");
         QProcess p;
-        p.start(QStringLiteral(HETPLAN_PROBE),
+        p.start(hetplan::test::projectProgram("hetplan-probe"),
                 {QStringLiteral("--quick"), QStringLiteral("--seq-len"), QStringLiteral("512"),
                  QStringLiteral("--out"), out});
         QVERIFY(p.waitForFinished(280000));

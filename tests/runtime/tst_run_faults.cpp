@@ -2,6 +2,7 @@
 // within the timeout with a message naming it, no worker outlives the run, and a plan that
 // cannot run is refused before any process starts.
 #include "run_test_support.h"
+#include "tests/test_programs.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
@@ -40,7 +41,7 @@ public:
     LongRun()
     {
         m_process.setProcessChannelMode(QProcess::SeparateChannels);
-        m_process.start(QStringLiteral(HETPLAN_CLI),
+        m_process.start(hetplan::test::projectProgram("hetplan-cli"),
                         {QStringLiteral("run"), QStringLiteral("--plan"),
                          runtimeData("pipeline.plan.json"), QStringLiteral("--model"),
                          runtimeData("tiny.model.json"), QStringLiteral("--iterations"),

@@ -11,30 +11,6 @@ namespace hetplan::runtime::cuda {
 
 namespace {
 
-const DeviceParameter *&layerSlot(LayerWeights &l, ParamKind kind)
-{
-    switch (kind) {
-    case ParamKind::AttnQ:
-        return l.q;
-    case ParamKind::AttnK:
-        return l.k;
-    case ParamKind::AttnV:
-        return l.v;
-    case ParamKind::AttnO:
-        return l.o;
-    case ParamKind::MlpNorm:
-        return l.mlpNorm;
-    case ParamKind::MlpGate:
-        return l.gate;
-    case ParamKind::MlpUp:
-        return l.up;
-    case ParamKind::MlpDown:
-        return l.down;
-    default:
-        return l.attnNorm; // the only other per-layer kind
-    }
-}
-
 Status blasStatus(cublasStatus_t status, const char *what)
 {
     if (status != CUBLAS_STATUS_SUCCESS)
