@@ -1,5 +1,6 @@
 #include "app/cli/commands.h"
 #include "app/cli/measured_report.h"
+#include "core/io/measurement_json.h"
 #include "app/cli/planning.h"
 #include "app/cli/report.h"
 #include "app/cli/setup.h"

@@ -2,6 +2,8 @@
 // measured nothing has no file.
 #include "core/io/measurement_json.h"
 
+#include "core/io/files.h"
+
 #include "core/io/json_util.h"
 #include "core/model/cluster.h"
 
@@ -219,6 +221,14 @@ std::string writeMeasurement(const Measurement &m)
     for (const MeasuredRank &r : m.ranks)
         ranks.push_back(rankJson(r));
     return dumpPretty(j);
+}
+
+Result<Measurement> loadMeasurement(const std::string &path)
+{
+    auto text = readTextFile(path);
+    if (!text)
+        return text.error();
+    return parseMeasurement(*text, path);
 }
 
 } // namespace hetplan

@@ -17,5 +17,7 @@ inline constexpr std::string_view kMeasurementFormat = "hetplan.measurement/1";
 // iterations list as many entries as run.iterations).
 Result<Measurement> parseMeasurement(std::string_view text, std::string_view source);
 std::string writeMeasurement(const Measurement &measurement);
+// Reads and parses a hetplan.measurement/1 file.
+Result<Measurement> loadMeasurement(const std::string &path);
 
 } // namespace hetplan
