@@ -1,6 +1,5 @@
 #include "app/cli/commands.h"
 #include "app/cli/measured_report.h"
-#include "core/io/measurement_json.h"
 #include "app/cli/planning.h"
 #include "app/cli/report.h"
 #include "app/cli/setup.h"
@@ -8,6 +7,7 @@
 #include "core/io/evaluation_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
+#include "core/io/measurement_json.h"
 
 #include <iostream>
 #include <nlohmann/json.hpp>

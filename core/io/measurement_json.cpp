@@ -3,7 +3,6 @@
 #include "core/io/measurement_json.h"
 
 #include "core/io/files.h"
-
 #include "core/io/json_util.h"
 #include "core/model/cluster.h"
 
