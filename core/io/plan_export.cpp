@@ -154,7 +154,10 @@ std::string writeRankLayout(const Plan &plan, const std::vector<RankPlacement> &
         std::string visible;
         for (int gpu : node.gpuIndices)
             visible += (visible.empty() ? "" : ",") + std::to_string(gpu);
-        n["cuda_visible_devices"] = visible;
+        if (node.singleMachine)
+            n["cuda_visible_devices"] = visible;
+        else
+            n["cuda_visible_devices"] = nullptr;
         nodes.push_back(std::move(n));
     }
     OrderedJson &ranks = j["ranks"] = OrderedJson::array();

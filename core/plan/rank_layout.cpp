@@ -52,12 +52,17 @@ std::vector<NodeRanks> nodesOf(const std::vector<RankPlacement> &layout)
 {
     std::vector<NodeRanks> nodes;
     std::map<std::string, std::size_t> index;
+    std::vector<int> machineOf; // per node, the machine of its first rank
     for (const RankPlacement &r : layout) {
         auto [it, added] = index.try_emplace(r.host, nodes.size());
-        if (added)
-            nodes.push_back({r.host, {}, {}});
-        nodes[it->second].ranks.push_back(r.rank);
-        nodes[it->second].gpuIndices.push_back(r.gpuIndex);
+        if (added) {
+            nodes.push_back({r.host, {}, {}, true});
+            machineOf.push_back(r.machine);
+        }
+        NodeRanks &node = nodes[it->second];
+        node.ranks.push_back(r.rank);
+        node.gpuIndices.push_back(r.gpuIndex);
+        node.singleMachine = node.singleMachine && machineOf[it->second] == r.machine;
     }
     return nodes;
 }

@@ -45,6 +45,9 @@ struct NodeRanks
     std::string host;
     std::vector<int> ranks;
     std::vector<int> gpuIndices; // per local rank, the GPU's index inside its machine
+    // False when several machines share the host: their GPU indices then do not name the
+    // host's devices.
+    bool singleMachine = true;
 };
 
 // The hosts of a layout in order of their first rank (so the node of rank 0 comes first).
