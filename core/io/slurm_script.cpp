@@ -133,7 +133,9 @@ Result<std::string> slurmScript(const std::vector<RankPlacement> &layout,
     text += "\nread -r -d '' HETPLAN_TASK <<'HETPLAN_TASK_END' || true\n"
             + taskScript(nodes, worker ? workerCommand(options) : options.command)
             + "HETPLAN_TASK_END\n\n# One failed rank ends the step, as `hetplan-cli run` "
-              "stops every rank.\nsrun --kill-on-bad-exit=1";
+              "stops every rank. The ranks\n# rendezvous by themselves (no PMI); srun starts a "
+              "step across the components of a\n# heterogeneous job with --mpi=none even where "
+              "heterogeneous steps are not enabled.\nsrun --kill-on-bad-exit=1 --mpi=none";
     if (components.size() > 1)
         text += " --het-group=0-" + std::to_string(components.size() - 1);
     text += " bash -c \"$HETPLAN_TASK\"\n";

@@ -281,8 +281,8 @@ void TestPlanExport::slurmScriptStartsEveryRankOnItsNode()
     const ScriptRun run = runScript(*script, tasks);
     QVERIFY2(run.exitCode == 0, qPrintable(run.err));
     QCOMPARE(run.out.trimmed().split(QLatin1Char('\n')), expected);
-    QVERIFY2(run.srunArgs.startsWith(
-                 QLatin1String("--kill-on-bad-exit=1 --het-group=0-1 bash -c set -euo pipefail")),
+    QVERIFY2(run.srunArgs.startsWith(QLatin1String(
+                 "--kill-on-bad-exit=1 --mpi=none --het-group=0-1 bash -c set -euo pipefail")),
              qPrintable(run.srunArgs));
 
     // A task on a node the plan does not use, or one task too many, fails with the reason.
