@@ -115,7 +115,7 @@ Result<std::string> exportText(const LoadedPlan &loaded, const std::vector<RankP
 {
     const std::string &planPath = loaded.path;
     if (args.has("slurm")) {
-        if (args.has("format"))
+        if (args.has("format") || args.has("pipeline"))
             return badInput("--slurm and --format are separate exports; give one of them");
         SlurmOptions options;
         options.plan = sharedPath(planPath);
@@ -131,9 +131,12 @@ Result<std::string> exportText(const LoadedPlan &loaded, const std::vector<RankP
         options.masterPort = port->value_or(options.masterPort);
         return ofPlan(planPath, slurmScript(layout, options));
     }
-    if (args.has("command"))
-        return badInput("--command goes with --slurm");
+    for (const char *option : {"command", "job-name", "master-port"})
+        if (args.has(option))
+            return badInput("--" + std::string(option) + " goes with --slurm");
     const auto format = args.value("format");
+    if (args.has("pipeline") && format != "hexgen")
+        return badInput("--pipeline goes with --format hexgen");
     if (!format)
         return badInput("give --format flashflex|hexgen|ranks, or --slurm for an sbatch script");
     if (*format == "flashflex")

@@ -75,6 +75,11 @@ void TestCliExport::wrongInputGetsAClearError_data()
                        QStringLiteral("--format"),  QStringLiteral("ranks"),
                        QStringLiteral("--command"), QStringLiteral("x")}
         << "--command goes with --slurm";
+    QTest::newRow("pipeline without hexgen")
+        << QStringList{QStringLiteral("--plan"),     kTwoPipelines,
+                       QStringLiteral("--format"),   QStringLiteral("ranks"),
+                       QStringLiteral("--pipeline"), QStringLiteral("0")}
+        << "--pipeline goes with --format hexgen";
 }
 
 void TestCliExport::wrongInputGetsAClearError()
@@ -115,6 +120,14 @@ void TestCliExport::slurmScriptUsesTheHostsFile()
     const auto missing
         = cli({"export", "--slurm", "--plan"}, {kTwoPipelines, QStringLiteral("--hosts"), partial});
     QCOMPARE(missing.exitCode, 2);
+    // --out never overwrites an input, the hosts file included.
+    const auto overwrite
+        = cli({"export", "--slurm", "--plan"},
+              {kTwoPipelines, QStringLiteral("--hosts"), hosts, QStringLiteral("--out"), hosts});
+    QCOMPARE(overwrite.exitCode, 2);
+    QVERIFY2(overwrite.err.contains("is the --hosts file of this command"),
+             overwrite.err.constData());
+    QVERIFY(contentOf(hosts).contains("node-a"));
     QVERIFY2(missing.err.contains(partial.toUtf8()
                                   + ": hosts: no entry for machine 'C', which holds rank 2"),
              missing.err.constData());
