@@ -13,6 +13,7 @@
 
 #include <climits>
 #include <filesystem>
+#include <map>
 
 namespace hetplan::cli {
 namespace {
@@ -45,14 +46,21 @@ Result<LoadedPlan> loadPlan(const Args &args)
     return LoadedPlan{std::move(loaded->path), std::move(loaded->plan), std::move(problem)};
 }
 
-// --hosts: each machine holding a rank must have an entry; it names the node the ranks use.
-Result<std::vector<std::string>>
-hostsFromArgs(const Args &args, const std::vector<RankPlacement> &layout, const Cluster &cluster)
+// --hosts: each machine holding a rank must have an entry; it names the node the ranks use
+// and the worker executable there.
+struct Hosts
 {
-    std::vector<std::string> hostOfMachine(cluster.machines.size());
+    std::vector<std::string> hostOfMachine;
+    std::map<std::string, std::string> workerOfHost;
+};
+
+Result<Hosts> hostsFromArgs(const Args &args, const std::vector<RankPlacement> &layout,
+                            const Cluster &cluster)
+{
+    Hosts result{std::vector<std::string>(cluster.machines.size()), {}};
     const auto path = args.value("hosts");
     if (!path)
-        return hostOfMachine;
+        return result;
     auto text = readTextFile(*path);
     if (!text)
         return text.error();
@@ -66,9 +74,10 @@ hostsFromArgs(const Args &args, const std::vector<RankPlacement> &layout, const 
                             + "', which holds rank " + std::to_string(r.rank)
                             + " of the plan; add {\"machine\": \"" + r.machineName
                             + "\", \"host\": ...}");
-        hostOfMachine[std::size_t(r.machine)] = entry->host;
+        result.hostOfMachine[std::size_t(r.machine)] = entry->host;
+        result.workerOfHost[entry->host] = entry->worker;
     }
-    return hostOfMachine;
+    return result;
 }
 
 // A file every node reads by the same name: absolute, as the submission directory sees it.
@@ -111,7 +120,7 @@ Result<std::string> ofPlan(const std::string &planPath, Result<std::string> text
 }
 
 Result<std::string> exportText(const LoadedPlan &loaded, const std::vector<RankPlacement> &layout,
-                               const Args &args)
+                               const Hosts &hosts, const Args &args)
 {
     const std::string &planPath = loaded.path;
     if (args.has("slurm")) {
@@ -124,6 +133,7 @@ Result<std::string> exportText(const LoadedPlan &loaded, const std::vector<RankP
         if (const auto model = args.value("model"))
             options.model = sharedPath(*model);
         options.command = args.value("command").value_or("");
+        options.workerOfHost = hosts.workerOfHost;
         options.jobName = args.value("job-name").value_or(options.jobName);
         auto port = args.integer("master-port", 1, 65535);
         if (!port)
@@ -170,8 +180,9 @@ int runExport(const std::vector<std::string> &words)
     auto hosts = hostsFromArgs(*args, rankLayout(loaded->plan, topology), topology.cluster());
     if (!hosts)
         return fail(hosts.error());
-    const std::vector<RankPlacement> layout = rankLayout(loaded->plan, topology, *hosts);
-    auto text = exportText(*loaded, layout, *args);
+    const std::vector<RankPlacement> layout
+        = rankLayout(loaded->plan, topology, hosts->hostOfMachine);
+    auto text = exportText(*loaded, layout, *hosts, *args);
     if (!text)
         return fail(text.error());
     if (Status written = writeOutput(out->value_or(kStandardOutput), *text); !written)

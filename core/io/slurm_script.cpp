@@ -53,7 +53,7 @@ std::string directives(const std::vector<std::vector<const NodeRanks *>> &compon
 
 std::string workerCommand(const SlurmOptions &o)
 {
-    std::string command = shellQuote(o.worker) + " --plan " + shellQuote(o.plan);
+    std::string command = "\"$worker\" --plan " + shellQuote(o.plan);
     if (o.cluster)
         command += " --cluster " + shellQuote(*o.cluster);
     if (o.model)
@@ -67,14 +67,20 @@ std::string workerCommand(const SlurmOptions &o)
              "'{print $1}')}\" \\\n    --out \"$HETPLAN_RUN_DIR/rank-$RANK.json\"";
 }
 
-std::string taskScript(const std::vector<NodeRanks> &nodes, const std::string &command)
+std::string taskScript(const std::vector<NodeRanks> &nodes, const SlurmOptions &o)
 {
+    const bool worker = o.command.empty();
     std::string text = "set -euo pipefail\ncase \"$SLURMD_NODENAME\" in\n";
     for (const NodeRanks &node : nodes) {
         std::string ranks;
         for (int r : node.ranks)
             ranks += (ranks.empty() ? "" : " ") + std::to_string(r);
-        text += "    " + node.host + ") ranks=(" + ranks + ") ;;\n";
+        text += "    " + node.host + ") ranks=(" + ranks + ")";
+        if (worker) {
+            const auto own = o.workerOfHost.find(node.host);
+            text += " worker=" + shellQuote(own == o.workerOfHost.end() ? o.worker : own->second);
+        }
+        text += " ;;\n";
     }
     return text
            + "    *) echo \"hetplan: node $SLURMD_NODENAME holds no rank of the plan\" >&2; exit 1 "
@@ -84,7 +90,7 @@ std::string taskScript(const std::vector<NodeRanks> &nodes, const std::string &c
              "$SLURM_LOCALID\" >&2\n    exit 1\nfi\n"
              "export RANK=\"${ranks[$SLURM_LOCALID]}\" LOCAL_RANK=\"$SLURM_LOCALID\" "
              "LOCAL_WORLD_SIZE=\"${#ranks[@]}\"\n"
-           + command + "\n";
+           + (worker ? workerCommand(o) : o.command) + "\n";
 }
 
 } // namespace
@@ -131,7 +137,7 @@ Result<std::string> slurmScript(const std::vector<RankPlacement> &layout,
         text += "export HETPLAN_RUN_DIR=\"${HETPLAN_RUN_DIR:-$SLURM_SUBMIT_DIR/"
                 "hetplan-$SLURM_JOB_ID}\"\nmkdir -p \"$HETPLAN_RUN_DIR/rendezvous\"\n";
     text += "\nread -r -d '' HETPLAN_TASK <<'HETPLAN_TASK_END' || true\n"
-            + taskScript(nodes, worker ? workerCommand(options) : options.command)
+            + taskScript(nodes, options)
             + "HETPLAN_TASK_END\n\n# One failed rank ends the step, as `hetplan-cli run` "
               "stops every rank. The ranks\n# rendezvous by themselves (no PMI); srun starts a "
               "step across the components of a\n# heterogeneous job with --mpi=none even where "

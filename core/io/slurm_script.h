@@ -6,6 +6,7 @@
 #include "core/base/result.h"
 #include "core/plan/rank_layout.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,8 @@ struct SlurmOptions
     std::optional<std::string> cluster;
     std::optional<std::string> model;
     std::string worker = "hetplan-worker";
+    // Per host, the worker executable there (a hosts file's `worker`); absent: `worker`.
+    std::map<std::string, std::string> workerOfHost;
 };
 
 // Refuses hosts that are not Slurm node names (letters, digits, '.', '_', '-') and a command

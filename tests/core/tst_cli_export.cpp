@@ -98,7 +98,7 @@ void TestCliExport::slurmScriptUsesTheHostsFile()
     const QString hosts = writeFile(dir, "hosts.json", R"({"format": "hetplan.hosts/1", "hosts": [
         {"machine": "A", "host": "node-a", "workdir": "/w"},
         {"machine": "B", "host": "node-b", "workdir": "/w"},
-        {"machine": "C", "host": "node-c", "workdir": "/w"}]})");
+        {"machine": "C", "host": "node-c", "workdir": "/w", "worker": "/opt/hp/hetplan-worker"}]})");
     const QString out = dir.filePath(QStringLiteral("job.sh"));
     const auto run = cli({"export", "--slurm", "--plan"},
                          {kTwoPipelines, QStringLiteral("--hosts"), hosts, QStringLiteral("--out"),
@@ -109,6 +109,11 @@ void TestCliExport::slurmScriptUsesTheHostsFile()
     QVERIFY(script.contains("#SBATCH --nodelist=node-c,node-b\n"));
     QVERIFY(script.contains("export MASTER_ADDR=node-a "));
     QVERIFY(script.contains("\npython train.py\n"));
+    // Without --command: each node's hetplan-worker is the one its hosts entry names.
+    const auto worker
+        = cli({"export", "--slurm", "--plan"}, {kTwoPipelines, QStringLiteral("--hosts"), hosts});
+    QVERIFY(worker.out.contains("    node-c) ranks=(2 3) worker='/opt/hp/hetplan-worker' ;;\n"));
+    QVERIFY(worker.out.contains("    node-b) ranks=(5 6) worker='hetplan-worker' ;;\n"));
     QProcess bash;
     bash.start(QStringLiteral("bash"), {QStringLiteral("-n"), out});
     QVERIFY(bash.waitForFinished());

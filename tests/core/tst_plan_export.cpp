@@ -310,7 +310,9 @@ void TestPlanExport::slurmScriptWithEvenNodesIsOneComponent()
     QCOMPARE(directiveValues(*script, "ntasks-per-node"), std::vector<std::string>{"8"});
     QCOMPARE(directiveValues(*script, "gpus-per-node"), std::vector<std::string>{"8"});
     // The default command is hetplan-worker on the plan, quoted for the shell.
-    QVERIFY(script->find("'hetplan-worker' --plan '/shared/it'\\''s a plan.json' --rank \"$RANK\"")
+    QVERIFY(script->find("\"$worker\" --plan '/shared/it'\\''s a plan.json' --rank \"$RANK\"")
+            != std::string::npos);
+    QVERIFY(script->find("    ice-3090Ti-0) ranks=(0 1 2 3 4 5 6 7) worker='hetplan-worker' ;;")
             != std::string::npos);
 }
 
