@@ -111,6 +111,29 @@ Result<std::string> hexgenText(const LoadedPlan &loaded, const Args &args)
     return text;
 }
 
+// --backend, --scale and --iterations: hetplan-worker's, as `hetplan-cli run` takes them.
+Status workerOptions(const Args &args, SlurmOptions &options)
+{
+    for (const char *option : {"backend", "scale", "iterations"})
+        if (args.has(option) && !options.command.empty())
+            return badInput("--" + std::string(option)
+                            + " sets hetplan-worker's options; with --command, put it in the "
+                              "command");
+    options.backend = args.value("backend").value_or(options.backend);
+    if (options.backend != "cuda" && options.backend != "gloo")
+        return badInput("--backend " + options.backend
+                        + ": valid: cuda (GPU with NCCL) or gloo (CPU)");
+    auto scale = args.integer("scale", 1, 1 << 16);
+    if (!scale)
+        return scale.error();
+    auto iterations = args.integer("iterations", 1, 1 << 20);
+    if (!iterations)
+        return iterations.error();
+    options.scale = scale->value_or(options.scale);
+    options.iterations = iterations->value_or(options.iterations);
+    return okStatus();
+}
+
 // What the target cannot express is a problem of the plan file: its errors name it.
 Result<std::string> ofPlan(const std::string &planPath, Result<std::string> text)
 {
@@ -139,9 +162,12 @@ Result<std::string> exportText(const LoadedPlan &loaded, const std::vector<RankP
         if (!port)
             return port.error();
         options.masterPort = port->value_or(options.masterPort);
+        if (Status worker = workerOptions(args, options); !worker)
+            return worker.error();
         return ofPlan(planPath, slurmScript(layout, options));
     }
-    for (const char *option : {"command", "job-name", "master-port"})
+    for (const char *option :
+         {"command", "job-name", "master-port", "backend", "scale", "iterations"})
         if (args.has(option))
             return badInput("--" + std::string(option) + " goes with --slurm");
     const auto format = args.value("format");
@@ -163,7 +189,7 @@ Result<std::string> exportText(const LoadedPlan &loaded, const std::vector<RankP
 int runExport(const std::vector<std::string> &words)
 {
     const Args::Spec spec{{"plan", "cluster", "model", "format", "hosts", "command", "out",
-                           "job-name", "master-port", "pipeline"},
+                           "job-name", "master-port", "pipeline", "backend", "scale", "iterations"},
                           {"slurm"}};
     auto args = Args::parse(words, spec);
     if (!args)

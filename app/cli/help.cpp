@@ -171,7 +171,9 @@ Writes a plan for other launchers and runtimes (docs/export.md). Ranks are numbe
   --slurm                 an sbatch script starting one srun task per rank: hetplan-worker,
                           or --command CMD (one line of shell) with RANK, WORLD_SIZE,
                           LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT set;
-                          --job-name NAME, --master-port PORT (default 29500)
+                          --job-name NAME, --master-port PORT (default 29500); for
+                          hetplan-worker: --backend cuda|gloo (default cuda), --scale K,
+                          --iterations I, as `run` takes them
   --hosts HOSTS           a hosts file (hetplan.hosts/1): each machine's host, the node its
                           ranks start on (default: the cluster's host, else the machine name)
   --cluster FILE|EXAMPLE  the cluster the plan names, when it is not a bundled example

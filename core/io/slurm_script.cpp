@@ -60,9 +60,15 @@ std::string workerCommand(const SlurmOptions &o)
         command += " --model " + shellQuote(*o.model);
     // The rendezvous directory must be one every node sees; HETPLAN_RENDEZVOUS may name a
     // redis://HOST:PORT store instead. Gloo needs an address the other nodes reach.
+    command += " --rank \"$RANK\" --world \"$WORLD_SIZE\" --backend " + o.backend;
+    if (o.backend == "cuda")
+        command += " --device \"$LOCAL_RANK\"";
+    if (o.scale != 1)
+        command += " --scale " + std::to_string(o.scale);
+    if (o.iterations > 0)
+        command += " --iterations " + std::to_string(o.iterations);
     return command
-           + " --rank \"$RANK\" --world \"$WORLD_SIZE\" --backend cuda --device \"$LOCAL_RANK\""
-             " \\\n    --rendezvous \"${HETPLAN_RENDEZVOUS:-$HETPLAN_RUN_DIR/rendezvous}\""
+           + " \\\n    --rendezvous \"${HETPLAN_RENDEZVOUS:-$HETPLAN_RUN_DIR/rendezvous}\""
              " \\\n    --listen-address \"${HETPLAN_LISTEN_ADDRESS:-$(hostname -I | awk "
              "'{print $1}')}\" \\\n    --out \"$HETPLAN_RUN_DIR/rank-$RANK.json\"";
 }

@@ -26,6 +26,9 @@ struct SlurmOptions
     std::optional<std::string> cluster;
     std::optional<std::string> model;
     std::string worker = "hetplan-worker";
+    std::string backend = "cuda"; // hetplan-worker --backend: cuda (NCCL) or gloo (CPU)
+    int scale = 1;                // hetplan-worker --scale
+    int iterations = 0;           // hetplan-worker --iterations; 0: the worker's default
     // Per host, the worker executable there (a hosts file's `worker`); absent: `worker`.
     std::map<std::string, std::string> workerOfHost;
 };

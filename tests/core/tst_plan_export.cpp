@@ -4,6 +4,7 @@
 #include "core/io/plan_export.h"
 #include "core/io/slurm_script.h"
 #include "tests/core/export_test_support.h"
+#include "tests/core/slurm_test_support.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -14,6 +15,8 @@
 
 using namespace hetplan;
 using hetplan::test::exportCase;
+using hetplan::test::runSbatchScript;
+using hetplan::test::ScriptRun;
 
 namespace {
 
@@ -43,49 +46,6 @@ std::vector<int> ints(const std::vector<std::string> &words)
     for (const std::string &w : words)
         values.push_back(std::stoi(w));
     return values;
-}
-
-struct ScriptRun
-{
-    int exitCode = -1;
-    QString out;
-    QString err;
-    QString srunArgs;
-};
-
-// Runs the sbatch script with an srun stand-in that starts the step's command once per task
-// of `tasks` ("node:localid"), with the environment Slurm gives a task.
-ScriptRun runScript(const std::string &script, const QStringList &tasks)
-{
-    QTemporaryDir dir;
-    QFile srun(dir.filePath(QStringLiteral("srun")));
-    srun.open(QIODevice::WriteOnly);
-    srun.write("#!/bin/bash\necho \"$@\" > \"$FAKE_SRUN_ARGS\"\n"
-               "while [[ $1 == --* ]]; do shift; done\nstatus=0\n"
-               "for task in $FAKE_SRUN_TASKS; do\n"
-               "  SLURMD_NODENAME=${task%%:*} SLURM_LOCALID=${task##*:} \"$@\" || status=$?\n"
-               "done\nexit $status\n");
-    srun.close();
-    srun.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-    QFile file(dir.filePath(QStringLiteral("job.sh")));
-    file.open(QIODevice::WriteOnly);
-    file.write(script.data(), qint64(script.size()));
-    file.close();
-    QProcess bash;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("PATH"),
-               dir.path() + QLatin1Char(':') + env.value(QStringLiteral("PATH")));
-    env.insert(QStringLiteral("FAKE_SRUN_TASKS"), tasks.join(QLatin1Char(' ')));
-    env.insert(QStringLiteral("FAKE_SRUN_ARGS"), dir.filePath(QStringLiteral("args")));
-    env.remove(QStringLiteral("MASTER_PORT"));
-    bash.setProcessEnvironment(env);
-    bash.start(QStringLiteral("bash"), {file.fileName()});
-    bash.waitForFinished();
-    QFile args(dir.filePath(QStringLiteral("args")));
-    args.open(QIODevice::ReadOnly);
-    return {bash.exitCode(), QString::fromUtf8(bash.readAllStandardOutput()),
-            QString::fromUtf8(bash.readAllStandardError()),
-            QString::fromUtf8(args.readAll()).trimmed()};
 }
 
 int bashSyntaxCheck(const std::string &script)
@@ -278,18 +238,21 @@ void TestPlanExport::slurmScriptStartsEveryRankOnItsNode()
                                              [&](const auto &o) { return o.host == r.host; }));
         expected << QStringLiteral("%1 7 %2 %3 A 29500").arg(r.rank).arg(r.localRank).arg(onHost);
     }
-    const ScriptRun run = runScript(*script, tasks);
+    const ScriptRun run = runSbatchScript(*script, tasks);
     QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-    QCOMPARE(run.out.trimmed().split(QLatin1Char('\n')), expected);
+    QStringList lines = run.out.trimmed().split(QLatin1Char('\n'));
+    lines.sort(); // the tasks run at once, as srun starts them
+    expected.sort();
+    QCOMPARE(lines, expected);
     QVERIFY2(run.srunArgs.startsWith(QLatin1String(
                  "--kill-on-bad-exit=1 --mpi=none --het-group=0-1 bash -c set -euo pipefail")),
              qPrintable(run.srunArgs));
 
     // A task on a node the plan does not use, or one task too many, fails with the reason.
-    const ScriptRun stray = runScript(*script, {QStringLiteral("Z:0")});
+    const ScriptRun stray = runSbatchScript(*script, {QStringLiteral("Z:0")});
     QCOMPARE(stray.exitCode, 1);
     QVERIFY2(stray.err.contains(QLatin1String("node Z holds no rank")), qPrintable(stray.err));
-    const ScriptRun extra = runScript(*script, {QStringLiteral("C:2")});
+    const ScriptRun extra = runSbatchScript(*script, {QStringLiteral("C:2")});
     QVERIFY2(extra.err.contains(QLatin1String("has 2 ranks, not task 2")), qPrintable(extra.err));
 }
 
