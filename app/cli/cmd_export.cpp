@@ -147,8 +147,10 @@ Result<std::string> exportText(const LoadedPlan &loaded, const std::vector<RankP
 {
     const std::string &planPath = loaded.path;
     if (args.has("slurm")) {
-        if (args.has("format") || args.has("pipeline"))
+        if (args.has("format"))
             return badInput("--slurm and --format are separate exports; give one of them");
+        if (args.has("pipeline"))
+            return badInput("--pipeline goes with --format hexgen");
         SlurmOptions options;
         options.plan = sharedPath(planPath);
         if (const auto cluster = args.value("cluster"))
