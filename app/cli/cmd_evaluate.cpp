@@ -48,40 +48,29 @@ int runEvaluate(const std::vector<std::string> &words)
         return fail(args.error());
     if (Status none = args->noPositional(spec); !none)
         return fail(none.error());
-    auto planPath = args->required("plan");
-    if (!planPath)
-        return fail(planPath.error());
-    auto planText = readTextFile(*planPath);
-    if (!planText)
-        return fail(planText.error());
+    auto planFile = planFromArgs(*args);
+    if (!planFile)
+        return fail(planFile.error());
+    const std::string &planPath = planFile->path;
+    const Plan &plan = planFile->plan;
 
-    std::optional<std::string> planCluster;
-    if (auto named = planClusterName(*planText, *planPath); named && !named->empty())
-        planCluster = *named;
-    auto topology = topologyFromArgs(*args, planCluster);
-    if (!topology)
-        return fail(topology.error());
-    auto plan = parsePlan(*planText, *planPath, *topology);
-    if (!plan)
-        return fail(plan.error());
-
-    ProblemDefaults defaults{plan->model.empty() ? std::nullopt : std::optional(plan->model),
-                             plan->workload, "plan file " + *planPath};
+    ProblemDefaults defaults{plan.model.empty() ? std::nullopt : std::optional(plan.model),
+                             plan.workload, "plan file " + planPath};
     WorkloadOrigin origin;
-    auto problem = buildProblem(std::move(topology).value(), *args, defaults, &origin);
+    auto problem = buildProblem(std::move(planFile->topology), *args, defaults, &origin);
     if (!problem)
         return fail(problem.error());
     auto costModel = costModelFromArgs(
-        *args, plan->costModel.empty() ? std::nullopt : std::optional(plan->costModel));
+        *args, plan.costModel.empty() ? std::nullopt : std::optional(plan.costModel));
     if (!costModel)
         return fail(costModel.error());
 
-    const auto issues = validatePlan(*problem, *plan, costModel->get());
+    const auto issues = validatePlan(*problem, plan, costModel->get());
     if (!issues.empty())
-        return reportInvalid(*planPath, issues, args->has("json"));
+        return reportInvalid(planPath, issues, args->has("json"));
 
-    Evaluation evaluation = (*costModel)->evaluate(*problem, *plan);
-    addServingFigures(*problem, **costModel, *plan, evaluation);
+    Evaluation evaluation = (*costModel)->evaluate(*problem, plan);
+    addServingFigures(*problem, **costModel, plan, evaluation);
     std::optional<Measurement> measured;
     if (const auto path = args->value("measured")) {
         auto loaded = loadMeasurement(*path);
@@ -93,14 +82,14 @@ int runEvaluate(const std::vector<std::string> &words)
         nlohmann::json out = evaluationToJson(evaluation, problem->topology);
         out["workload"] = workloadToJson(problem->workload, origin);
         if (measured)
-            out["measured"] = comparisonJson(compareMeasured(*plan, evaluation, *measured));
+            out["measured"] = comparisonJson(compareMeasured(plan, evaluation, *measured));
         std::cout << out.dump(2) << '\n';
     } else {
         printWorkload(std::cout, problem->workload, origin);
-        printPlan(std::cout, *problem, *plan);
+        printPlan(std::cout, *problem, plan);
         printEvaluation(std::cout, *problem, evaluation);
         if (measured)
-            printComparison(std::cout, *measured, compareMeasured(*plan, evaluation, *measured));
+            printComparison(std::cout, *measured, compareMeasured(plan, evaluation, *measured));
     }
     return 0;
 }

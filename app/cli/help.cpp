@@ -26,6 +26,8 @@ Commands:
   run       --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--scale K]
             [--iterations I] [--seed S] [--timeout-s T] [--out MEASUREMENT] [--dump-weights DIR]
             [--backend gloo|cuda]
+  export    --plan FILE (--format flashflex|hexgen|ranks | --slurm [--command CMD])
+            [--hosts HOSTS] [--out FILE]   (for other runtimes and Slurm, docs/export.md)
   --version print the version
 
 Cost models: hetplan (default), hexiscale-paper, hexgen-paper.
@@ -156,6 +158,27 @@ program and the measurement file.
   --backend gloo|cuda     gloo (default): the CPU model over Gloo; cuda: each rank on a GPU of
                           this machine (the rank's index among the plan's ranks on its machine)
                           with NCCL; docs/gpu-host.md
+)");
+    if (command == "export")
+        return std::string(R"(usage: hetplan-cli export --plan FILE (--format F | --slurm) [options]
+
+Writes a plan for other launchers and runtimes (docs/export.md). Ranks are numbered as
+`hetplan-cli run` numbers them.
+  --format flashflex      FlashFlex's llama_train.py arguments (training plans)
+  --format hexgen         HexGen's --hetero_config and --pp_partition, one job per pipeline
+                          (serving plans); --pipeline N prints only pipeline N's
+  --format ranks          the rank layout as JSON (hetplan.ranks/1), for your own trainer
+  --slurm                 an sbatch script starting one srun task per rank: hetplan-worker,
+                          or --command CMD (one line of shell) with RANK, WORLD_SIZE,
+                          LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT set;
+                          --job-name NAME, --master-port PORT (default 29500); for
+                          hetplan-worker: --backend cuda|gloo (default cuda), --scale K,
+                          --iterations I, as `run` takes them
+  --hosts HOSTS           a hosts file (hetplan.hosts/1): each machine's host, the node its
+                          ranks start on (default: the cluster's host, else the machine name)
+  --cluster FILE|EXAMPLE  the cluster the plan names, when it is not a bundled example
+  --model NAME|FILE       the model the plan names, when it is not in the catalog
+  --out FILE              write there (atomically) instead of to standard output
 )");
     return std::nullopt;
 }

@@ -11,7 +11,7 @@ Result<std::optional<std::string>> outputFromArgs(const Args &args)
     const std::optional<std::string> path = args.value("out");
     if (!path || *path == kStandardOutput)
         return path;
-    for (const char *input : {"cluster", "model", "workload", "plan", "warm-start"}) {
+    for (const char *input : {"cluster", "model", "workload", "plan", "warm-start", "hosts"}) {
         const std::optional<std::string> inputPath = args.value(input);
         if (inputPath && sameFile(*path, *inputPath))
             return badInput("--out " + *path + " is the --" + input

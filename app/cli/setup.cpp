@@ -390,6 +390,26 @@ Result<Invocation> prepare(const std::vector<std::string> &words,
                       std::move(origin)};
 }
 
+Result<PlanFromArgs> planFromArgs(const Args &args)
+{
+    auto path = args.required("plan");
+    if (!path)
+        return path.error();
+    auto text = readTextFile(*path);
+    if (!text)
+        return text.error();
+    std::optional<std::string> planCluster;
+    if (auto named = planClusterName(*text, *path); named && !named->empty())
+        planCluster = *named;
+    auto topology = topologyFromArgs(args, planCluster);
+    if (!topology)
+        return topology.error();
+    auto plan = parsePlan(*text, *path, *topology);
+    if (!plan)
+        return plan.error();
+    return PlanFromArgs{*path, std::move(plan).value(), std::move(topology).value()};
+}
+
 int exitCodeFor(const Error &error)
 {
     switch (error.kind) {

@@ -60,6 +60,15 @@ Result<Invocation> prepare(const std::vector<std::string> &words,
                            std::set<std::string> extraOptions,
                            std::set<std::string> extraSwitches = {});
 
+// --plan FILE, read and resolved against --cluster, else the cluster the plan names.
+struct PlanFromArgs
+{
+    std::string path;
+    Plan plan;
+    Topology topology;
+};
+Result<PlanFromArgs> planFromArgs(const Args &args);
+
 // Maps an Error to the CLI's exit code contract: 2 bad input (or a request the planner does
 // not handle, whose message says what to use instead), 3 no plan fits, 1 otherwise.
 int exitCodeFor(const Error &error);
