@@ -60,7 +60,7 @@ std::string workerCommand(const SlurmOptions &o)
         command += " --model " + shellQuote(*o.model);
     // The rendezvous directory must be one every node sees; HETPLAN_RENDEZVOUS may name a
     // redis://HOST:PORT store instead. Gloo needs an address the other nodes reach.
-    command += " --rank \"$RANK\" --world \"$WORLD_SIZE\" --backend " + o.backend;
+    command += R"( --rank "$RANK" --world "$WORLD_SIZE" --backend )" + o.backend;
     if (o.backend == "cuda")
         command += " --device \"$LOCAL_RANK\"";
     if (o.scale != 1)
