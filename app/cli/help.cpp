@@ -26,6 +26,8 @@ Commands:
   run       --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--scale K]
             [--iterations I] [--seed S] [--timeout-s T] [--out MEASUREMENT] [--dump-weights DIR]
             [--backend gloo|cuda]
+  launch    --plan FILE --hosts FILE [--known-hosts FILE] [--accept-new-host-keys] [run's
+            options] [--command WORD...]   (the ranks on other hosts over SSH)
   --version print the version
 
 Cost models: hetplan (default), hexiscale-paper, hexgen-paper.
@@ -157,6 +159,8 @@ program and the measurement file.
                           this machine (the rank's index among the plan's ranks on its machine)
                           with NCCL; docs/gpu-host.md
 )");
+    if (command == "launch")
+        return launchHelp();
     return std::nullopt;
 }
 

@@ -29,6 +29,8 @@ int runCommand(const std::string &command, const std::vector<std::string> &words
         return runValidate(words);
     if (command == "run")
         return runRun(words);
+    if (command == "launch")
+        return runLaunch(words);
     return runCatalog(words);
 }
 

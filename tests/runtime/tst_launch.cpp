@@ -1,0 +1,309 @@
+// `hetplan-cli launch` across "hosts" that are network namespaces of this machine, each with
+// its own sshd (netns_fixture.h), running the build's own hetplan-worker: the loss equals a
+// local `hetplan-cli run` of the same plan; host keys and user keys are checked before
+// anything starts; an unreachable host fails preflight in bounded time with nothing started;
+// cancel and a dying rank leave no process of the job on any host.
+#include "core/io/measurement_json.h"
+#include "tests/runtime/netns_fixture.h"
+#include "tests/runtime/run_test_support.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+
+using namespace hetplan;
+using namespace hetplan::test;
+using namespace hetplan::runtime::test;
+
+namespace {
+
+constexpr int kHosts = 3;
+const char *const kMachines[kHosts] = {"A", "B", "C"};
+
+// The launch's output as it arrives, with when the first rank line came.
+struct LiveLaunch
+{
+    QProcess process;
+    QElapsedTimer clock;
+    QString out;
+    QString err;
+    qint64 firstRankOutputMs = -1;
+
+    void start(const QStringList &args)
+    {
+        clock.start();
+        process.start(projectProgram("hetplan-cli"), args);
+    }
+    void read()
+    {
+        out += QString::fromUtf8(process.readAllStandardOutput());
+        err += QString::fromUtf8(process.readAllStandardError());
+        if (firstRankOutputMs < 0 && out.contains(QLatin1String("[rank ")))
+            firstRankOutputMs = clock.elapsed();
+    }
+    // Waits until `text` appears on stdout or the process ends (at most `limitMs`).
+    bool waitFor(const QString &text, int limitMs)
+    {
+        while (clock.elapsed() < limitMs) {
+            process.waitForReadyRead(50);
+            read();
+            if (out.contains(text))
+                return true;
+            if (process.state() == QProcess::NotRunning)
+                return false;
+        }
+        return false;
+    }
+    int finish(int limitMs)
+    {
+        while (process.state() != QProcess::NotRunning && clock.elapsed() < limitMs) {
+            process.waitForFinished(50);
+            read();
+        }
+        if (process.state() != QProcess::NotRunning) {
+            process.kill();
+            process.waitForFinished();
+            return -1;
+        }
+        read();
+        return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    }
+};
+
+} // namespace
+
+class TestLaunch : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void launchMatchesLocalRun();
+    void unknownHostKeyIsRefused();
+    void wrongUserKeyFails();
+    void unreachableHostFailsPreflight();
+    void cancelStopsEveryRank();
+    void deadRankStopsTheJob();
+
+private:
+    // A hosts file mapping A, B, C to the namespaces; `edit` may change an entry.
+    QString hostsFile(const QString &name,
+                      const std::function<void(int, QJsonObject &)> &edit = {}) const;
+    QStringList launchArgs(const QString &hosts, const QString &knownHosts) const;
+    void expectNothingLeft(const char *when);
+
+    NamespaceHosts m_hosts;
+    QTemporaryDir m_dir;
+    QString m_knownHosts;
+};
+
+void TestLaunch::initTestCase()
+{
+    if (QString why = m_hosts.create(kHosts); !why.isEmpty())
+        QSKIP(qPrintable(QStringLiteral("network namespace hosts: ") + why));
+    QVERIFY(m_dir.isValid());
+    m_knownHosts = m_dir.filePath(QStringLiteral("known_hosts"));
+}
+
+QString TestLaunch::hostsFile(const QString &name,
+                              const std::function<void(int, QJsonObject &)> &edit) const
+{
+    QJsonArray entries;
+    for (int i = 0; i < kHosts; ++i) {
+        QJsonObject entry{
+            {QStringLiteral("machine"), QString::fromLatin1(kMachines[i])},
+            {QStringLiteral("host"), m_hosts.address(i)},
+            {QStringLiteral("port"), 22},
+            {QStringLiteral("identity"),
+             const_cast<NamespaceHosts &>(m_hosts).sshd(i).path(QStringLiteral("user"))},
+            {QStringLiteral("workdir"), m_dir.filePath(QStringLiteral("host-%1").arg(i))},
+            {QStringLiteral("worker"), projectProgram("hetplan-worker")}};
+        if (edit)
+            edit(i, entry);
+        entries.append(entry);
+    }
+    const QString path = m_dir.filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return {};
+    file.write(
+        QJsonDocument(QJsonObject{{QStringLiteral("format"), QStringLiteral("hetplan.hosts/1")},
+                                  {QStringLiteral("hosts"), entries}})
+            .toJson());
+    return path;
+}
+
+QStringList TestLaunch::launchArgs(const QString &hosts, const QString &knownHosts) const
+{
+    return {QStringLiteral("launch"),
+            QStringLiteral("--plan"),
+            runtimeData("asymmetric.plan.json"),
+            QStringLiteral("--model"),
+            runtimeData("tiny.model.json"),
+            QStringLiteral("--hosts"),
+            hosts,
+            QStringLiteral("--known-hosts"),
+            knownHosts,
+            QStringLiteral("--connect-timeout-s"),
+            QStringLiteral("5")};
+}
+
+void TestLaunch::expectNothingLeft(const char *when)
+{
+    // The last sshd sessions may take a moment to end after the launcher disconnects.
+    QStringList left;
+    for (int i = 0; i < 50; ++i) {
+        left = m_hosts.jobProcesses();
+        if (left.isEmpty())
+            return;
+        QThread::msleep(100);
+    }
+    QFAIL(qPrintable(QStringLiteral("%1: processes left: ").arg(QLatin1String(when))
+                     + left.join(QStringLiteral(", "))));
+}
+
+void TestLaunch::launchMatchesLocalRun()
+{
+    const QString local = m_dir.filePath(QStringLiteral("local.json"));
+    const QString remote = m_dir.filePath(QStringLiteral("remote.json"));
+    const CliRun run = runCli({QStringLiteral("run"), QStringLiteral("--plan"),
+                               runtimeData("asymmetric.plan.json"), QStringLiteral("--model"),
+                               runtimeData("tiny.model.json"), QStringLiteral("--out"), local});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+
+    LiveLaunch launch;
+    launch.start(launchArgs(hostsFile(QStringLiteral("hosts.json")), m_knownHosts)
+                 << QStringLiteral("--accept-new-host-keys") << QStringLiteral("--out") << remote);
+    const int code = launch.finish(120000);
+    QVERIFY2(code == 0, qPrintable(launch.out + launch.err));
+    qInfo("launch on %d namespace hosts: first rank output after %lld ms, whole job %lld ms",
+          kHosts, launch.firstRankOutputMs, launch.clock.elapsed());
+    QVERIFY2(launch.out.contains(QStringLiteral("[rank 0 ") + m_hosts.address(0)),
+             qPrintable(launch.out));
+    QVERIFY2(launch.out.contains(QLatin1String("measured")), qPrintable(launch.out));
+
+    const Measurement mine = loadMeasurement(local.toStdString()).value();
+    auto theirs = loadMeasurement(remote.toStdString());
+    QVERIFY2(theirs.ok(), theirs.ok() ? "" : theirs.error().message.c_str());
+    QCOMPARE(theirs->loss.size(), mine.loss.size());
+    for (std::size_t i = 0; i < mine.loss.size(); ++i)
+        QCOMPARE(theirs->loss[i], mine.loss[i]);
+    QCOMPARE(theirs->ranks.size(), mine.ranks.size());
+    // The keys were recorded, and every host's job folder is gone.
+    QVERIFY(QFile::exists(m_knownHosts));
+    for (int i = 0; i < kHosts; ++i)
+        QVERIFY2(QDir(m_dir.filePath(QStringLiteral("host-%1").arg(i)))
+                     .entryList(QDir::NoDotAndDotDot | QDir::AllEntries)
+                     .isEmpty(),
+                 "a job folder was left behind");
+    expectNothingLeft("after the job");
+}
+
+void TestLaunch::unknownHostKeyIsRefused()
+{
+    const QString fresh = m_dir.filePath(QStringLiteral("fresh_known_hosts"));
+    const CliRun run = runCli(launchArgs(hostsFile(QStringLiteral("hosts.json")), fresh), 60);
+    QCOMPARE(run.exitCode, 2);
+    const QString fingerprint = m_hosts.sshd(0).fingerprint(QStringLiteral("host_a"));
+    QVERIFY2(!fingerprint.isEmpty() && run.err.contains(fingerprint), qPrintable(run.err));
+    QVERIFY2(run.err.contains(QLatin1String("--accept-new-host-keys")), qPrintable(run.err));
+    QVERIFY2(run.err.contains(QLatin1String("nothing was started")), qPrintable(run.err));
+    QVERIFY(!QFile::exists(fresh) || QFile(fresh).size() == 0);
+    expectNothingLeft("after a refused key");
+}
+
+void TestLaunch::wrongUserKeyFails()
+{
+    const QString hosts = hostsFile(QStringLiteral("stranger.json"), [this](int i, QJsonObject &e) {
+        if (i == 1)
+            e[QStringLiteral("identity")] = m_hosts.sshd(i).path(QStringLiteral("stranger"));
+    });
+    const CliRun run
+        = runCli(launchArgs(hosts, m_knownHosts) << QStringLiteral("--accept-new-host-keys"), 60);
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(
+        run.err.contains(m_hosts.address(1) + QStringLiteral(":22: the server refused the key")),
+        qPrintable(run.err));
+    QVERIFY2(run.err.contains(QLatin1String("authorized_keys")), qPrintable(run.err));
+    expectNothingLeft("after a refused user key");
+}
+
+void TestLaunch::unreachableHostFailsPreflight()
+{
+    const QString hosts
+        = hostsFile(QStringLiteral("unreachable.json"), [this](int i, QJsonObject &e) {
+              if (i == 2)
+                  e[QStringLiteral("host")] = m_hosts.unusedAddress();
+          });
+    QStringList args = launchArgs(hosts, m_knownHosts) << QStringLiteral("--accept-new-host-keys");
+    args[args.indexOf(QStringLiteral("--connect-timeout-s")) + 1] = QStringLiteral("3");
+    const CliRun run = runCli(args, 60);
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains(m_hosts.unusedAddress() + QStringLiteral(":22: connecting failed")),
+             qPrintable(run.err));
+    QVERIFY2(run.err.contains(QLatin1String("failed on 1 of 3 host(s); nothing was started")),
+             qPrintable(run.err));
+    // Bounded by the connect timeout (3 s), with room for a loaded machine.
+    QVERIFY2(run.seconds < 15, qPrintable(QString::number(run.seconds)));
+    qInfo("an unreachable host failed preflight after %.1f s (connect timeout 3 s)", run.seconds);
+    expectNothingLeft("after a failed preflight");
+}
+
+void TestLaunch::cancelStopsEveryRank()
+{
+    LiveLaunch launch;
+    launch.start(launchArgs(hostsFile(QStringLiteral("hosts.json")), m_knownHosts)
+                 << QStringLiteral("--iterations") << QStringLiteral("1000000"));
+    QVERIFY2(launch.waitFor(QStringLiteral("[rank 0 "), 60000),
+             qPrintable(launch.out + launch.err));
+    QVERIFY2(!m_hosts.jobProcesses().isEmpty(), "the ranks should be running");
+    QElapsedTimer stop;
+    stop.start();
+    ::kill(pid_t(launch.process.processId()), SIGINT);
+    qint64 lastGoneMs = -1;
+    while (stop.elapsed() < 30000) {
+        if (m_hosts.jobProcesses().isEmpty()) {
+            lastGoneMs = stop.elapsed();
+            break;
+        }
+        QThread::msleep(10);
+    }
+    const int code = launch.finish(60000);
+    QCOMPARE(code, 130);
+    QVERIFY2(launch.err.contains(QLatin1String("cancelled")), qPrintable(launch.err));
+    QVERIFY2(lastGoneMs >= 0, qPrintable(m_hosts.jobProcesses().join(QStringLiteral(", "))));
+    qInfo("cancel: every process of the job gone %lld ms after SIGINT; launch exited after %lld ms",
+          lastGoneMs, stop.elapsed());
+    expectNothingLeft("after cancel");
+}
+
+void TestLaunch::deadRankStopsTheJob()
+{
+    LiveLaunch launch;
+    launch.start(launchArgs(hostsFile(QStringLiteral("hosts.json")), m_knownHosts)
+                 << QStringLiteral("--iterations") << QStringLiteral("1000000"));
+    QVERIFY2(launch.waitFor(QStringLiteral("[rank 0 "), 60000),
+             qPrintable(launch.out + launch.err));
+    // Host C (namespace 2) runs rank 3 of the asymmetric plan.
+    int victim = -1;
+    for (const QString &p : m_hosts.jobProcesses(2))
+        if (p.endsWith(QLatin1String(" hetplan-worker")))
+            victim = p.section(QLatin1Char(' '), 0, 0).toInt();
+    QVERIFY2(victim > 0, qPrintable(m_hosts.jobProcesses(2).join(QStringLiteral(", "))));
+    ::kill(victim, SIGKILL);
+    const int code = launch.finish(60000);
+    QCOMPARE(code, 1);
+    QVERIFY2(launch.err.contains(QStringLiteral("rank 3 on ") + m_hosts.address(2)),
+             qPrintable(launch.err));
+    QVERIFY2(launch.err.contains(QLatin1String("every rank on every host was stopped")),
+             qPrintable(launch.err));
+    expectNothingLeft("after a rank died");
+}
+
+QTEST_GUILESS_MAIN(TestLaunch)
+#include "tst_launch.moc"
