@@ -33,6 +33,8 @@ struct LiveLaunch
     QString out;
     QString err;
     qint64 firstRankOutputMs = -1;
+    qint64 uploadingMs = -1; // preflight done, files going up
+    qint64 runningMs = -1;   // ranks starting
 
     void start(const QStringList &args)
     {
@@ -43,8 +45,11 @@ struct LiveLaunch
     {
         out += QString::fromUtf8(process.readAllStandardOutput());
         err += QString::fromUtf8(process.readAllStandardError());
-        if (firstRankOutputMs < 0 && out.contains(QLatin1String("[rank ")))
-            firstRankOutputMs = clock.elapsed();
+        for (auto [mark, text] :
+             {std::pair{&firstRankOutputMs, "[rank "}, std::pair{&uploadingMs, "launch: uploading"},
+              std::pair{&runningMs, "launch: running"}})
+            if (*mark < 0 && out.contains(QLatin1String(text)))
+                *mark = clock.elapsed();
     }
     // Waits until `text` appears on stdout or the process ends (at most `limitMs`).
     bool waitFor(const QString &text, int limitMs)
@@ -94,7 +99,9 @@ private:
     // A hosts file mapping A, B, C to the namespaces; `edit` may change an entry.
     QString hostsFile(const QString &name,
                       const std::function<void(int, QJsonObject &)> &edit = {}) const;
-    QStringList launchArgs(const QString &hosts, const QString &knownHosts) const;
+    // Trusting new host keys unless `acceptNewKeys` is false: each test stands alone.
+    QStringList launchArgs(const QString &hosts, const QString &knownHosts,
+                           bool acceptNewKeys = true) const;
     void expectNothingLeft(const char *when);
 
     NamespaceHosts m_hosts;
@@ -138,19 +145,23 @@ QString TestLaunch::hostsFile(const QString &name,
     return path;
 }
 
-QStringList TestLaunch::launchArgs(const QString &hosts, const QString &knownHosts) const
+QStringList TestLaunch::launchArgs(const QString &hosts, const QString &knownHosts,
+                                   bool acceptNewKeys) const
 {
-    return {QStringLiteral("launch"),
-            QStringLiteral("--plan"),
-            runtimeData("asymmetric.plan.json"),
-            QStringLiteral("--model"),
-            runtimeData("tiny.model.json"),
-            QStringLiteral("--hosts"),
-            hosts,
-            QStringLiteral("--known-hosts"),
-            knownHosts,
-            QStringLiteral("--connect-timeout-s"),
-            QStringLiteral("5")};
+    QStringList args = {QStringLiteral("launch"),
+                        QStringLiteral("--plan"),
+                        runtimeData("asymmetric.plan.json"),
+                        QStringLiteral("--model"),
+                        runtimeData("tiny.model.json"),
+                        QStringLiteral("--hosts"),
+                        hosts,
+                        QStringLiteral("--known-hosts"),
+                        knownHosts,
+                        QStringLiteral("--connect-timeout-s"),
+                        QStringLiteral("5")};
+    if (acceptNewKeys)
+        args << QStringLiteral("--accept-new-host-keys");
+    return args;
 }
 
 void TestLaunch::expectNothingLeft(const char *when)
@@ -178,11 +189,13 @@ void TestLaunch::launchMatchesLocalRun()
 
     LiveLaunch launch;
     launch.start(launchArgs(hostsFile(QStringLiteral("hosts.json")), m_knownHosts)
-                 << QStringLiteral("--accept-new-host-keys") << QStringLiteral("--out") << remote);
+                 << QStringLiteral("--out") << remote);
     const int code = launch.finish(120000);
     QVERIFY2(code == 0, qPrintable(launch.out + launch.err));
-    qInfo("launch on %d namespace hosts: first rank output after %lld ms, whole job %lld ms",
-          kHosts, launch.firstRankOutputMs, launch.clock.elapsed());
+    qInfo("launch on %d namespace hosts: preflight done after %lld ms, ranks starting after %lld "
+          "ms, first rank output after %lld ms, whole job %lld ms",
+          kHosts, launch.uploadingMs, launch.runningMs, launch.firstRankOutputMs,
+          launch.clock.elapsed());
     QVERIFY2(launch.out.contains(QStringLiteral("[rank 0 ") + m_hosts.address(0)),
              qPrintable(launch.out));
     QVERIFY2(launch.out.contains(QLatin1String("measured")), qPrintable(launch.out));
@@ -207,7 +220,8 @@ void TestLaunch::launchMatchesLocalRun()
 void TestLaunch::unknownHostKeyIsRefused()
 {
     const QString fresh = m_dir.filePath(QStringLiteral("fresh_known_hosts"));
-    const CliRun run = runCli(launchArgs(hostsFile(QStringLiteral("hosts.json")), fresh), 60);
+    const CliRun run
+        = runCli(launchArgs(hostsFile(QStringLiteral("hosts.json")), fresh, false), 60);
     QCOMPARE(run.exitCode, 2);
     const QString fingerprint = m_hosts.sshd(0).fingerprint(QStringLiteral("host_a"));
     QVERIFY2(!fingerprint.isEmpty() && run.err.contains(fingerprint), qPrintable(run.err));
@@ -223,8 +237,7 @@ void TestLaunch::wrongUserKeyFails()
         if (i == 1)
             e[QStringLiteral("identity")] = m_hosts.sshd(i).path(QStringLiteral("stranger"));
     });
-    const CliRun run
-        = runCli(launchArgs(hosts, m_knownHosts) << QStringLiteral("--accept-new-host-keys"), 60);
+    const CliRun run = runCli(launchArgs(hosts, m_knownHosts), 60);
     QCOMPARE(run.exitCode, 2);
     QVERIFY2(
         run.err.contains(m_hosts.address(1) + QStringLiteral(":22: the server refused the key")),
@@ -240,7 +253,7 @@ void TestLaunch::unreachableHostFailsPreflight()
               if (i == 2)
                   e[QStringLiteral("host")] = m_hosts.unusedAddress();
           });
-    QStringList args = launchArgs(hosts, m_knownHosts) << QStringLiteral("--accept-new-host-keys");
+    QStringList args = launchArgs(hosts, m_knownHosts);
     args[args.indexOf(QStringLiteral("--connect-timeout-s")) + 1] = QStringLiteral("3");
     const CliRun run = runCli(args, 60);
     QCOMPARE(run.exitCode, 1);
