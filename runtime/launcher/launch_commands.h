@@ -26,7 +26,8 @@ std::string redisCommand(const std::string &jobDir, const std::string &address, 
 
 // Stops every process group recorded in `jobDir`: TERM, then KILL to those still alive after
 // `graceS`. Waits up to a second for `expectedGroups` records first, so a process started a
-// moment ago is not missed. Prints "stopped N" (groups that needed KILL: "killed N").
+// moment ago is not missed. Prints "stopped" when TERM ended them all, else "killed N" (the
+// groups that got KILL).
 std::string stopCommand(const std::string &jobDir, int expectedGroups, double graceS);
 
 // Lists the process groups recorded in `jobDir` that still have a process, one per line.
