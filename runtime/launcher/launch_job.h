@@ -14,6 +14,10 @@
 
 namespace hetplan {
 
+namespace launch {
+class JobControl;
+}
+
 // One training job across the hosts of a hosts file (docs/launcher.md, "Jobs"): preflight on
 // every host, one worker (or the person's own command) per rank, every rank's output streamed
 // back, every rank stopped on cancel or the first failure, the measurements fetched and merged.
@@ -98,6 +102,15 @@ public:
     // ErrorKind::Cancelled.
     Result<Measurement> run(const LaunchSpec &spec, const LaunchSink &sink);
 
+    // `hetplan-cli probe --hosts`: hetplan-probe (beside each host's worker) once on every
+    // host of spec.hosts, as the ranks of one probe, so every pair of hosts is measured too;
+    // `probeOptions` are passed on (--quick, --no-gpu, --model NAME|FILE: a local file is
+    // uploaded). Only the hosts, trust and timeouts of `spec` are used. Returns the
+    // hetplan.probe/1 text rank 0 wrote (docs/probe.md), checked. Phases, preflight, stop and
+    // cancel as for run().
+    Result<std::string> probe(const LaunchSpec &spec, const std::vector<std::string> &probeOptions,
+                              const LaunchSink &sink);
+
     // Asks run() to stop every rank and return; thread-safe, returns at once, harmless before
     // run() (the job then stops as soon as it starts) or after it.
     void cancel();
@@ -106,6 +119,11 @@ public:
     std::string jobId() const;
 
 private:
+    template<typename T>
+    Result<T> track(const LaunchSpec &spec, const LaunchSink &sink,
+                    const std::function<Result<T>(const std::string &, const LaunchSink &,
+                                                  launch::JobControl &)> &job);
+
     struct State;
     std::unique_ptr<State> m_state;
 };

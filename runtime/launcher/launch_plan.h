@@ -28,7 +28,8 @@ struct RankStart
     std::optional<runtime::WorkerArgs> worker;
     std::string executable;
     std::vector<std::string> command;
-    std::string resultPath; // its measurement on the host; empty: none
+    bool commandTakesRendezvous = false; // "--rendezvous redis://HOST:PORT" goes after `command`
+    std::string resultPath;              // its measurement on the host; empty: none
 };
 
 // What one SSH destination does in the job. Several machines of the cluster may map to it.
@@ -58,6 +59,11 @@ struct JobLayout
 // rank's machine to its hosts-file entry and lays out every rank's command. Errors name
 // the machine without a host entry, the plan's problem or the bad option.
 Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId);
+
+// `LaunchJob::probe`: one hetplan-probe rank per distinct host of spec.hosts, in file order;
+// rank 0 writes probe.json. A --model that names a local file is uploaded with the job.
+Result<JobLayout> layoutProbe(const LaunchSpec &spec, const std::vector<std::string> &options,
+                              const std::string &jobId);
 
 // The shell command that starts `rank` on its host, the job's Redis listening on `port`.
 std::string rankCommand(const JobLayout &layout, const HostWork &host, const RankStart &rank,

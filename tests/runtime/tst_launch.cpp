@@ -3,7 +3,9 @@
 // local `hetplan-cli run` of the same plan; host keys and user keys are checked before
 // anything starts; an unreachable host fails preflight in bounded time with nothing started;
 // cancel and a dying rank leave no process of the job on any host.
+#include "core/io/files.h"
 #include "core/io/measurement_json.h"
+#include "core/io/probe_file.h"
 #include "tests/runtime/netns_fixture.h"
 #include "tests/runtime/run_test_support.h"
 
@@ -94,6 +96,8 @@ private Q_SLOTS:
     void unreachableHostFailsPreflight();
     void cancelStopsEveryRank();
     void deadRankStopsTheJob();
+    void ownCommandRunsPerRank();
+    void probeEveryHost();
 
 private:
     // A hosts file mapping A, B, C to the namespaces; `edit` may change an entry.
@@ -265,6 +269,11 @@ void TestLaunch::unreachableHostFailsPreflight()
     QVERIFY2(run.seconds < 15, qPrintable(QString::number(run.seconds)));
     qInfo("an unreachable host failed preflight after %.1f s (connect timeout 3 s)", run.seconds);
     expectNothingLeft("after a failed preflight");
+    // Not even the job's files reached the hosts that answered.
+    for (int i = 0; i < 2; ++i)
+        QVERIFY(QDir(m_dir.filePath(QStringLiteral("host-%1").arg(i)))
+                    .entryList(QDir::NoDotAndDotDot | QDir::AllEntries)
+                    .isEmpty());
 }
 
 void TestLaunch::cancelStopsEveryRank()
@@ -316,6 +325,53 @@ void TestLaunch::deadRankStopsTheJob()
     QVERIFY2(launch.err.contains(QLatin1String("every rank on every host was stopped")),
              qPrintable(launch.err));
     expectNothingLeft("after a rank died");
+}
+
+void TestLaunch::ownCommandRunsPerRank()
+{
+    const CliRun run = runCli(
+        launchArgs(hostsFile(QStringLiteral("hosts.json")), m_knownHosts)
+            << QStringLiteral("--command") << QStringLiteral("sh") << QStringLiteral("-c")
+            << QStringLiteral(
+                   "echo \"env $RANK/$WORLD_SIZE local $LOCAL_RANK master "
+                   "$MASTER_ADDR:$MASTER_PORT job $HETPLAN_JOB_ID\"; test -f \"$HETPLAN_PLAN\""),
+        60);
+    QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+    // The asymmetric plan: ranks 0 and 1 on A, 2, 4 and 5 on B, 3 on C.
+    const int hostOf[] = {0, 0, 1, 2, 1, 1};
+    const int localRank[] = {0, 1, 0, 0, 1, 2};
+    for (int rank = 0; rank < 6; ++rank) {
+        const QString line = QStringLiteral("[rank %1 %2:22] env %1/6 local %3 master %4:")
+                                 .arg(rank)
+                                 .arg(m_hosts.address(hostOf[rank]))
+                                 .arg(localRank[rank])
+                                 .arg(m_hosts.address(0));
+        QVERIFY2(run.out.contains(line), qPrintable(line + QStringLiteral("\n") + run.out));
+    }
+    expectNothingLeft("after the person's own command");
+}
+
+void TestLaunch::probeEveryHost()
+{
+    const QString out = m_dir.filePath(QStringLiteral("cluster.probe.json"));
+    const CliRun run = runCli(
+        {QStringLiteral("probe"), QStringLiteral("--hosts"),
+         hostsFile(QStringLiteral("hosts.json")), QStringLiteral("--known-hosts"), m_knownHosts,
+         QStringLiteral("--accept-new-host-keys"), QStringLiteral("--out"), out,
+         QStringLiteral("--quick"), QStringLiteral("--no-gpu"), QStringLiteral("--model"),
+         runtimeData("tiny.model.json"), QStringLiteral("--seq-len"), QStringLiteral("16"),
+         QStringLiteral("--triad-mib"), QStringLiteral("4")},
+        120);
+    QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+    auto text = readTextFile(out.toStdString());
+    QVERIFY(text.ok());
+    auto probe = parseProbe(*text, out.toStdString());
+    QVERIFY2(probe.ok(), probe.ok() ? "" : probe.error().message.c_str());
+    QCOMPARE(probe->hosts.size(), std::size_t(kHosts));
+    for (int i = 0; i < kHosts; ++i)
+        QCOMPARE(probe->hosts[std::size_t(i)].name, std::string(kMachines[i]));
+    QCOMPARE(probe->pairs.size(), std::size_t(kHosts * (kHosts - 1) / 2));
+    expectNothingLeft("after probing");
 }
 
 QTEST_GUILESS_MAIN(TestLaunch)

@@ -1,11 +1,10 @@
 // The launcher's job layout and shell commands without SSH: which host runs which rank with
 // what environment, the worker's command line read back by hetplan-worker's parser, and the
 // stop command run by a local shell against real process groups (TERM, then KILL).
-#include "tests/runtime/run_test_support.h"
-
 #include "core/io/files.h"
 #include "runtime/launcher/launch_commands.h"
 #include "runtime/launcher/launch_plan.h"
+#include "tests/runtime/run_test_support.h"
 
 #include <QDir>
 #include <QFile>
@@ -52,8 +51,9 @@ QString shell(const std::string &command, int limitMs = 20000)
 // (so the command's `setsid -w` forks, and its waiting parent reaps what it started).
 void startAsSshd(QProcess &process, const std::string &command)
 {
-    process.start(QStringLiteral("setsid"), {QStringLiteral("-w"), QStringLiteral("/bin/sh"),
-                                             QStringLiteral("-c"), QString::fromStdString(command)});
+    process.start(QStringLiteral("setsid"),
+                  {QStringLiteral("-w"), QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                   QString::fromStdString(command)});
 }
 
 bool ended(QProcess &process)
@@ -215,8 +215,8 @@ void TestLaunchPlan::stopKillsWhatIgnoresTerm()
     QTemporaryDir dir;
     const std::string jobDir = dir.path().toStdString();
     QProcess stubborn;
-    startAsSshd(stubborn, groupCommand(jobDir, "rank-0", {},
-                                       {"sh", "-c", "trap '' TERM; sleep 60 & wait"}));
+    startAsSshd(stubborn,
+                groupCommand(jobDir, "rank-0", {}, {"sh", "-c", "trap '' TERM; sleep 60 & wait"}));
     QTRY_VERIFY_WITH_TIMEOUT(!shell(aliveCommand(jobDir)).isEmpty(), 10000);
     const int group = shell(aliveCommand(jobDir)).toInt();
     QCOMPARE(shell(stopCommand(jobDir, 1, 0.3)), QStringLiteral("killed 1"));
