@@ -33,6 +33,7 @@ std::vector<Result<T>> onEveryHost(std::size_t hosts,
     for (std::thread &t : threads)
         t.join();
     std::vector<Result<T>> results;
+    results.reserve(hosts);
     for (auto &slot : slots)
         results.push_back(std::move(*slot));
     return results;
@@ -110,9 +111,11 @@ Result<Fetched> runLayout(const launch::JobLayout &layout, const LaunchSpec &spe
     });
     if (auto error = combinedError(uploaded, "uploading the job's files"))
         return *error;
-    int port = 0;
-    auto rendezvous
-        = launch::startRendezvous(*sessions[0], hosts[0], layout.rendezvousAddress, control, &port);
+    int port = launch::randomPort();
+    Result<std::unique_ptr<RemoteCommand>> rendezvous = std::unique_ptr<RemoteCommand>();
+    if (layout.redis)
+        rendezvous = launch::startRendezvous(*sessions[0], hosts[0], layout.rendezvousAddress,
+                                             control, &port);
     if (!rendezvous)
         return rendezvous.error();
 
@@ -125,8 +128,7 @@ Result<Fetched> runLayout(const launch::JobLayout &layout, const LaunchSpec &spe
         return okStatus();
     });
     if (control.stopping())
-        return Error{ErrorKind::Internal,
-                     control.failure() + "; every rank on every host was stopped"};
+        return Error{ErrorKind::Internal, control.failure() + control.stopSummary()};
     auto fetched = onEveryHost<std::vector<std::string>>(
         hosts.size(), [&](std::size_t i) { return launch::fetchResults(*sessions[i], hosts[i]); });
     if (auto error = combinedError(fetched, "fetching the ranks' results"))

@@ -49,9 +49,11 @@ struct LaunchSpec
 
     // Bring your own trainer: when set, run once per rank instead of hetplan-worker, each word
     // passed through the shell quoted. The environment carries RANK, WORLD_SIZE, LOCAL_RANK,
-    // MASTER_ADDR, MASTER_PORT, HETPLAN_JOB_ID, HETPLAN_PLAN (the uploaded plan's path) and the
-    // plan's per-group transports (HETPLAN_TRANSPORT_P<p>_S<s>="tp=…,pp=…,dp=…"). Such a job
-    // has no measurement: run() returns an empty one on success.
+    // MASTER_ADDR, MASTER_PORT (free for the command's own rendezvous: no Redis is started),
+    // HETPLAN_JOB_ID, HETPLAN_PLAN (the uploaded plan), HETPLAN_PIPELINE, HETPLAN_STAGE,
+    // HETPLAN_TP_DEGREE and the rank's stage's transports HETPLAN_{TP,PP,DP}_TRANSPORT
+    // (docs/launcher.md, "Bring your own trainer"). Such a job has no measurement: run()
+    // returns an empty one on success.
     std::vector<std::string> command;
 
     double stopGraceS = 3;    // after TERM, the ranks' process groups get KILL

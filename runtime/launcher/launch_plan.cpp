@@ -164,6 +164,7 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
     layout.jobId = jobId;
     layout.world = int(job->program.ranks.size());
     layout.measured = spec.command.empty();
+    layout.redis = spec.command.empty();
     layout.files = {{kPlanFile, spec.planText},
                     {kClusterFile, *cluster},
                     {kModelFile, spec.modelText.empty() ? writeModel(job->model) : spec.modelText},
@@ -175,8 +176,8 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
         const HostEntry *entry = spec.hosts.find(rank.machine);
         if (entry == nullptr)
             return badInput("hosts file: no entry for machine '" + rank.machine + "' (rank "
-                            + std::to_string(rank.rank) + " runs there); add {\"machine\": \""
-                            + rank.machine + "\", \"host\": …} to \"hosts\"");
+                            + std::to_string(rank.rank) + R"( runs there); add {"machine": ")"
+                            + rank.machine + R"(", "host": …} to "hosts")");
         if (layout.rendezvousAddress.empty())
             layout.rendezvousAddress = entry->host;
         const SshTarget target = sshTarget(*entry, spec.connectTimeoutS);
@@ -269,8 +270,7 @@ std::string rankCommand(const JobLayout &layout, const HostWork &host, const Ran
     const std::string rendezvous
         = "redis://" + layout.rendezvousAddress + ":" + std::to_string(port);
     if (rank.commandTakesRendezvous) {
-        argv.push_back("--rendezvous");
-        argv.push_back(rendezvous);
+        argv.insert(argv.end(), {"--rendezvous", rendezvous});
     }
     if (rank.worker) {
         runtime::WorkerArgs args = *rank.worker;

@@ -53,6 +53,10 @@ struct JobLayout
     std::vector<JobFile> files;
     std::string rendezvousAddress; // rank 0's host as the launcher reaches it
     bool measured = true;          // hetplan-worker ranks write measurements
+    // The job's Redis (the Gloo rendezvous of hetplan-worker and hetplan-probe). A person's
+    // own command gets MASTER_ADDR/MASTER_PORT for its own rendezvous instead, so the port
+    // must stay free for it.
+    bool redis = true;
 };
 
 // Reads and checks the plan as every rank will (the whole job's compiled program), maps each

@@ -96,6 +96,7 @@ private Q_SLOTS:
     void unreachableHostFailsPreflight();
     void cancelStopsEveryRank();
     void deadRankStopsTheJob();
+    void droppedHostStopsTheJob();
     void ownCommandRunsPerRank();
     void probeEveryHost();
 
@@ -327,14 +328,49 @@ void TestLaunch::deadRankStopsTheJob()
     expectNothingLeft("after a rank died");
 }
 
+void TestLaunch::droppedHostStopsTheJob()
+{
+    LiveLaunch launch;
+    launch.start(launchArgs(hostsFile(QStringLiteral("hosts.json")), m_knownHosts)
+                 << QStringLiteral("--iterations") << QStringLiteral("1000000")
+                 << QStringLiteral("--timeout-s") << QStringLiteral("5"));
+    QVERIFY2(launch.waitFor(QStringLiteral("[rank 0 "), 60000),
+             qPrintable(launch.out + launch.err));
+    // Host C's connection drops: the sshd serving the launcher's session there dies.
+    const qint64 listener = m_hosts.sshd(2).processId();
+    int dropped = 0;
+    for (int pid : m_hosts.pids(2)) {
+        QFile comm(QStringLiteral("/proc/%1/comm").arg(pid));
+        if (pid != listener && comm.open(QIODevice::ReadOnly)
+            && comm.readAll().trimmed() == "sshd") {
+            ::kill(pid, SIGKILL);
+            ++dropped;
+        }
+    }
+    QVERIFY(dropped > 0);
+    const int code = launch.finish(60000);
+    QCOMPARE(code, 1);
+    const QString host = m_hosts.address(2) + QStringLiteral(":22");
+    QVERIFY2(launch.err.contains(QStringLiteral("host ") + host + QStringLiteral(" disconnected")),
+             qPrintable(launch.err));
+    QVERIFY2(launch.err.contains(QStringLiteral("those on ") + host + QStringLiteral(" could not")),
+             qPrintable(launch.err));
+    // Its rank gives up once its peers are gone (the rank timeout, 5 s, at most).
+    for (int i = 0; i < 150 && !m_hosts.jobProcesses(2).isEmpty(); ++i)
+        QThread::msleep(100);
+    expectNothingLeft("after a host dropped");
+}
+
 void TestLaunch::ownCommandRunsPerRank()
 {
     const CliRun run = runCli(
         launchArgs(hostsFile(QStringLiteral("hosts.json")), m_knownHosts)
-            << QStringLiteral("--command") << QStringLiteral("sh") << QStringLiteral("-c")
+            << QStringLiteral("--command") << QStringLiteral("bash") << QStringLiteral("-c")
             << QStringLiteral(
                    "echo \"env $RANK/$WORLD_SIZE local $LOCAL_RANK master "
-                   "$MASTER_ADDR:$MASTER_PORT job $HETPLAN_JOB_ID\"; test -f \"$HETPLAN_PLAN\""),
+                   "$MASTER_ADDR:$MASTER_PORT job $HETPLAN_JOB_ID\"; test -f \"$HETPLAN_PLAN\" && "
+                   "if (exec 3<>\"/dev/tcp/$MASTER_ADDR/$MASTER_PORT\") 2>/dev/null; then "
+                   "echo port taken; else echo port free; fi"),
         60);
     QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
     // The asymmetric plan: ranks 0 and 1 on A, 2, 4 and 5 on B, 3 on C.
@@ -348,6 +384,8 @@ void TestLaunch::ownCommandRunsPerRank()
                                  .arg(m_hosts.address(0));
         QVERIFY2(run.out.contains(line), qPrintable(line + QStringLiteral("\n") + run.out));
     }
+    // MASTER_PORT is left for the command's own rendezvous.
+    QCOMPARE(run.out.count(QLatin1String("] port free")), 6);
     expectNothingLeft("after the person's own command");
 }
 
