@@ -27,7 +27,7 @@ class JobControl;
 struct LaunchSpec
 {
     std::string planText;
-    std::string planName = "plan.json"; // file name on the hosts and in messages
+    std::string planName = "plan.json"; // where it came from, for messages (hosts: plan.json)
     // The cluster the plan runs on (maps each rank's machine to a hosts-file entry): its file's
     // text, or empty for the cluster the plan names (a bundled name or a path on this machine).
     std::string clusterText;
