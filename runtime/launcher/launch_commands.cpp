@@ -41,7 +41,12 @@ std::string groupCommand(const std::string &jobDir, const std::string &groupName
     if (!environment.empty())
         script += " env " + joined(environment);
     script += " " + joined(argv);
-    return "cd " + shellQuote(jobDir) + " && exec setsid -w sh -c " + shellQuote(script);
+    // In the background of a shell without job control, setsid is no group leader, so it
+    // makes the new session itself instead of forking: $! is the group, and `wait` hands on
+    // its exit status (128 + N when signal N ended it) and keeps the channel open until then.
+    return "exec sh -c "
+           + shellQuote("cd " + shellQuote(jobDir) + " || exit 1; setsid sh -c "
+                        + shellQuote(script) + " & wait $!");
 }
 
 std::string redisCommand(const std::string &jobDir, const std::string &address, int port)

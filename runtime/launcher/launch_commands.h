@@ -14,8 +14,8 @@ namespace hetplan::launch {
 std::string jobDirectory(const std::string &workdir, const std::string &jobId);
 
 // Starts `argv` with `environment` ("NAME=value") in its own process group inside `jobDir`,
-// recording the group in `<groupName>.pgid`. `setsid -w` keeps the channel open until the
-// process ends and hands on its exit status.
+// recording the group in `<groupName>.pgid`. The command's shell waits for it, so the channel
+// stays open until the process ends and then carries its exit status (128 + N for signal N).
 std::string groupCommand(const std::string &jobDir, const std::string &groupName,
                          const std::vector<std::string> &environment,
                          const std::vector<std::string> &argv);
