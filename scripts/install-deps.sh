@@ -13,6 +13,7 @@ core_pkgs=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev libme
 app_pkgs=(qt6-base-dev-tools qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
           libqcustomplot-dev libssh-dev libgl-dev fonts-dejavu-core fonts-wqy-microhei
           openssh-server openssh-client  # the launcher's tests start a throw-away sshd
+          iproute2  # and network-namespace hosts (ip netns)
           qt6-translations-l10n xvfb xauth clang-format clang-tidy)
 # fonts-wqy-microhei: the Simplified Chinese UI needs CJK glyphs; qt6-translations-l10n: Qt's own
 # dialogs (standard buttons, file dialogs) in that language.

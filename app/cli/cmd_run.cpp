@@ -7,6 +7,7 @@
 #include "app/cli/setup.h"
 #include "app/cli/signals.h"
 #include "runtime/worker/job.h"
+#include "runtime/worker/worker_args.h"
 
 #include <climits>
 #include <filesystem>
@@ -86,44 +87,23 @@ std::vector<RankProcesses::Launch> launches(const Job &job, const runtime::JobSo
                                             const RunDirectory &dir)
 {
     std::vector<RankProcesses::Launch> list;
-    const std::string world = std::to_string(job.program.ranks.size());
     for (const runtime::Rank &r : job.program.ranks) {
-        std::vector<std::string> argv = {worker,
-                                         "--plan",
-                                         source.planPath,
-                                         "--rank",
-                                         std::to_string(r.rank),
-                                         "--world",
-                                         world,
-                                         "--rendezvous",
-                                         dir.rendezvous().string(),
-                                         "--scale",
-                                         std::to_string(source.scale),
-                                         "--iterations",
-                                         std::to_string(options.iterations),
-                                         "--seed",
-                                         std::to_string(options.seed),
-                                         "--timeout-s",
-                                         std::to_string(options.timeoutS),
-                                         "--listen-address",
-                                         "127.0.0.1",
-                                         "--out",
-                                         dir.result(r.rank).string(),
-                                         "--backend",
-                                         options.backend};
-        for (const auto &[flag, value] :
-             {std::pair{"--cluster", source.cluster}, std::pair{"--model", source.model}})
-            if (value) {
-                argv.push_back(flag);
-                argv.push_back(*value);
-            }
-        if (!options.dumpWeights.empty()) {
-            argv.push_back("--dump-weights");
-            argv.push_back(
-                (fs::path(options.dumpWeights) / ("rank-" + std::to_string(r.rank) + ".weights"))
-                    .string());
-        }
-        list.push_back({"rank " + std::to_string(r.rank), std::move(argv)});
+        runtime::WorkerArgs args;
+        args.job = source;
+        args.rank = r.rank;
+        args.world = int(job.program.ranks.size());
+        args.comm = {dir.rendezvous().string(), "127.0.0.1", options.timeoutS};
+        args.iterations = options.iterations;
+        args.seed = std::uint64_t(options.seed);
+        args.out = dir.result(r.rank).string();
+        args.backend = options.backend == "cuda" ? runtime::WorkerBackend::Cuda
+                                                 : runtime::WorkerBackend::Gloo;
+        if (!options.dumpWeights.empty())
+            args.dumpWeights
+                = (fs::path(options.dumpWeights) / ("rank-" + std::to_string(r.rank) + ".weights"))
+                      .string();
+        list.push_back(
+            {"rank " + std::to_string(r.rank), runtime::workerCommandLine(worker, args)});
     }
     return list;
 }

@@ -28,6 +28,8 @@ Commands:
             [--backend gloo|cuda]
   export    --plan FILE (--format flashflex|hexgen|ranks | --slurm [--command CMD])
             [--hosts HOSTS] [--out FILE]   (for other runtimes and Slurm, docs/export.md)
+  launch    --plan FILE --hosts FILE [--known-hosts FILE] [--accept-new-host-keys] [run's
+            options] [--command WORD...]   (the ranks on other hosts over SSH)
   --version print the version
 
 Cost models: hetplan (default), hexiscale-paper, hexgen-paper.
@@ -180,6 +182,10 @@ Writes a plan for other launchers and runtimes (docs/export.md). Ranks are numbe
   --model NAME|FILE       the model the plan names, when it is not in the catalog
   --out FILE              write there (atomically) instead of to standard output
 )");
+    if (command == "launch")
+        return launchHelp();
+    if (command == "probe")
+        return probeHostsHelp();
     return std::nullopt;
 }
 

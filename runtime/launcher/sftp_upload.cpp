@@ -1,5 +1,5 @@
-// SshSession::upload: SFTP to a temporary name, then a rename over the target, so a reader on
-// the host never sees half a file.
+// SshSession::upload and download by SFTP. An upload goes to a temporary name, then a rename
+// over the target, so a reader on the host never sees half a file.
 #include "runtime/launcher/remote_command.h"
 #include "runtime/launcher/ssh_session.h"
 
@@ -45,15 +45,59 @@ Status writeAll(sftp_session sftp, const std::string &path, const std::string &c
     return sftp_close(file) == SSH_OK ? okStatus() : Status(Error{});
 }
 
+using SftpPtr = std::unique_ptr<sftp_session_struct, SftpFree>;
+
+Result<SftpPtr> openSftp(ssh_session session, const std::string &destination,
+                         const std::string &step)
+{
+    SftpPtr sftp(sftp_new(session));
+    if (!sftp || sftp_init(sftp.get()) != SSH_OK)
+        return sshError(session, destination, step + " (starting SFTP)",
+                        "check that sshd on the host has an sftp Subsystem");
+    return sftp;
+}
+
 } // namespace
+
+Result<std::string> SshSession::download(const std::string &remotePath, std::size_t maxBytes)
+{
+    const std::string step = "downloading " + remotePath;
+    auto sftp = openSftp(m_session, m_destination, step);
+    if (!sftp)
+        return sftp.error();
+    sftp_file file = sftp_open(sftp->get(), remotePath.c_str(), O_RDONLY, 0);
+    if (file == nullptr)
+        return sshError(m_session, m_destination, step,
+                        "SFTP error " + std::to_string(sftp_get_error(sftp->get()))
+                            + "; check that the file exists and is readable");
+    std::string content;
+    std::string chunk(kChunkBytes, '\0');
+    for (;;) {
+        const ssize_t n = sftp_read(file, chunk.data(), chunk.size());
+        if (n < 0) {
+            sftp_close(file);
+            return sshError(m_session, m_destination, step + " (reading)");
+        }
+        if (n == 0)
+            break;
+        content.append(chunk.data(), std::size_t(n));
+        if (content.size() > maxBytes) {
+            sftp_close(file);
+            return Error{ErrorKind::Internal, m_destination + ": " + step + ": larger than "
+                                                  + std::to_string(maxBytes >> 20) + " MiB"};
+        }
+    }
+    sftp_close(file);
+    return content;
+}
 
 Status SshSession::upload(const std::string &content, const std::string &remotePath, int mode)
 {
     const std::string step = "uploading " + remotePath;
-    std::unique_ptr<sftp_session_struct, SftpFree> sftp(sftp_new(m_session));
-    if (!sftp || sftp_init(sftp.get()) != SSH_OK)
-        return sshError(m_session, m_destination, step + " (starting SFTP)",
-                        "check that sshd on the host has an sftp Subsystem");
+    auto opened = openSftp(m_session, m_destination, step);
+    if (!opened)
+        return opened.error();
+    SftpPtr sftp = std::move(opened).value();
     const std::string temporary = temporaryName(remotePath);
     if (!writeAll(sftp.get(), temporary, content, mode)) {
         Error e = sshError(m_session, m_destination, step + " (writing " + temporary + ")",

@@ -21,11 +21,6 @@ std::string expandHome(const std::string &path)
     return std::string(home ? home : "") + path.substr(1);
 }
 
-std::string destinationOf(const SshTarget &t)
-{
-    return (t.user.empty() ? std::string() : t.user + "@") + t.host + ":" + std::to_string(t.port);
-}
-
 Status setOptions(ssh_session s, const SshTarget &t, const HostKeyTrust &trust,
                   const std::string &destination)
 {
@@ -94,6 +89,11 @@ Status authenticateByAgent(ssh_session s, const SshTarget &t, const std::string 
 }
 
 } // namespace
+
+std::string destinationOf(const SshTarget &t)
+{
+    return (t.user.empty() ? std::string() : t.user + "@") + t.host + ":" + std::to_string(t.port);
+}
 
 SshTarget sshTarget(const HostEntry &entry, int timeoutS)
 {

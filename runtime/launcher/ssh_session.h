@@ -2,6 +2,7 @@
 
 #include "core/base/result.h"
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -24,6 +25,8 @@ struct SshTarget
 
 // The destination of one hosts-file entry (core/io/hosts_json.h).
 SshTarget sshTarget(const HostEntry &entry, int timeoutS = 10);
+// "user@host:port" ("host:port" without a user), as messages name a destination.
+std::string destinationOf(const SshTarget &target);
 
 // How host keys are trusted, as OpenSSH does it: a key recorded in the known-hosts file lets
 // the connection go on; a key not recorded is accepted (and appended to the file) only when a
@@ -74,6 +77,9 @@ public:
     // Writes `content` to `remotePath` atomically: to a temporary name beside it first, then
     // renamed over it, so a reader on the host sees the old file or the whole new one.
     Status upload(const std::string &content, const std::string &remotePath, int mode = 0644);
+    // Reads the whole of `remotePath` by SFTP (a result file a rank wrote); at most `maxBytes`.
+    Result<std::string> download(const std::string &remotePath,
+                                 std::size_t maxBytes = std::size_t(64) << 20);
 
     // "user@host:port", for messages.
     const std::string &destination() const { return m_destination; }

@@ -30,6 +30,10 @@ Result<WorkerArgs> parseWorkerArgs(const std::vector<std::string> &words)
             a.help = true;
             return a;
         }
+        if (w == "--version") {
+            a.version = true;
+            return a;
+        }
         if (!w.starts_with("--") || i + 1 >= words.size())
             return badInput("unexpected argument '" + w + "'; every option takes a value");
         values[w.substr(2)] = words[++i];
@@ -95,6 +99,44 @@ Result<WorkerArgs> parseWorkerArgs(const std::vector<std::string> &words)
         return badInput("--rank " + std::to_string(a.rank) + " must be below --world "
                         + std::to_string(a.world));
     return a;
+}
+
+std::vector<std::string> workerCommandLine(const std::string &executable, const WorkerArgs &args)
+{
+    std::vector<std::string> argv = {executable,
+                                     "--plan",
+                                     args.job.planPath,
+                                     "--rank",
+                                     std::to_string(args.rank),
+                                     "--world",
+                                     std::to_string(args.world),
+                                     "--rendezvous",
+                                     args.comm.rendezvous,
+                                     "--scale",
+                                     std::to_string(args.job.scale),
+                                     "--iterations",
+                                     std::to_string(args.iterations),
+                                     "--seed",
+                                     std::to_string(args.seed),
+                                     "--timeout-s",
+                                     std::to_string(args.comm.timeoutS),
+                                     "--listen-address",
+                                     args.comm.listenAddress,
+                                     "--backend",
+                                     args.backend == WorkerBackend::Cuda ? "cuda" : "gloo"};
+    const auto optional = [&argv](const char *flag, const std::string &value) {
+        if (!value.empty()) {
+            argv.insert(argv.end(), {flag, value});
+        }
+    };
+    optional("--cluster", args.job.cluster.value_or(""));
+    optional("--model", args.job.model.value_or(""));
+    optional("--out", args.out);
+    optional("--dump-weights", args.dumpWeights);
+    optional("--device", args.device ? std::to_string(*args.device) : std::string());
+    optional("--nccl-ib-hca", args.ncclIbHca);
+    optional("--nccl-socket-ifname", args.ncclSocketIfname);
+    return argv;
 }
 
 } // namespace hetplan::runtime

@@ -34,10 +34,11 @@ struct WorkerArgs
     std::string ncclIbHca;
     std::string ncclSocketIfname;
     bool help = false;
+    bool version = false; // print "hetplan-worker VERSION" (the launcher's preflight compares it)
 };
 
-inline constexpr const char *kWorkerUsage
-    = R"(usage: hetplan-worker --plan FILE --rank R --world N --rendezvous DIR|redis://HOST:PORT
+inline constexpr const char *kWorkerUsage = R"(usage: hetplan-worker --version
+       hetplan-worker --plan FILE --rank R --world N --rendezvous DIR|redis://HOST:PORT
          [--cluster NAME|FILE] [--model NAME|FILE] [--scale K] [--iterations I] [--seed S]
          [--listen-address ADDR] [--timeout-s T] [--out FILE] [--dump-weights FILE]
          [--backend gloo|cuda] [--device N] [--nccl-ib-hca LIST] [--nccl-socket-ifname IF]
@@ -49,5 +50,9 @@ NCCL_IB_HCA and NCCL_SOCKET_IFNAME --nccl-ib-hca and --nccl-socket-ifname set fo
 
 // Errors name the option and what would be valid.
 Result<WorkerArgs> parseWorkerArgs(const std::vector<std::string> &words);
+
+// The command line that starts `executable` as the rank `args` describes: parseWorkerArgs
+// reads it back to `args`. `hetplan-cli run` and the SSH launcher start ranks with it.
+std::vector<std::string> workerCommandLine(const std::string &executable, const WorkerArgs &args);
 
 } // namespace hetplan::runtime

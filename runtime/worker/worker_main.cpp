@@ -1,5 +1,6 @@
 // hetplan-worker: one rank of a training plan, on the CPU with Gloo or on a GPU with NCCL
 // (docs/runtime.md).
+#include "base/version.h"
 #include "core/cost/cost_model.h"
 #include "core/io/files.h"
 #include "core/io/measurement_json.h"
@@ -92,6 +93,10 @@ int runWorker(int argc, char **argv)
     }
     if (args->help) {
         std::cout << kWorkerUsage;
+        return 0;
+    }
+    if (args->version) {
+        std::cout << "hetplan-worker " << kVersion << '\n';
         return 0;
     }
     const int r = args->rank;

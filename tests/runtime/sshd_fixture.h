@@ -65,13 +65,13 @@ inline int silentListener(int *port)
     return fd;
 }
 
-inline bool acceptsConnections(int port)
+inline bool acceptsConnections(int port, const char *ipv4 = "127.0.0.1")
 {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(std::uint16_t(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::inet_pton(AF_INET, ipv4, &address.sin_addr);
     const bool ok
         = fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0;
     if (fd >= 0)
@@ -104,29 +104,40 @@ public:
     // Starts sshd with the host key `hostKey` ("host_a"); false with `error()` set on failure.
     bool start(const QString &hostKey)
     {
-        m_port = freeLoopbackPort();
+        return startAt(hostKey, QStringLiteral("127.0.0.1"), freeLoopbackPort());
+    }
+
+    // The same on `address`:`port`, sshd run through `wrapper` (e.g. `ip netns exec NAME`, so
+    // that it serves a network namespace).
+    bool startAt(const QString &hostKey, const QString &address, int port,
+                 const QStringList &wrapper = {})
+    {
+        m_port = port;
         if (m_port == 0)
             return fail(QStringLiteral("no free port"));
         QFile config(path(QStringLiteral("sshd_config")));
         if (!config.open(QIODevice::WriteOnly))
             return fail(QStringLiteral("cannot write sshd_config"));
-        config.write(QStringLiteral("Port %1\nListenAddress 127.0.0.1\nHostKey %2\nPidFile none\n"
+        config.write(QStringLiteral("Port %1\nListenAddress %4\nHostKey %2\nPidFile none\n"
                                     "AuthorizedKeysFile %3\nStrictModes no\nUsePAM no\n"
                                     "PasswordAuthentication no\nKbdInteractiveAuthentication no\n"
                                     "PermitRootLogin prohibit-password\n"
                                     "Subsystem sftp internal-sftp\nLogLevel ERROR\n")
                          .arg(m_port)
-                         .arg(path(hostKey), path(QStringLiteral("authorized_keys")))
+                         .arg(path(hostKey), path(QStringLiteral("authorized_keys")), address)
                          .toUtf8());
         config.close();
         m_process.setProcessChannelMode(QProcess::MergedChannels);
-        m_process.start(m_sshd, {QStringLiteral("-D"), QStringLiteral("-e"), QStringLiteral("-f"),
-                                 config.fileName()});
+        QStringList argv = wrapper;
+        argv << m_sshd << QStringLiteral("-D") << QStringLiteral("-e") << QStringLiteral("-f")
+             << config.fileName();
+        m_process.start(argv.takeFirst(), argv);
+        const QByteArray ipv4 = address.toLatin1();
         for (int i = 0; i < 200; ++i) {
             if (m_process.state() == QProcess::NotRunning)
                 return fail(QStringLiteral("sshd exited: ")
                             + QString::fromUtf8(m_process.readAll()));
-            if (acceptsConnections(m_port))
+            if (acceptsConnections(m_port, ipv4.constData()))
                 return true;
             QThread::msleep(50);
         }
@@ -180,6 +191,7 @@ public:
     QString path(const QString &name) const { return m_dir.filePath(name); }
     std::string pathStd(const QString &name) const { return path(name).toStdString(); }
     int port() const { return m_port; }
+    qint64 processId() const { return m_process.processId(); }
     const QString &error() const { return m_lastError; }
     const QString &keygenPath() const { return m_keygen; }
 

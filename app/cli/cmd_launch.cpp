@@ -1,0 +1,176 @@
+// hetplan-cli launch: a training plan across the hosts of a hosts file over SSH, one
+// hetplan-worker (or the person's own command) per rank (docs/launcher.md). The job itself is
+// runtime/launcher's LaunchJob, the one the app's Launch runs too.
+#include "app/cli/commands.h"
+#include "app/cli/launch_output.h"
+#include "app/cli/measured_report.h"
+#include "app/cli/run_results.h"
+#include "app/cli/setup.h"
+#include "app/cli/signals.h"
+#include "core/io/files.h"
+#include "core/io/formats.h"
+#include "core/io/loaders.h"
+#include "runtime/launcher/launch_job.h"
+
+#include <climits>
+#include <iostream>
+#include <stop_token>
+
+namespace hetplan::cli {
+namespace {
+
+// Everything after `--command` is the person's command, word by word.
+std::pair<std::vector<std::string>, std::vector<std::string>>
+splitCommand(const std::vector<std::string> &words)
+{
+    const auto at = std::find(words.begin(), words.end(), "--command");
+    if (at == words.end())
+        return {words, {}};
+    return {std::vector<std::string>(words.begin(), at),
+            std::vector<std::string>(at + 1, words.end())};
+}
+
+Status readRunOptions(const Args &args, LaunchSpec &spec)
+{
+    auto scale = args.integer("scale", 1, 1 << 16);
+    auto iterations = args.integer("iterations", 1, 1 << 20);
+    auto seed = args.integer("seed", 0, INT_MAX);
+    auto timeout = args.number("timeout-s", 0.1, 86400);
+    auto connect = args.integer("connect-timeout-s", 1, 600);
+    auto grace = args.number("grace-s", 0, 600);
+    for (const Status &s :
+         {scale ? okStatus() : Status(scale.error()),
+          iterations ? okStatus() : Status(iterations.error()),
+          seed ? okStatus() : Status(seed.error()), timeout ? okStatus() : Status(timeout.error()),
+          connect ? okStatus() : Status(connect.error()),
+          grace ? okStatus() : Status(grace.error())})
+        if (!s)
+            return s;
+    spec.scale = scale->value_or(spec.scale);
+    spec.iterations = iterations->value_or(spec.iterations);
+    spec.seed = seed->value_or(spec.seed);
+    spec.rankTimeoutS = timeout->value_or(spec.rankTimeoutS);
+    spec.connectTimeoutS = connect->value_or(spec.connectTimeoutS);
+    spec.stopGraceS = grace->value_or(spec.stopGraceS);
+    spec.backend = args.value("backend").value_or(spec.backend);
+    if (spec.backend != "gloo" && spec.backend != "cuda")
+        return badInput("--backend " + spec.backend
+                        + ": valid: gloo (CPU) or cuda (GPU with NCCL)");
+    return okStatus();
+}
+
+Result<LaunchSpec> launchSpec(const Args &args, std::vector<std::string> command)
+{
+    LaunchSpec spec;
+    auto planPath = args.required("plan");
+    auto hostsPath = args.required("hosts");
+    if (!planPath || !hostsPath)
+        return !planPath ? planPath.error() : hostsPath.error();
+    auto planText = readTextFile(*planPath);
+    auto hostsText = readTextFile(*hostsPath);
+    if (!planText || !hostsText)
+        return !planText ? planText.error() : hostsText.error();
+    auto hosts = parseHosts(*hostsText, *hostsPath);
+    if (!hosts)
+        return hosts.error();
+    spec.planText = std::move(planText).value();
+    spec.planName = *planPath;
+    spec.hosts = std::move(hosts).value();
+    if (const auto cluster = args.value("cluster")) {
+        auto loaded = loadCluster(*cluster);
+        if (!loaded)
+            return loaded.error();
+        spec.clusterText = writeCluster(*loaded);
+    }
+    if (const auto model = args.value("model")) {
+        auto loaded = loadModel(*model);
+        if (!loaded)
+            return loaded.error();
+        spec.modelText = writeModel(*loaded);
+    }
+    spec.knownHostsFile = args.value("known-hosts").value_or("");
+    spec.acceptNewHostKeys = args.has("accept-new-host-keys");
+    spec.command = std::move(command);
+    if (Status s = readRunOptions(args, spec); !s)
+        return s.error();
+    return spec;
+}
+
+// Measured beside predicted, as `evaluate --measured` prints it: the plan evaluated with its
+// own cost model on its cluster.
+Status printPredicted(const Args &args, const LaunchSpec &spec, const Measurement &measured)
+{
+    std::optional<std::string> planCluster;
+    if (auto named = planClusterName(spec.planText, spec.planName); named && !named->empty())
+        planCluster = *named;
+    auto topology = topologyFromArgs(args, planCluster);
+    if (!topology)
+        return topology.error();
+    auto plan = parsePlan(spec.planText, spec.planName, *topology);
+    if (!plan)
+        return plan.error();
+    ProblemDefaults defaults{plan->model.empty() ? std::nullopt : std::optional(plan->model),
+                             plan->workload, "plan file " + spec.planName};
+    auto problem = buildProblem(std::move(topology).value(), args, defaults);
+    if (!problem)
+        return problem.error();
+    auto costModel = costModelFromArgs(
+        args, plan->costModel.empty() ? std::nullopt : std::optional(plan->costModel));
+    if (!costModel)
+        return costModel.error();
+    const Evaluation evaluation = (*costModel)->evaluate(*problem, *plan);
+    printComparison(std::cout, measured, compareMeasured(*plan, evaluation, measured));
+    return okStatus();
+}
+
+} // namespace
+
+int runLaunch(const std::vector<std::string> &allWords)
+{
+    auto [words, command] = splitCommand(allWords);
+    const Args::Spec spec{{"plan", "hosts", "cluster", "model", "known-hosts", "scale",
+                           "iterations", "seed", "out", "timeout-s", "backend", "connect-timeout-s",
+                           "grace-s"},
+                          {"accept-new-host-keys"}};
+    auto args = Args::parse(words, spec);
+    if (!args)
+        return fail(args.error());
+    if (Status none = args->noPositional(spec); !none)
+        return fail(none.error());
+    auto launch = launchSpec(*args, std::move(command));
+    if (!launch)
+        return fail(launch.error());
+    const auto out = args->value("out");
+    if (out && !launch->command.empty())
+        return fail(badInput("--out needs hetplan-worker ranks: a --command job has no "
+                             "measurement"));
+
+    LaunchOutput output(std::cout, std::cerr);
+    LaunchJob job;
+    // A signal now cancels the job, which stops every remote rank, instead of ending this
+    // process with the ranks left running.
+    const StoppableScope stoppable;
+    const std::stop_callback onSignal(stopToken(), [&job] { job.cancel(); });
+    auto measurement = job.run(*launch, std::ref(output));
+    output.flush();
+    if (!measurement) {
+        Error error = measurement.error();
+        if (error.message.find("is not in") != std::string::npos && !launch->acceptNewHostKeys)
+            error.message += "\nTo trust it, add the key to the known-hosts file (ssh to the "
+                             "host once) or pass --accept-new-host-keys.";
+        const int code = fail(error);
+        return receivedSignal() != 0 ? signalExitCode() : code;
+    }
+    if (!launch->command.empty())
+        return 0;
+    printMeasurement(std::cout, *measurement);
+    if (Status s = printPredicted(*args, *launch, *measurement); !s)
+        std::cerr << "hetplan-cli launch: no prediction to compare with: " << s.error().message
+                  << '\n';
+    if (out)
+        if (Status written = writeMeasurementFile(*out, *measurement); !written)
+            return fail(written.error());
+    return 0;
+}
+
+} // namespace hetplan::cli

@@ -1,0 +1,79 @@
+#pragma once
+
+#include "core/base/result.h"
+#include "core/plan/plan.h"
+#include "runtime/launcher/launch_job.h"
+#include "runtime/launcher/ssh_session.h"
+#include "runtime/worker/worker_args.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hetplan::launch {
+
+// A file every host of the job receives in its job folder.
+struct JobFile
+{
+    std::string name; // inside the job folder
+    std::string content;
+};
+
+// One rank as it is started, but for the rendezvous port (known once the job's Redis listens).
+struct RankStart
+{
+    int rank = 0;
+    std::vector<std::string> environment; // "NAME=value"
+    // hetplan-worker's (executable: the hosts file's "worker"), or else the person's command
+    std::optional<runtime::WorkerArgs> worker;
+    std::string executable;
+    std::vector<std::string> command;
+    bool commandTakesRendezvous = false; // "--rendezvous redis://HOST:PORT" goes after `command`
+    std::string resultPath;              // its measurement on the host; empty: none
+};
+
+// What one SSH destination does in the job. Several machines of the cluster may map to it.
+struct HostWork
+{
+    std::string destination; // "user@host:port"
+    SshTarget target;
+    std::string worker; // the first entry's worker: the one whose version preflight checks
+    std::string jobDir;
+    std::vector<RankStart> ranks;
+    int gpusNeeded = 0; // 0: no GPU check (the CPU backend, or the person's own command)
+};
+
+// A launch spec resolved against its plan: which host runs which rank, how, and the files
+// they read. Nothing is contacted yet.
+struct JobLayout
+{
+    std::string jobId;
+    int world = 0;
+    std::vector<HostWork> hosts; // rank 0's host first
+    std::vector<JobFile> files;
+    std::string rendezvousAddress; // rank 0's host as the launcher reaches it
+    bool measured = true;          // hetplan-worker ranks write measurements
+    // The job's Redis (the Gloo rendezvous of hetplan-worker and hetplan-probe). A person's
+    // own command gets MASTER_ADDR/MASTER_PORT for its own rendezvous instead, so the port
+    // must stay free for it.
+    bool redis = true;
+};
+
+// Reads and checks the plan as every rank will (the whole job's compiled program), maps each
+// rank's machine to its hosts-file entry and lays out every rank's command. Errors name
+// the machine without a host entry, the plan's problem or the bad option.
+Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId);
+
+// `LaunchJob::probe`: one hetplan-probe rank per distinct host of spec.hosts, in file order;
+// rank 0 writes probe.json. A --model that names a local file is uploaded with the job.
+Result<JobLayout> layoutProbe(const LaunchSpec &spec, const std::vector<std::string> &options,
+                              const std::string &jobId);
+
+// The shell command that starts `rank` on its host, the job's Redis listening on `port`.
+std::string rankCommand(const JobLayout &layout, const HostWork &host, const RankStart &rank,
+                        int port);
+
+// A fresh job id: "hp-YYYYMMDD-HHMMSS-XXXXXX" (UTC, random hex).
+std::string newJobId();
+
+} // namespace hetplan::launch
