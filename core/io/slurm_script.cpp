@@ -1,6 +1,8 @@
 // The sbatch script of `hetplan-cli export --slurm` (docs/export.md, "Slurm").
 #include "core/io/slurm_script.h"
 
+#include "core/base/shell_quote.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -100,14 +102,6 @@ std::string taskScript(const std::vector<NodeRanks> &nodes, const SlurmOptions &
 }
 
 } // namespace
-
-std::string shellQuote(const std::string &text)
-{
-    std::string quoted = "'";
-    for (char c : text)
-        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
-}
 
 Result<std::string> slurmScript(const std::vector<RankPlacement> &layout,
                                 const SlurmOptions &options)

@@ -37,8 +37,4 @@ struct SlurmOptions
 // of more than one line, naming the machine or the option.
 Result<std::string> slurmScript(const std::vector<RankPlacement> &layout,
                                 const SlurmOptions &options);
-
-// `text` as one word of POSIX shell: single-quoted, each ' written as '\''.
-std::string shellQuote(const std::string &text);
-
 } // namespace hetplan

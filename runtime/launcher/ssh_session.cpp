@@ -112,14 +112,6 @@ Error sshError(ssh_session_struct *session, const std::string &destination, cons
     return Error{ErrorKind::Internal, std::move(message)};
 }
 
-std::string shellQuote(const std::string &text)
-{
-    std::string quoted = "'";
-    for (char c : text)
-        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
-}
-
 SshSession::SshSession(ssh_session_struct *session, SshTarget target)
     : m_session(session)
     , m_target(std::move(target))

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/base/result.h"
+#include "core/base/shell_quote.h"
 
 #include <cstddef>
 #include <memory>
@@ -97,8 +98,4 @@ private:
 // An Error for a failed libssh call: the destination, the step and libssh's own message.
 Error sshError(ssh_session_struct *session, const std::string &destination, const std::string &step,
                const std::string &advice = {});
-
-// `text` quoted for a POSIX shell: the remote side runs commands through the user's shell.
-std::string shellQuote(const std::string &text);
-
 } // namespace hetplan
