@@ -154,7 +154,7 @@ private:
             return std::nullopt;
         Candidate out = *std::ranges::find(chosen, best, &Candidate::priority);
         out.value = median(values);
-        out.how = "median over " + std::to_string(values.size()) + " GPU pairs, each " + out.how;
+        out.how = "median over " + std::to_string(values.size()) + " pairs of its devices, each " + out.how;
         return out;
     }
 

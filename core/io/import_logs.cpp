@@ -54,13 +54,13 @@ public:
     Status read()
     {
         m_evidence.sources.push_back(m_source);
-        std::vector<MachineDraft *> machines;
+        std::vector<std::string> machines; // names: adding a machine moves the others
         for (const NcclRank &r : m_log.ranks) {
             auto machine = machineOf(r);
             if (!machine)
                 return machine.error();
-            if (std::ranges::find(machines, *machine) == machines.end())
-                machines.push_back(*machine);
+            if (std::ranges::find(machines, (*machine)->name) == machines.end())
+                machines.push_back((*machine)->name);
         }
         const int n = int(m_log.ranks.size());
         if (n < 2) {
@@ -70,16 +70,16 @@ public:
         const Candidate bandwidth = bandwidthFigure(n);
         const Candidate latency = latencyFigure(n);
         if (machines.size() == 1) {
-            machines.front()->intraBandwidthGBps.add(bandwidth);
-            machines.front()->intraLatencyUs.add(latency);
+            MachineDraft &only = *m_evidence.machine(machines.front());
+            only.intraBandwidthGBps.add(bandwidth);
+            only.intraLatencyUs.add(latency);
             return okStatus();
         }
         // Across machines a ring runs at its slowest inter-machine hop: that is what busBw
         // measures, and every machine pair of the run gets at least it.
         for (std::size_t i = 0; i < machines.size(); ++i)
             for (std::size_t j = i + 1; j < machines.size(); ++j) {
-                PairDraft &pair
-                    = m_evidence.machinePairs[sortedPair(machines[i]->name, machines[j]->name)];
+                PairDraft &pair = m_evidence.machinePairs[sortedPair(machines[i], machines[j])];
                 pair.bandwidthGBps.add(bandwidth);
                 pair.latencyUs.add(latency);
             }

@@ -86,14 +86,14 @@ private:
         return m_evidence.types.back();
     }
 
-    void addCompute(TypeDraft &type, const std::string &path, const std::vector<GemmFigure> &gemms,
-                    const std::optional<MemoryFigure> &memory)
+    // `gemmPath` and `memoryPath`: "hosts[0].cpu_gemm" or "hosts[0].gpus[1].gemm", and so on.
+    void addCompute(TypeDraft &type, const std::string &gemmPath, const std::string &memoryPath,
+                    const std::vector<GemmFigure> &gemms, const std::optional<MemoryFigure> &memory)
     {
         const auto tflops = layerTflops(gemms);
-        if (tflops && !flagged(m_probe, path + (path.ends_with("]") ? ".gemm" : ".cpu_gemm")))
+        if (tflops && !flagged(m_probe, gemmPath))
             type.tflops.add(
-                {*tflops, Priority::ProbePair, at(path), gemmHow(gemms, m_probe.settings)});
-        const std::string memoryPath = path + (path.ends_with("]") ? ".memory" : ".cpu_memory");
+                {*tflops, Priority::ProbePair, at(gemmPath), gemmHow(gemms, m_probe.settings)});
         if (memory && memory->bandwidthGBps.median > 0 && !flagged(m_probe, memoryPath))
             type.memoryBandwidthGBps.add({memory->bandwidthGBps.median, Priority::ProbePair,
                                           at(memoryPath),
@@ -140,7 +140,8 @@ private:
             machine.gpu = typeName;
             machine.devices[{host.name, -1}] = machine.count++;
             TypeDraft &type = typeFor(typeName, {});
-            addCompute(type, path, host.cpuGemm, host.cpuMemory);
+            addCompute(type, path + ".cpu_gemm", path + ".cpu_memory", host.cpuGemm,
+                       host.cpuMemory);
             if (type.type.memoryGiB <= 0) {
                 type.type.memoryGiB = m_evidence.options.cpuMemoryGiB;
                 m_evidence.notes.push_back(
@@ -163,7 +164,7 @@ private:
             machine.devices[{host.name, gpu.index}] = machine.count;
             machine.cudaDevices[gpu.index] = machine.count++;
             TypeDraft &type = typeFor(typeName, gpu.catalog);
-            addCompute(type, gpuPath, gpu.gemm, gpu.memory);
+            addCompute(type, gpuPath + ".gemm", gpuPath + ".memory", gpu.gemm, gpu.memory);
             if (gpu.memoryGiB > 0)
                 type.memoryGiB.add({gpu.memoryGiB, Priority::ProbePair, at(gpuPath + ".memory_GiB"),
                                     "as the driver reports it"});

@@ -161,7 +161,9 @@ private Q_SLOTS:
         const MeasuredFigure *intra = figure(c, "/machines/box/intra/bandwidth_GBps");
         QVERIFY(intra);
         QVERIFY2(intra->source.find("local.probe.json: pairs[") == 0, intra->source.c_str());
-        QVERIFY(intra->how.find("median over 3 GPU pairs") != std::string::npos);
+        QVERIFY(intra->how.find("median over 3 pairs of its devices") != std::string::npos);
+        const std::string cpuType = "/gpu_types/CPU Intel Xeon Gold 6348/";
+        QVERIFY(figure(c, cpuType + "membw_GBps")->source.find(".cpu_memory") != std::string::npos);
         QVERIFY(figure(c, "/gpu_types/CPU Intel Xeon Gold 6348/tflops"));
         QVERIFY(figure(c, "/pair_overrides/box:1/box:2/bandwidth_GBps"));
         QCOMPARE(c.origin.sources, std::vector<std::string>{"local.probe.json"});
