@@ -95,9 +95,9 @@ void MainWindow::createMenus()
     m_fileMenu->addAction(m_saveAsAction);
     m_fileMenu->addSeparator();
     m_fileMenu->addAction(m_importAction);
-    m_fileMenu->addAction(m_exportAction);
     m_fileMenu->addAction(m_importMeasurementsAction);
     m_fileMenu->addAction(m_importMeasurementFolderAction);
+    m_fileMenu->addAction(m_exportAction);
     m_fileMenu->addSeparator();
     m_fileMenu->addAction(m_settingsAction);
     m_fileMenu->addSeparator();

@@ -154,7 +154,8 @@ private:
             return std::nullopt;
         Candidate out = *std::ranges::find(chosen, best, &Candidate::priority);
         out.value = median(values);
-        out.how = "median over " + std::to_string(values.size()) + " pairs of its devices, each " + out.how;
+        out.how = "median over " + std::to_string(values.size()) + " pairs of its devices, each "
+                  + out.how;
         return out;
     }
 
@@ -209,9 +210,7 @@ private:
     }
 
     // Two machines: one link of their measured pair. More: a switch with one link per machine
-    // (a pair through it gets the narrower link and the sum of latencies), each link as fast as
-    // its machine's fastest measured pair, with half their median latency; pairs that differ
-    // notably become overrides.
+    // (docs/import.md, "Links between machines").
     void network()
     {
         const std::vector<MachineDraft> &ms = m_evidence.machines;
@@ -239,40 +238,38 @@ private:
             hub += "-net";
         m_result.cluster.switches.push_back({hub, {}});
         for (const MachineDraft &m : ms) {
-            std::vector<double> bandwidths;
-            std::vector<double> latencies;
-            std::vector<Candidate> from;
+            std::optional<Candidate> fastest;
+            std::optional<Candidate> quickest;
+            int pairs = 0;
             for (const auto &[names, pair] : m_evidence.machinePairs) {
                 if (names.first != m.name && names.second != m.name)
                     continue;
-                if (auto b = pair.bandwidthGBps.chosen()) {
-                    bandwidths.push_back(b->value);
-                    from.push_back(*b);
-                }
-                if (auto l = pair.latencyUs.chosen())
-                    latencies.push_back(l->value / 2);
+                const auto b = pair.bandwidthGBps.chosen();
+                const auto l = pair.latencyUs.chosen();
+                pairs += b ? 1 : 0;
+                if (b && (!fastest || b->value > fastest->value))
+                    fastest = b;
+                if (l && (!quickest || l->value < quickest->value))
+                    quickest = l;
             }
-            if (bandwidths.empty()) {
+            if (!fastest) {
                 m_result.notes.push_back("nothing measured between " + m.name
                                          + " and another machine: no link drawn");
                 continue;
             }
-            const double latency = latencies.empty() ? Link{}.latencyUs : median(latencies);
-            // A pair gets at most the narrower of its two links, so each link is at least its
-            // fastest pair; slower pairs (a congested path) become overrides.
-            const double bandwidth = *std::ranges::max_element(bandwidths);
-            addLink(m.name, hub, bandwidth, latency);
-            Candidate c = from.front();
-            c.source = std::to_string(from.size()) + " measured pairs of " + m.name + ", e.g. "
-                       + c.source;
-            c.how = "the fastest of the pairs (through a switch a pair gets the narrower of its "
-                    "two links), each "
-                    + c.how;
+            // A pair gets at most the narrower of its two links and at least the sum of their
+            // latencies, so each link is as fast as its fastest pair and has half the lowest
+            // latency; slower pairs (a congested path) become overrides.
+            const double latency = quickest ? quickest->value / 2 : Link{}.latencyUs;
+            addLink(m.name, hub, fastest->value, latency);
             const std::string path = "/links/" + m.name + "/" + hub + "/";
-            record(path + "bandwidth_GBps", bandwidth, c);
-            if (!latencies.empty()) {
-                c.how = "half the median one-way time of the pairs (a pair crosses two links)";
-                record(path + "latency_us", latency, c);
+            const std::string of = " of the " + std::to_string(pairs) + " measured pairs of "
+                                   + m.name + " (through a switch a pair crosses two links), ";
+            fastest->how = "the fastest" + of + fastest->how;
+            record(path + "bandwidth_GBps", fastest->value, *fastest);
+            if (quickest) {
+                quickest->how = "half the lowest latency" + of + quickest->how;
+                record(path + "latency_us", latency, *quickest);
             }
         }
     }
