@@ -176,7 +176,10 @@ private:
     // Least squares of out-of-place time over size.
     static Line fit(const std::vector<const NcclRow *> &rows)
     {
-        double sx = 0, sy = 0, sxx = 0, sxy = 0;
+        double sx = 0;
+        double sy = 0;
+        double sxx = 0;
+        double sxy = 0;
         for (const NcclRow *r : rows) {
             sx += r->bytes;
             sy += r->timeUs;
