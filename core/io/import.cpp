@@ -142,7 +142,16 @@ Result<ImportFiles> readImportFiles(const std::vector<std::string> &paths)
 {
     namespace fs = std::filesystem;
     ImportFiles files;
+    // A folder picked by mistake (a home folder) must not read gigabytes: beyond these, its
+    // files are no measurement HetPlan reads.
+    constexpr std::size_t kMaxFolderFiles = 10000;
+    constexpr std::uintmax_t kMaxMeasurementBytes = 16u << 20;
     const auto add = [&](const std::string &path, bool named) -> Status {
+        std::error_code sizeError;
+        if (!named && fs::file_size(path, sizeError) > kMaxMeasurementBytes) {
+            files.skipped.push_back(path);
+            return okStatus();
+        }
         auto text = readTextFile(path);
         if (!text)
             return text.error();
@@ -163,9 +172,13 @@ Result<ImportFiles> readImportFiles(const std::vector<std::string> &paths)
         std::vector<std::string> inside;
         fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied,
                                             error);
-        for (; !error && it != fs::recursive_directory_iterator(); it.increment(error))
+        for (; !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
             if (it->is_regular_file(error))
                 inside.push_back(it->path().string());
+            if (inside.size() > kMaxFolderFiles)
+                return badInput(path + ": more than " + std::to_string(kMaxFolderFiles)
+                                + " files; name the folder that holds the measurements");
+        }
         if (error)
             return badInput(path + ": cannot list the folder: " + error.message());
         std::ranges::sort(inside);

@@ -1,6 +1,7 @@
 // Evidence → Cluster (docs/import.md, "Which figure wins" and "Links between machines"): each
 // field takes its highest-priority figures, and records where they came from in `origin`.
 #include "core/catalog/catalog.h"
+#include "core/io/cluster_check.h"
 #include "core/io/import_evidence.h"
 #include "core/io/text_lines.h"
 #include "core/model/topology.h"
@@ -61,6 +62,9 @@ public:
         if (!topology)
             return badInput("the imported cluster is not valid: " + topology.error().message);
         overrides(*topology);
+        // What is written must read back unchanged (names and texts within the format's limits).
+        if (Status valid = checkCluster(c, "the imported cluster"); !valid)
+            return valid.error();
         m_result.notes.insert(m_result.notes.begin(), m_evidence.notes.begin(),
                               m_evidence.notes.end());
         return std::move(m_result);

@@ -48,7 +48,8 @@ std::string machineNameOf(std::string_view host)
     if (!name.empty() && name.find_first_not_of("0123456789.") != std::string::npos)
         name = name.substr(0, name.find('.')); // a host name, not an IPv4 address
     std::ranges::replace(name, ':', '-');
-    return name.empty() ? std::string("host") : name;
+    constexpr std::size_t kMaxMachineNameChars = 128; // the cluster file's limit on names
+    return name.empty() ? std::string("host") : name.substr(0, kMaxMachineNameChars);
 }
 
 Result<MachineDraft *> machineForFile(Evidence &evidence, const std::string &source)

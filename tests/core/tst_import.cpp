@@ -354,11 +354,14 @@ private Q_SLOTS:
         spec.ranks = ranksOn("node-a", 2);
         write(QStringLiteral("logs/all_reduce_perf.log"), ncclLog(spec));
         write(QStringLiteral("README"), "how these were measured\n");
+        // A log too large to be one: skipped unread, not read into memory and refused.
+        write(QStringLiteral("logs/huge_perf.log"),
+              ncclLog(spec) + std::string(17u << 20, ' '));
         auto files = readImportFiles({dir.path().toStdString()});
         QVERIFY2(files.ok(), files.ok() ? "" : files.error().message.c_str());
         QCOMPARE(files->inputs.size(), std::size_t(1));
         QVERIFY(files->inputs[0].path.ends_with("logs/all_reduce_perf.log"));
-        QCOMPARE(files->skipped.size(), std::size_t(1));
+        QCOMPARE(files->skipped.size(), std::size_t(2));
         // Named explicitly, a file of no import kind is an error, not skipped.
         auto named = readImportFiles({dir.filePath(QStringLiteral("README")).toStdString()});
         QVERIFY(named.ok());
