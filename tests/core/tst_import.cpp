@@ -355,8 +355,7 @@ private Q_SLOTS:
         write(QStringLiteral("logs/all_reduce_perf.log"), ncclLog(spec));
         write(QStringLiteral("README"), "how these were measured\n");
         // A log too large to be one: skipped unread, not read into memory and refused.
-        write(QStringLiteral("logs/huge_perf.log"),
-              ncclLog(spec) + std::string(17u << 20, ' '));
+        write(QStringLiteral("logs/huge_perf.log"), ncclLog(spec) + std::string(17u << 20, ' '));
         auto files = readImportFiles({dir.path().toStdString()});
         QVERIFY2(files.ok(), files.ok() ? "" : files.error().message.c_str());
         QCOMPARE(files->inputs.size(), std::size_t(1));
