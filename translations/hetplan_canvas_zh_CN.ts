@@ -352,6 +352,17 @@
     </message>
 </context>
 <context>
+    <name>hetplan::gui::MeasuredMark</name>
+    <message>
+        <source>Measured: %1</source>
+        <translation>实测：%1</translation>
+    </message>
+    <message>
+        <source>Measured: %1 — %2</source>
+        <translation>实测：%1 — %2</translation>
+    </message>
+</context>
+<context>
     <name>hetplan::gui::Palette</name>
     <message>
         <source>Drag a machine or a switch onto the canvas</source>

@@ -263,6 +263,22 @@
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
+        <source>Import &amp;Measurements…</source>
+        <translation>导入测量结果(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Import Measurement &amp;Folder…</source>
+        <translation>导入测量结果文件夹(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Import Measurements</source>
+        <translation>导入测量结果</translation>
+    </message>
+    <message>
+        <source>Measurements (*.json *.log *.txt *.out);;All files (*)</source>
+        <translation>测量结果 (*.json *.log *.txt *.out);;所有文件 (*)</translation>
+    </message>
+    <message>
         <source>&amp;Import Cluster…</source>
         <translation>导入集群(&amp;I)…</translation>
     </message>
@@ -317,6 +333,17 @@
     <message>
         <source>&amp;Clear Menu</source>
         <translation>清除菜单(&amp;C)</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::MeasurementImport</name>
+    <message>
+        <source>Import Measurements</source>
+        <translation>导入测量结果</translation>
+    </message>
+    <message>
+        <source>Import Report</source>
+        <translation>导入报告</translation>
     </message>
 </context>
 <context>

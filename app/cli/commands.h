@@ -17,5 +17,6 @@ int runRun(const std::vector<std::string> &words);
 int runExport(const std::vector<std::string> &words);
 int runLaunch(const std::vector<std::string> &words);
 int runProbeHosts(const std::vector<std::string> &words); // probe --hosts
+int runImport(const std::vector<std::string> &words);
 
 } // namespace hetplan::cli

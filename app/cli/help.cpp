@@ -30,6 +30,8 @@ Commands:
             [--hosts HOSTS] [--out FILE]   (for other runtimes and Slurm, docs/export.md)
   launch    --plan FILE --hosts FILE [--known-hosts FILE] [--accept-new-host-keys] [run's
             options] [--command WORD...]   (the ranks on other hosts over SSH)
+  import    FILE|DIR... --out CLUSTER [--report FILE|-] [--name NAME] [--network KIND]
+            [--cpu-memory-gib G]   (probe files, nccl-tests logs, topo -m, nvbandwidth)
   --version print the version
 
 Cost models: hetplan (default), hexiscale-paper, hexgen-paper.
@@ -186,6 +188,23 @@ Writes a plan for other launchers and runtimes (docs/export.md). Ranks are numbe
         return launchHelp();
     if (command == "probe")
         return probeHostsHelp();
+    if (command == "import")
+        return std::string(R"(usage: hetplan-cli import FILE|DIR... --out CLUSTER [options]
+
+Builds a cluster file from what was measured: hetplan-probe files, nccl-tests logs
+(all_reduce_perf, all_gather_perf, sendrecv_perf, ...), `nvidia-smi topo -m` output and
+nvbandwidth output, each recognised by its content; a folder is read with everything below
+it, leaving out files of no such kind. Prints every imported figure with the file, line and
+method it came from (docs/import.md); the cluster file records the same in "origin".
+  --out CLUSTER|-         the cluster file, written atomically (- : standard output, and the
+                          report goes to standard error)
+  --report FILE|-         where the report goes (default: standard output)
+  --name NAME             the cluster's name (default: imported)
+  --network KIND          ethernet (default), infiniband or roce: the kind of the links
+                          between machines, which measurements do not tell
+  --cpu-memory-gib G      memory of each CPU rank's device (default 16; the probe does not
+                          measure host memory)
+)");
     return std::nullopt;
 }
 

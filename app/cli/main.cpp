@@ -35,6 +35,8 @@ int runCommand(const std::string &command, const std::vector<std::string> &words
         return runLaunch(words);
     if (command == "probe")
         return runProbeHosts(words);
+    if (command == "import")
+        return runImport(words);
     return runCatalog(words);
 }
 
@@ -75,7 +77,7 @@ int main(int argc, char **argv)
     const std::optional<std::string> help = commandHelp(command);
     if (!help) {
         std::cerr << "hetplan-cli: error: unknown command '" << command
-                  << "'; valid: plan, evaluate, compare, sweep, validate, catalog, run, export\n\n"
+                  << "'; valid: plan, evaluate, compare, sweep, validate, catalog, run, export, import, launch, probe\n\n"
                   << usage();
         return 2;
     }

@@ -6,6 +6,7 @@
 #include "core/catalog/catalog.h"
 #include "help/help_menu.h"
 #include "inspector/inspector.h"
+#include "measurement_import.h"
 #include "model/cluster_model.h"
 #include "model/cluster_names.h"
 #include "model/document.h"
@@ -101,6 +102,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     m_totals = new QLabel(this);
     statusBar()->addPermanentWidget(m_totals);
+    m_measurementImport = new MeasurementImport(this);
 
     createActions();
     createMenus();
@@ -353,6 +355,23 @@ void MainWindow::importCluster()
         return;
     if (Status s = m_document->importCluster(path); !s)
         showError(tr("Import Cluster"), QString::fromStdString(s.error().message));
+}
+
+void MainWindow::importMeasurements(bool folder)
+{
+    if (m_measurementImport->isRunning() || !maybeSave())
+        return;
+    QStringList paths;
+    if (folder) {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Import Measurements"));
+        if (!dir.isEmpty())
+            paths << dir;
+    } else {
+        paths = QFileDialog::getOpenFileNames(
+            this, tr("Import Measurements"), QString(),
+            tr("Measurements (*.json *.log *.txt *.out);;All files (*)"));
+    }
+    m_measurementImport->importPaths(paths);
 }
 
 void MainWindow::exportCluster()

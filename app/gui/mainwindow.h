@@ -13,6 +13,7 @@ class ClusterScene;
 class ClusterView;
 class Document;
 class Inspector;
+class MeasurementImport;
 class Palette;
 class ResultsPanel;
 class WorkloadPanel;
@@ -36,6 +37,7 @@ public:
     ClusterView *view() const { return m_view; }
     QMenu *viewMenu() const { return m_viewMenu; }
     ResultsPanel *results() const { return m_results; }
+    MeasurementImport *measurementImport() const { return m_measurementImport; }
     // Docks of other parts of the app: placed in `area` and listed in View ▸ Panels.
     void addPanelDock(QDockWidget *dock, Qt::DockWidgetArea area);
     // Shows the dock and the tab that hold `widget` (e.g. a results chart).
@@ -69,6 +71,8 @@ private:
     bool save();
     bool saveAs();
     void importCluster();
+    // File › Import Measurements: files, or a folder (docs/import.md).
+    void importMeasurements(bool folder);
     void exportCluster();
     void showSettings();
     // Asks what to do with unsaved changes; false: the person cancelled.
@@ -90,6 +94,7 @@ private:
     QDockWidget *m_inspectorDock;
     QDockWidget *m_workloadDock;
     QLabel *m_totals;
+    MeasurementImport *m_measurementImport;
 
     QMenu *m_fileMenu = nullptr;
     QMenu *m_editMenu = nullptr;
@@ -103,6 +108,8 @@ private:
     QAction *m_saveAsAction = nullptr;
     QAction *m_importAction = nullptr;
     QAction *m_exportAction = nullptr;
+    QAction *m_importMeasurementsAction = nullptr;
+    QAction *m_importMeasurementFolderAction = nullptr;
     QAction *m_settingsAction = nullptr;
     QAction *m_quitAction = nullptr;
     QAction *m_undoAction = nullptr;

@@ -50,6 +50,12 @@ void MainWindow::createActions()
     connect(m_saveAsAction, &QAction::triggered, this, [this] { saveAs(); });
     m_importAction = make(tr("&Import Cluster…"), {}, {}, &MainWindow::importCluster);
     m_exportAction = make(tr("&Export Cluster…"), {}, {}, &MainWindow::exportCluster);
+    m_importMeasurementsAction = new QAction(tr("Import &Measurements…"), this);
+    connect(m_importMeasurementsAction, &QAction::triggered, this,
+            [this] { importMeasurements(false); });
+    m_importMeasurementFolderAction = new QAction(tr("Import Measurement &Folder…"), this);
+    connect(m_importMeasurementFolderAction, &QAction::triggered, this,
+            [this] { importMeasurements(true); });
     m_settingsAction = make(tr("Se&ttings…"), icon("settings"), QKeySequence::Preferences,
                             &MainWindow::showSettings);
     m_settingsAction->setMenuRole(QAction::PreferencesRole);
@@ -89,6 +95,8 @@ void MainWindow::createMenus()
     m_fileMenu->addAction(m_saveAsAction);
     m_fileMenu->addSeparator();
     m_fileMenu->addAction(m_importAction);
+    m_fileMenu->addAction(m_importMeasurementsAction);
+    m_fileMenu->addAction(m_importMeasurementFolderAction);
     m_fileMenu->addAction(m_exportAction);
     m_fileMenu->addSeparator();
     m_fileMenu->addAction(m_settingsAction);

@@ -160,6 +160,44 @@ PairOverride readOverride(const Value &value, const GpuCounts &machines)
     return p;
 }
 
+ClusterOrigin readOrigin(const Value &value)
+{
+    ClusterOrigin origin;
+    if (!value.present())
+        return origin;
+    Object o = value.object();
+    const Array sources = o.optional("sources").array(kMaxLinks);
+    for (std::size_t i = 0; i < sources.size(); ++i)
+        origin.sources.push_back(sources.at(i).string(kMaxTextChars));
+    const Array figures = o.optional("figures").array(kMaxLinks);
+    for (std::size_t i = 0; i < figures.size(); ++i) {
+        Object f = figures.at(i).object();
+        MeasuredFigure m;
+        const Value field = f.required("field");
+        m.field = field.string(kMaxTextChars);
+        if (!field.context().failed() && m.field.front() != '/')
+            field.fail("\"" + m.field
+                       + "\" is not a path in the cluster file; valid: a path starting with '/', "
+                         "e.g. \"/machines/A/intra/bandwidth_GBps\"");
+        m.source = f.required("source").string(kMaxTextChars);
+        m.how = f.optional("how").string(kMaxTextChars, true);
+        f.finish();
+        origin.figures.push_back(std::move(m));
+    }
+    o.finish();
+    return origin;
+}
+
+OrderedJson originJson(const ClusterOrigin &origin)
+{
+    OrderedJson j;
+    j["sources"] = origin.sources;
+    OrderedJson &figures = j["figures"] = OrderedJson::array();
+    for (const MeasuredFigure &m : origin.figures)
+        figures.push_back({{"field", m.field}, {"source", m.source}, {"how", m.how}});
+    return j;
+}
+
 } // namespace
 
 namespace jsonio {
@@ -266,6 +304,7 @@ Result<Cluster> parseCluster(std::string_view text, std::string_view source)
         const Array overrides = root.optional("pair_overrides").array(kMaxLinks);
         for (std::size_t i = 0; i < overrides.size(); ++i)
             c.pairOverrides.push_back(readOverride(overrides.at(i), gpuCounts));
+        c.origin = readOrigin(root.optional("origin"));
         return c;
     });
 }
@@ -314,6 +353,9 @@ std::string writeCluster(const Cluster &cluster)
         o["latency_us"] = p.latencyUs;
         overrides.push_back(std::move(o));
     }
+    // Only imported or calibrated clusters carry one; drawn ones stay as they were.
+    if (!cluster.origin.empty())
+        j["origin"] = originJson(cluster.origin);
     return dumpPretty(j);
 }
 

@@ -2,6 +2,7 @@
 
 #include "canvas/canvas_style.h"
 #include "inspector/inspector_field.h"
+#include "inspector/measured_mark.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -83,6 +84,13 @@ void LinkEditor::refresh()
     m_kind->setCurrentIndex(m_kind->findData(static_cast<int>(l->kind)));
     loadText(m_bandwidthGBps, formatNumber(l->bandwidthGBps));
     loadText(m_latencyUs, formatNumber(l->latencyUs));
+    const Cluster &cluster = m_model->cluster();
+    const std::string ab = "/links/" + l->a + "/" + l->b + "/";
+    const std::string ba = "/links/" + l->b + "/" + l->a + "/";
+    MeasuredMark::apply(m_bandwidthGBps, MeasuredMark::note(cluster, {ab + "bandwidth_GBps",
+                                                                      ba + "bandwidth_GBps"}));
+    MeasuredMark::apply(m_latencyUs,
+                        MeasuredMark::note(cluster, {ab + "latency_us", ba + "latency_us"}));
     m_loading = false;
 }
 

@@ -3,6 +3,7 @@
 #include "canvas/canvas_style.h"
 #include "core/catalog/catalog.h"
 #include "inspector/inspector_field.h"
+#include "inspector/measured_mark.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -208,11 +209,29 @@ void MachineEditor::refresh()
         load(m_memoryGiB, formatNumber(custom->memoryGiB));
         load(m_memoryBandwidthGBps, formatNumber(custom->memoryBandwidthGBps));
     }
+    markMeasured(*m, custom);
     m_gpuInfo->setText(type ? tr("%1 TFLOPS, %2 GiB, %3 memory bandwidth per GPU")
                                   .arg(formatNumber(type->tflops), formatNumber(type->memoryGiB),
                                        CanvasStyle::bandwidthText(type->memoryBandwidthGBps))
                             : QString());
     m_loading = false;
+}
+
+void MachineEditor::markMeasured(const Machine &m, const GpuType *custom)
+{
+    const Cluster &cluster = m_model->cluster();
+    const std::string intra = "/machines/" + m.name + "/intra/";
+    MeasuredMark::apply(m_intraKind, MeasuredMark::note(cluster, intra + "kind"));
+    MeasuredMark::apply(m_intraBandwidthGBps,
+                        MeasuredMark::note(cluster, intra + "bandwidth_GBps"));
+    MeasuredMark::apply(m_intraLatencyUs, MeasuredMark::note(cluster, intra + "latency_us"));
+    const std::string type = "/gpu_types/" + m.gpu + "/";
+    MeasuredMark::apply(m_gpu, MeasuredMark::note(cluster, type + "achieved_fraction"));
+    if (!custom)
+        return;
+    MeasuredMark::apply(m_tflops, MeasuredMark::note(cluster, type + "tflops"));
+    MeasuredMark::apply(m_memoryGiB, MeasuredMark::note(cluster, type + "memory_GiB"));
+    MeasuredMark::apply(m_memoryBandwidthGBps, MeasuredMark::note(cluster, type + "membw_GBps"));
 }
 
 void MachineEditor::commit(FieldRow *row, const std::function<Status(Machine &)> &edit)

@@ -41,6 +41,8 @@ private:
     void chooseGpuType(int index);
     void createCustomType();
     void fillGpuTypes();
+    // Marks the fields Cluster::origin lists as measured.
+    void markMeasured(const Machine &m, const GpuType *custom);
     const GpuType *customType() const;
 
     ClusterModel *m_model; // not owned

@@ -1,6 +1,7 @@
 #include "model/document.h"
 
 #include "core/catalog/catalog.h"
+#include "core/io/cluster_check.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
@@ -95,6 +96,16 @@ void Document::newProject()
     Project p;
     p.cluster = ClusterModel::newCluster();
     install(p, {}, false);
+}
+
+Status Document::newFromCluster(const Cluster &cluster)
+{
+    if (Status s = checkCluster(cluster, cluster.name); !s)
+        return s;
+    Project p;
+    p.cluster = cluster;
+    install(p, {}, true);
+    return okStatus();
 }
 
 Status Document::open(const QString &path)

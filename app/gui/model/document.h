@@ -40,6 +40,8 @@ public:
     Status save(const QString &path);        // becomes the document's file on success
     // Replaces only the cluster; like open, it clears the undo history.
     Status importCluster(const QString &path);
+    // A new, unsaved document around `cluster` (e.g. one imported from measurements).
+    Status newFromCluster(const Cluster &cluster);
     Status exportCluster(const QString &path) const;
 
     // --- Planning choices: each change is one step on the cluster's undo stack --------------

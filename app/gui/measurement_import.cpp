@@ -1,0 +1,120 @@
+#include "measurement_import.h"
+
+#include "canvas/auto_layout.h"
+#include "mainwindow.h"
+#include "model/cluster_model.h"
+#include "model/document.h"
+#include "results/background_runner.h"
+
+#include <QDialog>
+#include <QFontDatabase>
+#include <QPlainTextEdit>
+#include <QVBoxLayout>
+
+namespace hetplan::gui {
+namespace {
+
+// Measurements carry no positions: the canvas's auto-layout places the machines around their
+// switch before the document opens, so the layout is no undo step of the new document.
+Cluster laidOut(Cluster cluster)
+{
+    ClusterModel model;
+    if (!model.reset(cluster))
+        return cluster;
+    const auto positions = autoLayoutPositions(model);
+    const auto place = [&](const std::string &name, CanvasPosition &position) {
+        const ItemId id = model.nodeByName(name);
+        for (const auto &[item, at] : positions)
+            if (item == id)
+                position = at;
+    };
+    for (Machine &m : cluster.machines)
+        place(m.name, m.position);
+    for (Switch &s : cluster.switches)
+        place(s.name, s.position);
+    return cluster;
+}
+
+} // namespace
+
+MeasurementImport::MeasurementImport(MainWindow *window)
+    : QObject(window)
+    , m_window(window)
+    , m_runner(new BackgroundRunner(this))
+{
+    connect(m_runner, &BackgroundRunner::finished, this, &MeasurementImport::onFinished);
+}
+
+bool MeasurementImport::isRunning() const
+{
+    return m_runner->isRunning();
+}
+
+void MeasurementImport::importPaths(const QStringList &paths)
+{
+    if (m_runner->isRunning() || paths.isEmpty())
+        return;
+    std::vector<std::string> files;
+    for (const QString &p : paths)
+        files.push_back(p.toStdString());
+    m_runner->start<Result<ImportResult>>(
+        [files](QPromise<Result<ImportResult>> &promise, std::stop_token) {
+            auto read = readImportFiles(files);
+            if (!read) {
+                promise.addResult(Result<ImportResult>(read.error()));
+                return;
+            }
+            auto result = importMeasurements(read->inputs);
+            if (result)
+                for (const std::string &skipped : read->skipped)
+                    result->notes.push_back(skipped + ": skipped: not a file HetPlan imports");
+            promise.addResult(std::move(result));
+        });
+}
+
+void MeasurementImport::onFinished()
+{
+    const QFuture<Result<ImportResult>> future = m_runner->future<Result<ImportResult>>();
+    if (future.resultCount() == 0) {
+        Q_EMIT finished(false);
+        return;
+    }
+    const Result<ImportResult> &result = future.result();
+    if (!result) {
+        m_report = QString::fromStdString(result.error().message);
+        showReport(tr("Import Measurements"), m_report);
+        Q_EMIT finished(false);
+        return;
+    }
+    if (Status s = m_window->document()->newFromCluster(laidOut(result->cluster)); !s) {
+        m_report = QString::fromStdString(s.error().message);
+        showReport(tr("Import Measurements"), m_report);
+        Q_EMIT finished(false);
+        return;
+    }
+    m_report = QString::fromStdString(importReport(*result));
+    showReport(tr("Import Report"), m_report);
+    Q_EMIT finished(true);
+}
+
+void MeasurementImport::showReport(const QString &title, const QString &text)
+{
+    if (!m_reportView) {
+        auto *dialog = new QDialog(m_window);
+        dialog->setObjectName(QStringLiteral("importReport"));
+        dialog->resize(760, 520);
+        auto *layout = new QVBoxLayout(dialog);
+        m_reportView = new QPlainTextEdit(dialog);
+        m_reportView->setReadOnly(true);
+        m_reportView->setLineWrapMode(QPlainTextEdit::NoWrap);
+        m_reportView->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+        layout->addWidget(m_reportView);
+    }
+    auto *dialog = static_cast<QDialog *>(m_reportView->parentWidget());
+    dialog->setWindowTitle(title);
+    m_reportView->setPlainText(text);
+    dialog->show();
+    dialog->raise();
+}
+
+} // namespace hetplan::gui
