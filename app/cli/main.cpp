@@ -77,7 +77,8 @@ int main(int argc, char **argv)
     const std::optional<std::string> help = commandHelp(command);
     if (!help) {
         std::cerr << "hetplan-cli: error: unknown command '" << command
-                  << "'; valid: plan, evaluate, compare, sweep, validate, catalog, run, export, import, launch, probe\n\n"
+                  << "'; valid: plan, evaluate, compare, sweep, validate, catalog, run, export, "
+                     "import, launch, probe\n\n"
                   << usage();
         return 2;
     }
