@@ -6,6 +6,7 @@
 #include "core/catalog/catalog.h"
 #include "help/help_menu.h"
 #include "inspector/inspector.h"
+#include "launch/launch_actions.h"
 #include "model/cluster_model.h"
 #include "model/cluster_names.h"
 #include "model/document.h"
@@ -110,6 +111,10 @@ MainWindow::MainWindow(QWidget *parent)
     m_results->setReplanAfterEdits(SettingsDialog::replanAfterEdits());
     m_results->connectScene(m_scene);
     createToolBar();
+    m_launch = new LaunchActions(this, toolsMenu(), m_document, m_results);
+    connect(m_launch, &LaunchActions::measurementArrived, this, &MainWindow::measurementArrived);
+    for (QDockWidget *dock : {m_launch->panelDock(), m_launch->measuredDock()})
+        m_panelsMenu->addAction(dock->toggleViewAction());
     menuBar()->addMenu(new HelpMenu(this));
     arrangeDocks();
 
@@ -146,6 +151,18 @@ void MainWindow::addPanelDock(QDockWidget *dock, Qt::DockWidgetArea area)
 {
     addDockWidget(area, dock);
     m_panelsMenu->addAction(dock->toggleViewAction());
+}
+
+QMenu *MainWindow::toolsMenu()
+{
+    if (!m_toolsMenu)
+        m_toolsMenu = menuBar()->addMenu(tr("&Tools"));
+    return m_toolsMenu;
+}
+
+const std::optional<Measurement> &MainWindow::lastMeasurement() const
+{
+    return m_launch->lastMeasurement();
 }
 
 void MainWindow::bringToFront(QWidget *widget)
@@ -379,7 +396,7 @@ void MainWindow::showSettings()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    if (!maybeSave()) {
+    if (!m_launch->confirmClose() || !maybeSave()) {
         event->ignore();
         return;
     }

@@ -1,0 +1,82 @@
+#pragma once
+
+#include "core/cost/measurement.h"
+#include "launch/launch_controller.h"
+#include "results/shown_plan.h"
+
+#include <QObject>
+#include <QString>
+
+#include <optional>
+
+class QAction;
+class QDockWidget;
+class QMainWindow;
+class QMenu;
+
+namespace hetplan::gui {
+
+class Document;
+class LaunchPanel;
+class MeasuredView;
+class ResultsPanel;
+
+// The window's launching part (docs/launcher.md): Tools › Hosts and Tools › Launch, the Launch
+// dock with the job's status and logs, and the Measured dock with
+// the last run beside the prediction. It asks for hosts that are missing, for unknown host
+// keys, and before quitting while a job runs.
+class LaunchActions : public QObject
+{
+    Q_OBJECT
+
+public:
+    LaunchActions(QMainWindow *window, QMenu *toolsMenu, Document *document, ResultsPanel *results);
+    ~LaunchActions() override;
+
+    // Asks whether to stop a running job before the window closes; on yes, stops every rank
+    // and waits for them. False: keep the window open.
+    bool confirmClose();
+
+    // Where host keys are checked (empty: ~/.ssh/known_hosts), kept in the settings.
+    static QString knownHostsFile();
+    static void setKnownHostsFile(const QString &path);
+
+    const std::optional<Measurement> &lastMeasurement() const { return m_lastMeasurement; }
+
+    QAction *hostsAction() const { return m_hostsAction; }
+    QAction *launchAction() const { return m_launchAction; }
+    LaunchController *controller() const { return m_controller; }
+    LaunchPanel *panel() const { return m_panel; }
+    MeasuredView *measuredView() const { return m_measured; }
+    QDockWidget *panelDock() const { return m_panelDock; }
+    QDockWidget *measuredDock() const { return m_measuredDock; }
+
+public Q_SLOTS:
+    // Opens the Hosts dialog; true when the person accepted it (the mapping is saved).
+    bool editHosts();
+    void launch();
+
+Q_SIGNALS:
+    void measurementArrived(const hetplan::Measurement &measurement);
+
+private:
+    void updateActions();
+    void askHostKeys(const std::vector<LaunchController::UnknownKey> &keys);
+    void onEnded(JobPhase phase, const QString &error);
+
+    QMainWindow *m_window;
+    Document *m_document;
+    ResultsPanel *m_results;
+    LaunchController *m_controller;
+    LaunchPanel *m_panel;
+    MeasuredView *m_measured;
+    QDockWidget *m_panelDock;
+    QDockWidget *m_measuredDock;
+    QAction *m_hostsAction;
+    QAction *m_launchAction;
+    std::optional<ShownPlan> m_launched; // the plan of the running or last job
+    QString m_jobDescription;
+    std::optional<Measurement> m_lastMeasurement;
+};
+
+} // namespace hetplan::gui

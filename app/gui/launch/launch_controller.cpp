@@ -1,0 +1,154 @@
+#include "launch/launch_controller.h"
+
+#include "results/background_runner.h"
+
+#include <QTimer>
+
+#include <stop_token>
+
+namespace hetplan::gui {
+
+LaunchController::LaunchController(QObject *parent)
+    : QObject(parent)
+    , m_runner(new BackgroundRunner(this))
+    , m_batchTimer(new QTimer(this))
+{
+    m_batchTimer->setSingleShot(true);
+    m_batchTimer->setInterval(kBatchIntervalMs);
+    connect(m_batchTimer, &QTimer::timeout, this, &LaunchController::deliver);
+    connect(m_runner, &BackgroundRunner::finished, this, &LaunchController::onFinished);
+}
+
+LaunchController::~LaunchController()
+{
+    // Before the members go: the job's threads call push() until run() has returned.
+    cancelAndWait();
+}
+
+bool LaunchController::isRunning() const
+{
+    return m_runner->isRunning();
+}
+
+void LaunchController::start(const LaunchSpec &spec)
+{
+    Q_ASSERT(!isRunning());
+    m_spec = spec;
+    m_unknownKeys.clear();
+    m_measurement.reset();
+    m_jobId.clear();
+    {
+        const std::lock_guard lock(m_mutex);
+        m_pending.clear();
+    }
+    m_job = std::make_shared<LaunchJob>();
+    setPhase(JobPhase::Connecting);
+    Q_EMIT started();
+    m_runner->start<Result<Measurement>>(
+        [this, job = m_job, spec](QPromise<Result<Measurement>> &promise, std::stop_token stop) {
+            const std::stop_callback cancelJob(stop, [&job] { job->cancel(); });
+            promise.addResult(job->run(spec, [this](const LaunchEvent &e) { push(e); }));
+        });
+}
+
+void LaunchController::cancel()
+{
+    m_runner->cancel();
+}
+
+void LaunchController::cancelAndWait()
+{
+    m_runner->cancelAndWait();
+}
+
+void LaunchController::push(const LaunchEvent &event)
+{
+    bool first = false;
+    {
+        const std::lock_guard lock(m_mutex);
+        first = m_pending.empty();
+        m_pending.push_back(event);
+    }
+    // One queued call per batch; the timer it starts collects the rest of the batch.
+    if (first)
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                if (!m_batchTimer->isActive())
+                    m_batchTimer->start();
+            },
+            Qt::QueuedConnection);
+}
+
+void LaunchController::deliver()
+{
+    std::vector<LaunchEvent> batch;
+    {
+        const std::lock_guard lock(m_mutex);
+        batch.swap(m_pending);
+    }
+    if (m_jobId.isEmpty() && m_job)
+        m_jobId = QString::fromStdString(m_job->jobId());
+    std::vector<LaunchEvent> shown;
+    for (LaunchEvent &e : batch) {
+        switch (e.kind) {
+        case LaunchEvent::Kind::Phase:
+            setPhase(e.phase);
+            break;
+        case LaunchEvent::Kind::UnknownKey:
+            m_unknownKeys.push_back({e.host, e.keyType, e.fingerprint});
+            break;
+        case LaunchEvent::Kind::Output:
+        case LaunchEvent::Kind::Message:
+            shown.push_back(std::move(e));
+            break;
+        }
+    }
+    if (!shown.empty())
+        Q_EMIT eventsArrived(shown);
+}
+
+void LaunchController::setPhase(JobPhase phase)
+{
+    if (phase == m_phase)
+        return;
+    m_phase = phase;
+    Q_EMIT phaseChanged(phase);
+}
+
+void LaunchController::onFinished()
+{
+    m_batchTimer->stop();
+    deliver(); // run() has returned: every event is in the queue
+    const QFuture<Result<Measurement>> future = m_runner->future<Result<Measurement>>();
+    if (future.resultCount() == 0) {
+        setPhase(JobPhase::Cancelled);
+        Q_EMIT ended(m_phase, {});
+        return;
+    }
+    const Result<Measurement> &result = future.resultAt(0);
+    if (result) {
+        m_measurement = *result;
+        setPhase(JobPhase::Done);
+        Q_EMIT ended(m_phase, {});
+        return;
+    }
+    const bool cancelled = result.error().kind == ErrorKind::Cancelled;
+    if (!cancelled && !m_unknownKeys.empty()) {
+        // Not yet an end: the person decides, and a relaunch follows or the job ends.
+        Q_EMIT unknownHostKeys(m_unknownKeys);
+        return;
+    }
+    setPhase(cancelled ? JobPhase::Cancelled : JobPhase::Failed);
+    Q_EMIT ended(m_phase, cancelled ? QString() : QString::fromStdString(result.error().message));
+}
+
+void LaunchController::relaunchTrusting(const std::vector<UnknownKey> &keys)
+{
+    LaunchSpec spec = m_spec;
+    for (const UnknownKey &key : keys)
+        spec.confirmedFingerprints[key.destination] = key.fingerprint;
+    start(spec);
+}
+
+} // namespace hetplan::gui
