@@ -93,7 +93,9 @@ void LaunchController::deliver()
     for (LaunchEvent &e : batch) {
         switch (e.kind) {
         case LaunchEvent::Kind::Phase:
-            setPhase(e.phase);
+            // A job stopped by an unknown key has not failed yet: the person decides.
+            if (e.phase != JobPhase::Failed || m_unknownKeys.empty())
+                setPhase(e.phase);
             break;
         case LaunchEvent::Kind::UnknownKey:
             m_unknownKeys.push_back({e.host, e.keyType, e.fingerprint});

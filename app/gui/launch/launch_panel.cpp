@@ -148,6 +148,12 @@ void LaunchPanel::endJob(JobPhase phase, const QString &error)
     m_cancel->setEnabled(false);
     m_error->setText(error);
     m_error->setVisible(!error.isEmpty());
+    if (!error.isEmpty()) {
+        // Kept in the job's pane too, beside what the ranks printed before it.
+        LaunchEvent note;
+        note.text = error.toStdString();
+        addEvents({note});
+    }
     updateStatus();
 }
 
@@ -208,6 +214,23 @@ void LaunchPanel::addEvents(const std::vector<LaunchEvent> &events)
         if (!lines.isEmpty())
             edit->appendPlainText(lines.join(QLatin1Char('\n')));
     }
+    showOutputPane();
+}
+
+void LaunchPanel::showOutputPane()
+{
+    // The job's own pane is first and often empty: show the first pane with output instead.
+    auto *current = qobject_cast<QPlainTextEdit *>(m_tabs->currentWidget());
+    if (current && current != pane(LaunchLog::jobPane()))
+        return;
+    if (current && !current->document()->isEmpty())
+        return;
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (auto *edit = qobject_cast<QPlainTextEdit *>(m_tabs->widget(i));
+            edit && !edit->document()->isEmpty()) {
+            m_tabs->setCurrentIndex(i);
+            return;
+        }
 }
 
 void LaunchPanel::clearPanes()
@@ -232,6 +255,7 @@ void LaunchPanel::rebuild()
                 shown.push_back(line);
         paneFor(name)->setPlainText(shown.join(QLatin1Char('\n')));
     }
+    showOutputPane();
 }
 
 } // namespace hetplan::gui

@@ -60,6 +60,7 @@ private:
     QPlainTextEdit *paneFor(const QString &name);
     bool matches(const QString &line) const;
     void clearPanes();
+    void showOutputPane();
     // Rebuilds every pane from the log (grouping or filter changed).
     void rebuild();
     void updateStatus();
