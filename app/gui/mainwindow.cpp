@@ -396,10 +396,12 @@ void MainWindow::showSettings()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    // Both questions first: a person who cancels the second keeps the job running.
     if (!m_launch->confirmClose() || !maybeSave()) {
         event->ignore();
         return;
     }
+    m_launch->stopAndWait();
     m_document->discardAutosave();
     QSettings settings;
     settings.setValue(kGeometryKey, saveGeometry());

@@ -79,7 +79,7 @@ public:
     template<typename F>
     auto excluding(F f)
     {
-        const auto result = f();
+        auto result = f();
         m_clock.restart();
         return result;
     }

@@ -61,6 +61,8 @@ HostsDialog::HostsDialog(const Cluster &cluster, const HostsFile &saved, QWidget
     m_table->horizontalHeaderItem(Worker)->setToolTip(
         tr("On the host: the hetplan-worker executable to start"));
     m_table->verticalHeader()->hide();
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideMiddle); // paths differ at their ends
     m_table->horizontalHeader()->setStretchLastSection(true);
     layout->addWidget(m_table, 1);
 
@@ -101,7 +103,7 @@ HostsDialog::HostsDialog(const Cluster &cluster, const HostsFile &saved, QWidget
         m_table->setColumnWidth(
             column, std::max(m_table->columnWidth(column),
                              m_table->fontMetrics().horizontalAdvance(QLatin1String(sample)) + 16));
-    resize(860, 360);
+    resize(980, 360);
 }
 
 void HostsDialog::setRows(const HostsFile &hosts)

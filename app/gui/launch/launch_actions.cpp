@@ -228,10 +228,12 @@ bool LaunchActions::confirmClose()
         = QMessageBox::question(m_window, tr("Job Running"),
                                 tr("A launched job is still running. Stop every rank and quit?"),
                                 QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
-    if (answer != QMessageBox::Yes)
-        return false;
+    return answer == QMessageBox::Yes;
+}
+
+void LaunchActions::stopAndWait()
+{
     m_controller->cancelAndWait();
-    return true;
 }
 
 } // namespace hetplan::gui

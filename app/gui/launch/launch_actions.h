@@ -33,9 +33,10 @@ public:
     LaunchActions(QMainWindow *window, QMenu *toolsMenu, Document *document, ResultsPanel *results);
     ~LaunchActions() override;
 
-    // Asks whether to stop a running job before the window closes; on yes, stops every rank
-    // and waits for them. False: keep the window open.
+    // Asks whether to stop a running job before the window closes. False: keep the window open.
     bool confirmClose();
+    // Closing: stops every rank of a running job and waits until they are gone.
+    void stopAndWait();
 
     // Where host keys are checked (empty: ~/.ssh/known_hosts), kept in the settings.
     static QString knownHostsFile();
