@@ -15,5 +15,6 @@ int runValidate(const std::vector<std::string> &words);
 int runCatalog(const std::vector<std::string> &words);
 int runRun(const std::vector<std::string> &words);
 int runLaunch(const std::vector<std::string> &words);
+int runProbeHosts(const std::vector<std::string> &words); // probe --hosts
 
 } // namespace hetplan::cli

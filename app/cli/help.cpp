@@ -161,6 +161,8 @@ program and the measurement file.
 )");
     if (command == "launch")
         return launchHelp();
+    if (command == "probe")
+        return probeHostsHelp();
     return std::nullopt;
 }
 

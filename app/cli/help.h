@@ -9,7 +9,8 @@ namespace hetplan::cli {
 std::string usage();
 // One command's synopsis and options (`hetplan-cli COMMAND --help`); none for an unknown one.
 std::optional<std::string> commandHelp(const std::string &command);
-// `launch --help` (launch_help.cpp).
+// `launch --help` and `probe --help` (launch_help.cpp).
 std::string launchHelp();
+std::string probeHostsHelp();
 
 } // namespace hetplan::cli

@@ -28,4 +28,22 @@ stops every rank on every host. At the end: the measurement beside the plan's pr
 )";
 }
 
+std::string probeHostsHelp()
+{
+    return R"(usage: hetplan-cli probe --hosts FILE --out PROBE [options]
+
+Runs hetplan-probe (beside each host's hetplan-worker) on every host of the hosts file at once
+over SSH, as the ranks of one probe: each host's GEMM throughput, memory bandwidth and GPUs,
+and TCP bandwidth and latency between every pair of hosts. Rank 0's hetplan.probe/1 file
+(one entry per host, named after its first machine) is saved as PROBE. Preflight, host keys,
+Ctrl-C and stopping as for launch (docs/launcher.md).
+  --hosts FILE            hetplan.hosts/1; a host listed for several machines is probed once
+  --out PROBE             where the merged probe file goes
+  --known-hosts FILE, --accept-new-host-keys, --connect-timeout-s S   as for launch
+  --quick, --no-gpu, --model NAME|FILE, --micro-batch B, --seq-len S, --tp T, --repeat N,
+  --blas-threads K, --triad-mib M, --timeout-s T   passed to hetplan-probe (docs/probe.md);
+                          a model file is uploaded with the job
+)";
+}
+
 } // namespace hetplan::cli

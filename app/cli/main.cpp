@@ -31,6 +31,8 @@ int runCommand(const std::string &command, const std::vector<std::string> &words
         return runRun(words);
     if (command == "launch")
         return runLaunch(words);
+    if (command == "probe")
+        return runProbeHosts(words);
     return runCatalog(words);
 }
 

@@ -10,7 +10,9 @@ namespace hetplan::launch {
 
 namespace {
 
-// A POSIX-sh loop over the records of the job's process groups.
+// A POSIX-sh loop over the records of the job's process groups. The scripts run under `sh -c`
+// whatever the remote user's login shell is, and signal a group as `kill -SIG -PGID`, the one
+// spelling both dash and bash accept (dash refuses `--` there).
 constexpr const char *kEachGroup = "for f in ./*.pgid; do [ -f \"$f\" ] || continue; "
                                    "g=$(cat \"$f\"); [ -n \"$g\" ] || continue; ";
 
@@ -39,7 +41,12 @@ std::string groupCommand(const std::string &jobDir, const std::string &groupName
     if (!environment.empty())
         script += " env " + joined(environment);
     script += " " + joined(argv);
-    return "cd " + shellQuote(jobDir) + " && exec setsid -w sh -c " + shellQuote(script);
+    // In the background of a shell without job control, setsid is no group leader, so it
+    // makes the new session itself instead of forking: $! is the group, and `wait` hands on
+    // its exit status (128 + N when signal N ended it) and keeps the channel open until then.
+    return "exec sh -c "
+           + shellQuote("cd " + shellQuote(jobDir) + " || exit 1; setsid sh -c "
+                        + shellQuote(script) + " & wait $!");
 }
 
 std::string redisCommand(const std::string &jobDir, const std::string &address, int port)
@@ -55,19 +62,20 @@ std::string stopCommand(const std::string &jobDir, int expectedGroups, double gr
     std::string s = "cd " + shellQuote(jobDir) + " 2>/dev/null || { echo stopped 0; exit 0; }; ";
     s += "i=0; while [ $(ls ./*.pgid 2>/dev/null | wc -l) -lt " + std::to_string(expectedGroups)
          + " ] && [ $i -lt 10 ]; do sleep 0.1; i=$((i+1)); done; ";
-    s += std::string(kEachGroup) + "kill -TERM -- -$g 2>/dev/null; done; ";
+    s += std::string(kEachGroup) + "kill -TERM -$g 2>/dev/null; done; ";
     s += "i=0; while [ $i -lt " + std::to_string(graceTenths) + " ]; do alive=0; " + kEachGroup
-         + "kill -0 -- -$g 2>/dev/null && alive=$((alive+1)); done; "
+         + "kill -0 -$g 2>/dev/null && alive=$((alive+1)); done; "
          + "[ $alive -eq 0 ] && { echo stopped; exit 0; }; sleep 0.1; i=$((i+1)); done; ";
-    s += "n=0; " + std::string(kEachGroup) + "kill -KILL -- -$g 2>/dev/null && n=$((n+1)); done; "
+    s += "n=0; " + std::string(kEachGroup) + "kill -KILL -$g 2>/dev/null && n=$((n+1)); done; "
          + "echo killed $n";
-    return s;
+    return "sh -c " + shellQuote(s);
 }
 
 std::string aliveCommand(const std::string &jobDir)
 {
-    return "cd " + shellQuote(jobDir) + " 2>/dev/null || exit 0; " + kEachGroup
-           + "kill -0 -- -$g 2>/dev/null && echo $g; done; exit 0";
+    return "sh -c "
+           + shellQuote("cd " + shellQuote(jobDir) + " 2>/dev/null || exit 0; " + kEachGroup
+                        + "kill -0 -$g 2>/dev/null && echo $g; done; exit 0");
 }
 
 std::string makeDirectoryCommand(const std::string &path)

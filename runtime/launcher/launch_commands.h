@@ -14,8 +14,8 @@ namespace hetplan::launch {
 std::string jobDirectory(const std::string &workdir, const std::string &jobId);
 
 // Starts `argv` with `environment` ("NAME=value") in its own process group inside `jobDir`,
-// recording the group in `<groupName>.pgid`. `setsid -w` keeps the channel open until the
-// process ends and hands on its exit status.
+// recording the group in `<groupName>.pgid`. The command's shell waits for it, so the channel
+// stays open until the process ends and then carries its exit status (128 + N for signal N).
 std::string groupCommand(const std::string &jobDir, const std::string &groupName,
                          const std::vector<std::string> &environment,
                          const std::vector<std::string> &argv);
@@ -26,7 +26,8 @@ std::string redisCommand(const std::string &jobDir, const std::string &address, 
 
 // Stops every process group recorded in `jobDir`: TERM, then KILL to those still alive after
 // `graceS`. Waits up to a second for `expectedGroups` records first, so a process started a
-// moment ago is not missed. Prints "stopped N" (groups that needed KILL: "killed N").
+// moment ago is not missed. Prints "stopped" when TERM ended them all, else "killed N" (the
+// groups that got KILL).
 std::string stopCommand(const std::string &jobDir, int expectedGroups, double graceS);
 
 // Lists the process groups recorded in `jobDir` that still have a process, one per line.

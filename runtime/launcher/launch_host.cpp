@@ -114,23 +114,29 @@ bool watchRanks(std::vector<LiveRank> &live, SshSession &session, const HostWork
         l.running = false;
         --runningRanks;
         const std::string rank = "rank " + std::to_string(l.rank) + " on " + host.destination;
-        if (!polled)
-            control.fail(connected(session) ? rank + ": " + polled.error().message
-                                            : "host " + host.destination + " disconnected (rank "
-                                                  + std::to_string(l.rank) + " was running there)");
-        else if (*l.command->exitStatus() != 0)
+        if (!polled && !connected(session)) {
+            control.fail("host " + host.destination + " disconnected (rank "
+                         + std::to_string(l.rank) + " was running there)");
+            control.unreachable(host.destination);
+        } else if (!polled) {
+            control.fail(rank + ": " + polled.error().message);
+        } else if (*l.command->exitStatus() != 0) {
             control.fail(rank + " failed (exit status " + std::to_string(*l.command->exitStatus())
                          + ")");
+        }
     }
     return any;
 }
 
 // Stops whatever of the job still runs on the host, then lets the ranks' channels report
 // their end (bounded), so no output is lost and every channel is closed cleanly.
-void stopHost(HostRun &run, std::vector<LiveRank> &live, int groups, const LaunchSink &sink)
+void stopHost(HostRun &run, std::vector<LiveRank> &live, int groups, JobControl &control,
+              const LaunchSink &sink)
 {
-    if (!connected(run.session))
+    if (!connected(run.session)) {
+        control.unreachable(run.host.destination);
         return;
+    }
     auto stopped = runCommand(run.session, stopCommand(run.host.jobDir, groups, run.graceS),
                               run.graceS + run.session.target().timeoutS);
     if (!stopped)
@@ -171,6 +177,32 @@ std::string JobControl::failure() const
 {
     std::lock_guard lock(m_mutex);
     return m_failure;
+}
+
+void JobControl::unreachable(const std::string &host)
+{
+    std::lock_guard lock(m_mutex);
+    if (std::find(m_unreachable.begin(), m_unreachable.end(), host) == m_unreachable.end())
+        m_unreachable.push_back(host);
+}
+
+std::vector<std::string> JobControl::unreachableHosts() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_unreachable;
+}
+
+std::string JobControl::stopSummary() const
+{
+    const std::vector<std::string> lost = unreachableHosts();
+    if (lost.empty())
+        return "; every rank on every host was stopped";
+    std::string hosts;
+    for (const std::string &h : lost)
+        hosts += (hosts.empty() ? "" : ", ") + h;
+    return "; the ranks on the other hosts were stopped, those on " + hosts
+           + " could not be reached (they give up when their peers are gone, after the rank "
+             "timeout at most)";
 }
 
 void emitMessage(const LaunchSink &sink, const std::string &host, const std::string &text)
@@ -230,15 +262,19 @@ Status uploadJobFiles(SshSession &session, const HostWork &host, const std::vect
     return okStatus();
 }
 
+int randomPort()
+{
+    std::random_device random;
+    return std::uniform_int_distribution<int>(20000, 59999)(random);
+}
+
 Result<std::unique_ptr<RemoteCommand>> startRendezvous(SshSession &session, const HostWork &host,
                                                        const std::string &address,
                                                        const JobControl &control, int *port)
 {
-    std::random_device random;
-    std::uniform_int_distribution<int> ports(20000, 59999);
     std::string lastOutput;
     for (int attempt = 0; attempt < kRendezvousAttempts; ++attempt) {
-        *port = ports(random);
+        *port = randomPort();
         auto started = session.start(redisCommand(host.jobDir, address, *port));
         if (!started)
             return started.error();
@@ -300,7 +336,7 @@ void runHost(HostRun run, JobControl &control, std::atomic<int> &runningRanks,
         = run.rendezvous != nullptr
           || std::any_of(live.begin(), live.end(), [](const LiveRank &l) { return l.running; });
     if (leftovers)
-        stopHost(run, live, groups, sink);
+        stopHost(run, live, groups, control, sink);
 }
 
 Result<std::vector<std::string>> fetchResults(SshSession &session, const HostWork &host)

@@ -24,12 +24,18 @@ public:
     bool stopping() const { return m_stop.load(); }
     bool cancelled() const { return m_cancelled.load(); }
     std::string failure() const;
+    // Hosts whose connection dropped while their ranks ran: they could not be stopped.
+    void unreachable(const std::string &host);
+    std::vector<std::string> unreachableHosts() const;
+    // "; every rank on every host was stopped", or which hosts could not be reached.
+    std::string stopSummary() const;
 
 private:
     std::atomic<bool> m_stop{false};
     std::atomic<bool> m_cancelled{false};
     mutable std::mutex m_mutex;
     std::string m_failure;
+    std::vector<std::string> m_unreachable;
 };
 
 // Preflight, part one: connects (host key, authentication), checks the worker's version
@@ -40,6 +46,9 @@ Result<std::unique_ptr<SshSession>> checkHost(const HostWork &host, const Launch
 
 // Preflight, part two: the job folder and its files (each uploaded atomically).
 Status uploadJobFiles(SshSession &session, const HostWork &host, const std::vector<JobFile> &files);
+
+// A port for the job's rendezvous, 20000..59999 (the usual ephemeral range starts above).
+int randomPort();
 
 // Starts the job's Redis on rank 0's host at a random port and waits until it listens (a port
 // another program holds is retried with another). Sets `*port`.

@@ -14,6 +14,10 @@
 
 namespace hetplan {
 
+namespace launch {
+class JobControl;
+}
+
 // One training job across the hosts of a hosts file (docs/launcher.md, "Jobs"): preflight on
 // every host, one worker (or the person's own command) per rank, every rank's output streamed
 // back, every rank stopped on cancel or the first failure, the measurements fetched and merged.
@@ -23,7 +27,7 @@ namespace hetplan {
 struct LaunchSpec
 {
     std::string planText;
-    std::string planName = "plan.json"; // file name on the hosts and in messages
+    std::string planName = "plan.json"; // where it came from, for messages (hosts: plan.json)
     // The cluster the plan runs on (maps each rank's machine to a hosts-file entry): its file's
     // text, or empty for the cluster the plan names (a bundled name or a path on this machine).
     std::string clusterText;
@@ -45,9 +49,11 @@ struct LaunchSpec
 
     // Bring your own trainer: when set, run once per rank instead of hetplan-worker, each word
     // passed through the shell quoted. The environment carries RANK, WORLD_SIZE, LOCAL_RANK,
-    // MASTER_ADDR, MASTER_PORT, HETPLAN_JOB_ID, HETPLAN_PLAN (the uploaded plan's path) and the
-    // plan's per-group transports (HETPLAN_TRANSPORT_P<p>_S<s>="tp=…,pp=…,dp=…"). Such a job
-    // has no measurement: run() returns an empty one on success.
+    // MASTER_ADDR, MASTER_PORT (free for the command's own rendezvous: no Redis is started),
+    // HETPLAN_JOB_ID, HETPLAN_PLAN (the uploaded plan), HETPLAN_PIPELINE, HETPLAN_STAGE,
+    // HETPLAN_TP_DEGREE and the rank's stage's transports HETPLAN_{TP,PP,DP}_TRANSPORT
+    // (docs/launcher.md, "Bring your own trainer"). Such a job has no measurement: run()
+    // returns an empty one on success.
     std::vector<std::string> command;
 
     double stopGraceS = 3;    // after TERM, the ranks' process groups get KILL
@@ -98,6 +104,15 @@ public:
     // ErrorKind::Cancelled.
     Result<Measurement> run(const LaunchSpec &spec, const LaunchSink &sink);
 
+    // `hetplan-cli probe --hosts`: hetplan-probe (beside each host's worker) once on every
+    // host of spec.hosts, as the ranks of one probe, so every pair of hosts is measured too;
+    // `probeOptions` are passed on (--quick, --no-gpu, --model NAME|FILE: a local file is
+    // uploaded). Only the hosts, trust and timeouts of `spec` are used. Returns the
+    // hetplan.probe/1 text rank 0 wrote (docs/probe.md), checked. Phases, preflight, stop and
+    // cancel as for run().
+    Result<std::string> probe(const LaunchSpec &spec, const std::vector<std::string> &probeOptions,
+                              const LaunchSink &sink);
+
     // Asks run() to stop every rank and return; thread-safe, returns at once, harmless before
     // run() (the job then stops as soon as it starts) or after it.
     void cancel();
@@ -106,6 +121,11 @@ public:
     std::string jobId() const;
 
 private:
+    template<typename T>
+    Result<T> track(const LaunchSpec &spec, const LaunchSink &sink,
+                    const std::function<Result<T>(const std::string &, const LaunchSink &,
+                                                  launch::JobControl &)> &job);
+
     struct State;
     std::unique_ptr<State> m_state;
 };

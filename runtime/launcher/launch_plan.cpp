@@ -164,6 +164,7 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
     layout.jobId = jobId;
     layout.world = int(job->program.ranks.size());
     layout.measured = spec.command.empty();
+    layout.redis = spec.command.empty();
     layout.files = {{kPlanFile, spec.planText},
                     {kClusterFile, *cluster},
                     {kModelFile, spec.modelText.empty() ? writeModel(job->model) : spec.modelText},
@@ -175,8 +176,8 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
         const HostEntry *entry = spec.hosts.find(rank.machine);
         if (entry == nullptr)
             return badInput("hosts file: no entry for machine '" + rank.machine + "' (rank "
-                            + std::to_string(rank.rank) + " runs there); add {\"machine\": \""
-                            + rank.machine + "\", \"host\": …} to \"hosts\"");
+                            + std::to_string(rank.rank) + R"( runs there); add {"machine": ")"
+                            + rank.machine + R"(", "host": …} to "hosts")");
         if (layout.rendezvousAddress.empty())
             layout.rendezvousAddress = entry->host;
         const SshTarget target = sshTarget(*entry, spec.connectTimeoutS);
@@ -205,15 +206,75 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
     return layout;
 }
 
+Result<JobLayout> layoutProbe(const LaunchSpec &spec, const std::vector<std::string> &options,
+                              const std::string &jobId)
+{
+    if (spec.hosts.hosts.empty())
+        return badInput("the hosts file lists no host");
+    JobLayout layout;
+    layout.jobId = jobId;
+    layout.files = {{kHostsFile, writeHosts(spec.hosts)}};
+    std::vector<std::string> passed = options;
+    for (std::size_t i = 0; i + 1 < passed.size(); ++i)
+        if (passed[i] == "--model" && fs::is_regular_file(passed[i + 1])) {
+            auto text = readTextFile(passed[i + 1]);
+            if (!text)
+                return text.error();
+            layout.files.push_back({kModelFile, std::move(text).value()});
+            passed[i + 1] = kModelFile;
+        }
+    // A host is probed once, named after its first machine.
+    std::vector<const HostEntry *> probed;
+    std::map<std::string, bool> seen;
+    for (const HostEntry &entry : spec.hosts.hosts)
+        if (seen.emplace(destinationOf(sshTarget(entry)), true).second)
+            probed.push_back(&entry);
+    layout.world = int(probed.size());
+    layout.rendezvousAddress = probed.front()->host;
+    for (const HostEntry *entry : probed) {
+        const int rank = int(layout.hosts.size());
+        const auto slash = entry->worker.rfind('/');
+        RankStart start;
+        start.rank = rank;
+        start.command
+            = {slash == std::string::npos ? std::string("hetplan-probe")
+                                          : entry->worker.substr(0, slash + 1) + "hetplan-probe",
+               "--rank",
+               std::to_string(rank),
+               "--world",
+               std::to_string(layout.world),
+               "--listen-address",
+               entry->host,
+               "--host-name",
+               entry->machine};
+        start.command.insert(start.command.end(), passed.begin(), passed.end());
+        start.commandTakesRendezvous = true;
+        const SshTarget target = sshTarget(*entry, spec.connectTimeoutS);
+        const std::string jobDir = jobDirectory(entry->workdir, jobId);
+        if (rank == 0) {
+            start.command.insert(start.command.end(), {"--out", "probe.json"});
+            start.resultPath = jobDir + "/probe.json";
+        }
+        layout.hosts.push_back({destinationOf(target), target, "", jobDir, {std::move(start)}, 0});
+    }
+    layout.measured = false;
+    return layout;
+}
+
 std::string rankCommand(const JobLayout &layout, const HostWork &host, const RankStart &rank,
                         int port)
 {
     std::vector<std::string> environment = rank.environment;
     environment.push_back("MASTER_PORT=" + std::to_string(port));
     std::vector<std::string> argv = rank.command;
+    const std::string rendezvous
+        = "redis://" + layout.rendezvousAddress + ":" + std::to_string(port);
+    if (rank.commandTakesRendezvous) {
+        argv.insert(argv.end(), {"--rendezvous", rendezvous});
+    }
     if (rank.worker) {
         runtime::WorkerArgs args = *rank.worker;
-        args.comm.rendezvous = "redis://" + layout.rendezvousAddress + ":" + std::to_string(port);
+        args.comm.rendezvous = rendezvous;
         argv = runtime::workerCommandLine(rank.executable, args);
     }
     return groupCommand(host.jobDir, "rank-" + std::to_string(rank.rank), environment, argv);

@@ -28,7 +28,8 @@ struct RankStart
     std::optional<runtime::WorkerArgs> worker;
     std::string executable;
     std::vector<std::string> command;
-    std::string resultPath; // its measurement on the host; empty: none
+    bool commandTakesRendezvous = false; // "--rendezvous redis://HOST:PORT" goes after `command`
+    std::string resultPath;              // its measurement on the host; empty: none
 };
 
 // What one SSH destination does in the job. Several machines of the cluster may map to it.
@@ -52,12 +53,21 @@ struct JobLayout
     std::vector<JobFile> files;
     std::string rendezvousAddress; // rank 0's host as the launcher reaches it
     bool measured = true;          // hetplan-worker ranks write measurements
+    // The job's Redis (the Gloo rendezvous of hetplan-worker and hetplan-probe). A person's
+    // own command gets MASTER_ADDR/MASTER_PORT for its own rendezvous instead, so the port
+    // must stay free for it.
+    bool redis = true;
 };
 
 // Reads and checks the plan as every rank will (the whole job's compiled program), maps each
 // rank's machine to its hosts-file entry and lays out every rank's command. Errors name
 // the machine without a host entry, the plan's problem or the bad option.
 Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId);
+
+// `LaunchJob::probe`: one hetplan-probe rank per distinct host of spec.hosts, in file order;
+// rank 0 writes probe.json. A --model that names a local file is uploaded with the job.
+Result<JobLayout> layoutProbe(const LaunchSpec &spec, const std::vector<std::string> &options,
+                              const std::string &jobId);
 
 // The shell command that starts `rank` on its host, the job's Redis listening on `port`.
 std::string rankCommand(const JobLayout &layout, const HostWork &host, const RankStart &rank,

@@ -126,8 +126,7 @@ std::vector<std::string> workerCommandLine(const std::string &executable, const 
                                      args.backend == WorkerBackend::Cuda ? "cuda" : "gloo"};
     const auto optional = [&argv](const char *flag, const std::string &value) {
         if (!value.empty()) {
-            argv.push_back(flag);
-            argv.push_back(value);
+            argv.insert(argv.end(), {flag, value});
         }
     };
     optional("--cluster", args.job.cluster.value_or(""));

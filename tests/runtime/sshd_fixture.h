@@ -191,6 +191,7 @@ public:
     QString path(const QString &name) const { return m_dir.filePath(name); }
     std::string pathStd(const QString &name) const { return path(name).toStdString(); }
     int port() const { return m_port; }
+    qint64 processId() const { return m_process.processId(); }
     const QString &error() const { return m_lastError; }
     const QString &keygenPath() const { return m_keygen; }
 

@@ -3,7 +3,9 @@
 // local `hetplan-cli run` of the same plan; host keys and user keys are checked before
 // anything starts; an unreachable host fails preflight in bounded time with nothing started;
 // cancel and a dying rank leave no process of the job on any host.
+#include "core/io/files.h"
 #include "core/io/measurement_json.h"
+#include "core/io/probe_file.h"
 #include "tests/runtime/netns_fixture.h"
 #include "tests/runtime/run_test_support.h"
 
@@ -33,6 +35,8 @@ struct LiveLaunch
     QString out;
     QString err;
     qint64 firstRankOutputMs = -1;
+    qint64 uploadingMs = -1; // preflight done, files going up
+    qint64 runningMs = -1;   // ranks starting
 
     void start(const QStringList &args)
     {
@@ -43,8 +47,11 @@ struct LiveLaunch
     {
         out += QString::fromUtf8(process.readAllStandardOutput());
         err += QString::fromUtf8(process.readAllStandardError());
-        if (firstRankOutputMs < 0 && out.contains(QLatin1String("[rank ")))
-            firstRankOutputMs = clock.elapsed();
+        for (auto [mark, text] :
+             {std::pair{&firstRankOutputMs, "[rank "}, std::pair{&uploadingMs, "launch: uploading"},
+              std::pair{&runningMs, "launch: running"}})
+            if (*mark < 0 && out.contains(QLatin1String(text)))
+                *mark = clock.elapsed();
     }
     // Waits until `text` appears on stdout or the process ends (at most `limitMs`).
     bool waitFor(const QString &text, int limitMs)
@@ -89,12 +96,17 @@ private Q_SLOTS:
     void unreachableHostFailsPreflight();
     void cancelStopsEveryRank();
     void deadRankStopsTheJob();
+    void droppedHostStopsTheJob();
+    void ownCommandRunsPerRank();
+    void probeEveryHost();
 
 private:
     // A hosts file mapping A, B, C to the namespaces; `edit` may change an entry.
     QString hostsFile(const QString &name,
                       const std::function<void(int, QJsonObject &)> &edit = {}) const;
-    QStringList launchArgs(const QString &hosts, const QString &knownHosts) const;
+    // Trusting new host keys unless `acceptNewKeys` is false: each test stands alone.
+    QStringList launchArgs(const QString &hosts, const QString &knownHosts,
+                           bool acceptNewKeys = true) const;
     void expectNothingLeft(const char *when);
 
     NamespaceHosts m_hosts;
@@ -138,19 +150,23 @@ QString TestLaunch::hostsFile(const QString &name,
     return path;
 }
 
-QStringList TestLaunch::launchArgs(const QString &hosts, const QString &knownHosts) const
+QStringList TestLaunch::launchArgs(const QString &hosts, const QString &knownHosts,
+                                   bool acceptNewKeys) const
 {
-    return {QStringLiteral("launch"),
-            QStringLiteral("--plan"),
-            runtimeData("asymmetric.plan.json"),
-            QStringLiteral("--model"),
-            runtimeData("tiny.model.json"),
-            QStringLiteral("--hosts"),
-            hosts,
-            QStringLiteral("--known-hosts"),
-            knownHosts,
-            QStringLiteral("--connect-timeout-s"),
-            QStringLiteral("5")};
+    QStringList args = {QStringLiteral("launch"),
+                        QStringLiteral("--plan"),
+                        runtimeData("asymmetric.plan.json"),
+                        QStringLiteral("--model"),
+                        runtimeData("tiny.model.json"),
+                        QStringLiteral("--hosts"),
+                        hosts,
+                        QStringLiteral("--known-hosts"),
+                        knownHosts,
+                        QStringLiteral("--connect-timeout-s"),
+                        QStringLiteral("5")};
+    if (acceptNewKeys)
+        args << QStringLiteral("--accept-new-host-keys");
+    return args;
 }
 
 void TestLaunch::expectNothingLeft(const char *when)
@@ -178,11 +194,13 @@ void TestLaunch::launchMatchesLocalRun()
 
     LiveLaunch launch;
     launch.start(launchArgs(hostsFile(QStringLiteral("hosts.json")), m_knownHosts)
-                 << QStringLiteral("--accept-new-host-keys") << QStringLiteral("--out") << remote);
+                 << QStringLiteral("--out") << remote);
     const int code = launch.finish(120000);
     QVERIFY2(code == 0, qPrintable(launch.out + launch.err));
-    qInfo("launch on %d namespace hosts: first rank output after %lld ms, whole job %lld ms",
-          kHosts, launch.firstRankOutputMs, launch.clock.elapsed());
+    qInfo("launch on %d namespace hosts: preflight done after %lld ms, ranks starting after %lld "
+          "ms, first rank output after %lld ms, whole job %lld ms",
+          kHosts, launch.uploadingMs, launch.runningMs, launch.firstRankOutputMs,
+          launch.clock.elapsed());
     QVERIFY2(launch.out.contains(QStringLiteral("[rank 0 ") + m_hosts.address(0)),
              qPrintable(launch.out));
     QVERIFY2(launch.out.contains(QLatin1String("measured")), qPrintable(launch.out));
@@ -207,7 +225,8 @@ void TestLaunch::launchMatchesLocalRun()
 void TestLaunch::unknownHostKeyIsRefused()
 {
     const QString fresh = m_dir.filePath(QStringLiteral("fresh_known_hosts"));
-    const CliRun run = runCli(launchArgs(hostsFile(QStringLiteral("hosts.json")), fresh), 60);
+    const CliRun run
+        = runCli(launchArgs(hostsFile(QStringLiteral("hosts.json")), fresh, false), 60);
     QCOMPARE(run.exitCode, 2);
     const QString fingerprint = m_hosts.sshd(0).fingerprint(QStringLiteral("host_a"));
     QVERIFY2(!fingerprint.isEmpty() && run.err.contains(fingerprint), qPrintable(run.err));
@@ -223,8 +242,7 @@ void TestLaunch::wrongUserKeyFails()
         if (i == 1)
             e[QStringLiteral("identity")] = m_hosts.sshd(i).path(QStringLiteral("stranger"));
     });
-    const CliRun run
-        = runCli(launchArgs(hosts, m_knownHosts) << QStringLiteral("--accept-new-host-keys"), 60);
+    const CliRun run = runCli(launchArgs(hosts, m_knownHosts), 60);
     QCOMPARE(run.exitCode, 2);
     QVERIFY2(
         run.err.contains(m_hosts.address(1) + QStringLiteral(":22: the server refused the key")),
@@ -240,7 +258,7 @@ void TestLaunch::unreachableHostFailsPreflight()
               if (i == 2)
                   e[QStringLiteral("host")] = m_hosts.unusedAddress();
           });
-    QStringList args = launchArgs(hosts, m_knownHosts) << QStringLiteral("--accept-new-host-keys");
+    QStringList args = launchArgs(hosts, m_knownHosts);
     args[args.indexOf(QStringLiteral("--connect-timeout-s")) + 1] = QStringLiteral("3");
     const CliRun run = runCli(args, 60);
     QCOMPARE(run.exitCode, 1);
@@ -252,6 +270,11 @@ void TestLaunch::unreachableHostFailsPreflight()
     QVERIFY2(run.seconds < 15, qPrintable(QString::number(run.seconds)));
     qInfo("an unreachable host failed preflight after %.1f s (connect timeout 3 s)", run.seconds);
     expectNothingLeft("after a failed preflight");
+    // Not even the job's files reached the hosts that answered.
+    for (int i = 0; i < 2; ++i)
+        QVERIFY(QDir(m_dir.filePath(QStringLiteral("host-%1").arg(i)))
+                    .entryList(QDir::NoDotAndDotDot | QDir::AllEntries)
+                    .isEmpty());
 }
 
 void TestLaunch::cancelStopsEveryRank()
@@ -298,11 +321,97 @@ void TestLaunch::deadRankStopsTheJob()
     ::kill(victim, SIGKILL);
     const int code = launch.finish(60000);
     QCOMPARE(code, 1);
-    QVERIFY2(launch.err.contains(QStringLiteral("rank 3 on ") + m_hosts.address(2)),
+    // SIGKILL: 128 + 9, as a shell reports it.
+    QVERIFY2(launch.err.contains(QStringLiteral("rank 3 on ") + m_hosts.address(2)
+                                 + QStringLiteral(":22 failed (exit status 137)")),
              qPrintable(launch.err));
     QVERIFY2(launch.err.contains(QLatin1String("every rank on every host was stopped")),
              qPrintable(launch.err));
     expectNothingLeft("after a rank died");
+}
+
+void TestLaunch::droppedHostStopsTheJob()
+{
+    LiveLaunch launch;
+    launch.start(launchArgs(hostsFile(QStringLiteral("hosts.json")), m_knownHosts)
+                 << QStringLiteral("--iterations") << QStringLiteral("1000000")
+                 << QStringLiteral("--timeout-s") << QStringLiteral("5"));
+    QVERIFY2(launch.waitFor(QStringLiteral("[rank 0 "), 60000),
+             qPrintable(launch.out + launch.err));
+    // Host C's connection drops: the sshd serving the launcher's session there dies.
+    const qint64 listener = m_hosts.sshd(2).processId();
+    int dropped = 0;
+    for (int pid : m_hosts.pids(2)) {
+        QFile comm(QStringLiteral("/proc/%1/comm").arg(pid));
+        if (pid != listener && comm.open(QIODevice::ReadOnly)
+            && comm.readAll().trimmed() == "sshd") {
+            ::kill(pid, SIGKILL);
+            ++dropped;
+        }
+    }
+    QVERIFY(dropped > 0);
+    const int code = launch.finish(60000);
+    QCOMPARE(code, 1);
+    const QString host = m_hosts.address(2) + QStringLiteral(":22");
+    QVERIFY2(launch.err.contains(QStringLiteral("host ") + host + QStringLiteral(" disconnected")),
+             qPrintable(launch.err));
+    QVERIFY2(launch.err.contains(QStringLiteral("those on ") + host + QStringLiteral(" could not")),
+             qPrintable(launch.err));
+    // Its rank gives up once its peers are gone (the rank timeout, 5 s, at most).
+    for (int i = 0; i < 150 && !m_hosts.jobProcesses(2).isEmpty(); ++i)
+        QThread::msleep(100);
+    expectNothingLeft("after a host dropped");
+}
+
+void TestLaunch::ownCommandRunsPerRank()
+{
+    const CliRun run = runCli(
+        launchArgs(hostsFile(QStringLiteral("hosts.json")), m_knownHosts)
+            << QStringLiteral("--command") << QStringLiteral("bash") << QStringLiteral("-c")
+            << QStringLiteral(
+                   "echo \"env $RANK/$WORLD_SIZE local $LOCAL_RANK master "
+                   "$MASTER_ADDR:$MASTER_PORT job $HETPLAN_JOB_ID\"; test -f \"$HETPLAN_PLAN\" && "
+                   "if (exec 3<>\"/dev/tcp/$MASTER_ADDR/$MASTER_PORT\") 2>/dev/null; then "
+                   "echo port taken; else echo port free; fi"),
+        60);
+    QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+    // The asymmetric plan: ranks 0 and 1 on A, 2, 4 and 5 on B, 3 on C.
+    const int hostOf[] = {0, 0, 1, 2, 1, 1};
+    const int localRank[] = {0, 1, 0, 0, 1, 2};
+    for (int rank = 0; rank < 6; ++rank) {
+        const QString line = QStringLiteral("[rank %1 %2:22] env %1/6 local %3 master %4:")
+                                 .arg(rank)
+                                 .arg(m_hosts.address(hostOf[rank]))
+                                 .arg(localRank[rank])
+                                 .arg(m_hosts.address(0));
+        QVERIFY2(run.out.contains(line), qPrintable(line + QStringLiteral("\n") + run.out));
+    }
+    // MASTER_PORT is left for the command's own rendezvous.
+    QCOMPARE(run.out.count(QLatin1String("] port free")), 6);
+    expectNothingLeft("after the person's own command");
+}
+
+void TestLaunch::probeEveryHost()
+{
+    const QString out = m_dir.filePath(QStringLiteral("cluster.probe.json"));
+    const CliRun run = runCli(
+        {QStringLiteral("probe"), QStringLiteral("--hosts"),
+         hostsFile(QStringLiteral("hosts.json")), QStringLiteral("--known-hosts"), m_knownHosts,
+         QStringLiteral("--accept-new-host-keys"), QStringLiteral("--out"), out,
+         QStringLiteral("--quick"), QStringLiteral("--no-gpu"), QStringLiteral("--model"),
+         runtimeData("tiny.model.json"), QStringLiteral("--seq-len"), QStringLiteral("16"),
+         QStringLiteral("--triad-mib"), QStringLiteral("4")},
+        120);
+    QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+    auto text = readTextFile(out.toStdString());
+    QVERIFY(text.ok());
+    auto probe = parseProbe(*text, out.toStdString());
+    QVERIFY2(probe.ok(), probe.ok() ? "" : probe.error().message.c_str());
+    QCOMPARE(probe->hosts.size(), std::size_t(kHosts));
+    for (int i = 0; i < kHosts; ++i)
+        QCOMPARE(probe->hosts[std::size_t(i)].name, std::string(kMachines[i]));
+    QCOMPARE(probe->pairs.size(), std::size_t(kHosts * (kHosts - 1) / 2));
+    expectNothingLeft("after probing");
 }
 
 QTEST_GUILESS_MAIN(TestLaunch)

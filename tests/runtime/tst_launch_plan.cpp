@@ -1,0 +1,233 @@
+// The launcher's job layout and shell commands without SSH: which host runs which rank with
+// what environment, the worker's command line read back by hetplan-worker's parser, and the
+// stop command run by a local shell against real process groups (TERM, then KILL).
+#include "core/io/files.h"
+#include "runtime/launcher/launch_commands.h"
+#include "runtime/launcher/launch_plan.h"
+#include "tests/runtime/run_test_support.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+
+using namespace hetplan;
+using namespace hetplan::launch;
+using namespace hetplan::runtime::test;
+
+namespace {
+
+LaunchSpec asymmetricSpec()
+{
+    LaunchSpec spec;
+    spec.planText = readTextFile(runtimeData("asymmetric.plan.json").toStdString()).value();
+    spec.planName = "asymmetric.plan.json";
+    spec.modelText = readTextFile(runtimeData("tiny.model.json").toStdString()).value();
+    // B and C share one host; A has its own.
+    spec.hosts.hosts = {{"A", "10.0.0.5", 22, "train", "", "/scratch", "/opt/hetplan-worker"},
+                        {"B", "10.0.0.6", 2222, "", "", "", "hetplan-worker"},
+                        {"C", "10.0.0.6", 2222, "", "", "", "hetplan-worker"}};
+    return spec;
+}
+
+bool has(const std::vector<std::string> &list, const std::string &item)
+{
+    return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+// Runs a command of launch_commands.h in a local shell.
+QString shell(const std::string &command, int limitMs = 20000)
+{
+    QProcess p;
+    p.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), QString::fromStdString(command)});
+    p.waitForFinished(limitMs);
+    return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+}
+
+// Starts a command of launch_commands.h as sshd does: in a shell that leads its own session
+// (so the command's `setsid -w` forks, and its waiting parent reaps what it started).
+void startAsSshd(QProcess &process, const std::string &command)
+{
+    process.start(QStringLiteral("setsid"),
+                  {QStringLiteral("-w"), QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                   QString::fromStdString(command)});
+}
+
+bool ended(QProcess &process)
+{
+    return process.state() == QProcess::NotRunning || process.waitForFinished(5000);
+}
+
+bool groupAlive(int group)
+{
+    return ::kill(-group, 0) == 0;
+}
+
+} // namespace
+
+class TestLaunchPlan : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void ranksMapToTheirMachinesHost();
+    void machineWithoutHostIsRefused();
+    void badPlanIsRefusedBeforeAnyHost();
+    void workerCommandLineReadsBack();
+    void ownCommandGetsTheEnvironment();
+    void stopEndsEveryGroup();
+    void stopKillsWhatIgnoresTerm();
+};
+
+void TestLaunchPlan::ranksMapToTheirMachinesHost()
+{
+    auto layout = layoutJob(asymmetricSpec(), "hp-test");
+    QVERIFY2(layout.ok(), layout.ok() ? "" : layout.error().message.c_str());
+    QCOMPARE(layout->world, 6);
+    QCOMPARE(layout->hosts.size(), std::size_t(2)); // B and C share 10.0.0.6:2222
+    const HostWork &first = layout->hosts[0];
+    QCOMPARE(first.destination, std::string("train@10.0.0.5:22"));
+    QCOMPARE(first.jobDir, std::string("/scratch/hp-test"));
+    QCOMPARE(layout->hosts[1].jobDir, std::string("hetplan-jobs/hp-test"));
+    QCOMPARE(layout->rendezvousAddress, std::string("10.0.0.5"));
+    QCOMPARE(first.ranks.size(), std::size_t(2)); // A:0 and A:1
+    QCOMPARE(layout->hosts[1].ranks.size(), std::size_t(4));
+    QCOMPARE(first.gpusNeeded, 0); // gloo: no GPU check
+    // The plan, cluster and model travel with the job, so every host reads the same job.
+    QCOMPARE(layout->files.size(), std::size_t(4));
+    // LOCAL_RANK counts per machine: A:1 is A's second rank.
+    QVERIFY(has(first.ranks[1].environment, "LOCAL_RANK=1"));
+    QVERIFY(has(layout->hosts[1].ranks[0].environment, "LOCAL_RANK=0"));
+    QVERIFY(first.ranks[1].worker.has_value());
+    QCOMPARE(first.ranks[1].executable, std::string("/opt/hetplan-worker"));
+    // The command as the host's shell runs it, with echo standing in for the worker.
+    QTemporaryDir dir;
+    HostWork here = first;
+    here.jobDir = dir.path().toStdString();
+    RankStart echo = first.ranks[1];
+    echo.executable = "echo";
+    const QString printed = shell(rankCommand(*layout, here, echo, 31337));
+    for (const char *part : {"--plan plan.json", "--rank 1 --world 6",
+                             "--rendezvous redis://10.0.0.5:31337", "--listen-address 10.0.0.5",
+                             "--cluster cluster.json", "--model model.json", "--out rank-1.json"})
+        QVERIFY2(printed.contains(QLatin1String(part)), qPrintable(printed));
+    QVERIFY(QFile::exists(dir.filePath(QStringLiteral("rank-1.pgid"))));
+
+    LaunchSpec cuda = asymmetricSpec();
+    cuda.backend = "cuda";
+    auto onGpus = layoutJob(cuda, "hp-test");
+    QVERIFY(onGpus.ok());
+    QCOMPARE(onGpus->hosts[0].gpusNeeded, 2);
+    QCOMPARE(onGpus->hosts[1].gpusNeeded, 3); // B:0..B:2; C's one rank is another machine
+}
+
+void TestLaunchPlan::machineWithoutHostIsRefused()
+{
+    LaunchSpec spec = asymmetricSpec();
+    spec.hosts.hosts.pop_back();
+    auto layout = layoutJob(spec, "hp-test");
+    QVERIFY(!layout.ok());
+    QCOMPARE(layout.error().kind, ErrorKind::BadInput);
+    QVERIFY2(layout.error().message.find("no entry for machine 'C'") != std::string::npos,
+             layout.error().message.c_str());
+}
+
+void TestLaunchPlan::badPlanIsRefusedBeforeAnyHost()
+{
+    LaunchSpec spec = asymmetricSpec();
+    spec.planText = "{\"format\": \"hetplan.plan/1\"}";
+    auto layout = layoutJob(spec, "hp-test");
+    QVERIFY(!layout.ok());
+    QVERIFY2(layout.error().message.starts_with("asymmetric.plan.json"),
+             layout.error().message.c_str());
+}
+
+void TestLaunchPlan::workerCommandLineReadsBack()
+{
+    runtime::WorkerArgs args;
+    args.job = {"plan.json", "cluster.json", std::nullopt, 4, std::nullopt};
+    args.rank = 2;
+    args.world = 5;
+    args.comm = {"redis://10.0.0.5:6379", "10.0.0.6", 12.5};
+    args.iterations = 7;
+    args.seed = 11;
+    args.out = "rank-2.json";
+    args.backend = runtime::WorkerBackend::Cuda;
+    args.device = 1;
+    args.ncclSocketIfname = "eth1";
+    const std::vector<std::string> argv = runtime::workerCommandLine("/bin/w", args);
+    QCOMPARE(argv.front(), std::string("/bin/w"));
+    auto back = runtime::parseWorkerArgs(std::vector<std::string>(argv.begin() + 1, argv.end()));
+    QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+    QCOMPARE(back->job.planPath, args.job.planPath);
+    QCOMPARE(back->job.cluster, args.job.cluster);
+    QVERIFY(!back->job.model);
+    QCOMPARE(back->job.scale, 4);
+    QCOMPARE(back->rank, 2);
+    QCOMPARE(back->world, 5);
+    QCOMPARE(back->comm.rendezvous, args.comm.rendezvous);
+    QCOMPARE(back->comm.listenAddress, args.comm.listenAddress);
+    QCOMPARE(back->comm.timeoutS, 12.5);
+    QCOMPARE(back->iterations, 7);
+    QCOMPARE(back->seed, std::uint64_t(11));
+    QCOMPARE(back->out, args.out);
+    QVERIFY(back->backend == runtime::WorkerBackend::Cuda);
+    QCOMPARE(back->device, std::optional<int>(1));
+    QCOMPARE(back->ncclSocketIfname, std::string("eth1"));
+}
+
+void TestLaunchPlan::ownCommandGetsTheEnvironment()
+{
+    LaunchSpec spec = asymmetricSpec();
+    spec.command = {"sh", "-c", "echo \"$RANK/$WORLD_SIZE $LOCAL_RANK $MASTER_ADDR:$MASTER_PORT\""};
+    auto layout = layoutJob(spec, "hp-test");
+    QVERIFY(layout.ok());
+    QVERIFY(!layout->measured);
+    QTemporaryDir dir;
+    const HostWork &host = layout->hosts[1];
+    HostWork local = host;
+    local.jobDir = dir.path().toStdString();
+    const QString printed = shell(rankCommand(*layout, local, host.ranks[3], 4242));
+    QCOMPARE(printed, QStringLiteral("%1/6 %2 10.0.0.5:4242")
+                          .arg(host.ranks[3].rank)
+                          .arg(host.ranks[3].rank == 5 ? 2 : 1));
+}
+
+void TestLaunchPlan::stopEndsEveryGroup()
+{
+    QTemporaryDir dir;
+    const std::string jobDir = dir.path().toStdString();
+    QProcess a;
+    QProcess b;
+    startAsSshd(a, groupCommand(jobDir, "rank-0", {}, {"sleep", "60"}));
+    startAsSshd(b, groupCommand(jobDir, "rank-1", {"X=1"}, {"sleep", "60"}));
+    const std::string alive = aliveCommand(jobDir);
+    QTRY_COMPARE_WITH_TIMEOUT(shell(alive).split(QLatin1Char('\n')).size(), 2, 10000);
+    const QStringList groups = shell(alive).split(QLatin1Char('\n'));
+    QCOMPARE(shell(stopCommand(jobDir, 2, 3.0)), QStringLiteral("stopped"));
+    for (const QString &g : groups)
+        QVERIFY2(!groupAlive(g.toInt()), qPrintable(g));
+    QVERIFY(ended(a));
+    QVERIFY(ended(b));
+    QCOMPARE(shell(alive), QString());
+}
+
+void TestLaunchPlan::stopKillsWhatIgnoresTerm()
+{
+    QTemporaryDir dir;
+    const std::string jobDir = dir.path().toStdString();
+    QProcess stubborn;
+    startAsSshd(stubborn,
+                groupCommand(jobDir, "rank-0", {}, {"sh", "-c", "trap '' TERM; sleep 60 & wait"}));
+    QTRY_VERIFY_WITH_TIMEOUT(!shell(aliveCommand(jobDir)).isEmpty(), 10000);
+    const int group = shell(aliveCommand(jobDir)).toInt();
+    QCOMPARE(shell(stopCommand(jobDir, 1, 0.3)), QStringLiteral("killed 1"));
+    QTRY_VERIFY_WITH_TIMEOUT(!groupAlive(group), 5000);
+    QVERIFY(ended(stubborn));
+}
+
+QTEST_GUILESS_MAIN(TestLaunchPlan)
+#include "tst_launch_plan.moc"
