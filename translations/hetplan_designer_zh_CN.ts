@@ -293,6 +293,26 @@ Accept it only if the host&apos;s administrator confirms this fingerprint; it is
         <source>A launched job is still running. Stop every rank and quit?</source>
         <translation>已启动的作业仍在运行。要停止所有进程并退出吗？</translation>
     </message>
+    <message>
+        <source>&amp;Probe Cluster…</source>
+        <translation>探测集群(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>Measure the hosts&apos; GPUs and links with hetplan-probe and save the probe file</source>
+        <translation>用 hetplan-probe 测量各主机的 GPU 和链路并保存探测文件</translation>
+    </message>
+    <message>
+        <source>Probe of %1</source>
+        <translation>%1 的探测</translation>
+    </message>
+    <message>
+        <source>Save Probe</source>
+        <translation>保存探测结果</translation>
+    </message>
+    <message>
+        <source>Probe files (*.probe.json);;All files (*)</source>
+        <translation>探测文件 (*.probe.json);;所有文件 (*)</translation>
+    </message>
 </context>
 <context>
     <name>hetplan::gui::LaunchPanel</name>

@@ -1,6 +1,7 @@
 #include "launch/launch_actions.h"
 
 #include "core/cost/measured_comparison.h"
+#include "core/io/files.h"
 #include "core/io/formats.h"
 #include "launch/hosts_dialog.h"
 #include "launch/hosts_mapping.h"
@@ -12,6 +13,8 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
 #include <QMainWindow>
 #include <QMenu>
 #include <QMessageBox>
@@ -70,6 +73,7 @@ LaunchActions::LaunchActions(QMainWindow *window, QMenu *toolsMenu, Document *do
           makeDock(tr("Measured"), QStringLiteral("launch.measured"), m_measured, window))
     , m_hostsAction(new QAction(tr("&Hosts…"), this))
     , m_launchAction(new QAction(tr("&Launch…"), this))
+    , m_probeAction(new QAction(tr("&Probe Cluster…"), this))
 {
     m_hostsAction->setObjectName(QStringLiteral("hostsAction"));
     m_hostsAction->setStatusTip(tr("Map each machine to the SSH host it runs on"));
@@ -77,6 +81,11 @@ LaunchActions::LaunchActions(QMainWindow *window, QMenu *toolsMenu, Document *do
     m_launchAction->setStatusTip(tr("Run the shown plan on its hosts over SSH and measure it"));
     toolsMenu->addAction(m_hostsAction);
     toolsMenu->addAction(m_launchAction);
+    m_probeAction->setObjectName(QStringLiteral("probeAction"));
+    m_probeAction->setStatusTip(
+        tr("Measure the hosts' GPUs and links with hetplan-probe and save the probe file"));
+    toolsMenu->addAction(m_probeAction);
+    connect(m_probeAction, &QAction::triggered, this, &LaunchActions::probe);
     connect(m_hostsAction, &QAction::triggered, this, &LaunchActions::editHosts);
     connect(m_launchAction, &QAction::triggered, this, &LaunchActions::launch);
 
@@ -114,6 +123,7 @@ void LaunchActions::setKnownHostsFile(const QString &path)
 void LaunchActions::updateActions()
 {
     m_launchAction->setEnabled(m_results->shownPlan().has_value() && !m_controller->isRunning());
+    m_probeAction->setEnabled(!m_controller->isRunning());
 }
 
 bool LaunchActions::editHosts()
@@ -141,23 +151,36 @@ bool LaunchActions::editHosts()
     return true;
 }
 
+std::optional<HostsFile> LaunchActions::hostsFor(const Cluster &cluster)
+{
+    if (!checkHostsForCluster(hostsForCluster(cluster, m_document->hosts()), cluster)
+        && !editHosts())
+        return std::nullopt;
+    return hostsForCluster(cluster, m_document->hosts());
+}
+
+LaunchSpec LaunchActions::baseSpec(const HostsFile &hosts) const
+{
+    LaunchSpec spec;
+    spec.hosts = hosts;
+    spec.knownHostsFile = knownHostsFile().toStdString();
+    return spec;
+}
+
 void LaunchActions::launch()
 {
     if (!m_results->shownPlan() || m_controller->isRunning())
         return;
     const ShownPlan shown = *m_results->shownPlan();
     const Topology &topology = shown.problem->topology;
-    if (!checkHostsForCluster(hostsForCluster(topology.cluster(), m_document->hosts()),
-                              topology.cluster())
-        && !editHosts())
+    const std::optional<HostsFile> hosts = hostsFor(topology.cluster());
+    if (!hosts)
         return;
 
-    LaunchSpec spec;
+    LaunchSpec spec = baseSpec(*hosts);
     spec.planText = writePlan(shown.plan, topology);
     spec.clusterText = writeCluster(topology.cluster());
     spec.modelText = writeModel(shown.problem->model);
-    spec.hosts = hostsForCluster(topology.cluster(), m_document->hosts());
-    spec.knownHostsFile = knownHostsFile().toStdString();
     spec.scale = m_panel->scale();
     spec.iterations = m_panel->iterations();
     m_launched = shown;
@@ -171,6 +194,34 @@ void LaunchActions::launch()
     m_panelDock->show();
     m_panelDock->raise();
     m_controller->start(spec);
+}
+
+void LaunchActions::probe()
+{
+    if (m_controller->isRunning())
+        return;
+    const Cluster &cluster = m_document->clusterModel()->cluster();
+    const std::optional<HostsFile> hosts = hostsFor(cluster);
+    if (!hosts)
+        return;
+    m_jobDescription = tr("Probe of %1").arg(QString::fromStdString(cluster.name));
+    m_panel->startJob(m_jobDescription);
+    m_panelDock->show();
+    m_panelDock->raise();
+    m_controller->startProbe(baseSpec(*hosts), {});
+}
+
+void LaunchActions::saveProbe(const std::string &text)
+{
+    const QString path = QFileDialog::getSaveFileName(
+        m_window, tr("Save Probe"),
+        QString::fromStdString(m_document->clusterModel()->cluster().name)
+            + QStringLiteral(".probe.json"),
+        tr("Probe files (*.probe.json);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    if (Status s = writeFileAtomic(QFile::encodeName(path).toStdString(), text); !s)
+        QMessageBox::warning(m_window, tr("Save Probe"), QString::fromStdString(s.error().message));
 }
 
 void LaunchActions::askHostKeys(const std::vector<LaunchController::UnknownKey> &keys)
@@ -209,6 +260,10 @@ void LaunchActions::onEnded(JobPhase phase, const QString &error)
 {
     m_panel->endJob(phase, error);
     updateActions();
+    if (phase == JobPhase::Done && m_controller->probeText()) {
+        saveProbe(*m_controller->probeText());
+        return;
+    }
     if (phase != JobPhase::Done || !m_controller->measurement() || !m_launched)
         return;
     m_lastMeasurement = m_controller->measurement();

@@ -21,8 +21,8 @@ class LaunchPanel;
 class MeasuredView;
 class ResultsPanel;
 
-// The window's launching part (docs/launcher.md): Tools › Hosts and Tools › Launch, the Launch
-// dock with the job's status and logs, and the Measured dock with
+// The window's launching part (docs/app-launch.md): Tools › Hosts, Launch and Probe Cluster, the
+// Launch dock with the job's status and logs, and the Measured dock with
 // the last run beside the prediction. It asks for hosts that are missing, for unknown host
 // keys, and before quitting while a job runs.
 class LaunchActions : public QObject
@@ -46,6 +46,7 @@ public:
 
     QAction *hostsAction() const { return m_hostsAction; }
     QAction *launchAction() const { return m_launchAction; }
+    QAction *probeAction() const { return m_probeAction; }
     LaunchController *controller() const { return m_controller; }
     LaunchPanel *panel() const { return m_panel; }
     MeasuredView *measuredView() const { return m_measured; }
@@ -56,6 +57,9 @@ public Q_SLOTS:
     // Opens the Hosts dialog; true when the person accepted it (the mapping is saved).
     bool editHosts();
     void launch();
+    // Tools › Probe Cluster: hetplan-probe on the hosts of every machine of the canvas, the
+    // probe file saved where the person chooses.
+    void probe();
 
 Q_SIGNALS:
     void measurementArrived(const hetplan::Measurement &measurement);
@@ -64,6 +68,10 @@ private:
     void updateActions();
     void askHostKeys(const std::vector<LaunchController::UnknownKey> &keys);
     void onEnded(JobPhase phase, const QString &error);
+    void saveProbe(const std::string &text);
+    // The hosts of `cluster`'s machines, asking for missing ones; nullopt: the person cancelled.
+    std::optional<HostsFile> hostsFor(const Cluster &cluster);
+    LaunchSpec baseSpec(const HostsFile &hosts) const;
 
     QMainWindow *m_window;
     Document *m_document;
@@ -75,6 +83,7 @@ private:
     QDockWidget *m_measuredDock;
     QAction *m_hostsAction;
     QAction *m_launchAction;
+    QAction *m_probeAction;
     std::optional<ShownPlan> m_launched; // the plan of the running or last job
     QString m_jobDescription;
     std::optional<Measurement> m_lastMeasurement;

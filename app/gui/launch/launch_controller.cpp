@@ -32,10 +32,26 @@ bool LaunchController::isRunning() const
 
 void LaunchController::start(const LaunchSpec &spec)
 {
-    Q_ASSERT(!isRunning());
     m_spec = spec;
+    m_probe = false;
+    launch();
+}
+
+void LaunchController::startProbe(const LaunchSpec &spec,
+                                  const std::vector<std::string> &probeOptions)
+{
+    m_spec = spec;
+    m_probe = true;
+    m_probeOptions = probeOptions;
+    launch();
+}
+
+void LaunchController::launch()
+{
+    Q_ASSERT(!isRunning());
     m_unknownKeys.clear();
     m_measurement.reset();
+    m_probeText.reset();
     m_jobId.clear();
     {
         const std::lock_guard lock(m_mutex);
@@ -44,11 +60,21 @@ void LaunchController::start(const LaunchSpec &spec)
     m_job = std::make_shared<LaunchJob>();
     setPhase(JobPhase::Connecting);
     Q_EMIT started();
-    m_runner->start<Result<Measurement>>(
-        [this, job = m_job, spec](QPromise<Result<Measurement>> &promise, std::stop_token stop) {
-            const std::stop_callback cancelJob(stop, [&job] { job->cancel(); });
-            promise.addResult(job->run(spec, [this](const LaunchEvent &e) { push(e); }));
-        });
+    m_runner->start<Result<Outcome>>([this, job = m_job, spec = m_spec, probe = m_probe,
+                                      options = m_probeOptions](QPromise<Result<Outcome>> &promise,
+                                                                const std::stop_token &stop) {
+        const std::stop_callback cancelJob(stop, [&job] { job->cancel(); });
+        const LaunchSink sink = [this](const LaunchEvent &e) { push(e); };
+        if (probe) {
+            auto text = job->probe(spec, options, sink);
+            promise.addResult(text ? Result<Outcome>(Outcome{{}, std::move(text).value()})
+                                   : Result<Outcome>(text.error()));
+        } else {
+            auto measured = job->run(spec, sink);
+            promise.addResult(measured ? Result<Outcome>(Outcome{std::move(measured).value(), {}})
+                                       : Result<Outcome>(measured.error()));
+        }
+    });
 }
 
 void LaunchController::cancel()
@@ -122,15 +148,18 @@ void LaunchController::onFinished()
 {
     m_batchTimer->stop();
     deliver(); // run() has returned: every event is in the queue
-    const QFuture<Result<Measurement>> future = m_runner->future<Result<Measurement>>();
+    const QFuture<Result<Outcome>> future = m_runner->future<Result<Outcome>>();
     if (future.resultCount() == 0) {
         setPhase(JobPhase::Cancelled);
         Q_EMIT ended(m_phase, {});
         return;
     }
-    const Result<Measurement> &result = future.resultAt(0);
+    const Result<Outcome> &result = future.resultAt(0);
     if (result) {
-        m_measurement = *result;
+        if (m_probe)
+            m_probeText = result->probeText;
+        else
+            m_measurement = result->measurement;
         setPhase(JobPhase::Done);
         Q_EMIT ended(m_phase, {});
         return;
@@ -147,10 +176,9 @@ void LaunchController::onFinished()
 
 void LaunchController::relaunchTrusting(const std::vector<UnknownKey> &keys)
 {
-    LaunchSpec spec = m_spec;
     for (const UnknownKey &key : keys)
-        spec.confirmedFingerprints[key.destination] = key.fingerprint;
-    start(spec);
+        m_spec.confirmedFingerprints[key.destination] = key.fingerprint;
+    launch();
 }
 
 } // namespace hetplan::gui

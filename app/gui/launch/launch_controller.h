@@ -34,6 +34,9 @@ public:
 
     // Nothing may be running.
     void start(const LaunchSpec &spec);
+    // `hetplan-probe` on every host of spec.hosts instead of the plan's ranks
+    // (LaunchJob::probe); probeText() holds the probe file when it ends Done.
+    void startProbe(const LaunchSpec &spec, const std::vector<std::string> &probeOptions);
     bool isRunning() const;
     void cancel();
     // Shutdown: cancel and block until every rank has been stopped and run() returned.
@@ -44,6 +47,9 @@ public:
     QString jobId() const { return m_jobId; }
     // The last job's measurement, when it ended Done.
     const std::optional<Measurement> &measurement() const { return m_measurement; }
+    // The last probe's hetplan.probe/1 text, when it ended Done.
+    const std::optional<std::string> &probeText() const { return m_probeText; }
+    bool isProbe() const { return m_probe; }
 
     // A host offered a key the known-hosts file lacks; the job has ended without starting
     // anything. `confirmHostKey()` then relaunches with the fingerprint confirmed.
@@ -72,6 +78,14 @@ private:
     void deliver();
     void onFinished();
     void setPhase(JobPhase phase);
+    void launch();
+
+    // What a job returns: a run's measurement or a probe's file.
+    struct Outcome
+    {
+        Measurement measurement;
+        std::string probeText;
+    };
 
     BackgroundRunner *m_runner;
     QTimer *m_batchTimer;
@@ -83,6 +97,9 @@ private:
     QString m_jobId;
     std::vector<UnknownKey> m_unknownKeys;
     std::optional<Measurement> m_measurement;
+    std::optional<std::string> m_probeText;
+    bool m_probe = false;
+    std::vector<std::string> m_probeOptions;
 };
 
 } // namespace hetplan::gui

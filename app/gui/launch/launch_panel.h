@@ -49,8 +49,8 @@ public:
     QCheckBox *byHostBox() const { return m_byHost; }
     QLineEdit *filterEdit() const { return m_filter; }
     QTabWidget *panes() const { return m_tabs; }
-    // The pane named `pane` ("job", "rank 0", a host); null when there is none.
-    QPlainTextEdit *pane(const QString &pane) const;
+    // The pane named `name` ("job", "rank 0", a host); null when there is none.
+    QPlainTextEdit *pane(const QString &name) const;
 
 Q_SIGNALS:
     void cancelRequested();
