@@ -6,6 +6,7 @@
 #include "core/catalog/catalog.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
+#include "core/io/probe_file.h"
 #include "launch/hosts_dialog.h"
 #include "launch/launch_actions.h"
 #include "launch/launch_panel.h"
@@ -19,6 +20,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QElapsedTimer>
+#include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -143,6 +145,7 @@ private Q_SLOTS:
     void launchStreamsRanksAndCancels();
     void finishedJobShowsMeasuredBesidePredicted();
     void closingWhileRunningStopsTheJob();
+    void probeClusterSavesTheProbeFile();
 
 private:
     // A window showing the two-stage pipeline plan of the runtime's tests (tiny model).
@@ -379,6 +382,30 @@ void TestLaunchFlow::closingWhileRunningStopsTheJob()
     QVERIFY(asked);
     QVERIFY(!actions()->controller()->isRunning());
     QVERIFY2(processesWith(jobId).isEmpty(), qPrintable(processesWith(jobId)));
+}
+
+void TestLaunchFlow::probeClusterSavesTheProbeFile()
+{
+    openPlan();
+    if (!QFileInfo::exists(hetplan::test::projectProgram("hetplan-probe")))
+        QSKIP("hetplan-probe is not built");
+    // The hosts are asked for first, as for Launch; the key is known from the earlier tests.
+    whenModal<HostsDialog>(m_window.get(), [this](HostsDialog *d) { fillHostsDialog(d); });
+    const QString saved = m_dir.filePath(QStringLiteral("cluster.probe.json"));
+    bool asked = false;
+    whenModal<QFileDialog>(m_window.get(), [&](QFileDialog *dialog) {
+        asked = true;
+        dialog->selectFile(saved);
+        static_cast<QDialog *>(dialog)->accept(); // QFileDialog::accept, through QDialog
+    });
+    QSignalSpy ended(actions()->controller(), &LaunchController::ended);
+    actions()->probeAction()->trigger();
+    // A full probe of one host takes about a minute and a half on a busy 2-core machine.
+    QVERIFY2(waitFor([&] { return asked; }, 280'000), qPrintable(jobState()));
+    QCOMPARE(actions()->controller()->phase(), JobPhase::Done);
+    const auto probe = parseProbe(readAll(saved).toStdString(), "cluster.probe.json");
+    QVERIFY2(probe.ok(), probe ? "" : probe.error().message.c_str());
+    QVERIFY(actions()->panel()->pane(QStringLiteral("rank 0")));
 }
 
 QTEST_MAIN(TestLaunchFlow)
