@@ -149,6 +149,239 @@
     </message>
 </context>
 <context>
+    <name>hetplan::gui::HostsDialog</name>
+    <message>
+        <source>Hosts</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>Where each machine runs when launching. Several machines may share a host. Leave Identity empty to use the SSH agent; passwords are never used.</source>
+        <translation>启动时每台机器在哪里运行。多台机器可以共用一台主机。身份留空则使用 SSH 代理；从不使用密码。</translation>
+    </message>
+    <message>
+        <source>Machine</source>
+        <translation>机器</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>端口</translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>Identity</source>
+        <translation>身份</translation>
+    </message>
+    <message>
+        <source>Work folder</source>
+        <translation>工作目录</translation>
+    </message>
+    <message>
+        <source>Worker</source>
+        <translation>工作进程</translation>
+    </message>
+    <message>
+        <source>A private key file (~/ is your home folder); empty: the SSH agent</source>
+        <translation>私钥文件（~/ 表示主目录）；留空：使用 SSH 代理</translation>
+    </message>
+    <message>
+        <source>On the host: where plans are uploaded and ranks run</source>
+        <translation>主机上：上传规划并运行各进程的目录</translation>
+    </message>
+    <message>
+        <source>On the host: the hetplan-worker executable to start</source>
+        <translation>主机上：要启动的 hetplan-worker 可执行文件</translation>
+    </message>
+    <message>
+        <source>&amp;Import…</source>
+        <translation>导入(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Import Hosts</source>
+        <translation>导入主机</translation>
+    </message>
+    <message>
+        <source>Hosts files (*.json);;All files (*)</source>
+        <translation>主机文件 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Export Hosts</source>
+        <translation>导出主机</translation>
+    </message>
+    <message>
+        <source>%1 has no host for machine %2; those rows are unchanged.</source>
+        <translation>%1 中没有机器 %2 的主机；这些行保持不变。</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::LaunchActions</name>
+    <message>
+        <source>Launch</source>
+        <translation>启动</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>&amp;Hosts…</source>
+        <translation>主机(&amp;H)…</translation>
+    </message>
+    <message>
+        <source>&amp;Launch…</source>
+        <translation>启动(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>Map each machine to the SSH host it runs on</source>
+        <translation>将每台机器映射到其运行的 SSH 主机</translation>
+    </message>
+    <message>
+        <source>Run the shown plan on its hosts over SSH and measure it</source>
+        <translation>通过 SSH 在各主机上运行当前规划并测量</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s) on %1</source>
+        <translation>
+            <numerusform>%1 上的 %n 个进程</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Unknown Host Key</source>
+        <translation>未知的主机密钥</translation>
+    </message>
+    <message>
+        <source>The host %1 is not in your known hosts file.</source>
+        <translation>主机 %1 不在您的已知主机文件中。</translation>
+    </message>
+    <message>
+        <source>Its %1 key has the fingerprint
+%2
+
+Accept it only if the host&apos;s administrator confirms this fingerprint; it is then added to the known hosts file.</source>
+        <translation>其 %1 密钥的指纹为
+%2
+
+仅当主机管理员确认此指纹时才接受；接受后它会被加入已知主机文件。</translation>
+    </message>
+    <message>
+        <source>&amp;Accept</source>
+        <translation>接受(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Reject</source>
+        <translation>拒绝(&amp;R)</translation>
+    </message>
+    <message>
+        <source>The host key of %1 was rejected; nothing was started.</source>
+        <translation>已拒绝 %1 的主机密钥；未启动任何进程。</translation>
+    </message>
+    <message>
+        <source>Job Running</source>
+        <translation>作业正在运行</translation>
+    </message>
+    <message>
+        <source>A launched job is still running. Stop every rank and quit?</source>
+        <translation>已启动的作业仍在运行。要停止所有进程并退出吗？</translation>
+    </message>
+    <message>
+        <source>&amp;Probe Cluster…</source>
+        <translation>探测集群(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>Measure the hosts&apos; GPUs and links with hetplan-probe and save the probe file</source>
+        <translation>用 hetplan-probe 测量各主机的 GPU 和链路并保存探测文件</translation>
+    </message>
+    <message>
+        <source>Probe of %1</source>
+        <translation>%1 的探测</translation>
+    </message>
+    <message>
+        <source>Save Probe</source>
+        <translation>保存探测结果</translation>
+    </message>
+    <message>
+        <source>Probe files (*.probe.json);;All files (*)</source>
+        <translation>探测文件 (*.probe.json);;所有文件 (*)</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::LaunchPanel</name>
+    <message>
+        <source>No job yet: Tools › Launch runs the shown plan on its hosts.</source>
+        <translation>尚无作业：工具 › 启动 会在各主机上运行当前规划。</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>By host</source>
+        <translation>按主机</translation>
+    </message>
+    <message>
+        <source>Filter lines</source>
+        <translation>筛选行</translation>
+    </message>
+    <message>
+        <source>One pane per host instead of one per rank</source>
+        <translation>每台主机一个窗格，而不是每个进程一个</translation>
+    </message>
+    <message>
+        <source>Divides the model&apos;s head dimension, FFN width, vocabulary and sequence length</source>
+        <translation>将模型的注意力头维度、FFN 宽度、词表和序列长度除以此值</translation>
+    </message>
+    <message>
+        <source>Scale</source>
+        <translation>缩放</translation>
+    </message>
+    <message>
+        <source>Iterations</source>
+        <translation>迭代次数</translation>
+    </message>
+    <message>
+        <source>connecting</source>
+        <translation>正在连接</translation>
+    </message>
+    <message>
+        <source>uploading</source>
+        <translation>正在上传</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3</source>
+        <translation>%1 · %2 · %3</translation>
+    </message>
+    <message>
+        <source>Job</source>
+        <translation>作业</translation>
+    </message>
+</context>
+<context>
     <name>hetplan::gui::MainWindow</name>
     <message>
         <source>Palette</source>
@@ -333,6 +566,43 @@
     <message>
         <source>&amp;Clear Menu</source>
         <translation>清除菜单(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Tools</source>
+        <translation>工具(&amp;T)</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::MeasuredView</name>
+    <message>
+        <source>What</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>误差</translation>
+    </message>
+    <message>
+        <source>No run measured yet: Tools › Launch runs the shown plan and shows its measured times here.</source>
+        <translation>尚无实测运行：工具 › 启动 会运行当前规划，并在此显示实测时间。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Measured on %n host(s) (%1, scale %2, %3 iterations): %4 per iteration.</source>
+        <translation>
+            <numerusform>在 %n 台主机上实测（%1，缩放 %2，%3 次迭代）：每次迭代 %4。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The run used CPU ranks or a scaled-down model, so the errors mean little unless the cluster describes what ran.</source>
+        <translation>本次运行使用了 CPU 进程或缩小的模型，因此除非集群描述的就是实际运行的硬件，误差意义不大。</translation>
     </message>
 </context>
 <context>

@@ -7,6 +7,7 @@
 #include "help/help_menu.h"
 #include "inspector/inspector.h"
 #include "measurement_import.h"
+#include "launch/launch_actions.h"
 #include "model/cluster_model.h"
 #include "model/cluster_names.h"
 #include "model/document.h"
@@ -112,6 +113,10 @@ MainWindow::MainWindow(QWidget *parent)
     m_results->setReplanAfterEdits(SettingsDialog::replanAfterEdits());
     m_results->connectScene(m_scene);
     createToolBar();
+    m_launch = new LaunchActions(this, toolsMenu(), m_document, m_results);
+    connect(m_launch, &LaunchActions::measurementArrived, this, &MainWindow::measurementArrived);
+    for (QDockWidget *dock : {m_launch->panelDock(), m_launch->measuredDock()})
+        m_panelsMenu->addAction(dock->toggleViewAction());
     menuBar()->addMenu(new HelpMenu(this));
     arrangeDocks();
 
@@ -148,6 +153,18 @@ void MainWindow::addPanelDock(QDockWidget *dock, Qt::DockWidgetArea area)
 {
     addDockWidget(area, dock);
     m_panelsMenu->addAction(dock->toggleViewAction());
+}
+
+QMenu *MainWindow::toolsMenu()
+{
+    if (!m_toolsMenu)
+        m_toolsMenu = menuBar()->addMenu(tr("&Tools"));
+    return m_toolsMenu;
+}
+
+const std::optional<Measurement> &MainWindow::lastMeasurement() const
+{
+    return m_launch->lastMeasurement();
 }
 
 void MainWindow::bringToFront(QWidget *widget)
@@ -398,10 +415,12 @@ void MainWindow::showSettings()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    if (!maybeSave()) {
+    // Both questions first: a person who cancels the second keeps the job running.
+    if (!m_launch->confirmClose() || !maybeSave()) {
         event->ignore();
         return;
     }
+    m_launch->stopAndWait();
     m_document->discardAutosave();
     QSettings settings;
     settings.setValue(kGeometryKey, saveGeometry());

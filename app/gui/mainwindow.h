@@ -1,6 +1,10 @@
 #pragma once
 
+#include "core/cost/measurement.h"
+
 #include <QMainWindow>
+
+#include <optional>
 
 class QAction;
 class QDockWidget;
@@ -14,6 +18,7 @@ class ClusterView;
 class Document;
 class Inspector;
 class MeasurementImport;
+class LaunchActions;
 class Palette;
 class ResultsPanel;
 class WorkloadPanel;
@@ -40,6 +45,12 @@ public:
     MeasurementImport *measurementImport() const { return m_measurementImport; }
     // Docks of other parts of the app: placed in `area` and listed in View ▸ Panels.
     void addPanelDock(QDockWidget *dock, Qt::DockWidgetArea area);
+    // The Tools menu (before Help), created on first use by the parts that add to it.
+    QMenu *toolsMenu();
+    // Tools › Hosts and Launch, the Launch and Measured docks.
+    LaunchActions *launch() const { return m_launch; }
+    // The measurement of the last launched job that finished, for calibrating from it.
+    const std::optional<Measurement> &lastMeasurement() const;
     // Shows the dock and the tab that hold `widget` (e.g. a results chart).
     void bringToFront(QWidget *widget);
 
@@ -54,6 +65,10 @@ public:
     // its planner, so the app opens on a result. Does not block; the plan replaces the view
     // when it is found, as if Plan had been pressed.
     void planAtStart();
+
+Q_SIGNALS:
+    // A launched job finished and measured its run (lastMeasurement() holds it).
+    void measurementArrived(const hetplan::Measurement &measurement);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -90,6 +105,7 @@ private:
     Inspector *m_inspector;
     WorkloadPanel *m_workloadPanel;
     ResultsPanel *m_results;
+    LaunchActions *m_launch = nullptr;
     QDockWidget *m_paletteDock;
     QDockWidget *m_inspectorDock;
     QDockWidget *m_workloadDock;
@@ -102,6 +118,7 @@ private:
     QMenu *m_panelsMenu = nullptr;
     QMenu *m_examplesMenu = nullptr;
     QMenu *m_recentMenu = nullptr;
+    QMenu *m_toolsMenu = nullptr;
     QAction *m_newAction = nullptr;
     QAction *m_openAction = nullptr;
     QAction *m_saveAction = nullptr;

@@ -168,6 +168,14 @@ Status Document::exportCluster(const QString &path) const
     return writeFileAtomic(local(path), writeCluster(m_model->cluster()));
 }
 
+void Document::setHosts(const HostsFile &hosts)
+{
+    if (hosts.hosts == m_settings.hosts.hosts)
+        return;
+    m_settings.hosts = hosts;
+    markSettingsModified();
+}
+
 void Document::markSettingsModified()
 {
     m_modifiedOutsideUndo = true;

@@ -60,6 +60,10 @@ public:
     // The plan shown for this project and the cluster it was made for; both are saved with it.
     void setLastPlan(const Plan &plan, const Cluster &madeFor, PlanOrigin origin);
 
+    // --- Where each machine runs for Tools › Launch (saved with the project, not an edit) --------
+    const HostsFile &hosts() const { return m_settings.hosts; }
+    void setHosts(const HostsFile &hosts);
+
     // --- Autosave and crash recovery ----------------------------------------------------------
     // Where this document autosaves: one file per document path (or "untitled") under
     // QStandardPaths::AppDataLocation/autosave.

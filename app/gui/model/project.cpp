@@ -42,6 +42,13 @@ std::string nestedSource(std::string_view source, std::string_view field)
     return std::string(source) + ": " + std::string(field);
 }
 
+// A nested reader's message already starts with "<source>: <field>: …"; the root adds
+// "<source>: " again, so that part is dropped.
+void failNested(Object &root, std::string_view source, const Error &error)
+{
+    root.context().fail({}, error.message.substr(source.size() + 2));
+}
+
 Project readProject(Object &root, std::string_view source)
 {
     Project p;
@@ -55,7 +62,7 @@ Project readProject(Object &root, std::string_view source)
         if (read)
             p.cluster = std::move(*read);
         else
-            root.context().fail({}, read.error().message.substr(std::string(source).size() + 2));
+            failNested(root, source, read.error());
     }
 
     const Value model = root.required("model");
@@ -94,7 +101,16 @@ Project readProject(Object &root, std::string_view source)
         if (read)
             p.lastPlanCluster = std::move(*read);
         else
-            root.context().fail({}, read.error().message.substr(std::string(source).size() + 2));
+            failNested(root, source, read.error());
+    }
+
+    const Value hosts = root.optional("hosts");
+    if (hosts.present() && hosts.object().present()) {
+        auto read = parseHosts(nestedText(hosts), nestedSource(source, "hosts"));
+        if (read)
+            p.hosts = std::move(*read);
+        else
+            failNested(root, source, read.error());
     }
 
     const Value plan = root.optional("plan");
@@ -107,8 +123,7 @@ Project readProject(Object &root, std::string_view source)
             if (read)
                 p.lastPlan = std::move(*read);
             else
-                root.context().fail({},
-                                    read.error().message.substr(std::string(source).size() + 2));
+                failNested(root, source, read.error());
         }
     }
     return p;
@@ -174,6 +189,8 @@ std::string writeProject(const Project &project)
                 j["plan_cluster"] = OrderedJson::parse(writeCluster(*project.lastPlanCluster));
         }
     }
+    if (!project.hosts.hosts.empty())
+        j["hosts"] = OrderedJson::parse(writeHosts(project.hosts));
     return dumpPretty(j);
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/base/result.h"
 #include "core/cost/cost_model.h"
+#include "core/io/hosts_json.h"
 #include "core/model/cluster.h"
 #include "core/model/model_spec.h"
 #include "core/model/workload.h"
@@ -25,7 +26,9 @@ inline constexpr std::string_view kProjectFormat = "hetplan.project/1";
 //    "plan": {a whole hetplan.plan/1 document, optional: the last plan found},
 //    "plan_cluster": {a whole hetplan.cluster/1 document, optional: the cluster the plan was
 //                     made for, where the cluster has been edited since; the plan's GPU names
-//                     are this cluster's}}
+//                     are this cluster's},
+//    "hosts": {a whole hetplan.hosts/1 document, optional: where each machine runs for Tools ›
+//              Launch; the machines' own "host" stays the host name the canvas shows}}
 struct Project
 {
     Cluster cluster;
@@ -37,6 +40,8 @@ struct Project
     std::optional<Plan> lastPlan; // its GPUs are indices into the topology of planCluster()
     // The cluster lastPlan was made for, where it is not `cluster` for planning.
     std::optional<Cluster> lastPlanCluster;
+    // The SSH destination of each machine for launching (empty: none mapped yet).
+    HostsFile hosts;
 
     const Cluster &planCluster() const { return lastPlanCluster ? *lastPlanCluster : cluster; }
 

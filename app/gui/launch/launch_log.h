@@ -1,0 +1,54 @@
+#pragma once
+
+#include "runtime/launcher/launch_job.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <deque>
+#include <map>
+#include <vector>
+
+namespace hetplan::gui {
+
+// The lines a launch printed, kept twice: per rank and per host (each line then prefixed with
+// its rank), so the Launch panel can switch between the two views without losing order. Output
+// arrives in pieces; a line is kept once its newline has come. Memory is bounded: each pane
+// keeps its last kMaxLinesPerPane lines. Messages of the job itself go to the pane "job".
+class LaunchLog
+{
+public:
+    static constexpr int kMaxLinesPerPane = 5000;
+    enum class Grouping { Rank, Host };
+
+    // A complete line, and the panes of both groupings it went to.
+    struct Line
+    {
+        QString rankPane;
+        QString hostPane;
+        QString rankText; // as the rank printed it
+        QString hostText; // "[rank 3] …"
+    };
+
+    void clear();
+    // The complete lines `event` finished, in order.
+    std::vector<Line> add(const LaunchEvent &event);
+
+    // The panes of a grouping, in order: "job" first, then ranks by number or hosts by name.
+    QStringList panes(Grouping grouping) const;
+    const std::deque<QString> &lines(Grouping grouping, const QString &pane) const;
+
+    static QString jobPane() { return QStringLiteral("job"); }
+    static QString rankPane(int rank) { return QStringLiteral("rank %1").arg(rank); }
+
+private:
+    static void append(std::deque<QString> &lines, const QString &line);
+
+    std::map<int, QString> m_partial; // per rank: output after its last newline
+    std::map<int, QString> m_rankHost;
+    std::map<QString, std::deque<QString>> m_byRank; // pane name → lines
+    std::map<QString, std::deque<QString>> m_byHost;
+    std::vector<int> m_ranks;
+};
+
+} // namespace hetplan::gui

@@ -1,0 +1,87 @@
+#pragma once
+
+#include "launch/launch_log.h"
+#include "runtime/launcher/launch_job.h"
+
+#include <QElapsedTimer>
+#include <QWidget>
+
+#include <map>
+#include <vector>
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+class QTabWidget;
+class QTimer;
+
+namespace hetplan::gui {
+
+// The Launch dock: the job's status with its elapsed time, one log pane per rank (or per host),
+// a filter over the lines, Cancel, and the run options of the next launch (as `hetplan-cli run`
+// takes them). Each pane shows at most LaunchLog::kMaxLinesPerPane lines.
+class LaunchPanel : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit LaunchPanel(QWidget *parent = nullptr);
+
+    // A new job: empties the panes and starts the clock.
+    void startJob(const QString &description);
+    void setPhase(JobPhase phase);
+    // The job ended; a non-empty `error` is shown under the status.
+    void endJob(JobPhase phase, const QString &error);
+    void addEvents(const std::vector<LaunchEvent> &events);
+
+    int scale() const;
+    int iterations() const;
+
+    static QString phaseName(JobPhase phase);
+
+    // For tests and the window.
+    QLabel *statusLabel() const { return m_status; }
+    QLabel *errorLabel() const { return m_error; }
+    QPushButton *cancelButton() const { return m_cancel; }
+    QCheckBox *byHostBox() const { return m_byHost; }
+    QLineEdit *filterEdit() const { return m_filter; }
+    QTabWidget *panes() const { return m_tabs; }
+    // The pane named `name` ("job", "rank 0", a host); null when there is none.
+    QPlainTextEdit *pane(const QString &name) const;
+
+Q_SIGNALS:
+    void cancelRequested();
+
+private:
+    LaunchLog::Grouping grouping() const;
+    QPlainTextEdit *paneFor(const QString &name);
+    bool matches(const QString &line) const;
+    void clearPanes();
+    void showOutputPane();
+    // Rebuilds every pane from the log (grouping or filter changed).
+    void rebuild();
+    void updateStatus();
+
+    LaunchLog m_log;
+    QLabel *m_status;
+    QLabel *m_error;
+    QPushButton *m_cancel;
+    QCheckBox *m_byHost;
+    QLineEdit *m_filter;
+    QSpinBox *m_scale;
+    QSpinBox *m_iterations;
+    QTabWidget *m_tabs;
+    std::map<QString, QPlainTextEdit *> m_panes;
+    LaunchLog::Grouping m_paneGrouping = LaunchLog::Grouping::Rank;
+    QTimer *m_clock;
+    QElapsedTimer m_elapsed;
+    QString m_description;
+    JobPhase m_phase = JobPhase::Done;
+    bool m_running = false;
+    qint64 m_endedMs = -1;
+};
+
+} // namespace hetplan::gui

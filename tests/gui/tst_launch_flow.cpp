@@ -1,0 +1,412 @@
+// Tools › Launch as a person uses it, against a throw-away sshd on loopback: the Hosts dialog
+// filled in, the unknown host key confirmed (or rejected), every rank's output in its pane,
+// Cancel stopping every worker, a finished job's measured times beside the prediction, and
+// closing the window while a job runs. The GUI thread's longest stall is measured throughout
+// with a 10 ms heartbeat and printed.
+#include "core/catalog/catalog.h"
+#include "core/io/formats.h"
+#include "core/io/loaders.h"
+#include "core/io/probe_file.h"
+#include "launch/hosts_dialog.h"
+#include "launch/launch_actions.h"
+#include "launch/launch_panel.h"
+#include "launch/measured_view.h"
+#include "model/document.h"
+#include "model/project.h"
+#include "tests/runtime/sshd_fixture.h"
+#include "tests/test_programs.h"
+#include "window_test_support.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTest>
+#include <QTimer>
+
+#include <algorithm>
+#include <functional>
+#include <pwd.h>
+
+using namespace hetplan;
+using namespace hetplan::gui;
+using namespace hetplan::gui::test;
+
+namespace {
+
+constexpr int kJobTimeoutMs = 60'000;
+// The budget is 50 ms (docs/architecture.md, "Budgets"); this machine is shared, so the test
+// asserts a generous bound and prints what it measured.
+constexpr qint64 kStallBoundMs = 250;
+
+QString runtimeData(const char *name)
+{
+    return QStringLiteral(HETPLAN_SOURCE_DIR "/tests/runtime/data/") + QString::fromUtf8(name);
+}
+
+QString readAll(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+}
+
+QString localUser()
+{
+    const passwd *pw = ::getpwuid(::getuid());
+    return pw ? QString::fromLocal8Bit(pw->pw_name) : QString();
+}
+
+// The longest gap between ticks of a 10 ms timer on the GUI thread.
+class Heartbeat
+{
+public:
+    Heartbeat()
+    {
+        m_timer.setInterval(10);
+        QObject::connect(&m_timer, &QTimer::timeout,
+                         [this] { m_maxGapMs = std::max(m_maxGapMs, m_clock.restart()); });
+        m_clock.start();
+        m_timer.start();
+    }
+    qint64 maxGapMs() const { return m_maxGapMs; }
+    // Runs `f`, the test's own blocking work (pgrep), without counting it as the app's stall.
+    template<typename F>
+    auto excluding(F f)
+    {
+        auto result = f();
+        m_clock.restart();
+        return result;
+    }
+
+private:
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    qint64 m_maxGapMs = 0;
+};
+
+// Runs `answer` on the next modal widget of type T once it is open.
+template<typename T>
+void whenModal(QObject *context, std::function<void(T *)> answer)
+{
+    auto poll = std::make_shared<std::function<void()>>();
+    *poll = [context, answer, poll] {
+        if (auto *modal = qobject_cast<T *>(QApplication::activeModalWidget()))
+            answer(modal);
+        else
+            QTimer::singleShot(10, context, *poll);
+    };
+    QTimer::singleShot(0, context, *poll);
+}
+
+bool waitFor(const std::function<bool()> &condition, int timeoutMs)
+{
+    QElapsedTimer clock;
+    clock.start();
+    while (!condition()) {
+        if (clock.elapsed() > timeoutMs)
+            return false;
+        QTest::qWait(20);
+    }
+    return true;
+}
+
+// Processes whose command line holds `marker` (the job's id is in every rank's).
+QString processesWith(const QString &marker)
+{
+    QProcess pgrep;
+    pgrep.start(QStringLiteral("pgrep"), {QStringLiteral("-af"), marker});
+    pgrep.waitForFinished(10000);
+    QString found;
+    for (const QString &line : QString::fromUtf8(pgrep.readAllStandardOutput()).split(u'\n'))
+        if (!line.isEmpty() && !line.contains(QStringLiteral("pgrep")))
+            found += line + u'\n';
+    return found;
+}
+
+} // namespace
+
+class TestLaunchFlow : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void rejectedKeyStartsNothing();
+    void launchStreamsRanksAndCancels();
+    void finishedJobShowsMeasuredBesidePredicted();
+    void closingWhileRunningStopsTheJob();
+    void probeClusterSavesTheProbeFile();
+
+private:
+    // A window showing the two-stage pipeline plan of the runtime's tests (tiny model).
+    void openPlan();
+    void fillHostsDialog(HostsDialog *dialog);
+    // Launch, answering the Hosts dialog if it opens and the host key question with `accept`.
+    void launch(bool acceptKey);
+    LaunchActions *actions() const { return m_window->launch(); }
+    // The Launch panel's status, error and job messages, for failure messages.
+    QString jobState() const;
+
+    hetplan::test::Sshd m_sshd;
+    QTemporaryDir m_dir;
+    QString m_skip;
+    std::unique_ptr<MainWindow> m_window;
+    bool m_keyAsked = false;
+    QString m_keyText;
+};
+
+void TestLaunchFlow::initTestCase()
+{
+    useTestSettings();
+    QVERIFY(m_dir.isValid());
+    m_skip = m_sshd.prepare();
+    if (m_skip.isEmpty() && !m_sshd.start(QStringLiteral("host_a")))
+        m_skip = m_sshd.error();
+    if (!QFileInfo::exists(hetplan::test::projectProgram("hetplan-worker")))
+        m_skip = QStringLiteral("hetplan-worker is not built");
+}
+
+void TestLaunchFlow::init()
+{
+    if (!m_skip.isEmpty())
+        QSKIP(qPrintable(m_skip));
+    m_window = std::make_unique<MainWindow>();
+    m_window->show();
+    LaunchActions::setKnownHostsFile(m_dir.filePath(QStringLiteral("known_hosts")));
+    m_keyAsked = false;
+}
+
+void TestLaunchFlow::cleanup()
+{
+    if (m_window)
+        m_window->launch()->controller()->cancelAndWait();
+    m_window.reset();
+}
+
+QString TestLaunchFlow::jobState() const
+{
+    LaunchPanel *panel = actions()->panel();
+    QPlainTextEdit *job = panel->pane(QStringLiteral("job"));
+    return panel->statusLabel()->text() + u'\n' + panel->errorLabel()->text() + u'\n'
+           + (job ? job->toPlainText() : QString());
+}
+
+void TestLaunchFlow::openPlan()
+{
+    Project p;
+    auto cluster = loadCluster("case-study");
+    QVERIFY(cluster.ok());
+    p.cluster = *cluster;
+    auto model = parseModel(readAll(runtimeData("tiny.model.json")).toStdString(), "tiny");
+    QVERIFY(model.ok());
+    p.customModel = *model;
+    auto topology = Topology::build(p.cluster, GpuCatalog::builtin());
+    QVERIFY(topology.ok());
+    auto plan = parsePlan(readAll(runtimeData("pipeline.plan.json")).toStdString(), "pipeline",
+                          *topology);
+    QVERIFY(plan.ok());
+    p.workload = plan->workload;
+    p.lastPlan = *plan;
+    const QString path = m_dir.filePath(QStringLiteral("launch.hetplan.json"));
+    QVERIFY(saveProjectFile(p, path.toStdString()).ok());
+    QVERIFY(m_window->openFile(path));
+    QVERIFY(m_window->results()->shownPlan().has_value());
+    QVERIFY(actions()->launchAction()->isEnabled());
+    // The tiny model's head dimension is 16: run it unscaled.
+    actions()->panel()->findChild<QSpinBox *>(QStringLiteral("launchScale"))->setValue(1);
+}
+
+void TestLaunchFlow::fillHostsDialog(HostsDialog *dialog)
+{
+    QTableWidget *table = dialog->table();
+    const QString values[] = {QStringLiteral("127.0.0.1"),
+                              QString::number(m_sshd.port()),
+                              localUser(),
+                              m_sshd.path(QStringLiteral("user")),
+                              m_dir.filePath(QStringLiteral("work")),
+                              hetplan::test::projectProgram("hetplan-worker")};
+    for (int row = 0; row < table->rowCount(); ++row)
+        for (int column = HostsDialog::Host; column < HostsDialog::ColumnCount; ++column)
+            table->item(row, column)->setText(values[column - HostsDialog::Host]);
+    dialog->accept();
+}
+
+void TestLaunchFlow::launch(bool acceptKey)
+{
+    if (m_window->document()->hosts().hosts.empty())
+        whenModal<HostsDialog>(m_window.get(), [this](HostsDialog *d) { fillHostsDialog(d); });
+    whenModal<QMessageBox>(m_window.get(), [this, acceptKey](QMessageBox *box) {
+        m_keyAsked = box->objectName() == QLatin1String("hostKeyDialog");
+        m_keyText = box->text() + u'\n' + box->informativeText();
+        box->findChild<QPushButton *>(acceptKey ? QStringLiteral("acceptHostKey")
+                                                : QStringLiteral("rejectHostKey"))
+            ->click();
+    });
+    actions()->launchAction()->trigger();
+}
+
+void TestLaunchFlow::rejectedKeyStartsNothing()
+{
+    openPlan();
+    launch(false);
+    LaunchPanel *panel = actions()->panel();
+    QVERIFY2(waitFor(
+                 [&] {
+                     return (m_keyAsked || !panel->errorLabel()->text().isEmpty())
+                            && !actions()->controller()->isRunning();
+                 },
+                 kJobTimeoutMs),
+             qPrintable(jobState()));
+    // The question names the destination, the key type and the fingerprint ssh-keygen shows.
+    QVERIFY2(m_keyText.contains(QStringLiteral("127.0.0.1:%1").arg(m_sshd.port())),
+             qPrintable(m_keyText));
+    QVERIFY2(m_keyText.contains(u"ssh-ed25519"), qPrintable(m_keyText));
+    QVERIFY2(m_keyText.contains(m_sshd.fingerprint(QStringLiteral("host_a"))),
+             qPrintable(m_keyText));
+    QVERIFY2(panel->statusLabel()->text().contains(u"cancelled"),
+             qPrintable(panel->statusLabel()->text()));
+    QVERIFY(readAll(m_dir.filePath(QStringLiteral("known_hosts"))).isEmpty());
+    // The mapping the person entered is the project's now.
+    QCOMPARE(m_window->document()->hosts().hosts.size(), std::size_t(3));
+}
+
+void TestLaunchFlow::launchStreamsRanksAndCancels()
+{
+    openPlan();
+    actions()->panel()->findChild<QSpinBox *>(QStringLiteral("launchIterations"))->setValue(100000);
+    Heartbeat heartbeat;
+    launch(true);
+    LaunchController *controller = actions()->controller();
+    LaunchPanel *panel = actions()->panel();
+    // Rank 0 reports every iteration (hetplan-worker); the other ranks are silent unless
+    // something goes wrong.
+    const auto rankOutput = [&] {
+        QPlainTextEdit *edit = panel->pane(QStringLiteral("rank 0"));
+        return edit ? edit->toPlainText() : QString();
+    };
+    QVERIFY2(
+        waitFor([&] { return rankOutput().contains(u"iteration 2/100000: loss"); }, kJobTimeoutMs),
+        qPrintable(jobState()));
+    QVERIFY(m_keyAsked);
+    QVERIFY(readAll(m_dir.filePath(QStringLiteral("known_hosts"))).contains(u"ssh-ed25519"));
+    QVERIFY2(panel->statusLabel()->text().contains(u"running"), qPrintable(jobState()));
+    const QString jobId = controller->jobId();
+    QVERIFY(!jobId.isEmpty());
+    QVERIFY2(!heartbeat.excluding([&] { return processesWith(jobId); }).isEmpty(),
+             "no worker of the job is running");
+
+    // By host: one pane for the shared host, each line marked with its rank; the filter keeps
+    // the matching lines only.
+    panel->byHostBox()->setChecked(true);
+    QPlainTextEdit *host
+        = panel->pane(QStringLiteral("%1@127.0.0.1:%2").arg(localUser()).arg(m_sshd.port()));
+    QVERIFY2(host, qPrintable(panel->panes()->tabText(panel->panes()->count() - 1)));
+    QVERIFY(host->toPlainText().contains(u"[rank 0] iteration 1/100000"));
+    panel->filterEdit()->setText(QStringLiteral("ITERATION 1/"));
+    QCOMPARE(host->toPlainText().count(u'\n'), 0); // one line
+    QVERIFY(host->toPlainText().contains(u"iteration 1/100000"));
+    panel->filterEdit()->setText(QStringLiteral("no such line"));
+    QVERIFY(host->toPlainText().isEmpty());
+    panel->filterEdit()->clear();
+    panel->byHostBox()->setChecked(false);
+    QVERIFY(rankOutput().contains(u"iteration 1/100000"));
+
+    QSignalSpy ended(controller, &LaunchController::ended);
+    QTest::mouseClick(panel->cancelButton(), Qt::LeftButton);
+    QVERIFY(!ended.isEmpty() || ended.wait(kJobTimeoutMs));
+    const qint64 stallMs = heartbeat.maxGapMs();
+    QCOMPARE(controller->phase(), JobPhase::Cancelled);
+    QVERIFY2(panel->statusLabel()->text().contains(u"cancelled"),
+             qPrintable(panel->statusLabel()->text()));
+    QVERIFY(!panel->cancelButton()->isEnabled());
+    QVERIFY2(processesWith(jobId).isEmpty(), qPrintable(processesWith(jobId)));
+    qInfo("longest GUI-thread stall while launching, streaming and cancelling: %lld ms", stallMs);
+    QVERIFY2(stallMs < kStallBoundMs, qPrintable(QStringLiteral("%1 ms").arg(stallMs)));
+}
+
+void TestLaunchFlow::finishedJobShowsMeasuredBesidePredicted()
+{
+    openPlan();
+    actions()->panel()->findChild<QSpinBox *>(QStringLiteral("launchIterations"))->setValue(2);
+    QSignalSpy arrived(m_window.get(), &MainWindow::measurementArrived);
+    Heartbeat heartbeat;
+    launch(true);
+    QVERIFY(arrived.wait(kJobTimeoutMs) || !arrived.isEmpty());
+    QCOMPARE(actions()->controller()->phase(), JobPhase::Done);
+    QVERIFY(m_window->lastMeasurement().has_value());
+    QCOMPARE(m_window->lastMeasurement()->run.iterations, 2);
+
+    QTableWidget *table = actions()->measuredView()->table();
+    QStringList rows;
+    for (int row = 0; row < table->rowCount(); ++row)
+        rows << table->item(row, MeasuredView::What)->text();
+    QVERIFY2(rows.contains(u"iteration"), qPrintable(rows.join(u", ")));
+    QVERIFY2(rows.contains(u"p0 s1 compute"), qPrintable(rows.join(u", ")));
+    // The same figures as the core's comparison of the shown plan.
+    const ShownPlan &shown = *m_window->results()->shownPlan();
+    const auto expected
+        = compareMeasured(shown.plan, shown.evaluation, *m_window->lastMeasurement());
+    QCOMPARE(table->rowCount(), int(expected.size()));
+    qInfo("longest GUI-thread stall while running a job to the end: %lld ms", heartbeat.maxGapMs());
+    QVERIFY(heartbeat.maxGapMs() < kStallBoundMs);
+}
+
+void TestLaunchFlow::closingWhileRunningStopsTheJob()
+{
+    openPlan();
+    actions()->panel()->findChild<QSpinBox *>(QStringLiteral("launchIterations"))->setValue(100000);
+    launch(true);
+    LaunchPanel *panel = actions()->panel();
+    QVERIFY2(waitFor([&] { return panel->pane(QStringLiteral("rank 0")); }, kJobTimeoutMs),
+             qPrintable(jobState()));
+    const QString jobId = actions()->controller()->jobId();
+    QVERIFY(!processesWith(jobId).isEmpty());
+    bool asked = false;
+    whenModal<QMessageBox>(m_window.get(), [&](QMessageBox *box) {
+        asked = box->text().contains(u"still running");
+        box->button(QMessageBox::Yes)->click();
+    });
+    // Saved first, so the only question is about the job.
+    QVERIFY(m_window->document()->save(m_dir.filePath(QStringLiteral("saved.hetplan.json"))).ok());
+    QVERIFY(m_window->close());
+    QVERIFY(asked);
+    QVERIFY(!actions()->controller()->isRunning());
+    QVERIFY2(processesWith(jobId).isEmpty(), qPrintable(processesWith(jobId)));
+}
+
+void TestLaunchFlow::probeClusterSavesTheProbeFile()
+{
+    openPlan();
+    if (!QFileInfo::exists(hetplan::test::projectProgram("hetplan-probe")))
+        QSKIP("hetplan-probe is not built");
+    // The hosts are asked for first, as for Launch; the key is known from the earlier tests.
+    whenModal<HostsDialog>(m_window.get(), [this](HostsDialog *d) { fillHostsDialog(d); });
+    const QString saved = m_dir.filePath(QStringLiteral("cluster.probe.json"));
+    bool asked = false;
+    whenModal<QFileDialog>(m_window.get(), [&](QFileDialog *dialog) {
+        asked = true;
+        dialog->selectFile(saved);
+        static_cast<QDialog *>(dialog)->accept(); // QFileDialog::accept, through QDialog
+    });
+    QSignalSpy ended(actions()->controller(), &LaunchController::ended);
+    actions()->probeAction()->trigger();
+    // A full probe of one host takes about a minute and a half on a busy 2-core machine.
+    QVERIFY2(waitFor([&] { return asked; }, 280'000), qPrintable(jobState()));
+    QCOMPARE(actions()->controller()->phase(), JobPhase::Done);
+    const auto probe = parseProbe(readAll(saved).toStdString(), "cluster.probe.json");
+    QVERIFY2(probe.ok(), probe ? "" : probe.error().message.c_str());
+    QVERIFY(actions()->panel()->pane(QStringLiteral("rank 0")));
+}
+
+QTEST_MAIN(TestLaunchFlow)
+#include "tst_launch_flow.moc"
