@@ -14,5 +14,6 @@ int runSweep(const std::vector<std::string> &words);
 int runValidate(const std::vector<std::string> &words);
 int runCatalog(const std::vector<std::string> &words);
 int runRun(const std::vector<std::string> &words);
+int runImport(const std::vector<std::string> &words);
 
 } // namespace hetplan::cli

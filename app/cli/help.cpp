@@ -26,6 +26,8 @@ Commands:
   run       --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--scale K]
             [--iterations I] [--seed S] [--timeout-s T] [--out MEASUREMENT] [--dump-weights DIR]
             [--backend gloo|cuda]
+  import    FILE|DIR... --out CLUSTER [--report FILE|-] [--name NAME] [--network KIND]
+            [--cpu-memory-gib G]   (probe files, nccl-tests logs, topo -m, nvbandwidth)
   --version print the version
 
 Cost models: hetplan (default), hexiscale-paper, hexgen-paper.
@@ -156,6 +158,23 @@ program and the measurement file.
   --backend gloo|cuda     gloo (default): the CPU model over Gloo; cuda: each rank on a GPU of
                           this machine (the rank's index among the plan's ranks on its machine)
                           with NCCL; docs/gpu-host.md
+)");
+    if (command == "import")
+        return std::string(R"(usage: hetplan-cli import FILE|DIR... --out CLUSTER [options]
+
+Builds a cluster file from what was measured: hetplan-probe files, nccl-tests logs
+(all_reduce_perf, all_gather_perf, sendrecv_perf, ...), `nvidia-smi topo -m` output and
+nvbandwidth output, each recognised by its content; a folder is read with everything below
+it, leaving out files of no such kind. Prints every imported figure with the file, line and
+method it came from (docs/import.md); the cluster file records the same in "origin".
+  --out CLUSTER|-         the cluster file, written atomically (- : standard output, and the
+                          report goes to standard error)
+  --report FILE|-         where the report goes (default: standard output)
+  --name NAME             the cluster's name (default: imported)
+  --network KIND          ethernet (default), infiniband or roce: the kind of the links
+                          between machines, which measurements do not tell
+  --cpu-memory-gib G      memory of each CPU rank's device (default 16; the probe does not
+                          measure host memory)
 )");
     return std::nullopt;
 }

@@ -29,6 +29,8 @@ int runCommand(const std::string &command, const std::vector<std::string> &words
         return runValidate(words);
     if (command == "run")
         return runRun(words);
+    if (command == "import")
+        return runImport(words);
     return runCatalog(words);
 }
 
@@ -69,7 +71,7 @@ int main(int argc, char **argv)
     const std::optional<std::string> help = commandHelp(command);
     if (!help) {
         std::cerr << "hetplan-cli: error: unknown command '" << command
-                  << "'; valid: plan, evaluate, compare, sweep, validate, catalog, run\n\n"
+                  << "'; valid: plan, evaluate, compare, sweep, validate, catalog, run, import\n\n"
                   << usage();
         return 2;
     }

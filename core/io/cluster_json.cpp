@@ -195,6 +195,44 @@ OrderedJson transportJson(const TransportFigures &t)
     return o;
 }
 
+ClusterOrigin readOrigin(const Value &value)
+{
+    ClusterOrigin origin;
+    if (!value.present())
+        return origin;
+    Object o = value.object();
+    const Array sources = o.optional("sources").array(kMaxLinks);
+    for (std::size_t i = 0; i < sources.size(); ++i)
+        origin.sources.push_back(sources.at(i).string(kMaxTextChars));
+    const Array figures = o.optional("figures").array(kMaxLinks);
+    for (std::size_t i = 0; i < figures.size(); ++i) {
+        Object f = figures.at(i).object();
+        MeasuredFigure m;
+        const Value field = f.required("field");
+        m.field = field.string(kMaxTextChars);
+        if (!field.context().failed() && m.field.front() != '/')
+            field.fail("\"" + m.field
+                       + "\" is not a path in the cluster file; valid: a path starting with '/', "
+                         "e.g. \"/machines/A/intra/bandwidth_GBps\"");
+        m.source = f.required("source").string(kMaxTextChars);
+        m.how = f.optional("how").string(kMaxTextChars, true);
+        f.finish();
+        origin.figures.push_back(std::move(m));
+    }
+    o.finish();
+    return origin;
+}
+
+OrderedJson originJson(const ClusterOrigin &origin)
+{
+    OrderedJson j;
+    j["sources"] = origin.sources;
+    OrderedJson &figures = j["figures"] = OrderedJson::array();
+    for (const MeasuredFigure &m : origin.figures)
+        figures.push_back({{"field", m.field}, {"source", m.source}, {"how", m.how}});
+    return j;
+}
+
 } // namespace
 
 namespace jsonio {
@@ -304,6 +342,7 @@ Result<Cluster> parseCluster(std::string_view text, std::string_view source)
         const Array transports = root.optional("transports").array(std::size(kLinkKindNames));
         for (std::size_t i = 0; i < transports.size(); ++i)
             c.transports.push_back(readTransport(transports.at(i), c));
+        c.origin = readOrigin(root.optional("origin"));
         return c;
     });
 }
@@ -358,6 +397,9 @@ std::string writeCluster(const Cluster &cluster)
         for (const TransportFigures &t : cluster.transports)
             transports.push_back(transportJson(t));
     }
+    // Only imported or calibrated clusters carry one; drawn ones stay as they were.
+    if (!cluster.origin.empty())
+        j["origin"] = originJson(cluster.origin);
     return dumpPretty(j);
 }
 

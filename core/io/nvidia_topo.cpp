@@ -4,6 +4,8 @@
 // runs of two or more spaces instead.
 #include "core/io/nvidia_topo.h"
 
+#include "core/io/text_lines.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -15,17 +17,6 @@ namespace {
 constexpr std::size_t kMaxTopoBytes = 1 << 20;
 constexpr std::size_t kMaxDevices = 1024;
 constexpr std::string_view kValidCells = "X, NV# (e.g. NV12), PIX, PXB, PHB, NODE, SYS";
-
-std::string trimmed(std::string_view text)
-{
-    std::size_t begin = 0;
-    std::size_t end = text.size();
-    while (begin < end && std::isspace(static_cast<unsigned char>(text[begin])))
-        ++begin;
-    while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1])))
-        --end;
-    return std::string(text.substr(begin, end - begin));
-}
 
 // Terminal styling (nvidia-smi underlines the header on a terminal) carries no data.
 std::string withoutEscapes(std::string_view text)
@@ -98,17 +89,7 @@ Result<NvidiaTopology> parseNvidiaTopo(std::string_view rawText, std::string_vie
         return badInput(where + ": " + std::to_string(rawText.size())
                         + " bytes; a topology matrix is at most 1 MiB");
     const std::string text = withoutEscapes(rawText);
-    std::vector<std::string> lines;
-    for (std::size_t start = 0; start < text.size();) {
-        std::size_t end = text.find('\n', start);
-        if (end == std::string::npos)
-            end = text.size();
-        std::string line = text.substr(start, end - start);
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        lines.push_back(std::move(line));
-        start = end + 1;
-    }
+    const std::vector<std::string> lines = splitLines(text);
     std::size_t header = 0;
     while (header < lines.size() && trimmed(lines[header]).empty())
         ++header;

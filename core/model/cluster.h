@@ -57,6 +57,26 @@ struct PairOverride
     bool operator==(const PairOverride &) const = default;
 };
 
+// One figure of the cluster file that was measured rather than typed, and where it came from.
+struct MeasuredFigure
+{
+    // JSON-pointer-like path in the cluster file: "/machines/A/intra/bandwidth_GBps",
+    // "/gpu_types/X/achieved_fraction", "/links/A/B/latency_us" (nodes by name, not index).
+    std::string field;
+    std::string source; // "probe-a.json", "logs/all_reduce_perf.log:42"
+    std::string how;    // "median of 10", "fit over sizes >= 64 MiB"
+    bool operator==(const MeasuredFigure &) const = default;
+};
+
+// What an imported or calibrated cluster was made from; empty for a drawn one.
+struct ClusterOrigin
+{
+    std::vector<std::string> sources; // the files read, in order
+    std::vector<MeasuredFigure> figures;
+    bool empty() const { return sources.empty() && figures.empty(); }
+    bool operator==(const ClusterOrigin &) const = default;
+};
+
 // The fleet as a person drew or imported it: plain data, exactly the cluster file's content.
 // Derived facts (GPU list, pair bandwidths) live in Topology.
 struct Cluster
@@ -71,6 +91,7 @@ struct Cluster
     // Per-kind figures of the `hetplan` model that replace the catalog's (calibration writes
     // them); at most one per kind.
     std::vector<TransportFigures> transports;
+    ClusterOrigin origin; // which figures were measured, and from what
 
     bool operator==(const Cluster &) const = default;
 };

@@ -395,6 +395,11 @@ void Topology::computeWidestPaths()
                            [nic](const Machine &m) { return m.nic == nic; });
     };
     m_mixesRdmaNics = hasNic(NicKind::InfiniBand) && hasNic(NicKind::Roce);
+    m_measuredIntra.assign(m_cluster.machines.size(), false);
+    for (const MeasuredFigure &figure : m_cluster.origin.figures)
+        for (size_t m = 0; m < m_cluster.machines.size(); ++m)
+            if (figure.field == "/machines/" + m_cluster.machines[m].name + "/intra/bandwidth_GBps")
+                m_measuredIntra[m] = true;
     if (!m_links.empty() && std::all_of(m_links.begin(), m_links.end(), [&](const NetworkLink &l) {
             return l.kind == m_links.front().kind;
         }))
@@ -495,6 +500,9 @@ double Topology::restrictedLatencyUs(int a, int b, PathKind path) const
 
 bool Topology::measuredPair(int a, int b) const
 {
+    const int ma = m_gpus[static_cast<size_t>(a)].machine;
+    if (ma == m_gpus[static_cast<size_t>(b)].machine && m_measuredIntra[static_cast<size_t>(ma)])
+        return true;
     return !m_overrides.empty() && m_overrides.contains(pairKey(a, b));
 }
 

@@ -135,6 +135,15 @@ private Q_SLOTS:
         const Problem calibrated = makeProblem(cluster, smallModel(), trainWorkload(2, 512));
         QCOMPARE(EffectiveLinks(calibrated.topology).bandwidthBytesPerS(3, 5), 2.5e9);
         QVERIFY(near(EffectiveLinks(calibrated.topology).latencyS(3, 5), 10e-6));
+
+        // An imported probe's intra link is measured too: its origin says so.
+        Cluster imported = twoMachineCluster();
+        const Problem nominal = makeProblem(imported, smallModel(), trainWorkload(2, 512));
+        QVERIFY(EffectiveLinks(nominal.topology).bandwidthBytesPerS(0, 1) < 100e9);
+        imported.origin.figures = {{"/machines/A/intra/bandwidth_GBps", "probe.json", "median"}};
+        const Problem probed = makeProblem(imported, smallModel(), trainWorkload(2, 512));
+        QCOMPARE(EffectiveLinks(probed.topology).bandwidthBytesPerS(0, 1), 100e9);
+        QVERIFY(EffectiveLinks(probed.topology).bandwidthBytesPerS(3, 4) < 10e9);
     }
 
     void aMixedPathCountsAsSockets()

@@ -155,6 +155,8 @@ const std::vector<BadCase> &badCases()
         {"cluster-top-level-array", {"expected a JSON object"}},
         {"cluster-empty", {"not valid JSON"}},
         {"cluster-trailing-garbage", {"not valid JSON"}},
+        {"cluster-origin-field",
+         {"origin.figures[0].field", "\"machines.A.count\"", "starting with '/'"}},
         {"model-heads-not-dividing", {"heads: 7 does not divide hidden (256)"}},
         {"model-kv-heads", {"kv_heads: 3 does not divide heads (8)"}},
         {"model-negative-layers", {"layers: -1 is out of range; valid: 1..1000"}},
@@ -280,6 +282,16 @@ void TestFormats::clusterDefaults()
     QCOMPARE(third.latencyUs, Link{}.latencyUs);
     QCOMPARE(cs->machines.at(2).host, std::string());
     QCOMPARE(cs->machines.at(0).position.x, 80.0);
+
+    // What was measured, and from what, survives reading.
+    auto m = parseCluster(readData(QStringLiteral("good/measured.cluster.json")), "m");
+    QVERIFY2(m.ok(), m.ok() ? "" : m.error().message.c_str());
+    QCOMPARE(m->origin.sources.size(), size_t(2));
+    const MeasuredFigure &figure = m->origin.figures.at(0);
+    QCOMPARE(figure.field, std::string("/machines/A/intra/bandwidth_GBps"));
+    QCOMPARE(figure.source, std::string("logs/all_reduce_perf.log:42"));
+    QCOMPARE(m->origin.figures.at(1).how, std::string());
+    QVERIFY(cs->origin.empty());
 }
 
 void TestFormats::writerOrderAndDefaults()

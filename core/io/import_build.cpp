@@ -1,0 +1,326 @@
+// Evidence → Cluster (docs/import.md, "Which figure wins" and "Links between machines"): each
+// field takes its highest-priority figures, and records where they came from in `origin`.
+#include "core/catalog/catalog.h"
+#include "core/io/import_evidence.h"
+#include "core/io/text_lines.h"
+#include "core/model/topology.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hetplan::importing {
+namespace {
+
+// A measured pair whose figure is this far from what its links give becomes a pair override.
+constexpr double kNotableRatio = 0.25;
+constexpr double kNotableLatencyUs = 1;
+
+NicKind nicOf(LinkKind network)
+{
+    if (network == LinkKind::InfiniBand)
+        return NicKind::InfiniBand;
+    return network == LinkKind::Roce ? NicKind::Roce : NicKind::Ethernet;
+}
+
+double median(std::vector<double> values)
+{
+    std::ranges::sort(values);
+    const std::size_t n = values.size();
+    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+bool notablyDifferent(double measured, double modelled, double floor = 0)
+{
+    return std::abs(measured - modelled) > std::max(kNotableRatio * modelled, floor);
+}
+
+class Builder
+{
+public:
+    explicit Builder(Evidence evidence)
+        : m_evidence(std::move(evidence))
+    {}
+
+    Result<ImportResult> build()
+    {
+        Cluster &c = m_result.cluster;
+        c.name = m_evidence.options.clusterName;
+        c.description = "imported from " + std::to_string(m_evidence.sources.size())
+                        + " measurement file(s) by hetplan-cli import";
+        c.origin.sources = m_evidence.sources;
+        if (m_evidence.machines.empty())
+            return badInput("no machine: the inputs name no host (give a probe file or an "
+                            "nccl-tests log)");
+        for (const TypeDraft &t : m_evidence.types)
+            if (auto status = type(t); !status)
+                return status.error();
+        for (const MachineDraft &m : m_evidence.machines)
+            machine(m);
+        network();
+        auto topology = Topology::build(c, GpuCatalog::builtin());
+        if (!topology)
+            return badInput("the imported cluster is not valid: " + topology.error().message);
+        overrides(*topology);
+        m_result.notes.insert(m_result.notes.begin(), m_evidence.notes.begin(),
+                              m_evidence.notes.end());
+        return std::move(m_result);
+    }
+
+private:
+    void record(const std::string &field, const std::string &value, const Candidate &from)
+    {
+        MeasuredFigure f{field, from.source, from.how};
+        m_result.cluster.origin.figures.push_back(f);
+        m_result.figures.push_back({f, value});
+    }
+
+    void record(const std::string &field, double value, const Candidate &from)
+    {
+        record(field, figureText(value, 6), from);
+    }
+
+    Status type(const TypeDraft &draft)
+    {
+        GpuType t = draft.type;
+        const std::string path = "/gpu_types/" + t.name + "/";
+        const auto tflops = draft.tflops.chosen();
+        const auto memory = draft.memoryGiB.chosen();
+        const auto bandwidth = draft.memoryBandwidthGBps.chosen();
+        if (draft.custom) {
+            if (!tflops)
+                return badInput(t.name
+                                + ": no GEMM throughput was measured, and it is no "
+                                  "catalog type; re-run the probe without --no-gemm flags "
+                                  "or import a probe file that measured it");
+            t.tflops = tflops->value;
+            record(path + "tflops", t.tflops, *tflops);
+            if (memory)
+                t.memoryGiB = memory->value;
+            if (bandwidth)
+                t.memoryBandwidthGBps = bandwidth->value;
+            if (t.memoryGiB <= 0 || t.memoryBandwidthGBps <= 0)
+                return badInput(t.name + ": its memory " + (t.memoryGiB <= 0 ? "size" : "bandwidth")
+                                + " was not measured, and it is no catalog type; import a probe "
+                                  "file that measured it");
+        } else if (!tflops && !memory && !bandwidth) {
+            return okStatus(); // the catalog's entry as it is
+        } else if (tflops) {
+            t.achievedFraction = std::clamp(tflops->value / t.tflops, 1e-6, 1.0);
+            Candidate how = *tflops;
+            how.how = "measured " + figureText(tflops->value) + " TFLOPS / catalog peak "
+                      + figureText(t.tflops) + " TFLOPS; " + tflops->how;
+            record(path + "achieved_fraction", t.achievedFraction, how);
+            t.source = "catalog entry with figures measured by hetplan-probe";
+        }
+        if (memory) {
+            t.memoryGiB = memory->value;
+            record(path + "memory_GiB", t.memoryGiB, *memory);
+        }
+        if (bandwidth) {
+            t.memoryBandwidthGBps = bandwidth->value;
+            record(path + "membw_GBps", t.memoryBandwidthGBps, *bandwidth);
+        }
+        m_result.cluster.gpuTypes.push_back(std::move(t));
+        return okStatus();
+    }
+
+    const GpuType &typeOf(const std::string &name) const
+    {
+        for (const GpuType &t : m_result.cluster.gpuTypes)
+            if (t.name == name)
+                return t;
+        return *GpuCatalog::builtin().find(name);
+    }
+
+    // The machine's GPU pairs as one figure: the median of the pairs' chosen figures at the
+    // highest priority any pair has.
+    std::optional<Candidate> fromPairs(const MachineDraft &m, Figures PairDraft::*field) const
+    {
+        std::vector<Candidate> chosen;
+        for (const auto &[names, pair] : m_evidence.gpuPairs)
+            if (names.first.starts_with(m.name + ":"))
+                if (auto c = (pair.*field).chosen())
+                    chosen.push_back(*c);
+        if (chosen.empty())
+            return std::nullopt;
+        const Priority best = std::ranges::max(chosen, {}, &Candidate::priority).priority;
+        std::vector<double> values;
+        for (const Candidate &c : chosen)
+            if (c.priority == best)
+                values.push_back(c.value);
+        // A few measured pairs (the NVLink pairs of a mostly-PCIe box) describe themselves, not
+        // the machine: they become overrides.
+        if (2 * values.size() < std::size_t(m.count) * std::size_t(m.count - 1) / 2)
+            return std::nullopt;
+        Candidate out = *std::ranges::find(chosen, best, &Candidate::priority);
+        out.value = median(values);
+        out.how = "median over " + std::to_string(values.size()) + " pairs of its devices, each " + out.how;
+        return out;
+    }
+
+    void machine(const MachineDraft &draft)
+    {
+        Machine m;
+        m.name = draft.name;
+        m.host = draft.host;
+        m.gpu = draft.gpu;
+        m.count = std::max(draft.count, 1);
+        m.nic = nicOf(m_evidence.options.network);
+        m.intra = typeOf(m.gpu).typicalIntra;
+        const std::string path = "/machines/" + m.name + "/intra/";
+        if (draft.intraKind) {
+            if (m.intra.kind != draft.intraKind->first)
+                m.intra = IntraLink{draft.intraKind->first, IntraLink{}.bandwidthGBps,
+                                    IntraLink{}.latencyUs};
+            m.intra.kind = draft.intraKind->first;
+            record(path + "kind", std::string(nameOf<LinkKind>(kLinkKindNames, m.intra.kind)),
+                   draft.intraKind->second);
+        } else if (draft.cudaDevices.empty() && m.count > 1) {
+            m.intra.kind = LinkKind::Ethernet;
+            record(path + "kind", "ethernet",
+                   {0, Priority::ProbePair, draft.definedBy,
+                    "CPU ranks of one host talk over loopback TCP (gloo-tcp)"});
+        }
+        Figures bandwidth = draft.intraBandwidthGBps;
+        Figures latency = draft.intraLatencyUs;
+        if (auto pairs = fromPairs(draft, &PairDraft::bandwidthGBps))
+            bandwidth.add(*pairs);
+        if (auto pairs = fromPairs(draft, &PairDraft::latencyUs))
+            latency.add(*pairs);
+        if (auto b = bandwidth.chosen(); b && m.count > 1) {
+            m.intra.bandwidthGBps = b->value;
+            record(path + "bandwidth_GBps", b->value, *b);
+        } else if (m.count > 1) {
+            m_result.notes.push_back(m.name + ": intra bandwidth "
+                                     + figureText(m.intra.bandwidthGBps) + " GB/s is " + m.gpu
+                                     + "'s typical link, not measured");
+        }
+        if (auto l = latency.chosen(); l && m.count > 1) {
+            m.intra.latencyUs = l->value;
+            record(path + "latency_us", l->value, *l);
+        }
+        m_result.cluster.machines.push_back(std::move(m));
+    }
+
+    void addLink(const std::string &a, const std::string &b, double bandwidthGBps, double latencyUs)
+    {
+        m_result.cluster.links.push_back(
+            {a, b, m_evidence.options.network, bandwidthGBps, latencyUs});
+    }
+
+    // Two machines: one link of their measured pair. More: a switch with one link per machine
+    // (a pair through it gets the narrower link and the sum of latencies), each link as fast as
+    // its machine's fastest measured pair, with half their median latency; pairs that differ
+    // notably become overrides.
+    void network()
+    {
+        const std::vector<MachineDraft> &ms = m_evidence.machines;
+        if (ms.size() < 2)
+            return;
+        if (ms.size() == 2) {
+            const auto it = m_evidence.machinePairs.find(sortedPair(ms[0].name, ms[1].name));
+            const auto b = it == m_evidence.machinePairs.end() ? std::nullopt
+                                                               : it->second.bandwidthGBps.chosen();
+            if (!b) {
+                m_result.notes.push_back("nothing measured between " + ms[0].name + " and "
+                                         + ms[1].name + ": no link drawn");
+                return;
+            }
+            const auto l = it->second.latencyUs.chosen();
+            addLink(ms[0].name, ms[1].name, b->value, l ? l->value : Link{}.latencyUs);
+            const std::string path = "/links/" + ms[0].name + "/" + ms[1].name + "/";
+            record(path + "bandwidth_GBps", b->value, *b);
+            if (l)
+                record(path + "latency_us", l->value, *l);
+            return;
+        }
+        std::string hub = "switch";
+        while (m_evidence.machine(hub))
+            hub += "-net";
+        m_result.cluster.switches.push_back({hub, {}});
+        for (const MachineDraft &m : ms) {
+            std::vector<double> bandwidths;
+            std::vector<double> latencies;
+            std::vector<Candidate> from;
+            for (const auto &[names, pair] : m_evidence.machinePairs) {
+                if (names.first != m.name && names.second != m.name)
+                    continue;
+                if (auto b = pair.bandwidthGBps.chosen()) {
+                    bandwidths.push_back(b->value);
+                    from.push_back(*b);
+                }
+                if (auto l = pair.latencyUs.chosen())
+                    latencies.push_back(l->value / 2);
+            }
+            if (bandwidths.empty()) {
+                m_result.notes.push_back("nothing measured between " + m.name
+                                         + " and another machine: no link drawn");
+                continue;
+            }
+            const double latency = latencies.empty() ? Link{}.latencyUs : median(latencies);
+            // A pair gets at most the narrower of its two links, so each link is at least its
+            // fastest pair; slower pairs (a congested path) become overrides.
+            const double bandwidth = *std::ranges::max_element(bandwidths);
+            addLink(m.name, hub, bandwidth, latency);
+            Candidate c = from.front();
+            c.source = std::to_string(from.size()) + " measured pairs of " + m.name + ", e.g. "
+                       + c.source;
+            c.how = "the fastest of the pairs (through a switch a pair gets the narrower of its "
+                    "two links), each "
+                    + c.how;
+            const std::string path = "/links/" + m.name + "/" + hub + "/";
+            record(path + "bandwidth_GBps", bandwidth, c);
+            if (!latencies.empty()) {
+                c.how = "half the median one-way time of the pairs (a pair crosses two links)";
+                record(path + "latency_us", latency, c);
+            }
+        }
+    }
+
+    void override(const Topology &topology, const std::string &a, const std::string &b,
+                  const PairDraft &pair)
+    {
+        const auto ia = topology.findGpu(a);
+        const auto ib = topology.findGpu(b);
+        const auto bw = pair.bandwidthGBps.chosen();
+        if (!ia || !ib || !bw)
+            return;
+        const auto lat = pair.latencyUs.chosen();
+        const double modelledBw = topology.bandwidthGBps(*ia, *ib);
+        const double modelledLat = topology.latencyUs(*ia, *ib);
+        if (modelledBw > 0 && !notablyDifferent(bw->value, modelledBw)
+            && (!lat || !notablyDifferent(lat->value, modelledLat, kNotableLatencyUs)))
+            return;
+        const double latency = lat ? lat->value : modelledLat;
+        m_result.cluster.pairOverrides.push_back({a, b, bw->value, latency});
+        const std::string path = "/pair_overrides/" + a + "/" + b + "/";
+        record(path + "bandwidth_GBps", bw->value, *bw);
+        if (lat)
+            record(path + "latency_us", lat->value, *lat);
+    }
+
+    void overrides(const Topology &topology)
+    {
+        for (const auto &[names, pair] : m_evidence.gpuPairs)
+            override(topology, names.first, names.second, pair);
+        for (const auto &[names, pair] : m_evidence.machinePairs) {
+            const MachineDraft *a = m_evidence.machine(names.first);
+            const MachineDraft *b = m_evidence.machine(names.second);
+            for (int i = 0; i < a->count; ++i)
+                for (int j = 0; j < b->count; ++j)
+                    override(topology, a->gpuName(i), b->gpuName(j), pair);
+        }
+    }
+
+    Evidence m_evidence;
+    ImportResult m_result;
+};
+
+} // namespace
+
+Result<ImportResult> buildCluster(Evidence evidence)
+{
+    return Builder(std::move(evidence)).build();
+}
+
+} // namespace hetplan::importing

@@ -1,0 +1,244 @@
+// A hetplan.probe/1 file as evidence (docs/import.md, "Probe files"): its hosts become
+// machines, its GPUs (or CPU ranks) GPU types with measured figures, its pairs link figures.
+#include "core/catalog/catalog.h"
+#include "core/io/import_evidence.h"
+#include "core/io/text_lines.h"
+
+#include <algorithm>
+
+namespace hetplan::importing {
+namespace {
+
+bool flagged(const Probe &probe, const std::string &path)
+{
+    return std::ranges::any_of(probe.flags, [&](const PlausibilityFlag &f) {
+        return f.path == path || f.path.starts_with(path + ".") || f.path.starts_with(path + "[");
+    });
+}
+
+// A layer's GEMMs together: total FLOP over total time, so each shape weighs by its work.
+std::optional<double> layerTflops(const std::vector<GemmFigure> &gemms)
+{
+    double flop = 0;
+    double seconds = 0;
+    for (const GemmFigure &g : gemms) {
+        if (g.tflops.median <= 0)
+            return std::nullopt;
+        const double f = 2.0 * g.m * g.n * g.k;
+        flop += f;
+        seconds += f / (g.tflops.median * 1e12);
+    }
+    if (seconds <= 0)
+        return std::nullopt;
+    return flop / seconds / 1e12;
+}
+
+std::string gemmHow(const std::vector<GemmFigure> &gemms, const ProbeSettings &settings)
+{
+    std::string labels;
+    for (const GemmFigure &g : gemms)
+        labels += (labels.empty() ? "" : ", ") + g.label;
+    return "FLOP-weighted " + gemms.front().method + " throughput of the " + labels + " GEMMs of "
+           + settings.model + " (micro-batch " + std::to_string(settings.microBatch) + ", seq-len "
+           + std::to_string(settings.seqLen) + ", TP " + std::to_string(settings.tp)
+           + "), medians of " + std::to_string(gemms.front().tflops.repetitions);
+}
+
+class ProbeReader
+{
+public:
+    ProbeReader(Evidence &evidence, const Probe &probe, const std::string &source)
+        : m_evidence(evidence)
+        , m_probe(probe)
+        , m_source(source)
+    {}
+
+    Status read()
+    {
+        m_evidence.sources.push_back(m_source);
+        for (std::size_t h = 0; h < m_probe.hosts.size(); ++h)
+            if (auto status = host(h); !status)
+                return status;
+        for (std::size_t p = 0; p < m_probe.pairs.size(); ++p)
+            pair(p);
+        return okStatus();
+    }
+
+private:
+    std::string at(const std::string &path) const { return m_source + ": " + path; }
+
+    TypeDraft &typeFor(const std::string &name, const std::string &catalog)
+    {
+        if (TypeDraft *t = m_evidence.type(name))
+            return *t;
+        TypeDraft draft;
+        if (const GpuType *known
+            = catalog.empty() ? nullptr : GpuCatalog::builtin().find(catalog)) {
+            draft.type = *known;
+            draft.custom = false;
+        } else {
+            draft.type.name = name;
+            // Measured at the model's layer shapes, the throughput is already what is achieved.
+            draft.type.achievedFraction = 1;
+            draft.type.source = "measured by hetplan-probe (" + m_source + ")";
+        }
+        m_evidence.types.push_back(std::move(draft));
+        return m_evidence.types.back();
+    }
+
+    // `gemmPath` and `memoryPath`: "hosts[0].cpu_gemm" or "hosts[0].gpus[1].gemm", and so on.
+    void addCompute(TypeDraft &type, const std::string &gemmPath, const std::string &memoryPath,
+                    const std::vector<GemmFigure> &gemms, const std::optional<MemoryFigure> &memory)
+    {
+        const auto tflops = layerTflops(gemms);
+        if (tflops && !flagged(m_probe, gemmPath))
+            type.tflops.add(
+                {*tflops, Priority::ProbePair, at(gemmPath), gemmHow(gemms, m_probe.settings)});
+        if (memory && memory->bandwidthGBps.median > 0 && !flagged(m_probe, memoryPath))
+            type.memoryBandwidthGBps.add({memory->bandwidthGBps.median, Priority::ProbePair,
+                                          at(memoryPath),
+                                          memory->method + " over " + figureText(memory->bufferMiB)
+                                              + " MiB arrays, median of "
+                                              + std::to_string(memory->bandwidthGBps.repetitions)});
+    }
+
+    Status claim(const std::string &machine, const ProbedHost &host, const std::string &path)
+    {
+        if (MachineDraft *m = m_evidence.machine(machine)) {
+            if (m->definedBy != m_source)
+                return badInput(at(path) + ": host " + host.name + " is also in " + m->definedBy
+                                + "; give each host in one probe file only");
+            if (!m->cudaDevices.empty() || host.backend == "cuda")
+                return badInput(at(path) + ": host " + host.name
+                                + " has a second rank; a GPU host is probed by one rank");
+            return okStatus();
+        }
+        MachineDraft draft;
+        draft.name = machine;
+        draft.host = host.name.substr(0, host.name.find('#'));
+        draft.definedBy = m_source;
+        m_evidence.machines.push_back(std::move(draft));
+        return okStatus();
+    }
+
+    Status host(std::size_t h)
+    {
+        const ProbedHost &host = m_probe.hosts[h];
+        const std::string path = "hosts[" + std::to_string(h) + "]";
+        const std::string name = machineNameOf(host.name);
+        if (auto status = claim(name, host, path); !status)
+            return status;
+        MachineDraft &machine = *m_evidence.machine(name);
+        if (host.gpus.empty()) {
+            // A CPU rank is one device of its host's machine.
+            const std::string typeName
+                = "CPU " + (host.cpuModel.empty() ? machine.host : host.cpuModel);
+            if (!machine.gpu.empty() && machine.gpu != typeName)
+                return badInput(at(path) + ": CPU \"" + host.cpuModel + "\" differs from the "
+                                + "other ranks of " + machine.host
+                                + "'s; a machine holds one device type");
+            machine.gpu = typeName;
+            machine.devices[{host.name, -1}] = machine.count++;
+            TypeDraft &type = typeFor(typeName, {});
+            addCompute(type, path + ".cpu_gemm", path + ".cpu_memory", host.cpuGemm,
+                       host.cpuMemory);
+            if (type.type.memoryGiB <= 0) {
+                type.type.memoryGiB = m_evidence.options.cpuMemoryGiB;
+                m_evidence.notes.push_back(
+                    typeName + ": memory_GiB " + figureText(type.type.memoryGiB)
+                    + " per rank is assumed; the probe does not measure host memory "
+                      "(--cpu-memory-gib sets it)");
+            }
+            return okStatus();
+        }
+        for (std::size_t g = 0; g < host.gpus.size(); ++g) {
+            const ProbedGpu &gpu = host.gpus[g];
+            const std::string gpuPath = path + ".gpus[" + std::to_string(g) + "]";
+            const std::string typeName = gpu.catalog.empty() ? gpu.name : gpu.catalog;
+            if (!machine.gpu.empty() && machine.gpu != typeName)
+                return badInput(at(gpuPath) + ": " + typeName + " beside " + machine.gpu
+                                + " on host " + host.name
+                                + "; a machine holds one GPU type: probe each type separately "
+                                  "(CUDA_VISIBLE_DEVICES) under its own --host-name");
+            machine.gpu = typeName;
+            machine.devices[{host.name, gpu.index}] = machine.count;
+            machine.cudaDevices[gpu.index] = machine.count++;
+            TypeDraft &type = typeFor(typeName, gpu.catalog);
+            addCompute(type, gpuPath + ".gemm", gpuPath + ".memory", gpu.gemm, gpu.memory);
+            if (gpu.memoryGiB > 0)
+                type.memoryGiB.add({gpu.memoryGiB, Priority::ProbePair, at(gpuPath + ".memory_GiB"),
+                                    "as the driver reports it"});
+        }
+        if (!host.topology.empty())
+            addTopoLinks(m_evidence, machine, host.topology, at(path + ".topology"));
+        return okStatus();
+    }
+
+    struct End
+    {
+        MachineDraft *machine = nullptr;
+        std::optional<int> device;
+    };
+
+    End resolve(const Endpoint &e)
+    {
+        End end;
+        end.machine = m_evidence.machine(machineNameOf(e.host));
+        if (end.machine)
+            if (const auto it = end.machine->devices.find({e.host, e.gpu});
+                it != end.machine->devices.end())
+                end.device = it->second;
+        return end;
+    }
+
+    void pair(std::size_t p)
+    {
+        const ProbedPair &pair = m_probe.pairs[p];
+        const std::string path = "pairs[" + std::to_string(p) + "]";
+        if (pair.sizes.empty())
+            return;
+        if (flagged(m_probe, path)) {
+            m_evidence.notes.push_back(at(path)
+                                       + ": left out: the probe flagged it as not "
+                                         "plausible");
+            return;
+        }
+        const End a = resolve(pair.a);
+        const End b = resolve(pair.b);
+        if (!a.machine || !b.machine)
+            return; // the probe reader checks that pairs name its hosts
+        const Candidate bandwidth{
+            pair.bandwidthGBps,
+            pair.method == "cuda-peer-copy" ? Priority::ProbeCopy : Priority::ProbePair,
+            at(path + ".bandwidth_GBps"),
+            pair.method + ", median at " + figureText(pair.sizes.back().bytes) + " bytes"};
+        Candidate latency = bandwidth;
+        latency.value = pair.latencyUs;
+        latency.source = at(path + ".latency_us");
+        latency.how = pair.method + ", median one-way time at "
+                      + figureText(pair.sizes.front().bytes) + " bytes";
+        PairDraft *draft = nullptr;
+        if (a.machine != b.machine)
+            draft = &m_evidence.machinePairs[sortedPair(a.machine->name, b.machine->name)];
+        else if (a.device && b.device && *a.device != *b.device)
+            draft = &m_evidence.gpuPairs[sortedPair(a.machine->gpuName(*a.device),
+                                                    b.machine->gpuName(*b.device))];
+        if (!draft || bandwidth.value <= 0)
+            return;
+        draft->bandwidthGBps.add(bandwidth);
+        draft->latencyUs.add(latency);
+    }
+
+    Evidence &m_evidence;
+    const Probe &m_probe;
+    const std::string &m_source;
+};
+
+} // namespace
+
+Status addProbe(Evidence &evidence, const Probe &probe, const std::string &source)
+{
+    return ProbeReader(evidence, probe, source).read();
+}
+
+} // namespace hetplan::importing

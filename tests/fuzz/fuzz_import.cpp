@@ -1,0 +1,28 @@
+// importMeasurements on one arbitrary file (any of the kinds it detects): an accepted import is
+// a cluster that survives writing and reading, builds a topology, and names an origin for
+// every figure it recorded.
+#include "core/catalog/catalog.h"
+#include "core/io/formats.h"
+#include "core/io/import.h"
+#include "core/model/topology.h"
+#include "fuzz_check.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
+{
+    const std::string text(reinterpret_cast<const char *>(data), size);
+    auto result = hetplan::importMeasurements({{"node-a.topo.txt", text}});
+    if (!result)
+        return 0;
+    const hetplan::Cluster &cluster = result->cluster;
+    auto read = hetplan::parseCluster(hetplan::writeCluster(cluster), "imported.json");
+    HETPLAN_FUZZ_CHECK(read && *read == cluster);
+    HETPLAN_FUZZ_CHECK(hetplan::Topology::build(cluster, hetplan::GpuCatalog::builtin()).ok());
+    HETPLAN_FUZZ_CHECK(result->figures.size() == cluster.origin.figures.size());
+    for (const hetplan::MeasuredFigure &f : cluster.origin.figures)
+        HETPLAN_FUZZ_CHECK(!f.field.empty() && f.field.front() == '/' && !f.source.empty());
+    return 0;
+}
