@@ -15,5 +15,6 @@ int runValidate(const std::vector<std::string> &words);
 int runCatalog(const std::vector<std::string> &words);
 int runRun(const std::vector<std::string> &words);
 int runImport(const std::vector<std::string> &words);
+int runCalibrate(const std::vector<std::string> &words);
 
 } // namespace hetplan::cli

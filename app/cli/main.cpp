@@ -31,6 +31,8 @@ int runCommand(const std::string &command, const std::vector<std::string> &words
         return runRun(words);
     if (command == "import")
         return runImport(words);
+    if (command == "calibrate")
+        return runCalibrate(words);
     return runCatalog(words);
 }
 

@@ -15,8 +15,8 @@ EffectiveLinks::EffectiveLinks(const Topology &topology)
         const TransportFigures &used = transportFigures(cluster, t.kind);
         const bool own = std::any_of(cluster.transports.begin(), cluster.transports.end(),
                                      [&](const TransportFigures &c) { return c.kind == t.kind; });
-        m_figures[static_cast<size_t>(t.kind)]
-            = {used.efficiency, used.latencyUs * 1e-6, used.lossPerDoubling, own};
+        m_figures[static_cast<size_t>(t.kind)] = {used.efficiency, used.latencyUs * 1e-6,
+                                                  used.latencyFactor, used.lossPerDoubling, own};
     }
 }
 
@@ -35,7 +35,7 @@ double EffectiveLinks::latencyS(int a, int b, PathKind path) const
     const Figures &f = figures(kind(a, b, path));
     if (!f.appliesToMeasured && m_topology.measuredPair(a, b))
         return wire;
-    return wire + f.latencyS;
+    return (wire + f.latencyS) * f.latencyFactor;
 }
 
 double EffectiveLinks::ringScaleFactor(LinkKind kind, int machines) const

@@ -32,6 +32,7 @@ private:
     {
         double efficiency = 1;
         double latencyS = 0;
+        double latencyFactor = 1;
         double lossPerDoubling = 0;
         bool appliesToMeasured = false;
     };

@@ -176,6 +176,7 @@ TransportFigures readTransport(const Value &value, const Cluster &cluster)
                           + "\" is given twice; one entry per link kind");
     t.efficiency = o.optional("efficiency").number(Range::positive(10), t.efficiency);
     t.latencyUs = o.optional("latency_us").number(Range::nonNegative(), t.latencyUs);
+    t.latencyFactor = o.optional("latency_factor").number(Range::positive(1000), t.latencyFactor);
     t.lossPerDoubling
         = o.optional("loss_per_doubling").number(Range::nonNegative(0.9), t.lossPerDoubling);
     t.source = o.optional("source").string(kMaxTextChars, true);
@@ -189,6 +190,7 @@ OrderedJson transportJson(const TransportFigures &t)
     o["kind"] = nameOf<LinkKind>(kLinkKindNames, t.kind);
     o["efficiency"] = t.efficiency;
     o["latency_us"] = t.latencyUs;
+    o["latency_factor"] = t.latencyFactor;
     o["loss_per_doubling"] = t.lossPerDoubling;
     if (!t.source.empty())
         o["source"] = t.source;

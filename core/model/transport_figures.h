@@ -17,6 +17,9 @@ struct TransportFigures
     // Software latency per ring step or transfer over this transport (NCCL's per-hop figure),
     // added to the link's wire latency.
     double latencyUs = 0;
+    // Multiplies the whole latency of a pair of this kind (its link's and the per-hop figure):
+    // 1 by default; calibration fits it when measured latencies do not match what runs see.
+    double latencyFactor = 1;
     // Fraction of the bus bandwidth lost per doubling of the machines a ring spans beyond two.
     double lossPerDoubling = 0;
     std::string source; // where the numbers come from

@@ -52,7 +52,7 @@ double dpCommS(const Cluster &cluster, const CostModel &model)
 
 TransportFigures lossless(LinkKind kind)
 {
-    return {kind, 1.0, 0.0, 0.0, "test: the nominal figures"};
+    return {kind, 1.0, 0.0, 1.0, 0.0, "test: the nominal figures"};
 }
 
 } // namespace
@@ -94,7 +94,7 @@ private Q_SLOTS:
         QVERIFY(roce.lossPerDoubling > 0);
         for (const int machines : {2, 8}) {
             Cluster noLoss = fabric(machines, LinkKind::Roce);
-            noLoss.transports = {{LinkKind::Roce, roce.efficiency, roce.latencyUs, 0.0, ""}};
+            noLoss.transports = {{LinkKind::Roce, roce.efficiency, roce.latencyUs, 1.0, 0.0, ""}};
             const double withLossS = dpCommS(fabric(machines, LinkKind::Roce), hetplan);
             const double withoutS = dpCommS(noLoss, hetplan);
             if (machines == 2)
@@ -131,10 +131,10 @@ private Q_SLOTS:
         const Problem asMeasured = makeProblem(cluster, smallModel(), trainWorkload(2, 512));
         QCOMPARE(EffectiveLinks(asMeasured.topology).bandwidthBytesPerS(3, 5), 5e9);
         QCOMPARE(EffectiveLinks(asMeasured.topology).latencyS(3, 5), 8e-6);
-        cluster.transports = {{LinkKind::Pcie, 0.5, 2.0, 0.0, "calibrated"}};
+        cluster.transports = {{LinkKind::Pcie, 0.5, 2.0, 0.5, 0.0, "calibrated"}};
         const Problem calibrated = makeProblem(cluster, smallModel(), trainWorkload(2, 512));
         QCOMPARE(EffectiveLinks(calibrated.topology).bandwidthBytesPerS(3, 5), 2.5e9);
-        QVERIFY(near(EffectiveLinks(calibrated.topology).latencyS(3, 5), 10e-6));
+        QVERIFY(near(EffectiveLinks(calibrated.topology).latencyS(3, 5), (8 + 2) * 0.5 * 1e-6));
 
         // An imported probe's intra link is measured too: its origin says so.
         Cluster imported = twoMachineCluster();
@@ -162,7 +162,7 @@ private Q_SLOTS:
     void clusterFileRoundTripsAndRefusesBadTransports()
     {
         Cluster c = fabric(2, LinkKind::Roce);
-        c.transports = {{LinkKind::Roce, 0.61, 7.5, 0.1, "fitted from run.json"}};
+        c.transports = {{LinkKind::Roce, 0.61, 7.5, 0.8, 0.1, "fitted from run.json"}};
         const std::string text = writeCluster(c);
         const auto back = parseCluster(text, "c.json");
         QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
