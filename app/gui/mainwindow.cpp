@@ -10,6 +10,7 @@
 #include "model/cluster_names.h"
 #include "model/document.h"
 #include "panels/workload_panel.h"
+#include "results/calibrator.h"
 #include "results/results_panel.h"
 #include "settings_dialog.h"
 
@@ -110,6 +111,11 @@ MainWindow::MainWindow(QWidget *parent)
     m_results->setReplanAfterEdits(SettingsDialog::replanAfterEdits());
     m_results->connectScene(m_scene);
     createToolBar();
+    m_calibrator = new Calibrator(m_results, model, this);
+    menuBar()->addMenu(tr("&Tools"))->addAction(m_calibrator->action());
+    connect(m_calibrator, &Calibrator::calibrated, this, [this](const QString &summary) {
+        statusBar()->showMessage(summary, kStatusMessageMs);
+    });
     menuBar()->addMenu(new HelpMenu(this));
     arrangeDocks();
 

@@ -9,6 +9,7 @@ class QMenu;
 
 namespace hetplan::gui {
 
+class Calibrator;
 class ClusterScene;
 class ClusterView;
 class Document;
@@ -36,6 +37,8 @@ public:
     ClusterView *view() const { return m_view; }
     QMenu *viewMenu() const { return m_viewMenu; }
     ResultsPanel *results() const { return m_results; }
+    // Tools ▸ Calibrate from measurement…; the launch flow calls its calibrateFromRun().
+    Calibrator *calibrator() const { return m_calibrator; }
     // Docks of other parts of the app: placed in `area` and listed in View ▸ Panels.
     void addPanelDock(QDockWidget *dock, Qt::DockWidgetArea area);
     // Shows the dock and the tab that hold `widget` (e.g. a results chart).
@@ -86,6 +89,7 @@ private:
     Inspector *m_inspector;
     WorkloadPanel *m_workloadPanel;
     ResultsPanel *m_results;
+    Calibrator *m_calibrator = nullptr;
     QDockWidget *m_paletteDock;
     QDockWidget *m_inspectorDock;
     QDockWidget *m_workloadDock;

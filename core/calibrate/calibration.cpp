@@ -7,6 +7,7 @@
 #include "core/model/topology.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -168,8 +169,10 @@ std::vector<PhaseFit> compareAll(const Cluster &cluster, const GpuCatalog &catal
         const Problem problem{*topology, run.model, run.workload};
         const Evaluation evaluation = model.evaluate(problem, run.plan);
         for (const Comparison &c : compareMeasured(run.plan, evaluation, run.measured)) {
-            const bool perStage
-                = c.what.front() == 'p' && c.what.find("bubble") == std::string::npos;
+            // Per-stage rows are "p<pipeline> s<stage> <phase>"; the run's totals come first.
+            const bool perStage = c.what.size() > 1 && c.what[0] == 'p'
+                                  && std::isdigit(static_cast<unsigned char>(c.what[1]))
+                                  && c.what.find("bubble") == std::string::npos;
             rows.push_back({run.source, c.what, c.measured, c.predicted, kNaN, perStage});
         }
     }

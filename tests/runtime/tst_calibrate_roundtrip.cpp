@@ -82,8 +82,8 @@ Errors predictionErrors(const QString &cluster, const QString &plan, const QStri
         const double m = r.value(QStringLiteral("measured_s")).toDouble();
         if (what == QStringLiteral("iteration"))
             errors.iteration = std::abs(std::log(predicted / m));
-        else if (what.startsWith(QLatin1Char('p')) && !what.endsWith(QStringLiteral("bubble"))
-                 && m >= 1e-5 && predicted > 0) {
+        else if (what.size() > 1 && what[0] == QLatin1Char('p') && what[1].isDigit()
+                 && !what.endsWith(QStringLiteral("bubble")) && m >= 1e-5 && predicted > 0) {
             sum += std::pow(std::log(predicted / m), 2);
             ++count;
         }
