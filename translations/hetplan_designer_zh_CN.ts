@@ -156,7 +156,7 @@
     <name>hetplan::gui::MainWindow</name>
     <message>
         <source>&amp;Tools</source>
-        <translation>工具(&T)</translation>
+        <translation>工具(&amp;T)</translation>
     </message>
     <message>
         <source>Palette</source>

@@ -890,7 +890,7 @@ This chart replays the 1F1B schedule micro-batch by micro-batch (%2): a stage th
     <name>hetplan::gui::Calibrator</name>
     <message>
         <source>&amp;Calibrate from Measurement…</source>
-        <translation>根据测量结果校准(&C)…</translation>
+        <translation>根据测量结果校准(&amp;C)…</translation>
     </message>
     <message>
         <source>Fit the cluster's figures to measured runs of the shown plan</source>
