@@ -243,6 +243,7 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
         const std::vector<PhaseFit> rows = compareAll(
             withFigures(cluster, *topology, parameters, values, all), catalog, runs, failure);
         std::vector<double> r;
+        r.reserve(fittedRows.size());
         for (size_t i : fittedRows)
             r.push_back(failure.empty() ? logError(rows[i].before, rows[i].measured) : 1e3);
         return r;
