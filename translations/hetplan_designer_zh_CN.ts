@@ -62,6 +62,10 @@
 <context>
     <name>hetplan::gui::ClusterModel</name>
     <message>
+        <source>Calibrate from measurement</source>
+        <translation>根据测量结果校准</translation>
+    </message>
+    <message>
         <source>A link joins two machines or switches of the cluster.</source>
         <translation>链路只能连接本集群中的两台机器或交换机。</translation>
     </message>
@@ -383,6 +387,10 @@ Accept it only if the host&apos;s administrator confirms this fingerprint; it is
 </context>
 <context>
     <name>hetplan::gui::MainWindow</name>
+    <message>
+        <source>&amp;Tools</source>
+        <translation>工具(&amp;T)</translation>
+    </message>
     <message>
         <source>Palette</source>
         <translation>组件面板</translation>

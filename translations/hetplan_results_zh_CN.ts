@@ -4,6 +4,18 @@
 <context>
     <name>hetplan::gui::BreakdownChart</name>
     <message>
+        <source>Run: predicted</source>
+        <translation>运行：预测</translation>
+    </message>
+    <message>
+        <source>Run: measured</source>
+        <translation>运行：实测</translation>
+    </message>
+    <message>
+        <source>Run: calibrated</source>
+        <translation>运行：校准后</translation>
+    </message>
+    <message>
         <source>Time breakdown</source>
         <translation>时间分解</translation>
     </message>
@@ -872,6 +884,43 @@ This chart replays the 1F1B schedule micro-batch by micro-batch (%2): a stage th
     <message>
         <source>the strategy changed</source>
         <translation>策略已改变</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::Calibrator</name>
+    <message>
+        <source>&amp;Calibrate from Measurement…</source>
+        <translation>根据测量结果校准(&amp;C)…</translation>
+    </message>
+    <message>
+        <source>Fit the cluster's figures to measured runs of the shown plan</source>
+        <translation>用当前方案的实测运行拟合集群参数</translation>
+    </message>
+    <message>
+        <source>Calibrate</source>
+        <translation>校准</translation>
+    </message>
+    <message>
+        <source>Measurements of the shown plan</source>
+        <translation>当前方案的测量文件</translation>
+    </message>
+    <message>
+        <source>Measurements (*.json);;All files (*)</source>
+        <translation>测量文件 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>the last launch</source>
+        <translation>最近一次启动</translation>
+    </message>
+    <message>
+        <source>Calibration needs the training plan the runs were made from: plan it first, then calibrate.</source>
+        <translation>校准需要这些运行所用的训练方案：请先规划，再校准。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Calibrated from %n run(s): rms error of the phase times %1 → %2</source>
+        <translation>
+            <numerusform>根据 %n 次运行校准：各阶段时间的均方根误差 %1 → %2</numerusform>
+        </translation>
     </message>
 </context>
 </TS>

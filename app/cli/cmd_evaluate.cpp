@@ -8,6 +8,7 @@
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/measurement_json.h"
+#include "runtime/worker/measured_run.h"
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -72,24 +73,32 @@ int runEvaluate(const std::vector<std::string> &words)
     Evaluation evaluation = (*costModel)->evaluate(*problem, plan);
     addServingFigures(*problem, **costModel, plan, evaluation);
     std::optional<Measurement> measured;
+    std::vector<Comparison> comparison;
     if (const auto path = args->value("measured")) {
         auto loaded = loadMeasurement(*path);
         if (!loaded)
             return fail(loaded.error());
         measured = std::move(loaded).value();
+        // The run is predicted as it trained: its --scale, sequence length and precision.
+        auto run = runtime::measuredRun(*plan, problem->model, *measured, *path);
+        if (!run)
+            return fail(run.error());
+        const Problem asRun{problem->topology, run->model, run->workload};
+        comparison
+            = compareMeasured(run->plan, (*costModel)->evaluate(asRun, run->plan), *measured);
     }
     if (args->has("json")) {
         nlohmann::json out = evaluationToJson(evaluation, problem->topology);
         out["workload"] = workloadToJson(problem->workload, origin);
         if (measured)
-            out["measured"] = comparisonJson(compareMeasured(plan, evaluation, *measured));
+            out["measured"] = comparisonJson(comparison);
         std::cout << out.dump(2) << '\n';
     } else {
         printWorkload(std::cout, problem->workload, origin);
         printPlan(std::cout, *problem, plan);
         printEvaluation(std::cout, *problem, evaluation);
         if (measured)
-            printComparison(std::cout, *measured, compareMeasured(plan, evaluation, *measured));
+            printComparison(std::cout, *measured, comparison);
     }
     return 0;
 }

@@ -18,5 +18,6 @@ int runExport(const std::vector<std::string> &words);
 int runLaunch(const std::vector<std::string> &words);
 int runProbeHosts(const std::vector<std::string> &words); // probe --hosts
 int runImport(const std::vector<std::string> &words);
+int runCalibrate(const std::vector<std::string> &words);
 
 } // namespace hetplan::cli

@@ -32,6 +32,8 @@ Commands:
             options] [--command WORD...]   (the ranks on other hosts over SSH)
   import    FILE|DIR... --out CLUSTER [--report FILE|-] [--name NAME] [--network KIND]
             [--cpu-memory-gib G]   (probe files, nccl-tests logs, topo -m, nvbandwidth)
+  calibrate --cluster FILE --measured M [M...] --out CLUSTER [--plan P1,P2,...] [--json]
+            (fit the cluster's figures to measured runs)
   --version print the version
 
 Cost models: hetplan (default), hexiscale-paper, hexgen-paper.
@@ -204,6 +206,25 @@ method it came from (docs/import.md); the cluster file records the same in "orig
                           between machines, which measurements do not tell
   --cpu-memory-gib G      memory of each CPU rank's device (default 16; the probe does not
                           measure host memory)
+)");
+    if (command == "calibrate")
+        return std::string(
+            R"(usage: hetplan-cli calibrate --cluster FILE --measured M [M...] --out CLUSTER [options]
+
+Fits the figures the hetplan cost model reads from the cluster to runs of plans on it
+(hetplan.measurement/1 files of `run`): each GPU type's achieved fraction and each link
+kind's transport efficiency and per-hop latency, by least squares over ln(predicted /
+measured) of the per-stage compute, TP, PP and DP times. Each run is predicted as it trained
+(its --scale, sequence length and backend precision). Prints every figure before and after
+with its standard error, or why the runs cannot tell it; the residual; and every phase time
+before and after (docs/calibration.md). The calibrated cluster records in "origin" what it
+was fitted from.
+  --cluster FILE          the cluster the runs ran on (a file or a bundled example)
+  --measured M [M...]     measurement files; further ones follow as plain arguments
+  --plan P1,P2,...        the plan of each measurement, in order (default: the plan each
+                          measurement names in run.plan, as given or beside the file)
+  --out CLUSTER|-         the calibrated cluster, written atomically
+  --json                  the report as JSON
 )");
     return std::nullopt;
 }

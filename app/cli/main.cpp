@@ -37,6 +37,8 @@ int runCommand(const std::string &command, const std::vector<std::string> &words
         return runProbeHosts(words);
     if (command == "import")
         return runImport(words);
+    if (command == "calibrate")
+        return runCalibrate(words);
     return runCatalog(words);
 }
 

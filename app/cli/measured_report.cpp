@@ -24,18 +24,18 @@ std::string percent(double relative)
 void printComparison(std::ostream &out, const Measurement &measured,
                      const std::vector<Comparison> &rows)
 {
-    out << "\nPredicted beside measured (" << measured.run.backend << ", scale "
-        << measured.run.scale << ", mean of the timed iterations):\n";
+    out << "\nThe run as it trained (" << measured.run.backend << ", scale " << measured.run.scale
+        << ", sequence " << measured.run.seqLen
+        << "), predicted beside measured (mean of the timed iterations):\n";
     out << std::left << std::setw(18) << "" << std::right << std::setw(12) << "predicted"
         << std::setw(12) << "measured" << std::setw(10) << "error" << '\n';
     for (const Comparison &row : rows)
         out << std::left << std::setw(18) << row.what << std::right << std::setw(12)
             << formatSeconds(row.predicted) << std::setw(12) << formatSeconds(row.measured)
             << std::setw(10) << percent(row.relativeError()) << '\n';
-    if (measured.run.scale != 1 || measured.run.backend == "gloo-cpu")
-        out << "note: the run used CPU ranks and/or a model scaled down by --scale; the\n"
-               "      prediction is for the cluster file's GPUs and the full model, so the\n"
-               "      errors mean something only with a cluster file describing what ran.\n";
+    if (measured.run.backend == "gloo-cpu")
+        out << "note: the run used CPU ranks; the errors mean something only with a cluster\n"
+               "      file describing them (hetplan-cli import of a CPU probe, then calibrate).\n";
 }
 
 nlohmann::json comparisonJson(const std::vector<Comparison> &rows)

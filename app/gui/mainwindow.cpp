@@ -6,12 +6,13 @@
 #include "core/catalog/catalog.h"
 #include "help/help_menu.h"
 #include "inspector/inspector.h"
-#include "measurement_import.h"
 #include "launch/launch_actions.h"
+#include "measurement_import.h"
 #include "model/cluster_model.h"
 #include "model/cluster_names.h"
 #include "model/document.h"
 #include "panels/workload_panel.h"
+#include "results/calibrator.h"
 #include "results/results_panel.h"
 #include "settings_dialog.h"
 
@@ -117,6 +118,13 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_launch, &LaunchActions::measurementArrived, this, &MainWindow::measurementArrived);
     for (QDockWidget *dock : {m_launch->panelDock(), m_launch->measuredDock()})
         m_panelsMenu->addAction(dock->toggleViewAction());
+    m_calibrator = new Calibrator(m_results, model, this);
+    toolsMenu()->addAction(m_calibrator->action());
+    toolsMenu()->addAction(m_calibrator->lastRunAction());
+    connect(m_launch, &LaunchActions::measurementArrived, m_calibrator, &Calibrator::setLastRun);
+    connect(m_calibrator, &Calibrator::calibrated, this, [this](const QString &summary) {
+        statusBar()->showMessage(summary, kStatusMessageMs);
+    });
     menuBar()->addMenu(new HelpMenu(this));
     arrangeDocks();
 

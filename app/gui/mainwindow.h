@@ -13,6 +13,7 @@ class QMenu;
 
 namespace hetplan::gui {
 
+class Calibrator;
 class ClusterScene;
 class ClusterView;
 class Document;
@@ -43,6 +44,8 @@ public:
     QMenu *viewMenu() const { return m_viewMenu; }
     ResultsPanel *results() const { return m_results; }
     MeasurementImport *measurementImport() const { return m_measurementImport; }
+    // Tools ▸ Calibrate from measurement…; the launch flow calls its calibrateFromRun().
+    Calibrator *calibrator() const { return m_calibrator; }
     // Docks of other parts of the app: placed in `area` and listed in View ▸ Panels.
     void addPanelDock(QDockWidget *dock, Qt::DockWidgetArea area);
     // The Tools menu (before Help), created on first use by the parts that add to it.
@@ -106,6 +109,7 @@ private:
     WorkloadPanel *m_workloadPanel;
     ResultsPanel *m_results;
     LaunchActions *m_launch = nullptr;
+    Calibrator *m_calibrator = nullptr;
     QDockWidget *m_paletteDock;
     QDockWidget *m_inspectorDock;
     QDockWidget *m_workloadDock;

@@ -11,17 +11,17 @@
 
 namespace hetplan {
 
-GroupLinks groupLinks(const Topology &topology, std::span<const int> group, PathKind path)
+GroupLinks groupLinks(const EffectiveLinks &links, std::span<const int> group, PathKind path)
 {
-    GroupLinks links{kInfinity, 0};
+    GroupLinks result{kInfinity, 0};
     for (size_t i = 0; i < group.size(); ++i)
         for (size_t k = i + 1; k < group.size(); ++k) {
-            const double bytesPerS = topology.bandwidthBytesPerS(group[i], group[k], path);
-            links.slowestBytesPerS = std::min(links.slowestBytesPerS, bytesPerS);
-            links.worstLatencyS
-                = std::max(links.worstLatencyS, topology.latencyS(group[i], group[k], path));
+            const double bytesPerS = links.bandwidthBytesPerS(group[i], group[k], path);
+            result.slowestBytesPerS = std::min(result.slowestBytesPerS, bytesPerS);
+            result.worstLatencyS
+                = std::max(result.worstLatencyS, links.latencyS(group[i], group[k], path));
         }
-    return links;
+    return result;
 }
 
 double ringAllReduceS(int n, double bytes, const GroupLinks &links)
@@ -41,23 +41,24 @@ double ringBroadcastS(int n, double bytes, const GroupLinks &links)
     return transferS(bytes, links.slowestBytesPerS) + (n - 1) * links.worstLatencyS;
 }
 
-double sendAndBroadcastS(const Topology &topology, std::span<const int> from,
+double sendAndBroadcastS(const EffectiveLinks &links, std::span<const int> from,
                          std::span<const int> to, double bytes, PathKind path)
 {
     double bestSendS = kInfinity;
     for (int x : from)
         for (int y : to)
             if (x != y)
-                bestSendS = std::min(
-                    bestSendS, topology.latencyS(x, y, path)
-                                   + transferS(bytes, topology.bandwidthBytesPerS(x, y, path)));
+                bestSendS = std::min(bestSendS,
+                                     links.latencyS(x, y, path)
+                                         + transferS(bytes, links.bandwidthBytesPerS(x, y, path)));
     // The broadcast runs in the receiving stage's TP group, over the hop's transport too.
-    return bestSendS + ringBroadcastS(int(to.size()), bytes, groupLinks(topology, to, path));
+    return bestSendS + ringBroadcastS(int(to.size()), bytes, groupLinks(links, to, path));
 }
 
-double sharedNetworkLinkS(const Topology &topology, const StageQuery &sender,
+double sharedNetworkLinkS(const EffectiveLinks &links, const StageQuery &sender,
                           const StageQuery &receiver, double bytesPerSequence, PathKind path)
 {
+    const Topology &topology = links.topology();
     const auto onSenderMachine = [&](int machine) {
         return std::any_of(sender.gpus.begin(), sender.gpus.end(),
                            [&](int x) { return topology.gpu(x).machine == machine; });
@@ -67,8 +68,8 @@ double sharedNetworkLinkS(const Topology &topology, const StageQuery &sender,
         bytesPerS = 0;
         latencyS = kInfinity;
         for (int x : sender.gpus) {
-            bytesPerS = std::max(bytesPerS, topology.bandwidthBytesPerS(x, receiverGpu, path));
-            latencyS = std::min(latencyS, topology.latencyS(x, receiverGpu, path));
+            bytesPerS = std::max(bytesPerS, links.bandwidthBytesPerS(x, receiverGpu, path));
+            latencyS = std::min(latencyS, links.latencyS(x, receiverGpu, path));
         }
     };
     const int senderMachine = topology.gpu(sender.gpus.front()).machine;
@@ -150,9 +151,10 @@ int chunksPerTensor(const std::vector<Replica> &replicas)
 
 // All-reduces every chunk of `tensors` tensors of `params` parameters each among the GPUs
 // holding that chunk (one per replica), and charges each GPU its chunks in sequence.
-void syncTensors(const Topology &topology, SyncScratch &s, double params, double tensors,
+void syncTensors(const EffectiveLinks &links, SyncScratch &s, double params, double tensors,
                  double gradientBytesPerParam)
 {
+    const Topology &topology = links.topology();
     const int n = int(s.replicas.size());
     if (n < 2 || params <= 0 || tensors <= 0)
         return;
@@ -169,15 +171,26 @@ void syncTensors(const Topology &topology, SyncScratch &s, double params, double
         // links sets the bus bandwidth.
         std::sort(s.holders.begin(), s.holders.end());
         GroupLinks ring{kInfinity, 0};
+        LinkKind slowestKind = LinkKind::Ethernet;
+        int machines = 1;
         for (int i = 0; i < n; ++i) {
             const int a = s.holders[size_t(i)];
             const int b = s.holders[size_t((i + 1) % n)];
+            if (i + 1 < n && topology.gpu(a).machine != topology.gpu(b).machine)
+                ++machines;
             if (a == b)
                 continue;
-            ring.slowestBytesPerS
-                = std::min(ring.slowestBytesPerS, topology.bandwidthBytesPerS(a, b, s.path));
-            ring.worstLatencyS = std::max(ring.worstLatencyS, topology.latencyS(a, b, s.path));
+            const double bytesPerS = links.bandwidthBytesPerS(a, b, s.path);
+            if (bytesPerS < ring.slowestBytesPerS) {
+                ring.slowestBytesPerS = bytesPerS;
+                slowestKind = links.kind(a, b, s.path);
+            }
+            ring.worstLatencyS = std::max(ring.worstLatencyS, links.latencyS(a, b, s.path));
         }
+        // Congestion and synchronisation across more machines cost bus bandwidth, on every
+        // link of the ring alike.
+        const double scale = links.ringScaleFactor(slowestKind, machines);
+        ring.slowestBytesPerS *= scale;
         const double chunkS = tensors * ringAllReduceS(n, chunkBytes, ring);
         for (int gpu : s.holders)
             s.gpuS[size_t(gpu)] += chunkS;
@@ -190,7 +203,7 @@ void syncTensors(const Topology &topology, SyncScratch &s, double params, double
             const int machine = topology.gpu(a).machine;
             if (machine != topology.gpu(b).machine)
                 s.machineS[size_t(machine)]
-                    += transferS(ringBytes, topology.bandwidthBytesPerS(a, b, s.path));
+                    += transferS(ringBytes, scale * links.bandwidthBytesPerS(a, b, s.path));
         }
     }
 }
@@ -238,6 +251,7 @@ double asymmetricGradientSyncS(const Problem &problem, const Plan &plan,
                                const LayerSegments &segments, std::span<double> perStageS)
 {
     const Topology &topology = problem.topology;
+    const EffectiveLinks links(topology);
     const ModelSpec &model = problem.model;
     // Gradients are reduced in the training precision, as ZeRO's 16 bytes/param accounting
     // (2-byte gradients) and HexiScale eq. 4 (B_type) assume. Megatron's default for bf16
@@ -251,12 +265,12 @@ double asymmetricGradientSyncS(const Problem &problem, const Plan &plan,
     for (int segment = 0; segment < segments.segmentCount(); ++segment) {
         collectReplicas(plan, segments, segment, paths, s);
         // Every layer of the segment is held the same way: its chunks repeat per layer.
-        syncTensors(topology, s, model.paramsPerLayer(), segments.length(segment), gradientBytes);
+        syncTensors(links, s, model.paramsPerLayer(), segments.length(segment), gradientBytes);
     }
     collectEndReplicas(plan, true, paths, s);
-    syncTensors(topology, s, model.embeddingParams(), 1, gradientBytes);
+    syncTensors(links, s, model.embeddingParams(), 1, gradientBytes);
     collectEndReplicas(plan, false, paths, s);
-    syncTensors(topology, s, model.headParams(), 1, gradientBytes);
+    syncTensors(links, s, model.headParams(), 1, gradientBytes);
 
     // All stages synchronise at once after the pipelines drain; a GPU's chunks run in
     // sequence, so the slowest GPU, or the busiest machine link, sets the DP time.

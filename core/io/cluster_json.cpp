@@ -1,6 +1,7 @@
 // hetplan.cluster/1 (docs/formats.md) and the GPU type object it shares with the
 // GPU catalog.
 #include "core/catalog/catalog.h"
+#include "core/catalog/transports.h"
 #include "core/io/format_objects.h"
 #include "core/io/formats.h"
 
@@ -160,6 +161,42 @@ PairOverride readOverride(const Value &value, const GpuCounts &machines)
     return p;
 }
 
+// One kind's `hetplan` transport figures; what the entry leaves out keeps the catalog's value.
+TransportFigures readTransport(const Value &value, const Cluster &cluster)
+{
+    Object o = value.object();
+    const Value kind = o.required("kind");
+    const LinkKind linkKind = kind.oneOf<LinkKind>(kLinkKindNames, LinkKind::Ethernet, "link kind");
+    TransportFigures t = transportFigures(Cluster{}, linkKind);
+    t.source.clear();
+    if (!kind.context().failed())
+        for (const TransportFigures &earlier : cluster.transports)
+            if (earlier.kind == linkKind)
+                kind.fail("\"" + std::string(nameOf<LinkKind>(kLinkKindNames, linkKind))
+                          + "\" is given twice; one entry per link kind");
+    t.efficiency = o.optional("efficiency").number(Range::positive(10), t.efficiency);
+    t.latencyUs = o.optional("latency_us").number(Range::nonNegative(), t.latencyUs);
+    t.latencyFactor = o.optional("latency_factor").number(Range::positive(1000), t.latencyFactor);
+    t.lossPerDoubling
+        = o.optional("loss_per_doubling").number(Range::nonNegative(0.9), t.lossPerDoubling);
+    t.source = o.optional("source").string(kMaxTextChars, true);
+    o.finish();
+    return t;
+}
+
+OrderedJson transportJson(const TransportFigures &t)
+{
+    OrderedJson o;
+    o["kind"] = nameOf<LinkKind>(kLinkKindNames, t.kind);
+    o["efficiency"] = t.efficiency;
+    o["latency_us"] = t.latencyUs;
+    o["latency_factor"] = t.latencyFactor;
+    o["loss_per_doubling"] = t.lossPerDoubling;
+    if (!t.source.empty())
+        o["source"] = t.source;
+    return o;
+}
+
 ClusterOrigin readOrigin(const Value &value)
 {
     ClusterOrigin origin;
@@ -304,6 +341,9 @@ Result<Cluster> parseCluster(std::string_view text, std::string_view source)
         const Array overrides = root.optional("pair_overrides").array(kMaxLinks);
         for (std::size_t i = 0; i < overrides.size(); ++i)
             c.pairOverrides.push_back(readOverride(overrides.at(i), gpuCounts));
+        const Array transports = root.optional("transports").array(std::size(kLinkKindNames));
+        for (std::size_t i = 0; i < transports.size(); ++i)
+            c.transports.push_back(readTransport(transports.at(i), c));
         c.origin = readOrigin(root.optional("origin"));
         return c;
     });
@@ -352,6 +392,12 @@ std::string writeCluster(const Cluster &cluster)
         o["bandwidth_GBps"] = p.bandwidthGBps;
         o["latency_us"] = p.latencyUs;
         overrides.push_back(std::move(o));
+    }
+    // Only when present, so files without calibration stay as they were.
+    if (!cluster.transports.empty()) {
+        OrderedJson &transports = j["transports"] = OrderedJson::array();
+        for (const TransportFigures &t : cluster.transports)
+            transports.push_back(transportJson(t));
     }
     // Only imported or calibrated clusters carry one; drawn ones stay as they were.
     if (!cluster.origin.empty())

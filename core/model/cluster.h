@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/model/gpu_type.h"
+#include "core/model/transport_figures.h"
 
 #include <string>
 #include <vector>
@@ -87,6 +88,9 @@ struct Cluster
     std::vector<Link> links;
     std::vector<GpuType> gpuTypes; // custom types; they shadow catalog entries of the same name
     std::vector<PairOverride> pairOverrides;
+    // Per-kind figures of the `hetplan` model that replace the catalog's (calibration writes
+    // them); at most one per kind.
+    std::vector<TransportFigures> transports;
     ClusterOrigin origin; // which figures were measured, and from what
 
     bool operator==(const Cluster &) const = default;

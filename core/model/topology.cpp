@@ -395,6 +395,15 @@ void Topology::computeWidestPaths()
                            [nic](const Machine &m) { return m.nic == nic; });
     };
     m_mixesRdmaNics = hasNic(NicKind::InfiniBand) && hasNic(NicKind::Roce);
+    m_measuredIntra.assign(m_cluster.machines.size(), false);
+    for (const MeasuredFigure &figure : m_cluster.origin.figures)
+        for (size_t m = 0; m < m_cluster.machines.size(); ++m)
+            if (figure.field == "/machines/" + m_cluster.machines[m].name + "/intra/bandwidth_GBps")
+                m_measuredIntra[m] = true;
+    if (!m_links.empty() && std::all_of(m_links.begin(), m_links.end(), [&](const NetworkLink &l) {
+            return l.kind == m_links.front().kind;
+        }))
+        m_onlyLinkKind = m_links.front().kind;
 }
 
 // Measured pairs (usually from a probe) win over the links for their two GPUs.
@@ -487,6 +496,41 @@ double Topology::restrictedLatencyUs(int a, int b, PathKind path) const
 {
     return pairValue(a, b, restrictedPaths(path).latencyUs, &PairValue::latencyUs,
                      &IntraLink::latencyUs);
+}
+
+bool Topology::measuredPair(int a, int b) const
+{
+    const int ma = m_gpus[static_cast<size_t>(a)].machine;
+    if (ma == m_gpus[static_cast<size_t>(b)].machine && m_measuredIntra[static_cast<size_t>(ma)])
+        return true;
+    return !m_overrides.empty() && m_overrides.contains(pairKey(a, b));
+}
+
+LinkKind Topology::pairKind(int a, int b, PathKind path) const
+{
+    const int ma = m_gpus[static_cast<size_t>(a)].machine;
+    const int mb = m_gpus[static_cast<size_t>(b)].machine;
+    if (ma == mb)
+        return m_cluster.machines[static_cast<size_t>(ma)].intra.kind;
+    switch (path) {
+    case PathKind::Ethernet:
+        return LinkKind::Ethernet;
+    case PathKind::InfiniBand:
+        return LinkKind::InfiniBand;
+    case PathKind::Roce:
+        return LinkKind::Roce;
+    case PathKind::Widest:
+        break;
+    }
+    if (m_onlyLinkKind)
+        return *m_onlyLinkKind;
+    // The widest path is of one kind when that kind's own paths reach as wide.
+    const double widest = machineBandwidthGBps(ma, mb);
+    for (const auto &[kind, link] : {std::pair{PathKind::InfiniBand, LinkKind::InfiniBand},
+                                     std::pair{PathKind::Roce, LinkKind::Roce}})
+        if (widest > 0 && machineBandwidthGBps(ma, mb, kind) >= widest)
+            return link;
+    return LinkKind::Ethernet;
 }
 
 double Topology::machineBandwidthGBps(int ma, int mb) const

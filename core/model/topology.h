@@ -95,6 +95,13 @@ public:
     // Whether any GPU pair carries a measured override; without one, every value between two
     // GPUs of different machines depends on the machines alone.
     bool hasPairOverrides() const { return !m_overrides.empty(); }
+    // A pair whose figures were measured: a pair override, or two GPUs of a machine whose
+    // intra bandwidth the cluster's origin records as measured (an imported probe).
+    bool measuredPair(int a, int b) const;
+    // The kind of link that carries a pair's traffic: the machine's intra link, or between
+    // machines the kind of the path `path` takes. A widest path over links of different kinds
+    // cannot carry RDMA end to end, so it counts as Ethernet (TCP sockets).
+    LinkKind pairKind(int a, int b, PathKind path = PathKind::Widest) const;
 
 private:
     // build(), step by step; each returns the first error it finds.
@@ -146,6 +153,8 @@ private:
     int m_nodeCount = 0;
     std::shared_ptr<KindPaths> m_kindPaths;
     bool m_mixesRdmaNics = false;
+    std::optional<LinkKind> m_onlyLinkKind; // when every network link is of one kind
+    std::vector<bool> m_measuredIntra;      // per machine
     struct PairValue
     {
         double bandwidthGBps;

@@ -1,5 +1,6 @@
 // hetplan (the realistic default): outcomes a person planning a real run relies on.
 
+#include "core/catalog/transports.h"
 #include "core/cost/hetplan_model.h"
 #include "cost_test_fixtures.h"
 
@@ -245,13 +246,17 @@ void TestCostHetPlan::asymmetricGradientSyncRunsChunksInSequence()
 {
     // Pipeline 0 holds every layer on A:0 + A:1 (tp 2), pipeline 1 on A:2 alone. Each tensor
     // is cut into 2 chunks (the tp 2 shard); chunk 0 is all-reduced by A:0 and A:2, chunk 1
-    // by A:1 and A:2. A:2 runs both in sequence. Ring of 2 at 100 GB/s, 1 µs:
-    // 2·(2−1)/2 · bytes/100e9 + 2·(2−1)·1e-6 per chunk, chunk = params·2 bytes / 2.
+    // by A:1 and A:2. A:2 runs both in sequence. Ring of 2 over A's 100 GB/s, 1 µs PCIe at
+    // the PCIe transport's efficiency e and per-hop latency α_t:
+    // 2·(2−1)/2 · bytes/(e·100e9) + 2·(2−1)·(1e-6 + α_t) per chunk, chunk = params·2 bytes / 2.
     const Problem problem = makeProblem(twoMachineCluster(), smallModel(), trainWorkload(2, 512));
     Plan plan;
     plan.pipelines
         = {pipeline(1, 1, {stage({0, 1}, 2, 1, 0, 8)}), pipeline(1, 1, {stage({2}, 1, 1, 0, 8)})};
-    const auto twoChunksS = [](double params) { return 2 * (params / 100e9 + 2e-6); };
+    const TransportFigures &pcie = transportFigures(problem.topology.cluster(), LinkKind::Pcie);
+    const auto twoChunksS = [&](double params) {
+        return 2 * (params / (pcie.efficiency * 100e9) + 2 * (1e-6 + pcie.latencyUs * 1e-6));
+    };
     // Layer: 4·1024² + 3·1024·4096 + 2·1024 = 16 779 264; embedding 1000·1024; head + norm.
     const double expected = 8 * twoChunksS(16779264) + twoChunksS(1024000) + twoChunksS(1025024);
     const Evaluation e = HetPlanModel().evaluate(problem, plan);
@@ -265,12 +270,15 @@ void TestCostHetPlan::replicasBehindOneLinkShareIt()
     // A:0 sends a micro-batch of 2 sequences to a dp 2 stage on B:0 and B:1, one sequence
     // each. Both shares cross the same 1 GB/s, 50 µs link into B at the same time, so the
     // forward hop moves 2 sequences' activations through it, not one. The gradient goes back
-    // to the single A:0 replica: 2 sequences from the best sender.
+    // to the single A:0 replica: 2 sequences from the best sender. The link is Ethernet: TCP
+    // sockets at their efficiency and per-hop latency.
     const Problem problem = makeProblem(twoMachineCluster(), smallModel(), trainWorkload(2, 512));
     const Stage sender = stage({0}, 1, 1, 0, 4);
     const Stage receiver = stage({3, 4}, 1, 2, 4, 8);
     const double sequenceBytes = 512.0 * 1024 * 2;
-    const double twoSequencesS = 50e-6 + 2 * sequenceBytes / 1e9;
+    const TransportFigures &tcp = transportFigures(problem.topology.cluster(), LinkKind::Ethernet);
+    const double twoSequencesS
+        = 50e-6 + tcp.latencyUs * 1e-6 + 2 * sequenceBytes / (tcp.efficiency * 1e9);
     const double hopS
         = HetPlanModel().hopS(problem, queryOf(sender, 2, 0, 2), queryOf(receiver, 2, 1, 2));
     QVERIFY2(near(hopS, 2 * twoSequencesS), std::to_string(hopS).c_str());
@@ -281,14 +289,17 @@ void TestCostHetPlan::gradientRingsLeavingOneMachineShareItsLink()
     // Two tp 2 pipelines, one per machine: chunk 0 is all-reduced by A:0 and B:0, chunk 1 by
     // A:1 and B:1, at the same time, both over the one 1 GB/s link between A and B. Each ring
     // of 2 moves its whole chunk across that link, so the link carries every gradient byte
-    // once: params · 2 bytes / 1 GB/s, twice what either ring would take alone.
+    // once: params · 2 bytes over the link's effective Ethernet bandwidth, twice what either
+    // ring would take alone.
     const Problem problem = makeProblem(twoMachineCluster(), smallModel(), trainWorkload(2, 512));
     Plan plan;
     plan.pipelines = {pipeline(1, 1, {stage({0, 1}, 2, 1, 0, 8)}),
                       pipeline(1, 1, {stage({3, 4}, 2, 1, 0, 8)})};
     const double params = 8 * 16779264.0 + 1024000 + 1025024;
+    const double efficiency
+        = transportFigures(problem.topology.cluster(), LinkKind::Ethernet).efficiency;
     const Evaluation e = HetPlanModel().evaluate(problem, plan);
-    QVERIFY2(near(e.breakdown.dpCommS, params * 2 / 1e9),
+    QVERIFY2(near(e.breakdown.dpCommS, params * 2 / (efficiency * 1e9)),
              std::to_string(e.breakdown.dpCommS).c_str());
 }
 

@@ -385,6 +385,21 @@ Status ClusterModel::setGpuTypes(const std::vector<GpuType> &types)
     });
 }
 
+Status ClusterModel::applyCalibration(const Cluster &calibrated)
+{
+    ClusterState next = d->state;
+    next.cluster.gpuTypes = calibrated.gpuTypes;
+    next.cluster.transports = calibrated.transports;
+    next.cluster.origin = calibrated.origin;
+    if (next.cluster == d->state.cluster)
+        return okStatus();
+    return commit(std::move(next), [&](const ClusterState &before, ClusterState after) {
+        auto *command = new ClusterPropertiesCommand(this, before, std::move(after));
+        command->setText(tr("Calibrate from measurement"));
+        return command;
+    });
+}
+
 Status ClusterModel::setNameAndDescription(const std::string &name, const std::string &description)
 {
     if (name == d->state.cluster.name && description == d->state.cluster.description)

@@ -80,6 +80,9 @@ public:
                                   int copies = 1);
     Status setGpuTypes(const std::vector<GpuType> &types); // the cluster's custom types
     Status setNameAndDescription(const std::string &name, const std::string &description);
+    // A calibration's figures (docs/calibration.md): the custom GPU types, the transport
+    // figures and the origin of `calibrated`, which is this cluster fitted to runs; one step.
+    Status applyCalibration(const Cluster &calibrated);
 
     // --- Clipboard ------------------------------------------------------------------------
     // The given nodes with the links among them, the custom GPU types they use and their

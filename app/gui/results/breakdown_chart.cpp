@@ -26,6 +26,7 @@ BreakdownChart::BreakdownChart(QWidget *parent)
 
 void BreakdownChart::clear(const QString &message)
 {
+    m_shown.reset();
     for (QCPBars *bars : m_parts)
         bars->data()->clear();
     setCategoryAxis(xAxis, {});
@@ -36,8 +37,21 @@ void BreakdownChart::clear(const QString &message)
 
 void BreakdownChart::setPlan(const ShownPlan &shown)
 {
-    const Evaluation &e = shown.evaluation;
-    const Mode mode = shown.plan.workload.mode;
+    m_shown = shown;
+    draw();
+}
+
+void BreakdownChart::setRunComparison(const std::optional<RunComparison> &comparison)
+{
+    m_comparison = comparison;
+    if (m_shown)
+        draw();
+}
+
+void BreakdownChart::draw()
+{
+    const Evaluation &e = m_shown->evaluation;
+    const Mode mode = m_shown->plan.workload.mode;
     yAxis->setLabel(mode == Mode::Infer ? tr("seconds per request batch")
                                         : tr("seconds per iteration"));
     QStringList labels{tr("Overall")};
@@ -45,6 +59,12 @@ void BreakdownChart::setPlan(const ShownPlan &shown)
     for (size_t p = 0; p < e.pipelines.size(); ++p) {
         labels << ResultsText::pipelineName(mode, int(p));
         bars.push_back(e.pipelines[p].breakdown);
+    }
+    if (m_comparison && mode == Mode::Train) {
+        labels << tr("Run: predicted") << tr("Run: measured") << tr("Run: calibrated");
+        bars.push_back(m_comparison->predicted);
+        bars.push_back(m_comparison->measured);
+        bars.push_back(m_comparison->calibrated);
     }
     double highest = 0;
     for (size_t part = 0; part < m_parts.size(); ++part) {

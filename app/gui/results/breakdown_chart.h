@@ -4,6 +4,7 @@
 #include "results/results_text.h"
 #include "results/shown_plan.h"
 
+#include <optional>
 #include <vector>
 
 namespace hetplan::gui {
@@ -20,6 +21,16 @@ public:
 
     void setPlan(const ShownPlan &shown);
     void clear(const QString &message = {});
+    // A measured run beside the shown plan's bars: what was predicted for it, what it measured
+    // and what the calibrated cluster predicts (docs/calibration.md). Kept across plans until
+    // cleared; an empty optional clears it.
+    struct RunComparison
+    {
+        Breakdown predicted;
+        Breakdown measured;
+        Breakdown calibrated;
+    };
+    void setRunComparison(const std::optional<RunComparison> &comparison);
 
     // Bar 0 is the whole plan, bar 1 + p pipeline p; parts in ResultsText::breakdownParts()
     // order. Read back from the plotted data.
@@ -27,7 +38,11 @@ public:
     double value(int bar, int part) const;
 
 private:
+    void draw();
+
     std::vector<QCPBars *> m_parts;
+    std::optional<ShownPlan> m_shown;
+    std::optional<RunComparison> m_comparison;
 };
 
 } // namespace hetplan::gui

@@ -1,0 +1,92 @@
+#include "app/cli/calibrate_report.h"
+
+#include "app/cli/report.h"
+
+#include <cmath>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace hetplan::cli {
+namespace {
+
+std::string percent(double predicted, double measured)
+{
+    if (!(predicted > 0) || !std::isfinite(predicted))
+        return "-";
+    std::ostringstream text;
+    text << std::showpos << std::fixed << std::setprecision(0)
+         << (measured - predicted) / predicted * 100 << " %";
+    return text.str();
+}
+
+std::string number(double value)
+{
+    std::ostringstream text;
+    text << std::setprecision(4) << value;
+    return text.str();
+}
+
+nlohmann::json finiteOrNull(double value)
+{
+    return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+} // namespace
+
+void printCalibration(std::ostream &out, const Calibration &c)
+{
+    out << "Fitted figures (least squares over ln(predicted / measured) of the per-stage phase "
+           "times):\n";
+    for (const FittedFigure &f : c.figures) {
+        out << "  " << std::left << std::setw(44) << f.field << std::right << std::setw(10)
+            << number(f.before) << " -> " << std::left << std::setw(10) << number(f.after);
+        if (std::isfinite(f.standardError))
+            out << " ± " << number(f.standardError);
+        out << "  (" << f.observations << " phase times)";
+        if (!f.note.empty())
+            out << "\n      " << f.note;
+        out << '\n';
+    }
+    out << "Residual: rms of ln(predicted / measured) " << number(c.rmsLogErrorBefore) << " -> "
+        << number(c.rmsLogErrorAfter) << " after " << c.iterations << " iterations\n\n";
+    out << std::left << std::setw(34) << "phase (measured)" << std::right << std::setw(12)
+        << "measured" << std::setw(12) << "before" << std::setw(9) << "error" << std::setw(12)
+        << "after" << std::setw(9) << "error" << '\n';
+    for (const PhaseFit &p : c.phases) {
+        const std::string what
+            = (p.fitted ? "" : "(") + p.run + " " + p.what + (p.fitted ? "" : ")");
+        out << std::left << std::setw(34) << what << std::right << std::setw(12)
+            << formatSeconds(p.measured) << std::setw(12) << formatSeconds(p.before) << std::setw(9)
+            << percent(p.before, p.measured) << std::setw(12) << formatSeconds(p.after)
+            << std::setw(9) << percent(p.after, p.measured) << '\n';
+    }
+    out << "(rows in parentheses are shown, not fitted: run totals, or times under 10 us)\n";
+}
+
+nlohmann::json calibrationJson(const Calibration &c)
+{
+    nlohmann::json figures = nlohmann::json::array();
+    for (const FittedFigure &f : c.figures)
+        figures.push_back({{"field", f.field},
+                           {"before", f.before},
+                           {"after", f.after},
+                           {"standard_error", finiteOrNull(f.standardError)},
+                           {"observations", f.observations},
+                           {"note", f.note}});
+    nlohmann::json phases = nlohmann::json::array();
+    for (const PhaseFit &p : c.phases)
+        phases.push_back({{"run", p.run},
+                          {"what", p.what},
+                          {"fitted", p.fitted},
+                          {"measured_s", p.measured},
+                          {"before_s", p.before},
+                          {"after_s", p.after}});
+    return {{"figures", figures},
+            {"rms_log_error_before", c.rmsLogErrorBefore},
+            {"rms_log_error_after", c.rmsLogErrorAfter},
+            {"iterations", c.iterations},
+            {"phases", phases}};
+}
+
+} // namespace hetplan::cli

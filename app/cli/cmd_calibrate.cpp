@@ -1,0 +1,134 @@
+// hetplan-cli calibrate: the cluster's figures fitted to measured runs (docs/calibration.md).
+#include "app/cli/calibrate_report.h"
+#include "app/cli/commands.h"
+#include "app/cli/output.h"
+#include "app/cli/setup.h"
+#include "core/calibrate/calibration.h"
+#include "core/catalog/catalog.h"
+#include "core/io/files.h"
+#include "core/io/formats.h"
+#include "core/io/loaders.h"
+#include "core/io/measurement_json.h"
+#include "core/model/topology.h"
+#include "runtime/worker/measured_run.h"
+
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+namespace hetplan::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const Args::Spec kSpec{{"cluster", "measured", "out", "plan"}, {"json"}};
+
+std::vector<std::string> commaList(const std::string &text)
+{
+    std::vector<std::string> items;
+    std::string item;
+    for (char ch : text + ",") {
+        if (ch != ',') {
+            item += ch;
+        } else if (!item.empty()) {
+            items.push_back(item);
+            item.clear();
+        }
+    }
+    return items;
+}
+
+// The plan a measurement names, as given to `run` (relative to where it ran), else beside
+// the measurement file.
+std::string planOf(const Measurement &measured, const std::string &measurementPath)
+{
+    const fs::path given = measured.run.planFile;
+    std::error_code ec;
+    if (given.empty() || fs::exists(given, ec) || given.is_absolute())
+        return given.string();
+    const fs::path beside = fs::path(measurementPath).parent_path() / given.filename();
+    return fs::exists(beside, ec) ? beside.string() : given.string();
+}
+
+Result<CalibrationRun> loadRun(const std::string &measurementPath, std::string planPath,
+                               const Topology &topology)
+{
+    auto measured = loadMeasurement(measurementPath);
+    if (!measured)
+        return measured.error();
+    if (planPath.empty())
+        planPath = planOf(*measured, measurementPath);
+    if (planPath.empty())
+        return badInput(measurementPath + ": run.plan is empty; give the plan with --plan");
+    auto text = readTextFile(planPath);
+    if (!text)
+        return badInput(measurementPath + ": its plan: " + text.error().message
+                        + " (give the plans with --plan P1,P2,... in the order of the "
+                          "measurements)");
+    auto plan = parsePlan(*text, planPath, topology);
+    if (!plan)
+        return plan.error();
+    auto model = loadModel(plan->model.empty() ? measured->run.model : plan->model);
+    if (!model)
+        return badInput(planPath + ": model: " + model.error().message);
+    return runtime::measuredRun(*plan, *model, *measured, measurementPath);
+}
+
+} // namespace
+
+int runCalibrate(const std::vector<std::string> &words)
+{
+    auto args = Args::parse(words, kSpec);
+    if (!args)
+        return fail(args.error());
+    auto clusterPath = args->required("cluster");
+    auto out = args->required("out");
+    auto first = args->required("measured");
+    for (const auto *required : {&clusterPath, &out, &first})
+        if (!*required)
+            return fail(required->error());
+    std::vector<std::string> measurements{*first};
+    for (const std::string &more : args->positional())
+        measurements.push_back(more);
+    const std::vector<std::string> plans = commaList(args->value("plan").value_or(""));
+    if (!plans.empty() && plans.size() != measurements.size())
+        return fail(badInput("--plan names " + std::to_string(plans.size()) + " plans for "
+                             + std::to_string(measurements.size())
+                             + " measurements; give one plan per measurement, in order"));
+    for (const std::string &input : measurements)
+        if (sameFile(*out, input) || sameFile(*out, *clusterPath))
+            return fail(
+                badInput("--out " + *out + " is one of the inputs; refusing to overwrite it"));
+    if (*out != kStandardOutput)
+        if (Status writable = checkWritable(*out); !writable)
+            return fail(badInput("--out: " + writable.error().message));
+
+    auto cluster = loadCluster(*clusterPath);
+    if (!cluster)
+        return fail(cluster.error());
+    auto topology = Topology::build(*cluster, GpuCatalog::builtin());
+    if (!topology)
+        return fail(badInput(*clusterPath + ": " + topology.error().message));
+    std::vector<CalibrationRun> runs;
+    for (size_t i = 0; i < measurements.size(); ++i) {
+        auto run = loadRun(measurements[i], plans.empty() ? std::string() : plans[i], *topology);
+        if (!run)
+            return fail(run.error());
+        runs.push_back(std::move(run).value());
+    }
+    auto calibration = calibrate(*cluster, GpuCatalog::builtin(), runs);
+    if (!calibration)
+        return fail(calibration.error());
+    if (Status written = writeOutput(*out, writeCluster(calibration->cluster)); !written)
+        return fail(written.error());
+    std::ostream &report = *out == kStandardOutput ? std::cerr : std::cout;
+    if (args->has("json"))
+        report << calibrationJson(*calibration).dump(2) << '\n';
+    else
+        printCalibration(report, *calibration);
+    if (*out != kStandardOutput)
+        std::cerr << "wrote " << *out << '\n';
+    return 0;
+}
+
+} // namespace hetplan::cli

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "core/model/gpu_type.h"
+
+#include <string>
+
+namespace hetplan {
+
+// What the `hetplan` cost model adds to a link's nominal figures for one kind of transport
+// (docs/cost-models.md, "Transports and ring scale"). The catalog's defaults cite published
+// measurements; a cluster file may override them per kind, as calibration does.
+struct TransportFigures
+{
+    LinkKind kind = LinkKind::Ethernet;
+    // Achieved collective bus bandwidth / nominal bandwidth of the link.
+    double efficiency = 1;
+    // Software latency per ring step or transfer over this transport (NCCL's per-hop figure),
+    // added to the link's wire latency.
+    double latencyUs = 0;
+    // Multiplies the whole latency of a pair of this kind (its link's and the per-hop figure):
+    // 1 by default; calibration fits it when measured latencies do not match what runs see.
+    double latencyFactor = 1;
+    // Fraction of the bus bandwidth lost per doubling of the machines a ring spans beyond two.
+    double lossPerDoubling = 0;
+    std::string source; // where the numbers come from
+
+    bool operator==(const TransportFigures &) const = default;
+};
+
+} // namespace hetplan

@@ -1,0 +1,168 @@
+// Calibration (docs/calibration.md): the least-squares fit, and the cluster figures it
+// recovers from runs whose times a known cluster would produce.
+#include "core/calibrate/calibration.h"
+#include "core/calibrate/least_squares.h"
+#include "core/catalog/transports.h"
+#include "core/cost/hetplan_model.h"
+#include "cost_test_fixtures.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace hetplan;
+using namespace hetplan::testing;
+
+namespace {
+
+// Two pipelines of two stages on machine A (tp 2 and tp 1): compute, TP, PP and DP times.
+Plan twoByTwo()
+{
+    Plan plan;
+    plan.pipelines = {pipeline(1, 4, {stage({0, 1}, 2, 1, 0, 4), stage({2}, 1, 1, 4, 8)}),
+                      pipeline(1, 4, {stage({3, 4}, 2, 1, 0, 4), stage({5}, 1, 1, 4, 8)})};
+    return plan;
+}
+
+// What a run of `plan` on `truth` measures, if the hetplan model were exact: per stage, its
+// per-micro-batch times times the micro-batches (the measurement file's per-iteration means).
+Measurement measuredOn(const Cluster &truth, const Plan &plan, const Workload &workload)
+{
+    const Problem problem = makeProblem(truth, smallModel(), workload);
+    const Evaluation e = HetPlanModel().evaluate(problem, plan);
+    Measurement m;
+    m.run.backend = "gloo-cpu";
+    m.iterationS = e.iterationS;
+    m.breakdown = e.breakdown;
+    for (size_t p = 0; p < plan.pipelines.size(); ++p)
+        for (size_t s = 0; s < plan.pipelines[p].stages.size(); ++s) {
+            const StageTiming &t = e.pipelines[p].stages[s];
+            const double mb = plan.pipelines[p].microBatches;
+            MeasuredStage stage;
+            stage.pipeline = int(p);
+            stage.stage = int(s);
+            stage.breakdown.computeS = t.computeS * mb;
+            stage.breakdown.tpCommS = t.tpCommS * mb;
+            stage.breakdown.ppCommS = t.hopS * mb;
+            stage.breakdown.dpCommS = t.dpCommS;
+            m.stages.push_back(stage);
+        }
+    return m;
+}
+
+// One machine of 6 Fast GPUs on PCIe, so every link the plan uses is one kind.
+Cluster oneBox()
+{
+    Cluster c;
+    c.name = "box";
+    c.machines = {machine("A", "Fast", 6, 20, 5)};
+    return c;
+}
+
+} // namespace
+
+class TestCalibration : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void leastSquaresFindsALineAndItsErrors()
+    {
+        // y = 2 + 3x with noise ±0.1; the third parameter moves no residual.
+        const std::vector<double> xs{0, 1, 2, 3, 4, 5};
+        const std::vector<double> noise{0.1, -0.1, 0.05, -0.05, 0.1, -0.1};
+        LeastSquaresProblem problem{[&](const std::vector<double> &p) {
+                                        std::vector<double> r;
+                                        for (size_t i = 0; i < xs.size(); ++i)
+                                            r.push_back(p[0] + p[1] * xs[i]
+                                                        - (2 + 3 * xs[i] + noise[i]));
+                                        return r;
+                                    },
+                                    {-100, -100, -100},
+                                    {100, 100, 100}};
+        const LeastSquaresFit fit = fitLeastSquares(problem, {0, 0, 7});
+        QVERIFY(std::abs(fit.x[0] - 2) < 0.2);
+        QVERIFY(std::abs(fit.x[1] - 3) < 0.1);
+        QCOMPARE(fit.x[2], 7.0);
+        QVERIFY(fit.standardErrors[0] > 0 && fit.standardErrors[0] < 0.3);
+        QVERIFY(std::isnan(fit.standardErrors[2]));
+    }
+
+    void recoversTheFiguresARunWasMadeWith()
+    {
+        Cluster truth = oneBox();
+        GpuType fast = *testCatalog().find("Fast");
+        fast.achievedFraction = 0.3;
+        truth.gpuTypes = {fast};
+        truth.transports = {{LinkKind::Pcie, 0.4, 0.0, 2.5, 0.0, ""}};
+        const Workload workload = trainWorkload(8, 512);
+        const Plan plan = twoByTwo();
+        const std::vector<CalibrationRun> runs{
+            {"run.json", plan, smallModel(), workload, measuredOn(truth, plan, workload)}};
+
+        const auto result = calibrate(oneBox(), testCatalog(), runs);
+        QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+        qInfo("rms log error %.3g -> %.3g", result->rmsLogErrorBefore, result->rmsLogErrorAfter);
+        QVERIFY(result->rmsLogErrorBefore > 0.1);
+        QVERIFY(result->rmsLogErrorAfter < 1e-3);
+        const auto figure = [&](const std::string &field) {
+            for (const FittedFigure &f : result->figures)
+                if (f.field == field)
+                    return f;
+            qFatal("no figure %s", field.c_str());
+        };
+        QVERIFY(std::abs(figure("/gpu_types/Fast/achieved_fraction").after - 0.3) < 1e-3);
+        QVERIFY(std::abs(figure("/transports/pcie/efficiency").after - 0.4) < 1e-3);
+        QVERIFY(std::abs(figure("/transports/pcie/latency_factor").after - 2.5) < 1e-2);
+        // The calibrated cluster carries them, and says where they came from.
+        const Cluster &c = result->cluster;
+        QCOMPARE(c.transports.size(), size_t(1));
+        QVERIFY(std::abs(c.transports[0].efficiency - 0.4) < 1e-3);
+        QCOMPARE(c.origin.sources, std::vector<std::string>{"run.json"});
+        QCOMPARE(c.origin.figures.size(), size_t(3));
+        for (const PhaseFit &p : result->phases)
+            if (p.fitted)
+                QVERIFY(std::abs(p.after - p.measured) <= 1e-3 * p.measured);
+    }
+
+    void aFigureNoRunDependsOnIsKept()
+    {
+        // One stage per pipeline at tp 1 on one GPU each: compute only, and DP between A:0
+        // and A:1 over PCIe; no figure of another machine's type is in play.
+        const Workload workload = trainWorkload(2, 512);
+        Plan plan;
+        plan.pipelines
+            = {pipeline(1, 1, {stage({0}, 1, 1, 0, 8)}), pipeline(1, 1, {stage({1}, 1, 1, 0, 8)})};
+        Measurement single = measuredOn(oneBox(), plan, workload);
+        for (MeasuredStage &s : single.stages)
+            s.breakdown.dpCommS = 0; // a run that did not time its gradient sync
+        const std::vector<CalibrationRun> runs{{"one.json", plan, smallModel(), workload, single}};
+        const auto result = calibrate(oneBox(), testCatalog(), runs);
+        QVERIFY(result.ok());
+        for (const FittedFigure &f : result->figures)
+            if (f.field.starts_with("/transports/")) {
+                QCOMPARE(f.observations, 0);
+                QCOMPARE(f.after, f.before);
+                QVERIFY(f.note.find("not identifiable") != std::string::npos);
+            }
+        QVERIFY(result->cluster.transports.empty());
+    }
+
+    void refusesRunsWithNothingToFit()
+    {
+        QVERIFY(!calibrate(oneBox(), testCatalog(), {}).ok());
+        const Workload workload = trainWorkload(8, 512);
+        Measurement empty = measuredOn(oneBox(), twoByTwo(), workload);
+        for (MeasuredStage &s : empty.stages)
+            s.breakdown = {};
+        const std::vector<CalibrationRun> runs{
+            {"zero.json", twoByTwo(), smallModel(), workload, empty}};
+        const auto result = calibrate(oneBox(), testCatalog(), runs);
+        QVERIFY(!result.ok());
+        QVERIFY2(result.error().message.find("zero.json") != std::string::npos,
+                 result.error().message.c_str());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCalibration)
+#include "tst_calibration.moc"
