@@ -893,6 +893,14 @@ This chart replays the 1F1B schedule micro-batch by micro-batch (%2): a stage th
         <translation>根据测量结果校准(&amp;C)…</translation>
     </message>
     <message>
+        <source>Calibrate from &amp;Last Run</source>
+        <translation>根据上次运行校准(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Fit the cluster&apos;s figures to the run the last launch measured, and re-plan</source>
+        <translation>按上次启动测得的运行拟合集群参数，并重新规划</translation>
+    </message>
+    <message>
         <source>Fit the cluster's figures to measured runs of the shown plan</source>
         <translation>用当前方案的实测运行拟合集群参数</translation>
     </message>

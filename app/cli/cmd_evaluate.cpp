@@ -80,7 +80,7 @@ int runEvaluate(const std::vector<std::string> &words)
             return fail(loaded.error());
         measured = std::move(loaded).value();
         // The run is predicted as it trained: its --scale, sequence length and precision.
-        auto run = runtime::measuredRun(*plan, problem->model, *measured, *path);
+        auto run = runtime::measuredRun(plan, problem->model, *measured, *path);
         if (!run)
             return fail(run.error());
         const Problem asRun{problem->topology, run->model, run->workload};

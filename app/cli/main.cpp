@@ -80,7 +80,7 @@ int main(int argc, char **argv)
     if (!help) {
         std::cerr << "hetplan-cli: error: unknown command '" << command
                   << "'; valid: plan, evaluate, compare, sweep, validate, catalog, run, export, "
-                     "import, launch, probe\n\n"
+                     "import, calibrate, launch, probe\n\n"
                   << usage();
         return 2;
     }
