@@ -15,6 +15,12 @@ WeightTolerance adamWeightTolerance(float learningRate, int iterations)
     return {0.01 * steps, 0, 0, 1e-4, 2 * steps};
 }
 
+WeightTolerance sgdWeightTolerance(float learningRate, int iterations)
+{
+    const double steps = std::max(1, iterations);
+    return {double(learningRate) * 1e-5 * steps, 0x1p-23 * steps, 0, 0, 0};
+}
+
 void placeSlice(WeightSet &set, const TensorLayout &tensor, ElementRange slice,
                 std::span<const float> values)
 {

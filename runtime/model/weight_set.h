@@ -44,6 +44,15 @@ struct WeightTolerance
 // elements within 1e-5 (= 1% of lr), the largest difference 9.6e-5.
 WeightTolerance adamWeightTolerance(float learningRate, int iterations);
 
+// The tolerance for weights after `iterations` SGD steps (w ← w − lr·g) of a distributed run
+// against the reference run. The gradients differ only in summation order: within 1e-5 of the
+// tensor's largest gradient element (tst_model_parallel), and the elements of a gradient of the
+// mean token loss are below 1, so lr·1e-5 per step; the update itself rounds to half an ulp of
+// the weight, and a gradient one ulp apart can round it the other way: 2⁻²³ of |w| per step. A
+// gradient scaled wrongly (a replica lost or counted twice) moves the weights by lr·|g|, orders
+// of magnitude more. No outliers: unlike Adam, SGD's step is proportional to the gradient.
+WeightTolerance sgdWeightTolerance(float learningRate, int iterations);
+
 // The loss of a distributed run against the reference's: relative, per iteration. Measured
 // ≤ 3e-8 over 3 iterations (the loss is summed in double); 1e-5 leaves room for any summation
 // order.

@@ -140,12 +140,11 @@ private:
 
 } // namespace
 
-Result<std::unique_ptr<StageCompute>> createCudaStage(const ModelSpec &spec, int workloadSeqLen,
-                                                      int scale, const ShardPlacement &placement,
-                                                      std::uint64_t seed, int globalBatch,
+Result<std::unique_ptr<StageCompute>> createCudaStage(const ModelSpec &spec, const StageRun &run,
+                                                      const ShardPlacement &placement,
                                                       Backend &backend, CUstream_st *compute)
 {
-    auto stage = stageConfig(spec, workloadSeqLen, scale, placement, seed, globalBatch);
+    auto stage = stageConfig(spec, run, placement);
     if (!stage)
         return stage.error();
     auto shard = cuda::CudaShard::create(stage->model, stage->shard, stage->setup, compute);

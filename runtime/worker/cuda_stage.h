@@ -6,6 +6,7 @@
 
 #include "core/model/model_spec.h"
 #include "runtime/worker/stage_compute.h"
+#include "runtime/worker/stage_run.h"
 
 #include <cstdint>
 #include <memory>
@@ -16,9 +17,8 @@ namespace hetplan::runtime {
 
 // `backend` allocates the stage's outputs (device memory) and must outlive the stage; the
 // shard computes on `compute`.
-Result<std::unique_ptr<StageCompute>> createCudaStage(const ModelSpec &spec, int workloadSeqLen,
-                                                      int scale, const ShardPlacement &placement,
-                                                      std::uint64_t seed, int globalBatch,
+Result<std::unique_ptr<StageCompute>> createCudaStage(const ModelSpec &spec, const StageRun &run,
+                                                      const ShardPlacement &placement,
                                                       Backend &backend, CUstream_st *compute);
 
 } // namespace hetplan::runtime

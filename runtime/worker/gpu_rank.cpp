@@ -18,8 +18,7 @@ Result<GpuRank> openGpuRank(const WorkerArgs &args, const Job &job, const ShardP
     auto backend = CudaBackend::open(args.comm, args.rank, args.world, args.device.value_or(0));
     if (!backend)
         return backend.error();
-    auto stage = createCudaStage(job.model, job.plan.workload.train.seqLen, args.job.scale,
-                                 placement, args.seed, job.program.globalBatch, **backend,
+    auto stage = createCudaStage(job.model, stageRun(job, args), placement, **backend,
                                  (*backend)->computeStream());
     if (!stage)
         return stage.error();

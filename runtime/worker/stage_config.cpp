@@ -2,18 +2,18 @@
 
 namespace hetplan::runtime {
 
-Result<StageConfig> stageConfig(const ModelSpec &spec, int workloadSeqLen, int scale,
-                                const ShardPlacement &p, std::uint64_t seed, int globalBatch)
+Result<StageConfig> stageConfig(const ModelSpec &spec, const StageRun &run, const ShardPlacement &p)
 {
-    auto config = scaledModelConfig(spec, workloadSeqLen, scale);
+    auto config = scaledModelConfig(spec, run.workloadSeqLen, run.scale);
     if (!config)
         return config.error();
     const ShardSpec shard{p.layerBegin, p.layerEnd, p.tpIndex, p.tpDegree, p.embedding, p.head};
     if (Status valid = validateShard(*config, shard); !valid)
         return valid.error();
     TrainingSetup setup;
-    setup.seed = seed;
-    setup.globalBatch = globalBatch;
+    setup.seed = run.seed;
+    setup.globalBatch = run.globalBatch;
+    setup.optimizer = run.optimizer;
     return StageConfig{std::move(config).value(), shard, setup};
 }
 

@@ -7,6 +7,7 @@
 #include "runtime/model/model_config.h"
 #include "runtime/model/model_tensors.h"
 #include "runtime/worker/stage_compute.h"
+#include "runtime/worker/stage_run.h"
 
 namespace hetplan::runtime {
 
@@ -17,9 +18,8 @@ struct StageConfig
     TrainingSetup setup;
 };
 
-Result<StageConfig> stageConfig(const ModelSpec &spec, int workloadSeqLen, int scale,
-                                const ShardPlacement &placement, std::uint64_t seed,
-                                int globalBatch);
+Result<StageConfig> stageConfig(const ModelSpec &spec, const StageRun &run,
+                                const ShardPlacement &placement);
 
 // A parameter slice of either shard as gradient sync and the weight dump see it.
 ParamView paramView(const TensorLayout &tensor, const ElementRange &slice, float *value,

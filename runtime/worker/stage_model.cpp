@@ -22,11 +22,10 @@ StageModel::StageModel(ScaledModel scaled, std::unique_ptr<Impl> impl)
 
 StageModel::~StageModel() = default;
 
-Result<std::unique_ptr<StageModel>> StageModel::create(const ModelSpec &spec, int workloadSeqLen,
-                                                       int scale, const ShardPlacement &p,
-                                                       std::uint64_t seed, int globalBatch)
+Result<std::unique_ptr<StageModel>> StageModel::create(const ModelSpec &spec, const StageRun &run,
+                                                       const ShardPlacement &p)
 {
-    auto stage = stageConfig(spec, workloadSeqLen, scale, p, seed, globalBatch);
+    auto stage = stageConfig(spec, run, p);
     if (!stage)
         return stage.error();
     auto shard = ModelShard::create(stage->model, stage->shard, stage->setup);

@@ -7,6 +7,7 @@
 #include "core/model/model_spec.h"
 #include "runtime/worker/scaled_model.h"
 #include "runtime/worker/stage_compute.h"
+#include "runtime/worker/stage_run.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -23,9 +24,8 @@ void setRankBlasThreads(int threads);
 class StageModel final : public StageCompute
 {
 public:
-    static Result<std::unique_ptr<StageModel>> create(const ModelSpec &spec, int workloadSeqLen,
-                                                      int scale, const ShardPlacement &placement,
-                                                      std::uint64_t seed, int globalBatch);
+    static Result<std::unique_ptr<StageModel>> create(const ModelSpec &spec, const StageRun &run,
+                                                      const ShardPlacement &placement);
     ~StageModel() override;
 
     const ScaledModel &scaled() const { return m_scaled; }

@@ -139,4 +139,10 @@ std::vector<std::string> workerCommandLine(const std::string &executable, const 
     return argv;
 }
 
+StageRun stageRun(const Job &job, const WorkerArgs &args)
+{
+    return {job.plan.workload.train.seqLen, args.job.scale, args.seed, job.program.globalBatch,
+            job.plan.workload.train.optimizer};
+}
+
 } // namespace hetplan::runtime

@@ -3,6 +3,7 @@
 #include "core/base/result.h"
 #include "runtime/comm/comm.h"
 #include "runtime/worker/job.h"
+#include "runtime/worker/stage_run.h"
 
 #include <cstdint>
 #include <optional>
@@ -49,6 +50,9 @@ NCCL_IB_HCA and NCCL_SOCKET_IFNAME --nccl-ib-hca and --nccl-socket-ifname set fo
 )";
 
 // Errors name the option and what would be valid.
+// The job's StageRun (stage_run.h), as every rank of it computes it.
+StageRun stageRun(const Job &job, const WorkerArgs &args);
+
 Result<WorkerArgs> parseWorkerArgs(const std::vector<std::string> &words);
 
 // The command line that starts `executable` as the rank `args` describes: parseWorkerArgs

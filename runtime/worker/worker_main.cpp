@@ -126,8 +126,7 @@ int runWorker(int argc, char **argv)
         model = std::move(gpu->stage);
     } else {
         setRankBlasThreads(1);
-        auto cpu = StageModel::create(job->model, job->plan.workload.train.seqLen, args->job.scale,
-                                      placement, args->seed, program.globalBatch);
+        auto cpu = StageModel::create(job->model, stageRun(*job, *args), placement);
         if (!cpu)
             die(r, cpu.error());
         model = std::move(cpu).value();
