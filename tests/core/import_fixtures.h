@@ -186,11 +186,15 @@ inline std::string topoMatrix(const std::vector<std::vector<std::string>> &cells
         out += "GPU" + std::to_string(i);
         for (const std::string &cell : cells[i])
             out += "\t " + cell;
-        out += std::string("\t ") + (i == 0 ? "PIX" : "SYS") + "\t0-31\t0\t\tN/A\n";
+        out += "\t ";
+        out += i == 0 ? "PIX" : "SYS";
+        out += "\t0-31\t0\t\tN/A\n";
     }
     out += "NIC0";
-    for (std::size_t i = 0; i < n; ++i)
-        out += std::string("\t ") + (i == 0 ? "PIX" : "SYS");
+    for (std::size_t i = 0; i < n; ++i) {
+        out += "\t ";
+        out += i == 0 ? "PIX" : "SYS";
+    }
     out += "\t X\n\nLegend:\n\n  X    = Self\n  SYS  = Connection traversing PCIe as well as the "
            "SMP interconnect between NUMA nodes (e.g., QPI/UPI)\n  NV#  = Connection traversing "
            "a bonded set of # NVLinks\n\nNIC Legend:\n\n  NIC0: mlx5_0\n";

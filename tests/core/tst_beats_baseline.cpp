@@ -10,6 +10,7 @@
 #include "core/cost/validator.h"
 #include "core/planners/megatron.h"
 #include "planner_test_support.h"
+#include "tests/test_registry.h"
 
 using namespace hetplan;
 using namespace hetplan::test;
@@ -93,5 +94,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestBeatsBaseline)
+HETPLAN_TEST_APPLESS_MAIN(TestBeatsBaseline)
 #include "tst_beats_baseline.moc"

@@ -5,6 +5,7 @@
 #include "core/catalog/transports.h"
 #include "core/cost/hetplan_model.h"
 #include "cost_test_fixtures.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -164,5 +165,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCalibration)
+HETPLAN_TEST_APPLESS_MAIN(TestCalibration)
 #include "tst_calibration.moc"

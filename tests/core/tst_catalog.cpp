@@ -2,6 +2,7 @@
 #include "core/catalog/catalog.h"
 #include "core/io/formats.h"
 #include "core/model/topology.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -247,5 +248,5 @@ void TestCatalog::everyExampleClusterNamesItsModel()
     QVERIFY(!exampleModel("my-cluster"));
 }
 
-QTEST_APPLESS_MAIN(TestCatalog)
+HETPLAN_TEST_APPLESS_MAIN(TestCatalog)
 #include "tst_catalog.moc"

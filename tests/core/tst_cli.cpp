@@ -1,5 +1,6 @@
 // The CLI is a contract that scripts rely on: exit codes, JSON fields, error messages.
 #include "tests/core/cli_runner.h"
+#include "tests/test_registry.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -200,5 +201,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCli)
+HETPLAN_TEST_GUILESS_MAIN(TestCli)
 #include "tst_cli.moc"

@@ -1,6 +1,7 @@
 // `hetplan-cli export`: its files for a person's cluster and the errors a person sees
 // (docs/export.md).
 #include "tests/core/cli_runner.h"
+#include "tests/test_registry.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -151,5 +152,5 @@ void TestCliExport::ranksAreWrittenToOut()
     QCOMPARE(ranks[QStringLiteral("master_addr")].toString(), QStringLiteral("A"));
 }
 
-QTEST_APPLESS_MAIN(TestCliExport)
+HETPLAN_TEST_APPLESS_MAIN(TestCliExport)
 #include "tst_cli_export.moc"

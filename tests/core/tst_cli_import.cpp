@@ -4,6 +4,7 @@
 #include "cli_runner.h"
 #include "core/io/formats.h"
 #include "import_fixtures.h"
+#include "tests/test_registry.h"
 
 #include <QDir>
 #include <QFile>
@@ -96,5 +97,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliImport)
+HETPLAN_TEST_GUILESS_MAIN(TestCliImport)
 #include "tst_cli_import.moc"

@@ -1,6 +1,7 @@
 // What the CLI says when the input is wrong or surprising: exit codes, the field named, and
 // the workload actually used.
 #include "tests/core/cli_runner.h"
+#include "tests/test_registry.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -299,5 +300,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliMessages)
+HETPLAN_TEST_GUILESS_MAIN(TestCliMessages)
 #include "tst_cli_messages.moc"

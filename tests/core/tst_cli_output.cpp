@@ -1,6 +1,7 @@
 // `plan --out`: what happens to the file a person names, checked before the search starts.
 #include "tests/core/cli_runner.h"
 #include "tests/test_programs.h"
+#include "tests/test_registry.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -160,5 +161,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliOutput)
+HETPLAN_TEST_GUILESS_MAIN(TestCliOutput)
 #include "tst_cli_output.moc"

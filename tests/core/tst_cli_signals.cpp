@@ -1,6 +1,7 @@
 // SIGTERM / SIGINT stop any planner promptly, even inside METIS (which installs its own
 // SIGTERM handler around its calls), and the best plan so far is kept.
 #include "tests/test_programs.h"
+#include "tests/test_registry.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -107,5 +108,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliSignals)
+HETPLAN_TEST_GUILESS_MAIN(TestCliSignals)
 #include "tst_cli_signals.moc"

@@ -3,6 +3,7 @@
 #include "core/catalog/transports.h"
 #include "core/cost/hetplan_model.h"
 #include "cost_test_fixtures.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -344,5 +345,5 @@ void TestCostHetPlan::inferenceLatencyAndMemory()
     QVERIFY(e.replicaLatencyS[1] > 128 * weightBytes / (0.8 * 1000e9));
 }
 
-QTEST_APPLESS_MAIN(TestCostHetPlan)
+HETPLAN_TEST_APPLESS_MAIN(TestCostHetPlan)
 #include "tst_cost_hetplan.moc"

@@ -4,6 +4,7 @@
 #include "core/cost/hexiscale_paper.h"
 #include "core/cost/paper_model.h"
 #include "cost_test_fixtures.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -150,5 +151,5 @@ void TestCostHexGen::trainingUsesHexiScaleFormulas()
     QCOMPARE(hexgen.iterationS, hexiscale.iterationS);
 }
 
-QTEST_APPLESS_MAIN(TestCostHexGen)
+HETPLAN_TEST_APPLESS_MAIN(TestCostHexGen)
 #include "tst_cost_hexgen.moc"

@@ -4,6 +4,7 @@
 #include "core/cost/hexiscale_paper.h"
 #include "core/cost/paper_model.h"
 #include "cost_test_fixtures.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -321,5 +322,5 @@ void TestCostHexiScale::names()
                             "hexgen-paper"));
 }
 
-QTEST_APPLESS_MAIN(TestCostHexiScale)
+HETPLAN_TEST_APPLESS_MAIN(TestCostHexiScale)
 #include "tst_cost_hexiscale.moc"

@@ -7,6 +7,7 @@
 #include "core/cost/hetplan_model.h"
 #include "core/io/formats.h"
 #include "cost_test_fixtures.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -192,5 +193,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCostTransports)
+HETPLAN_TEST_APPLESS_MAIN(TestCostTransports)
 #include "tst_cost_transports.moc"

@@ -9,6 +9,7 @@
 #include "core/io/formats.h"
 #include "core/planners/planner.h"
 #include "core/serving/plan_serving.h"
+#include "tests/test_registry.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -231,5 +232,5 @@ void TestEmptyCluster::cliValidatesTheDocument()
     QVERIFY(run.out.contains(": ok"));
 }
 
-QTEST_APPLESS_MAIN(TestEmptyCluster)
+HETPLAN_TEST_APPLESS_MAIN(TestEmptyCluster)
 #include "tst_empty_cluster.moc"

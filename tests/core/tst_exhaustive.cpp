@@ -7,6 +7,7 @@
 #include "core/io/loaders.h"
 #include "core/planners/exhaustive.h"
 #include "core/planners/megatron.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -382,5 +383,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestExhaustive)
+HETPLAN_TEST_APPLESS_MAIN(TestExhaustive)
 #include "tst_exhaustive.moc"

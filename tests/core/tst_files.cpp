@@ -1,6 +1,7 @@
 // readTextFile and writeFileAtomic: what a person sees when a file is missing, a folder or
 // too large, and that a failed save never damages the file it was replacing.
 #include "core/io/files.h"
+#include "tests/test_registry.h"
 
 #include <QDir>
 #include <QFile>
@@ -215,5 +216,5 @@ void TestFiles::writeOverFolderFails()
     QCOMPARE(entries(dir), QStringList{QStringLiteral("plans")});
 }
 
-QTEST_APPLESS_MAIN(TestFiles)
+HETPLAN_TEST_APPLESS_MAIN(TestFiles)
 #include "tst_files.moc"

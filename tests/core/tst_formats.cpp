@@ -6,6 +6,7 @@
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
 #include "core/model/topology.h"
+#include "tests/test_registry.h"
 
 #include <QDir>
 #include <QTest>
@@ -702,5 +703,5 @@ void TestFormats::loaders()
     }
 }
 
-QTEST_APPLESS_MAIN(TestFormats)
+HETPLAN_TEST_APPLESS_MAIN(TestFormats)
 #include "tst_formats.moc"

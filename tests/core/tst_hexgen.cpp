@@ -14,6 +14,7 @@
 #include "core/planners/hexgen/symmetric_baseline.h"
 #include "core/serving/plan_serving.h"
 #include "tests/core/cli_runner.h"
+#include "tests/test_registry.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -402,5 +403,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestHexGen)
+HETPLAN_TEST_APPLESS_MAIN(TestHexGen)
 #include "tst_hexgen.moc"

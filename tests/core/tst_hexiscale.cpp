@@ -11,6 +11,7 @@
 #include "core/planners/hexiscale/hexiscale_planner.h"
 #include "core/planners/megatron.h"
 #include "tests/core/planner_test_support.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -265,5 +266,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestHexiScale)
+HETPLAN_TEST_APPLESS_MAIN(TestHexiScale)
 #include "tst_hexiscale.moc"

@@ -5,6 +5,7 @@
 #include "core/planners/hexiscale/hexiscale_planner.h"
 #include "tests/bench/fleet.h"
 #include "tests/core/planner_test_support.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -111,5 +112,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestHexiScaleScale)
+HETPLAN_TEST_APPLESS_MAIN(TestHexiScaleScale)
 #include "tst_hexiscale_scale.moc"

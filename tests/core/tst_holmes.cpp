@@ -16,6 +16,7 @@
 #include "core/planners/megatron.h"
 #include "tests/core/planner_test_support.h"
 #include "tests/test_programs.h"
+#include "tests/test_registry.h"
 
 #include <QFile>
 #include <QProcess>
@@ -385,5 +386,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestHolmes)
+HETPLAN_TEST_APPLESS_MAIN(TestHolmes)
 #include "tst_holmes.moc"

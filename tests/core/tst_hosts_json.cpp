@@ -2,6 +2,7 @@
 // and the strict reader agree, saves are atomic, and bad files are refused with the field's path.
 #include "core/io/files.h"
 #include "core/io/hosts_json.h"
+#include "tests/test_registry.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -131,5 +132,5 @@ void TestHostsJson::badFilesNameTheField()
     QVERIFY2(message.find(expected.toStdString()) != std::string::npos, message.c_str());
 }
 
-QTEST_APPLESS_MAIN(TestHostsJson)
+HETPLAN_TEST_APPLESS_MAIN(TestHostsJson)
 #include "tst_hosts_json.moc"

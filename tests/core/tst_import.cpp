@@ -8,6 +8,7 @@
 #include "core/io/nvidia_topo.h"
 #include "core/model/topology.h"
 #include "import_fixtures.h"
+#include "tests/test_registry.h"
 
 #include <QDir>
 #include <QFile>
@@ -369,5 +370,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestImport)
+HETPLAN_TEST_APPLESS_MAIN(TestImport)
 #include "tst_import.moc"

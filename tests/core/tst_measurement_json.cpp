@@ -3,6 +3,7 @@
 // with the field's path.
 #include "core/cost/measurement.h"
 #include "core/io/measurement_json.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -156,5 +157,5 @@ void TestMeasurementJson::badFilesNameTheField()
     QVERIFY2(message.find(expected.toStdString()) != std::string::npos, message.c_str());
 }
 
-QTEST_APPLESS_MAIN(TestMeasurementJson)
+HETPLAN_TEST_APPLESS_MAIN(TestMeasurementJson)
 #include "tst_measurement_json.moc"

@@ -6,6 +6,7 @@
 #include "core/cost/validator.h"
 #include "core/planners/megatron.h"
 #include "core/planners/planner.h"
+#include "tests/test_registry.h"
 
 #include <QRegularExpression>
 #include <QtTest>
@@ -320,5 +321,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestMegatron)
+HETPLAN_TEST_APPLESS_MAIN(TestMegatron)
 #include "tst_megatron.moc"

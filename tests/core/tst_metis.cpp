@@ -14,6 +14,7 @@
 #include "core/planners/metis/metis_planner.h"
 #include "tests/core/planner_test_support.h"
 #include "tests/test_programs.h"
+#include "tests/test_registry.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -426,5 +427,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestMetis)
+HETPLAN_TEST_APPLESS_MAIN(TestMetis)
 #include "tst_metis.moc"

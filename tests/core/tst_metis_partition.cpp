@@ -1,6 +1,7 @@
 // The METIS wrapper: cuts where the weak edges are, respects the balance constraint, answers the
 // trivial cases without METIS, and is deterministic for a seed.
 #include "core/planners/metis_partition.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -127,5 +128,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestMetisPartition)
+HETPLAN_TEST_APPLESS_MAIN(TestMetisPartition)
 #include "tst_metis_partition.moc"

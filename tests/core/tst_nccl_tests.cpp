@@ -4,6 +4,7 @@
 #include "core/io/nccl_tests.h"
 #include "core/io/nvbandwidth.h"
 #include "import_fixtures.h"
+#include "tests/test_registry.h"
 
 #include <QRegularExpression>
 #include <QTest>
@@ -194,5 +195,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestNcclTests)
+HETPLAN_TEST_APPLESS_MAIN(TestNcclTests)
 #include "tst_nccl_tests.moc"

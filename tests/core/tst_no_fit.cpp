@@ -6,6 +6,7 @@
 #include "core/base/no_fit.h"
 #include "core/cost/cost_model.h"
 #include "planner_test_support.h"
+#include "tests/test_registry.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -105,5 +106,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestNoFit)
+HETPLAN_TEST_APPLESS_MAIN(TestNoFit)
 #include "tst_no_fit.moc"

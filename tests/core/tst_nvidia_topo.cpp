@@ -3,6 +3,7 @@
 // parse into the links the probe file lists; broken matrices are refused naming the line.
 #include "core/io/files.h"
 #include "core/io/nvidia_topo.h"
+#include "tests/test_registry.h"
 
 #include <QTest>
 
@@ -137,5 +138,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestNvidiaTopo)
+HETPLAN_TEST_APPLESS_MAIN(TestNvidiaTopo)
 #include "tst_nvidia_topo.moc"

@@ -1,6 +1,7 @@
 // The 1F1B simulator draws the Gantt chart and the cost models use the closed form; these
 // tests pin down where the two agree exactly and the bounds that hold everywhere else.
 #include "core/sim/pipeline_sim.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -249,5 +250,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestPipelineSim)
+HETPLAN_TEST_APPLESS_MAIN(TestPipelineSim)
 #include "tst_pipeline_sim.moc"

@@ -5,6 +5,7 @@
 #include "core/io/slurm_script.h"
 #include "tests/core/export_test_support.h"
 #include "tests/core/slurm_test_support.h"
+#include "tests/test_registry.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -294,5 +295,5 @@ void TestPlanExport::slurmRefusesWhatItCannotWrite()
     QVERIFY(badCommand.error().message.starts_with("--command: contains a newline"));
 }
 
-QTEST_APPLESS_MAIN(TestPlanExport)
+HETPLAN_TEST_APPLESS_MAIN(TestPlanExport)
 #include "tst_plan_export.moc"

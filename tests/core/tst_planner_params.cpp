@@ -6,6 +6,7 @@
 #include "core/io/loaders.h"
 #include "core/planners/hexgen/kmeans_groups.h"
 #include "core/planners/planner.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -121,5 +122,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestPlannerParams)
+HETPLAN_TEST_APPLESS_MAIN(TestPlannerParams)
 #include "tst_planner_params.moc"

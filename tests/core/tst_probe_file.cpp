@@ -3,6 +3,7 @@
 // drivers' GPU names find their catalog types.
 #include "core/catalog/catalog.h"
 #include "core/io/probe_file.h"
+#include "tests/test_registry.h"
 
 #include <QTest>
 
@@ -247,5 +248,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestProbeFile)
+HETPLAN_TEST_APPLESS_MAIN(TestProbeFile)
 #include "tst_probe_file.moc"

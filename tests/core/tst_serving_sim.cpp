@@ -8,6 +8,7 @@
 #include "core/io/loaders.h"
 #include "core/serving/plan_serving.h"
 #include "core/serving/serving_sim.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -179,5 +180,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestServingSim)
+HETPLAN_TEST_APPLESS_MAIN(TestServingSim)
 #include "tst_serving_sim.moc"

@@ -2,6 +2,7 @@
 // and the errors build() reports for bad references.
 #include "core/catalog/catalog.h"
 #include "core/model/topology.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -346,5 +347,5 @@ void TestTopology::largeRealisticFabricBuilds()
     QCOMPARE(t.machineLatencyUs(0, 1023), 8.0);
 }
 
-QTEST_APPLESS_MAIN(TestTopology)
+HETPLAN_TEST_APPLESS_MAIN(TestTopology)
 #include "tst_topology.moc"

@@ -9,6 +9,7 @@
 #include "core/io/loaders.h"
 #include "core/plan/transport.h"
 #include "tests/core/planner_test_support.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -313,5 +314,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestTransport)
+HETPLAN_TEST_APPLESS_MAIN(TestTransport)
 #include "tst_transport.moc"

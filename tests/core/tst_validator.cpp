@@ -5,6 +5,7 @@
 #include "core/cost/problem.h"
 #include "core/cost/validator.h"
 #include "core/plan/plan.h"
+#include "tests/test_registry.h"
 
 #include <QRegularExpression>
 #include <QtTest>
@@ -352,5 +353,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestValidator)
+HETPLAN_TEST_APPLESS_MAIN(TestValidator)
 #include "tst_validator.moc"

@@ -17,6 +17,7 @@
 #include "results/results_panel.h"
 #include "results/serving_view.h"
 #include "results/whatif_panel.h"
+#include "tests/test_registry.h"
 #include "window_test_support.h"
 
 #include <QAction>
@@ -394,5 +395,5 @@ void TestAppFlow::keepingTheWindowOpenKeepsPlanning()
     QVERIFY(!results->controller()->isRunning() || finished.wait(kPlanTimeoutMs));
 }
 
-QTEST_MAIN(TestAppFlow)
+HETPLAN_TEST_MAIN(TestAppFlow)
 #include "tst_app_flow.moc"

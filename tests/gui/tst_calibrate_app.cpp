@@ -8,6 +8,7 @@
 #include "results/breakdown_chart.h"
 #include "results/calibrator.h"
 #include "runtime/worker/measured_run.h"
+#include "tests/test_registry.h"
 #include "window_test_support.h"
 
 #include <QMenuBar>
@@ -121,5 +122,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestCalibrateApp)
+HETPLAN_TEST_MAIN(TestCalibrateApp)
 #include "tst_calibrate_app.moc"

@@ -3,6 +3,7 @@
 #include "canvas/canvas_style.h"
 #include "canvas/palette.h"
 #include "canvas_test_support.h"
+#include "tests/test_registry.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -583,5 +584,5 @@ void TestCanvas::caseStudyScreenshot()
     QApplication::setPalette(light);
 }
 
-QTEST_MAIN(TestCanvas)
+HETPLAN_TEST_MAIN(TestCanvas)
 #include "tst_canvas.moc"

@@ -2,6 +2,7 @@
 // nothing and say why.
 #include "core/io/loaders.h"
 #include "model/cluster_model.h"
+#include "tests/test_registry.h"
 
 #include <QSignalSpy>
 #include <QTest>
@@ -363,5 +364,5 @@ void TestClusterModel::resetRefusesInvalidCluster()
     QVERIFY(model.cluster() == caseStudy());
 }
 
-QTEST_MAIN(TestClusterModel)
+HETPLAN_TEST_MAIN(TestClusterModel)
 #include "tst_cluster_model.moc"

@@ -7,6 +7,7 @@
 #include "results/planning_controller.h"
 #include "results/results_panel.h"
 #include "results/results_text.h"
+#include "tests/test_registry.h"
 
 #include <QDockWidget>
 #include <QHeaderView>
@@ -128,5 +129,5 @@ void TestCompareTable::choosingARowUpdatesTheStatusLine()
              qPrintable(status));
 }
 
-QTEST_MAIN(TestCompareTable)
+HETPLAN_TEST_MAIN(TestCompareTable)
 #include "tst_compare_table.moc"

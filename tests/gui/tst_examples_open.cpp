@@ -4,6 +4,7 @@
 #include "core/io/formats.h"
 #include "mainwindow.h"
 #include "model/document.h"
+#include "tests/test_registry.h"
 #include "window_test_support.h"
 
 #include <QAction>
@@ -122,5 +123,5 @@ void TestExamplesOpen::startPlanLeavesTheDocumentUnmodified()
     QVERIFY(!window.isWindowModified());
 }
 
-QTEST_MAIN(TestExamplesOpen)
+HETPLAN_TEST_MAIN(TestExamplesOpen)
 #include "tst_examples_open.moc"

@@ -10,6 +10,7 @@
 #include "results/results_text.h"
 #include "results/serving_view.h"
 #include "results/timeline_chart.h"
+#include "tests/test_registry.h"
 
 #include <QLabel>
 #include <QProgressBar>
@@ -197,5 +198,5 @@ void TestFigures::hexgenConvergenceShowsAttainment()
     QVERIFY(chartTitle(chart).contains(QLatin1String("SLO attainment")));
 }
 
-QTEST_MAIN(TestFigures)
+HETPLAN_TEST_MAIN(TestFigures)
 #include "tst_figures.moc"

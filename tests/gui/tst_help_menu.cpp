@@ -4,6 +4,7 @@
 #include "help/help_menu.h"
 #include "mainwindow.h"
 #include "results/results_panel.h"
+#include "tests/test_registry.h"
 
 #include <QAction>
 #include <QApplication>
@@ -140,5 +141,5 @@ void TestHelpMenu::shortcutsTableListsTheRealShortcuts()
     });
 }
 
-QTEST_MAIN(TestHelpMenu)
+HETPLAN_TEST_MAIN(TestHelpMenu)
 #include "tst_help_menu.moc"

@@ -8,6 +8,7 @@
 #include "model/cluster_model.h"
 #include "model/document.h"
 #include "model/project.h"
+#include "tests/test_registry.h"
 
 #include <QFile>
 #include <QLabel>
@@ -243,5 +244,5 @@ void TestHostsMapping::dialogExportsAndImports()
     QCOMPARE(fresh.hosts().hosts, saved.hosts);
 }
 
-QTEST_MAIN(TestHostsMapping)
+HETPLAN_TEST_MAIN(TestHostsMapping)
 #include "tst_hosts_mapping.moc"

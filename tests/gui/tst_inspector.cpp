@@ -2,6 +2,7 @@
 // field with the model's reason and change nothing; valid ones are one undo step each.
 #include "canvas_test_support.h"
 #include "inspector/inspector.h"
+#include "tests/test_registry.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -315,5 +316,5 @@ void TestInspector::refusalHintClearsOnAnotherSelection()
     QCOMPARE(f.field<QLineEdit>(QStringLiteral("machineCount"))->text(), QStringLiteral("3"));
 }
 
-QTEST_MAIN(TestInspector)
+HETPLAN_TEST_MAIN(TestInspector)
 #include "tst_inspector.moc"

@@ -15,6 +15,7 @@
 #include "model/project.h"
 #include "tests/runtime/sshd_fixture.h"
 #include "tests/test_programs.h"
+#include "tests/test_registry.h"
 #include "window_test_support.h"
 
 #include <QApplication>
@@ -408,5 +409,5 @@ void TestLaunchFlow::probeClusterSavesTheProbeFile()
     QVERIFY(actions()->panel()->pane(QStringLiteral("rank 0")));
 }
 
-QTEST_MAIN(TestLaunchFlow)
+HETPLAN_TEST_MAIN(TestLaunchFlow)
 #include "tst_launch_flow.moc"

@@ -21,6 +21,7 @@
 #include "results/sweep_view.h"
 #include "results/timeline_chart.h"
 #include "results/whatif_panel.h"
+#include "tests/test_registry.h"
 #include "window_test_support.h"
 
 #include <QAction>
@@ -364,5 +365,5 @@ void TestLayout::stageTitlesAreWhole()
     }
 }
 
-QTEST_MAIN(TestLayout)
+HETPLAN_TEST_MAIN(TestLayout)
 #include "tst_layout.moc"

@@ -8,6 +8,7 @@
 #include "mainwindow.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
+#include "tests/test_registry.h"
 
 #include <QAction>
 #include <QSettings>
@@ -147,5 +148,5 @@ void TestLinkDrawing::droppingOnEmptySpaceSaysSo()
     QVERIFY2(message.contains(QLatin1String("No link drawn")), qPrintable(message));
 }
 
-QTEST_MAIN(TestLinkDrawing)
+HETPLAN_TEST_MAIN(TestLinkDrawing)
 #include "tst_link_drawing.moc"

@@ -9,6 +9,7 @@
 #include "results/planning_controller.h"
 #include "results/problems_view.h"
 #include "results/results_panel.h"
+#include "tests/test_registry.h"
 
 #include <QLabel>
 #include <QMenu>
@@ -178,5 +179,5 @@ void TestMainWindow::newStartsOnAnEmptyCanvas()
     QVERIFY2(issues.front().message.contains(expected), qPrintable(issues.front().message));
 }
 
-QTEST_MAIN(TestMainWindow)
+HETPLAN_TEST_MAIN(TestMainWindow)
 #include "tst_mainwindow.moc"

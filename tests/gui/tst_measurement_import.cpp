@@ -7,6 +7,7 @@
 #include "measurement_import.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
+#include "tests/test_registry.h"
 #include "window_test_support.h"
 
 #include <QComboBox>
@@ -140,5 +141,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestMeasurementImport)
+HETPLAN_TEST_MAIN(TestMeasurementImport)
 #include "tst_measurement_import.moc"

@@ -5,6 +5,7 @@
 #include "results/planner_settings_dialog.h"
 #include "results/planning_controller.h"
 #include "results/results_panel.h"
+#include "tests/test_registry.h"
 
 #include <QAction>
 #include <QApplication>
@@ -139,5 +140,5 @@ void TestPlannerSettings::plannerParametersComeFromItsTable()
     QVERIFY(PlannerSettings::parameters(kind).empty());
 }
 
-QTEST_MAIN(TestPlannerSettings)
+HETPLAN_TEST_MAIN(TestPlannerSettings)
 #include "tst_planner_settings.moc"

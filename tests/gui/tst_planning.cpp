@@ -15,6 +15,7 @@
 #include "results/plan_view.h"
 #include "results/planning_controller.h"
 #include "results/results_panel.h"
+#include "tests/test_registry.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -461,5 +462,5 @@ void TestPlanning::editingWhilePlanningIsSafe()
                 .empty());
 }
 
-QTEST_MAIN(TestPlanning)
+HETPLAN_TEST_MAIN(TestPlanning)
 #include "tst_planning.moc"

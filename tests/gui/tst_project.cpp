@@ -4,6 +4,7 @@
 #include "core/io/formats.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
+#include "tests/test_registry.h"
 
 #include <QFile>
 #include <QStandardPaths>
@@ -288,5 +289,5 @@ void TestProject::cleanSaveRemovesAutosave()
     QVERIFY(!QFile::exists(document.autosavePath()));
 }
 
-QTEST_MAIN(TestProject)
+HETPLAN_TEST_MAIN(TestProject)
 #include "tst_project.moc"

@@ -15,6 +15,7 @@
 #include "results/results_panel.h"
 #include "results/serving_view.h"
 #include "results/timeline_chart.h"
+#include "tests/test_registry.h"
 #include "translations.h"
 
 #include <QDir>
@@ -390,5 +391,5 @@ void TestResultsViews::screenshots()
     }
 }
 
-QTEST_MAIN(TestResultsViews)
+HETPLAN_TEST_MAIN(TestResultsViews)
 #include "tst_results_views.moc"

@@ -19,6 +19,7 @@
 #include "results/stale_banner.h"
 #include "results/timeline_chart.h"
 #include "results/whatif_panel.h"
+#include "tests/test_registry.h"
 #include "window_test_support.h"
 
 #include <QDockWidget>
@@ -347,5 +348,5 @@ void TestStalePlan::openWhilePlanningShowsNothingOfTheOldProject()
     QVERIFY(!window.document()->isModified());
 }
 
-QTEST_MAIN(TestStalePlan)
+HETPLAN_TEST_MAIN(TestStalePlan)
 #include "tst_stale_plan.moc"

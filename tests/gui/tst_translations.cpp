@@ -1,5 +1,6 @@
 // Every shipped translation is finished, the designer's covers every string of its sources,
 // and the embedded .qm files load.
+#include "tests/test_registry.h"
 #include "translations.h"
 
 #include <QDir>
@@ -169,5 +170,5 @@ void TestTranslations::embeddedTranslationsLoad()
     QVERIFY(hetplan::gui::installTranslations(QStringLiteral("en")).isEmpty());
 }
 
-QTEST_MAIN(TestTranslations)
+HETPLAN_TEST_MAIN(TestTranslations)
 #include "tst_translations.moc"

@@ -7,6 +7,7 @@
 #include "results/planning_controller.h"
 #include "results/sweep_view.h"
 #include "results/whatif_panel.h"
+#include "tests/test_registry.h"
 
 #include <QLabel>
 #include <QSignalSpy>
@@ -246,5 +247,5 @@ void TestWhatIf::largeClusterReevaluation()
     qInfo("what-if re-evaluation, 240 GPUs: worst %.3f ms", worstMs);
 }
 
-QTEST_MAIN(TestWhatIf)
+HETPLAN_TEST_MAIN(TestWhatIf)
 #include "tst_whatif.moc"

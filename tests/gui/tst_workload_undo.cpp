@@ -5,6 +5,7 @@
 #include "model/document.h"
 #include "panels/workload_panel.h"
 #include "results/results_panel.h"
+#include "tests/test_registry.h"
 #include "window_test_support.h"
 
 #include <QAction>
@@ -215,5 +216,5 @@ void TestWorkloadUndo::planMenuChoicesAreUndoable()
     QVERIFY(metis->isChecked());
 }
 
-QTEST_MAIN(TestWorkloadUndo)
+HETPLAN_TEST_MAIN(TestWorkloadUndo)
 #include "tst_workload_undo.moc"

@@ -2,6 +2,7 @@
 // import the probe as a cluster, plan on it, run the plan over Gloo, calibrate the cluster
 // from the run, and predict the same run again: the calibrated cluster must predict it closer.
 #include "run_test_support.h"
+#include "tests/test_registry.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -143,5 +144,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCalibrateRoundTrip)
+HETPLAN_TEST_GUILESS_MAIN(TestCalibrateRoundTrip)
 #include "tst_calibrate_roundtrip.moc"

@@ -2,6 +2,7 @@
 // rendezvous through a shared directory and through a Redis server the test starts itself.
 #include "runtime/comm/comm.h"
 #include "runtime/comm/rendezvous.h"
+#include "tests/test_registry.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
@@ -204,5 +205,5 @@ void TestComm::badRendezvousIsRefused()
              parsed.error().message.c_str());
 }
 
-QTEST_APPLESS_MAIN(TestComm)
+HETPLAN_TEST_APPLESS_MAIN(TestComm)
 #include "tst_comm.moc"

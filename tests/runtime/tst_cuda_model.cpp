@@ -6,6 +6,7 @@
 #include "runtime/cuda/model/in_process_tp.h"
 #include "runtime/model/model_shard.h"
 #include "runtime/model/weight_set.h"
+#include "tests/test_registry.h"
 
 #include <random>
 #include <thread>
@@ -301,5 +302,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCudaModel)
+HETPLAN_TEST_APPLESS_MAIN(TestCudaModel)
 #include "tst_cuda_model.moc"

@@ -6,6 +6,7 @@
 #include "runtime/cuda/model/kernels.h"
 #include "runtime/cuda/model/shard_layout.h"
 #include "runtime/model/rotary_embedding.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -212,5 +213,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCudaModelHost)
+HETPLAN_TEST_APPLESS_MAIN(TestCudaModelHost)
 #include "tst_cuda_model_host.moc"

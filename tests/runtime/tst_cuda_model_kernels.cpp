@@ -8,6 +8,7 @@
 #include "runtime/model/layer_kernels.h"
 #include "runtime/model/model_init.h"
 #include "runtime/model/rotary_embedding.h"
+#include "tests/test_registry.h"
 
 #include <cublas_v2.h>
 
@@ -243,5 +244,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCudaModelKernels)
+HETPLAN_TEST_APPLESS_MAIN(TestCudaModelKernels)
 #include "tst_cuda_model_kernels.moc"

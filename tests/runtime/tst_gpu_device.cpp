@@ -2,6 +2,7 @@
 // without, this test is reported as skipped with the driver's reason (never as passed).
 
 #include "gpu_test_support.h"
+#include "tests/test_registry.h"
 
 #include <cuda_runtime_api.h>
 
@@ -31,5 +32,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestGpuDevice)
+HETPLAN_TEST_APPLESS_MAIN(TestGpuDevice)
 #include "tst_gpu_device.moc"

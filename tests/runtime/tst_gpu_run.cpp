@@ -7,6 +7,7 @@
 #include "core/io/measurement_json.h"
 #include "gpu_test_support.h"
 #include "run_test_support.h"
+#include "tests/test_registry.h"
 
 #include <QTemporaryDir>
 
@@ -73,5 +74,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestGpuRun)
+HETPLAN_TEST_APPLESS_MAIN(TestGpuRun)
 #include "tst_gpu_run.moc"

@@ -2,6 +2,7 @@
 // and the refusals a user sees before any rank computes. Needs no GPU.
 #include "run_test_support.h"
 #include "runtime/worker/worker_args.h"
+#include "tests/test_registry.h"
 
 #include <QRegularExpression>
 
@@ -115,5 +116,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestGpuRunOptions)
+HETPLAN_TEST_GUILESS_MAIN(TestGpuRunOptions)
 #include "tst_gpu_run_options.moc"

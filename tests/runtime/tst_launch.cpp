@@ -8,6 +8,7 @@
 #include "core/io/probe_file.h"
 #include "tests/runtime/netns_fixture.h"
 #include "tests/runtime/run_test_support.h"
+#include "tests/test_registry.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -414,5 +415,5 @@ void TestLaunch::probeEveryHost()
     expectNothingLeft("after probing");
 }
 
-QTEST_GUILESS_MAIN(TestLaunch)
+HETPLAN_TEST_GUILESS_MAIN(TestLaunch)
 #include "tst_launch.moc"

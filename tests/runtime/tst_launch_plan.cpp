@@ -5,6 +5,7 @@
 #include "runtime/launcher/launch_commands.h"
 #include "runtime/launcher/launch_plan.h"
 #include "tests/runtime/run_test_support.h"
+#include "tests/test_registry.h"
 
 #include <QDir>
 #include <QFile>
@@ -229,5 +230,5 @@ void TestLaunchPlan::stopKillsWhatIgnoresTerm()
     QVERIFY(ended(stubborn));
 }
 
-QTEST_GUILESS_MAIN(TestLaunchPlan)
+HETPLAN_TEST_GUILESS_MAIN(TestLaunchPlan)
 #include "tst_launch_plan.moc"

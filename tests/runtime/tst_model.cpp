@@ -4,6 +4,7 @@
 #include "model_test_support.h"
 #include "runtime/model/model_init.h"
 #include "runtime/model/reference_run.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -287,5 +288,5 @@ void TestModel::comparisonAllowsFewAdamOutliersOnly()
     QVERIFY(!compareWeightSets(expected, wrong, tolerance, "size").ok());
 }
 
-QTEST_APPLESS_MAIN(TestModel)
+HETPLAN_TEST_APPLESS_MAIN(TestModel)
 #include "tst_model.moc"

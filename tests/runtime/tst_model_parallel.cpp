@@ -13,6 +13,7 @@
 // Cuts that keep every sum in the same order (pipeline stages at one TP rank) are exact.
 #include "model_test_support.h"
 #include "runtime/model/reference_run.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -293,5 +294,5 @@ void TestModelParallel::misuseIsAnErrorNotACrash()
     QVERIFY(!referenceRun(c, {1, 2, {}}, 0, 1).ok());
 }
 
-QTEST_APPLESS_MAIN(TestModelParallel)
+HETPLAN_TEST_APPLESS_MAIN(TestModelParallel)
 #include "tst_model_parallel.moc"

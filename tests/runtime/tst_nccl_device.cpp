@@ -4,6 +4,7 @@
 // timeout with a message naming the group, and aborts instead of hanging.
 #include "gpu_test_support.h"
 #include "runtime/cuda/nccl_comms.h"
+#include "tests/test_registry.h"
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>
@@ -101,5 +102,5 @@ private:
     cudaStream_t m_compute = nullptr;
 };
 
-QTEST_APPLESS_MAIN(TestNcclDevice)
+HETPLAN_TEST_APPLESS_MAIN(TestNcclDevice)
 #include "tst_nccl_device.moc"

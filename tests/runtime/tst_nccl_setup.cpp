@@ -5,6 +5,7 @@
 #include "program_test_support.h"
 #include "runtime/comm/rendezvous.h"
 #include "runtime/cuda/nccl_setup.h"
+#include "tests/test_registry.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -90,7 +91,9 @@ private Q_SLOTS:
         auto env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("HETPLAN_TEST_STORE"), dir.path());
         waiter.setProcessEnvironment(env);
-        waiter.start(QCoreApplication::applicationFilePath(), {QStringLiteral("fetchIdInChild")});
+        waiter.start(QCoreApplication::applicationFilePath(),
+                     {QString::fromLatin1(hetplan::testmain::runningTest()),
+                      QStringLiteral("fetchIdInChild")});
         QVERIFY(waiter.waitForStarted());
 
         gloo::rendezvous::FileStore store(dir.path().toStdString());
@@ -157,5 +160,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestNcclSetup)
+HETPLAN_TEST_GUILESS_MAIN(TestNcclSetup)
 #include "tst_nccl_setup.moc"

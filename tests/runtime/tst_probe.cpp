@@ -4,6 +4,7 @@
 #include "core/io/files.h"
 #include "core/io/probe_file.h"
 #include "tests/test_programs.h"
+#include "tests/test_registry.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
@@ -178,5 +179,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestProbe)
+HETPLAN_TEST_APPLESS_MAIN(TestProbe)
 #include "tst_probe.moc"

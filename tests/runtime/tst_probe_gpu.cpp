@@ -7,6 +7,7 @@
 #include "gpu_test_support.h"
 #include "runtime/probe/gpu_probe.h"
 #include "tests/test_programs.h"
+#include "tests/test_registry.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -73,5 +74,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestProbeGpu)
+HETPLAN_TEST_APPLESS_MAIN(TestProbeGpu)
 #include "tst_probe_gpu.moc"

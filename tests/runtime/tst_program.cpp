@@ -6,6 +6,7 @@
 #include "core/io/loaders.h"
 #include "tests/core/planner_test_support.h"
 #include "tests/runtime/program_test_support.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -285,5 +286,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestProgram)
+HETPLAN_TEST_APPLESS_MAIN(TestProgram)
 #include "tst_program.moc"

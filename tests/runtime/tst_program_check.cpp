@@ -1,6 +1,7 @@
 // The checker catches programs that would hang or compute the wrong thing, and the compiler
 // refuses plans the runtime cannot execute, naming the pipeline and stage and why.
 #include "tests/runtime/program_test_support.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -205,5 +206,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestProgramCheck)
+HETPLAN_TEST_APPLESS_MAIN(TestProgramCheck)
 #include "tst_program_check.moc"

@@ -3,6 +3,7 @@
 #include "core/io/files.h"
 #include "tests/core/planner_test_support.h"
 #include "tests/runtime/program_test_support.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -159,5 +160,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestProgramPlanners)
+HETPLAN_TEST_APPLESS_MAIN(TestProgramPlanners)
 #include "tst_program_planners.moc"

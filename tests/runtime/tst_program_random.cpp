@@ -7,6 +7,7 @@
 #include "core/cost/validator.h"
 #include "runtime/program/program_text.h"
 #include "tests/runtime/program_test_support.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -211,5 +212,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestProgramRandom)
+HETPLAN_TEST_APPLESS_MAIN(TestProgramRandom)
 #include "tst_program_random.moc"

@@ -4,6 +4,7 @@
 #include "core/plan/rank_layout.h"
 #include "runtime/program/compile.h"
 #include "tests/core/export_test_support.h"
+#include "tests/test_registry.h"
 
 #include <QtTest>
 
@@ -65,5 +66,5 @@ void TestProgramRankLayout::layoutIsTheCompiledRankOrder()
     }
 }
 
-QTEST_APPLESS_MAIN(TestProgramRankLayout)
+HETPLAN_TEST_APPLESS_MAIN(TestProgramRankLayout)
 #include "tst_program_rank_layout.moc"

@@ -3,6 +3,7 @@
 // cannot run is refused before any process starts.
 #include "run_test_support.h"
 #include "tests/test_programs.h"
+#include "tests/test_registry.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
@@ -190,5 +191,5 @@ void TestRunFaults::refusedBeforeAnyProcessStarts()
     QVERIFY2(!run.out.contains(QStringLiteral("is process")), qPrintable(run.out));
 }
 
-QTEST_APPLESS_MAIN(TestRunFaults)
+HETPLAN_TEST_APPLESS_MAIN(TestRunFaults)
 #include "tst_run_faults.moc"

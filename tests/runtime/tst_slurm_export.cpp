@@ -7,6 +7,7 @@
 #include "tests/core/export_test_support.h"
 #include "tests/core/slurm_test_support.h"
 #include "tests/runtime/run_test_support.h"
+#include "tests/test_registry.h"
 
 #include <QFileInfo>
 #include <QtTest>
@@ -90,5 +91,5 @@ void TestSlurmExport::scriptTrainsLikeRun()
     }
 }
 
-QTEST_APPLESS_MAIN(TestSlurmExport)
+HETPLAN_TEST_APPLESS_MAIN(TestSlurmExport)
 #include "tst_slurm_export.moc"

@@ -5,6 +5,7 @@
 #include "runtime/launcher/remote_command.h"
 #include "runtime/launcher/ssh_session.h"
 #include "sshd_fixture.h"
+#include "tests/test_registry.h"
 
 #include <QElapsedTimer>
 #include <QtTest>
@@ -317,5 +318,5 @@ void TestSshSession::sessionsRunInParallelThreads()
         QCOMPARE(outputs[std::size_t(i)], "rank " + std::to_string(i) + "\n");
 }
 
-QTEST_APPLESS_MAIN(TestSshSession)
+HETPLAN_TEST_APPLESS_MAIN(TestSshSession)
 #include "tst_ssh_session.moc"
