@@ -171,7 +171,7 @@ Status Comm::exchange(const std::vector<Transfer> &transfers)
         auto found = m_impl->find(op, t.group, t.peer);
         if (!found)
             return found.error();
-        // Named copies, not a structured binding: clang 14, which scripts/check-tidy.sh runs,
+        // Named copies, not a structured binding: clang 14, which scripts/check-tidy.py runs,
         // cannot capture a structured binding in a lambda yet (GCC 12 can).
         Group *g = found->first;
         const int peerIndex = found->second;
