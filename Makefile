@@ -6,22 +6,30 @@ JOBS      ?= $(shell nproc)
 # made relative to the checkout, so `build` and `build-core` compile the same command lines.
 export CCACHE_BASEDIR   := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
+# Objects compiled with a precompiled header are cached only with these (cmake/PrecompiledHeaders.cmake).
+export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
 CLI       := $(BUILD_DIR)/bin/hetplan-cli
 
-.PHONY: all deps build run test bench fuzz core package install clean gpu-host-bundle
+.PHONY: all deps configure build build-app run test lint bench fuzz core package install clean gpu-host-bundle
 
 all: build
 
 deps:
 	@scripts/install-deps.sh all
 
-build: deps
+configure: deps
 	@cmake --preset $(PRESET) >/dev/null
+
+build: configure
 	@cmake --build --preset $(PRESET) -j $(JOBS)
+
+# Only what `make run` starts: the app and the CLI with their libraries (no tests, no benchmarks).
+build-app: configure
+	@cmake --build --preset $(PRESET) -j $(JOBS) --target hetplan hetplan-cli
 
 # The main job: the desktop app on the bundled case study, planned with the default planner
 # (HexiScale) and cost model. Without a display, the same plan from the command line.
-run: build
+run: build-app
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] && [ -x $(BUILD_DIR)/bin/hetplan ]; then \
 	    $(BUILD_DIR)/bin/hetplan; \
 	else \
@@ -34,6 +42,12 @@ run: build
 test: build
 	ctest --preset $(PRESET) -j $(JOBS)
 	@$(MAKE) --no-print-directory core CORE_TESTS="-L core"
+
+# The lint tests alone; then the files clang-tidy found clean are recorded in
+# tests/lint/tidy-clean.txt, so a fresh clone analyses only what changes after this (docs/building.md).
+lint: build
+	ctest --preset $(PRESET) -L lint
+	scripts/check-tidy.py $(BUILD_DIR) --record
 
 # Benchmarks are separate from the tests: numbers, not pass/fail.
 bench: build
@@ -60,7 +74,10 @@ gpu-host-bundle: deps
 	@scripts/gpu-host-bundle.sh $(BUILD_DIR)
 
 # Debian packages (hetplan, hetplan-cli, hetplan-runtime) into build/: `apt install ./build/hetplan*.deb`.
-package: build
+# Packages carry GPU code for every supported architecture; test builds compile one.
+package: deps
+	@cmake --preset $(PRESET) -DHETPLAN_CUDA_ARCHITECTURES=all >/dev/null
+	@cmake --build --preset $(PRESET) -j $(JOBS)
 	@cmake --build $(BUILD_DIR) --target package
 	@ls -l $(BUILD_DIR)/*.deb
 

@@ -5,10 +5,31 @@
 # Nothing here needs a GPU: a machine without one builds everything, and the GPU tests skip.
 set(HETPLAN_CUDA "AUTO" CACHE STRING "Build the CUDA/NCCL backend: ON, OFF or AUTO")
 set_property(CACHE HETPLAN_CUDA PROPERTY STRINGS ON OFF AUTO)
-# Pinned: `native` needs a GPU at configure time. 80: A100/A800, 86: RTX 30xx, 89: RTX 40xx and
-# L40, 90: H100/H200. PTX for 90 is embedded too, so newer GPUs JIT-compile it.
+# Architectures, pinned (`native` needs a GPU at configure time). `all`, for packages: 80 (A100,
+# A800), 86 (RTX 30xx), 89 (RTX 40xx, L40) and 90 (H100, H200), with PTX for 90 so newer GPUs
+# JIT-compile it. `one`, for test builds: the architecture of this machine's first GPU, or 90
+# (the GPU the project's checks run on) where there is none; a quarter of the compile time.
+set(HETPLAN_CUDA_ARCHITECTURES "all" CACHE STRING
+    "CUDA architectures: all (packages), one (this machine's GPU, else 90) or a CMake list")
 if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-    set(CMAKE_CUDA_ARCHITECTURES "80-real;86-real;89-real;90")
+    if(HETPLAN_CUDA_ARCHITECTURES STREQUAL "all")
+        set(CMAKE_CUDA_ARCHITECTURES "80-real;86-real;89-real;90")
+    elseif(HETPLAN_CUDA_ARCHITECTURES STREQUAL "one")
+        set(CMAKE_CUDA_ARCHITECTURES 90)
+        find_program(_hetplan_nvidia_smi nvidia-smi)
+        if(_hetplan_nvidia_smi)
+            execute_process(COMMAND "${_hetplan_nvidia_smi}" --query-gpu=compute_cap
+                                    --format=csv,noheader
+                            OUTPUT_VARIABLE _hetplan_cap RESULT_VARIABLE _hetplan_smi_result
+                            ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE TIMEOUT 20)
+            string(REGEX MATCH "^([0-9]+)\\.([0-9]+)" _hetplan_cap_match "${_hetplan_cap}")
+            if(_hetplan_smi_result EQUAL 0 AND _hetplan_cap_match)
+                set(CMAKE_CUDA_ARCHITECTURES "${CMAKE_MATCH_1}${CMAKE_MATCH_2}")
+            endif()
+        endif()
+    else()
+        set(CMAKE_CUDA_ARCHITECTURES "${HETPLAN_CUDA_ARCHITECTURES}")
+    endif()
 endif()
 
 set(HETPLAN_HAVE_CUDA OFF)
