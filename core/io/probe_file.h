@@ -6,6 +6,7 @@
 // and are listed in `flags`, never dropped.
 
 #include "core/base/result.h"
+#include "core/model/backend_kind.h"
 
 #include <optional>
 #include <string>
@@ -80,7 +81,7 @@ struct ProbedHost
 {
     std::string name;
     int rank = 0;
-    std::string backend; // "cpu" or "cuda"
+    BackendKind backend = BackendKind::Gloo; // Cuda when its GPUs were measured
     std::string cpuModel;
     int cpuCores = 0;
     int blasThreads = 0;
