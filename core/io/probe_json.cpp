@@ -1,4 +1,4 @@
-// hetplan.probe/1 (docs/formats.md, "Probe file"): TFLOPS, GB/s (1e9 bytes/s), microseconds,
+// hetplan.probe/1 (docs/formats.md, "Probe"): TFLOPS, GB/s (1e9 bytes/s), microseconds,
 // bytes, MiB and GiB. Negative figures are refused; zero is accepted, since a measurement that
 // read zero must stay in the file, flagged.
 #include "core/io/json_util.h"
