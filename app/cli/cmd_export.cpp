@@ -119,10 +119,12 @@ Status workerOptions(const Args &args, SlurmOptions &options)
             return badInput("--" + std::string(option)
                             + " sets hetplan-worker's options; with --command, put it in the "
                               "command");
-    options.backend = args.value("backend").value_or(options.backend);
-    if (options.backend != "cuda" && options.backend != "gloo")
-        return badInput("--backend " + options.backend
-                        + ": valid: cuda (GPU with NCCL) or gloo (CPU)");
+    if (const auto backend = args.value("backend")) {
+        auto kind = backendOption(*backend);
+        if (!kind)
+            return kind.error();
+        options.backend = *kind;
+    }
     auto scale = args.integer("scale", 1, 1 << 16);
     if (!scale)
         return scale.error();

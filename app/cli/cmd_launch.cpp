@@ -52,10 +52,12 @@ Status readRunOptions(const Args &args, LaunchSpec &spec)
     spec.rankTimeoutS = timeout->value_or(spec.rankTimeoutS);
     spec.connectTimeoutS = connect->value_or(spec.connectTimeoutS);
     spec.stopGraceS = grace->value_or(spec.stopGraceS);
-    spec.backend = args.value("backend").value_or(spec.backend);
-    if (spec.backend != "gloo" && spec.backend != "cuda")
-        return badInput("--backend " + spec.backend
-                        + ": valid: gloo (CPU) or cuda (GPU with NCCL)");
+    if (const auto backend = args.value("backend")) {
+        auto kind = backendOption(*backend);
+        if (!kind)
+            return kind.error();
+        spec.backend = *kind;
+    }
     return okStatus();
 }
 

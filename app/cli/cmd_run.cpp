@@ -78,8 +78,8 @@ struct RunOptions
     int iterations = 3;
     int seed = 0;
     double timeoutS = 60;
-    std::string dumpWeights;      // a directory, or empty
-    std::string backend = "gloo"; // hetplan-worker --backend: gloo or cuda
+    std::string dumpWeights;                 // a directory, or empty
+    BackendKind backend = BackendKind::Gloo; // hetplan-worker --backend
 };
 
 std::vector<RankProcesses::Launch> launches(const Job &job, const runtime::JobSource &source,
@@ -96,8 +96,7 @@ std::vector<RankProcesses::Launch> launches(const Job &job, const runtime::JobSo
         args.iterations = options.iterations;
         args.seed = std::uint64_t(options.seed);
         args.out = dir.result(r.rank).string();
-        args.backend = options.backend == "cuda" ? runtime::WorkerBackend::Cuda
-                                                 : runtime::WorkerBackend::Gloo;
+        args.backend = options.backend;
         if (!options.dumpWeights.empty())
             args.dumpWeights
                 = (fs::path(options.dumpWeights) / ("rank-" + std::to_string(r.rank) + ".weights"))
@@ -123,11 +122,14 @@ Result<RunOptions> runOptions(const Args &args)
     o.iterations = iterations->value_or(o.iterations);
     o.seed = seed->value_or(o.seed);
     o.timeoutS = timeout->value_or(o.timeoutS);
-    o.backend = args.value("backend").value_or(o.backend);
-    if (o.backend != "gloo" && o.backend != "cuda")
-        return badInput("--backend " + o.backend + ": valid: gloo (CPU) or cuda (GPU with NCCL)");
+    if (const auto backend = args.value("backend")) {
+        auto kind = backendOption(*backend);
+        if (!kind)
+            return kind.error();
+        o.backend = *kind;
+    }
     o.dumpWeights = args.value("dump-weights").value_or("");
-    if (o.backend == "cuda" && !o.dumpWeights.empty())
+    if (o.backend == BackendKind::Cuda && !o.dumpWeights.empty())
         return badInput("--dump-weights needs --backend gloo: the GPU model's weights stay on "
                         "the device");
     if (!o.dumpWeights.empty()) {

@@ -24,8 +24,9 @@ std::string percent(double relative)
 void printComparison(std::ostream &out, const Measurement &measured,
                      const std::vector<Comparison> &rows)
 {
-    out << "\nThe run as it trained (" << measured.run.backend << ", scale " << measured.run.scale
-        << ", sequence " << measured.run.seqLen
+    out << "\nThe run as it trained ("
+        << backendName(measured.run.backend, BackendSpelling::Measurement) << ", scale "
+        << measured.run.scale << ", sequence " << measured.run.seqLen
         << "), predicted beside measured (mean of the timed iterations):\n";
     out << std::left << std::setw(18) << "" << std::right << std::setw(12) << "predicted"
         << std::setw(12) << "measured" << std::setw(10) << "error" << '\n';
@@ -33,7 +34,7 @@ void printComparison(std::ostream &out, const Measurement &measured,
         out << std::left << std::setw(18) << row.what << std::right << std::setw(12)
             << formatSeconds(row.predicted) << std::setw(12) << formatSeconds(row.measured)
             << std::setw(10) << percent(row.relativeError()) << '\n';
-    if (measured.run.backend == "gloo-cpu")
+    if (measured.run.backend == BackendKind::Gloo)
         out << "note: the run used CPU ranks; the errors mean something only with a cluster\n"
                "      file describing them (hetplan-cli import of a CPU probe, then calibrate).\n";
 }

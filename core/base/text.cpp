@@ -1,5 +1,6 @@
 #include "core/base/text.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace hetplan {
@@ -28,6 +29,14 @@ std::string gibText(double gib, int decimals)
     char text[32];
     std::snprintf(text, sizeof text, "%.*f", decimals, gib);
     return text;
+}
+
+bool equalsIgnoringCase(std::string_view a, std::string_view b)
+{
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+        const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
+        return lower(x) == lower(y);
+    });
 }
 
 } // namespace hetplan

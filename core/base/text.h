@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace hetplan {
 
@@ -16,5 +17,8 @@ std::string gibText(double gib, int decimals = 1);
 // "stage 1" / "pipeline 0": the index as in the plan file.
 std::string stageLabel(int stageIndex);
 std::string pipelineLabel(int pipelineIndex);
+
+// Names that differ only in ASCII case are the same name: GPU types, catalog entries, examples.
+bool equalsIgnoringCase(std::string_view a, std::string_view b);
 
 } // namespace hetplan

@@ -1,6 +1,7 @@
 // The compiled-in catalogs (resources/catalog/) and example files (resources/examples/).
 #include "core/catalog/catalog.h"
 
+#include "core/base/text.h"
 #include "core/catalog/embedded.h"
 #include "core/io/format_objects.h"
 
@@ -17,14 +18,6 @@ namespace {
 constexpr std::string_view kGpuCatalogFormat = "hetplan.gpu-catalog/1";
 constexpr std::string_view kModelCatalogFormat = "hetplan.model-catalog/1";
 constexpr std::size_t kMaxCatalogEntries = 4096;
-
-bool equalsIgnoringCase(std::string_view a, std::string_view b)
-{
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-        const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
-        return lower(x) == lower(y);
-    });
-}
 
 std::string_view embeddedText(std::string_view path)
 {

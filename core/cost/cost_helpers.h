@@ -5,9 +5,9 @@
 // that data-parallel synchronisation is computed over. They call nothing of the cost layer
 // above them.
 
+#include "core/base/infinity.h"
 #include "core/cost/stage_query.h"
 
-#include <limits>
 #include <span>
 #include <utility>
 #include <vector>
@@ -18,7 +18,6 @@ struct Plan;
 struct Pipeline;
 class PlanPaths;
 
-inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
 inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 
 // Seconds to move `bytes` over `bytesPerS`; +inf over a missing link, 0 for nothing to move.

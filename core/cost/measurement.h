@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/base/result.h"
+#include "core/model/backend_kind.h"
 #include "core/plan/estimate.h"
 
 #include <cstdint>
@@ -58,7 +59,7 @@ struct MeasuredStage
 // How the run was made.
 struct MeasurementRun
 {
-    std::string backend; // "gloo-cpu"
+    BackendKind backend = BackendKind::Gloo;
     std::string planFile;
     std::string model;
     int scale = 1;

@@ -108,7 +108,7 @@ private:
             if (m->definedBy != m_source)
                 return badInput(at(path) + ": host " + host.name + " is also in " + m->definedBy
                                 + "; give each host in one probe file only");
-            if (!m->cudaDevices.empty() || host.backend == "cuda")
+            if (!m->cudaDevices.empty() || host.backend == BackendKind::Cuda)
                 return badInput(at(path) + ": host " + host.name
                                 + " has a second rank; a GPU host is probed by one rank");
             return okStatus();

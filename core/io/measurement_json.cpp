@@ -51,7 +51,8 @@ MeasurementRun readRun(const Value &value)
 {
     MeasurementRun r;
     Object o = value.object();
-    r.backend = o.required("backend").string();
+    r.backend = o.required("backend").oneOf<BackendKind>(backendNames(BackendSpelling::Measurement),
+                                                         BackendKind::Gloo, "measurement backend");
     r.planFile = o.required("plan").string(kMaxTextChars);
     r.model = o.required("model").string();
     r.scale = o.required("scale").integer(kScale, 1);
@@ -184,7 +185,7 @@ std::string writeMeasurement(const Measurement &m)
     OrderedJson j;
     j["format"] = kMeasurementFormat;
     OrderedJson &run = j["run"];
-    run["backend"] = m.run.backend;
+    run["backend"] = std::string(backendName(m.run.backend, BackendSpelling::Measurement));
     run["plan"] = m.run.planFile;
     run["model"] = m.run.model;
     run["scale"] = m.run.scale;

@@ -1,4 +1,4 @@
-// Plausibility of a probe's figures (docs/formats.md, "Probe file") and the catalog type of a
+// Plausibility of a probe's figures (docs/formats.md, "Probe") and the catalog type of a
 // probed GPU.
 #include "core/catalog/catalog.h"
 #include "core/io/probe_file.h"

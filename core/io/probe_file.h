@@ -1,11 +1,12 @@
 #pragma once
 
-// hetplan.probe/1 (docs/formats.md, "Probe file"): what `hetplan-probe` measured on a set of
+// hetplan.probe/1 (docs/formats.md, "Probe"): what `hetplan-probe` measured on a set of
 // hosts. Every figure is a series of repetitions summarised by its median and spread (min,
 // max); every measurement names its method. Figures that are not plausible stay in the file
 // and are listed in `flags`, never dropped.
 
 #include "core/base/result.h"
+#include "core/model/backend_kind.h"
 
 #include <optional>
 #include <string>
@@ -80,7 +81,7 @@ struct ProbedHost
 {
     std::string name;
     int rank = 0;
-    std::string backend; // "cpu" or "cuda"
+    BackendKind backend = BackendKind::Gloo; // Cuda when its GPUs were measured
     std::string cpuModel;
     int cpuCores = 0;
     int blasThreads = 0;
@@ -167,7 +168,7 @@ void summarizePair(ProbedPair &pair);
 Result<Probe> parseProbe(std::string_view text, std::string_view source);
 std::string writeProbe(const Probe &probe);
 
-// The plausibility flags of docs/formats.md ("Probe file"): non-positive figures; one-way time
+// The plausibility flags of docs/formats.md ("Probe"): non-positive figures; one-way time
 // falling with message size beyond the spread; GEMM TFLOPS or memory bandwidth above 1.1× the
 // catalog's figure for a GPU matched to the catalog.
 std::vector<PlausibilityFlag> plausibilityFlags(const Probe &probe);

@@ -1,4 +1,4 @@
-// hetplan.probe/1 (docs/formats.md, "Probe file"): TFLOPS, GB/s (1e9 bytes/s), microseconds,
+// hetplan.probe/1 (docs/formats.md, "Probe"): TFLOPS, GB/s (1e9 bytes/s), microseconds,
 // bytes, MiB and GiB. Negative figures are refused; zero is accepted, since a measurement that
 // read zero must stay in the file, flagged.
 #include "core/io/json_util.h"
@@ -18,8 +18,6 @@ constexpr IntRange kIndex{0, 1 << 16};
 constexpr IntRange kCores{1, 1 << 16};
 const Range kFigure = Range::nonNegative();
 const Range kBytes = Range::positive(1e15);
-
-constexpr EnumName<int> kBackends[] = {{"cpu", 0}, {"cuda", 1}};
 
 Spread readSpread(const Value &value)
 {
@@ -133,8 +131,8 @@ ProbedHost readHost(const Value &value)
     Object o = value.object();
     h.name = o.required("name").string(kMaxNameChars * 2);
     h.rank = o.required("rank").integer(kIndex);
-    h.backend = std::string(
-        nameOf<int>(kBackends, o.required("backend").oneOf<int>(kBackends, 0, "probe backend")));
+    h.backend = o.required("backend").oneOf<BackendKind>(backendNames(BackendSpelling::Probe),
+                                                         BackendKind::Gloo, "probe backend");
     h.cpuModel = o.required("cpu_model").string(kMaxNameChars * 2, true);
     h.cpuCores = o.required("cpu_cores").integer(kCores, 1);
     h.blasThreads = o.required("blas_threads").integer(kCores, 1);
@@ -243,7 +241,7 @@ OrderedJson hostJson(const ProbedHost &h)
     OrderedJson j;
     j["name"] = h.name;
     j["rank"] = h.rank;
-    j["backend"] = h.backend;
+    j["backend"] = std::string(backendName(h.backend, BackendSpelling::Probe));
     j["cpu_model"] = h.cpuModel;
     j["cpu_cores"] = h.cpuCores;
     j["blas_threads"] = h.blasThreads;

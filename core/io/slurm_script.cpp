@@ -62,8 +62,9 @@ std::string workerCommand(const SlurmOptions &o)
         command += " --model " + shellQuote(*o.model);
     // The rendezvous directory must be one every node sees; HETPLAN_RENDEZVOUS may name a
     // redis://HOST:PORT store instead. Gloo needs an address the other nodes reach.
-    command += R"( --rank "$RANK" --world "$WORLD_SIZE" --backend )" + o.backend;
-    if (o.backend == "cuda")
+    command += R"( --rank "$RANK" --world "$WORLD_SIZE" --backend )"
+               + std::string(backendName(o.backend, BackendSpelling::Option));
+    if (o.backend == BackendKind::Cuda)
         command += " --device \"$LOCAL_RANK\"";
     if (o.scale != 1)
         command += " --scale " + std::to_string(o.scale);

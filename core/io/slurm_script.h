@@ -4,6 +4,7 @@
 // ranks with srun, one task per rank, on the nodes the plan's machines map to.
 
 #include "core/base/result.h"
+#include "core/model/backend_kind.h"
 #include "core/plan/rank_layout.h"
 
 #include <map>
@@ -26,9 +27,9 @@ struct SlurmOptions
     std::optional<std::string> cluster;
     std::optional<std::string> model;
     std::string worker = "hetplan-worker";
-    std::string backend = "cuda"; // hetplan-worker --backend: cuda (NCCL) or gloo (CPU)
-    int scale = 1;                // hetplan-worker --scale
-    int iterations = 0;           // hetplan-worker --iterations; 0: the worker's default
+    BackendKind backend = BackendKind::Cuda; // hetplan-worker --backend
+    int scale = 1;                           // hetplan-worker --scale
+    int iterations = 0;                      // hetplan-worker --iterations; 0: the worker's default
     // Per host, the worker executable there (a hosts file's `worker`); absent: `worker`.
     std::map<std::string, std::string> workerOfHost;
 };

@@ -1,6 +1,7 @@
 // Topology: the flat GPU list and pair bandwidth/latency of a Cluster (docs/formats.md, "Cluster").
 #include "core/model/topology.h"
 
+#include "core/base/text.h"
 #include "core/catalog/catalog.h"
 
 #include <queue>
@@ -21,14 +22,6 @@
 namespace hetplan {
 
 namespace {
-
-bool equalsIgnoringCase(std::string_view a, std::string_view b)
-{
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-        const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
-        return lower(x) == lower(y);
-    });
-}
 
 std::string indexed(std::string_view array, size_t index)
 {

@@ -33,6 +33,7 @@
 // The per-stage times come from estimateStage/hopS, the final costs from objectiveS.
 #include "core/planners/exhaustive.h"
 
+#include "core/base/infinity.h"
 #include "core/cost/cost_model.h"
 #include "core/planners/hexiscale/batch_balance.h"
 #include "core/planners/hexiscale/hexiscale_planner.h"
@@ -50,7 +51,6 @@ namespace {
 
 using namespace hexiscale;
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr std::uint64_t kSaturated = std::numeric_limits<std::uint64_t>::max();
 // Past this many structures the count stops at "more than"; counting stays well under a second.
 constexpr long kMostStructuresCounted = 200000;

@@ -1,16 +1,15 @@
 #include "core/serving/serving_sim.h"
 
+#include "core/base/infinity.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <limits>
 #include <random>
 
 namespace hetplan {
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // A uniform in [0, 1) from the top 53 bits, and its exponential(1) by inversion: the same
 // stream on every standard library (std::exponential_distribution is implementation-defined).
@@ -49,7 +48,7 @@ void ServingSimulator::run(std::span<const double> replicaLatencyS, double rateP
                            std::vector<double> &latencyS) const
 {
     const size_t replicas = replicaLatencyS.size();
-    latencyS.assign(m_unitArrivalS.size(), kInf);
+    latencyS.assign(m_unitArrivalS.size(), kInfinity);
     thread_local std::vector<double> freeAtS;
     thread_local std::vector<double> weight;
     thread_local std::vector<double> credit;
@@ -83,7 +82,7 @@ void ServingSimulator::run(std::span<const double> replicaLatencyS, double rateP
             }
             credit[chosen] -= totalWeight;
         } else {
-            double bestS = kInf;
+            double bestS = kInfinity;
             for (size_t r = 0; r < replicas; ++r) {
                 if (weight[r] <= 0)
                     continue;

@@ -44,8 +44,8 @@ struct LaunchSpec
     int scale = 1;
     int iterations = 3;
     int seed = 0;
-    std::string backend = "gloo"; // gloo (CPU) or cuda (GPU with NCCL)
-    double rankTimeoutS = 60;     // hetplan-worker --timeout-s: rendezvous and every transfer
+    BackendKind backend = BackendKind::Gloo; // hetplan-worker --backend
+    double rankTimeoutS = 60; // hetplan-worker --timeout-s: rendezvous and every transfer
 
     // Bring your own trainer: when set, run once per rank instead of hetplan-worker, each word
     // passed through the shell quoted. The environment carries RANK, WORLD_SIZE, LOCAL_RANK,

@@ -64,8 +64,6 @@ private:
 
 Status checkOptions(const LaunchSpec &spec)
 {
-    if (spec.backend != "gloo" && spec.backend != "cuda")
-        return badInput("backend " + spec.backend + ": valid: gloo (CPU) or cuda (GPU with NCCL)");
     if (spec.scale < 1 || spec.iterations < 1 || spec.seed < 0)
         return badInput("scale and iterations must be at least 1 and the seed not negative");
     if (spec.hosts.hosts.empty())
@@ -128,8 +126,7 @@ runtime::WorkerArgs workerArgs(const LaunchSpec &spec, const HostEntry &entry, i
     args.iterations = spec.iterations;
     args.seed = std::uint64_t(spec.seed);
     args.out = "rank-" + std::to_string(rank) + ".json";
-    args.backend
-        = spec.backend == "cuda" ? runtime::WorkerBackend::Cuda : runtime::WorkerBackend::Gloo;
+    args.backend = spec.backend;
     return args;
 }
 
@@ -199,7 +196,7 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
             start.command = spec.command;
         }
         host.ranks.push_back(std::move(start));
-        if (spec.backend == "cuda" && spec.command.empty())
+        if (spec.backend == BackendKind::Cuda && spec.command.empty())
             host.gpusNeeded
                 = std::max(host.gpusNeeded, ++machineRanksOnHost[destination][rank.machine]);
     }

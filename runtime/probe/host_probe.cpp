@@ -50,7 +50,7 @@ Result<ProbedHost> measureHost(const ProbeArgs &args, const std::string &name,
     ProbedHost host;
     host.name = name;
     host.rank = args.rank;
-    host.backend = "cpu";
+    host.backend = BackendKind::Gloo;
     host.cpuModel = cpuModel();
     host.cpuCores = cpuCores();
     host.blasThreads = args.blasThreads;
@@ -59,7 +59,7 @@ Result<ProbedHost> measureHost(const ProbeArgs &args, const std::string &name,
     host.noGpuReason = whyNoGpu(args);
 #ifdef HETPLAN_PROBE_CUDA
     if (host.noGpuReason.empty()) {
-        host.backend = "cuda";
+        host.backend = BackendKind::Cuda;
         auto gpus = probeGpus(shapes, args.repetitions, args.quick);
         if (!gpus)
             return gpus.error();

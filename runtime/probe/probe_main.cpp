@@ -1,5 +1,5 @@
 // hetplan-probe: measures hosts and the links between them and writes hetplan.probe/1
-// (docs/probe.md, docs/formats.md "Probe file").
+// (docs/probe.md, docs/formats.md "Probe").
 #include "core/io/files.h"
 #include "core/io/loaders.h"
 #include "runtime/probe/host_probe.h"

@@ -60,7 +60,8 @@ void printReport(std::ostream &out, const Probe &probe)
         << probe.settings.microBatch << ", seq-len " << probe.settings.seqLen << ", TP "
         << probe.settings.tp << ", " << probe.settings.repetitions << " repetitions\n";
     for (const ProbedHost &h : probe.hosts) {
-        out << h.name << " (rank " << h.rank << ", " << h.backend << "; "
+        out << h.name << " (rank " << h.rank << ", "
+            << backendName(h.backend, BackendSpelling::Probe) << "; "
             << (h.cpuModel.empty() ? "unknown CPU" : h.cpuModel) << ", " << h.cpuCores << " cores, "
             << h.blasThreads << " BLAS threads)\n";
         gemmLines(out, h.cpuGemm, "  CPU ", 0);

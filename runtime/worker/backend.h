@@ -40,8 +40,6 @@ class Backend
 public:
     virtual ~Backend() = default;
 
-    // The measurement's name for it: "gloo-cpu", "cuda-nccl".
-    virtual const char *name() const = 0;
     // Zero-filled floats in the backend's memory.
     virtual Result<Floats> allocate(std::size_t count) = 0;
 

@@ -25,7 +25,6 @@ public:
     Status connect(const JobProgram &program);
     cudaStream_t computeStream() const { return m_compute; }
 
-    const char *name() const override { return "cuda-nccl"; }
     Result<Floats> allocate(std::size_t count) override;
     Status exchange(const std::vector<Comm::Transfer> &transfers, double &spentS) override;
     Status broadcast(const std::string &group, int root, float *data, std::size_t count,

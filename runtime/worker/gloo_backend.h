@@ -12,7 +12,6 @@ public:
         : m_comm(comm)
     {}
 
-    const char *name() const override { return "gloo-cpu"; }
     Result<Floats> allocate(std::size_t count) override;
     Status exchange(const std::vector<Comm::Transfer> &transfers, double &spentS) override;
     Status broadcast(const std::string &group, int root, float *data, std::size_t count,

@@ -44,7 +44,8 @@ Result<CalibrationRun> measuredRun(const Plan &plan, const ModelSpec &full,
     // The CPU backend computes and sends fp32 (docs/runtime-model.md), the GPU backend bf16
     // GEMMs and hops (docs/gpu-model.md); both recompute the attention probabilities in
     // backward, which is selective recomputation (Korthikanti et al., §4.2).
-    out.workload.train.precision = run.backend == "gloo-cpu" ? Precision::Fp32 : Precision::Bf16;
+    out.workload.train.precision
+        = run.backend == BackendKind::Gloo ? Precision::Fp32 : Precision::Bf16;
     out.workload.train.recompute = Recompute::Selective;
     out.plan.workload = out.workload;
     return out;

@@ -70,10 +70,10 @@ Result<WorkerArgs> parseWorkerArgs(const std::vector<std::string> &words)
     if (auto v = take("listen-address"))
         a.comm.listenAddress = *v;
     if (auto v = take("backend")) {
-        if (*v == "cuda")
-            a.backend = WorkerBackend::Cuda;
-        else if (*v != "gloo")
-            return badInput("--backend " + *v + ": valid: gloo (CPU) or cuda (GPU with NCCL)");
+        auto backend = backendOption(*v);
+        if (!backend)
+            return backend.error();
+        a.backend = *backend;
     }
     if (auto v = take("device")) {
         int device = 0;
@@ -89,10 +89,10 @@ Result<WorkerArgs> parseWorkerArgs(const std::vector<std::string> &words)
             return s.error();
     if (!values.empty())
         return badInput("unknown option --" + values.begin()->first);
-    if (a.backend == WorkerBackend::Cuda && !a.dumpWeights.empty())
+    if (a.backend == BackendKind::Cuda && !a.dumpWeights.empty())
         return badInput("--dump-weights needs --backend gloo: the GPU model's weights stay on "
                         "the device");
-    if (a.backend == WorkerBackend::Gloo
+    if (a.backend == BackendKind::Gloo
         && (a.device || !a.ncclIbHca.empty() || !a.ncclSocketIfname.empty()))
         return badInput("--device, --nccl-ib-hca and --nccl-socket-ifname need --backend cuda");
     if (a.rank >= a.world)
@@ -103,6 +103,7 @@ Result<WorkerArgs> parseWorkerArgs(const std::vector<std::string> &words)
 
 std::vector<std::string> workerCommandLine(const std::string &executable, const WorkerArgs &args)
 {
+    const std::string backend(backendName(args.backend, BackendSpelling::Option));
     std::vector<std::string> argv = {executable,
                                      "--plan",
                                      args.job.planPath,
@@ -123,7 +124,7 @@ std::vector<std::string> workerCommandLine(const std::string &executable, const 
                                      "--listen-address",
                                      args.comm.listenAddress,
                                      "--backend",
-                                     args.backend == WorkerBackend::Cuda ? "cuda" : "gloo"};
+                                     backend};
     const auto optional = [&argv](const char *flag, const std::string &value) {
         if (!value.empty()) {
             argv.insert(argv.end(), {flag, value});

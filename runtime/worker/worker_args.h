@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/base/result.h"
+#include "core/model/backend_kind.h"
 #include "runtime/comm/comm.h"
 #include "runtime/worker/job.h"
 #include "runtime/worker/stage_run.h"
@@ -11,11 +12,6 @@
 #include <vector>
 
 namespace hetplan::runtime {
-
-enum class WorkerBackend {
-    Gloo, // the CPU model, Gloo over TCP
-    Cuda, // the GPU model, NCCL
-};
 
 // hetplan-worker's command line (docs/runtime.md, "hetplan-worker").
 struct WorkerArgs
@@ -28,7 +24,7 @@ struct WorkerArgs
     std::uint64_t seed = 0;
     std::string out;         // this rank's hetplan.measurement/1 file; empty: none
     std::string dumpWeights; // this rank's final weights; empty: none
-    WorkerBackend backend = WorkerBackend::Gloo;
+    BackendKind backend = BackendKind::Gloo;
     std::optional<int> device; // the CUDA device; unset: the rank's local rank on its machine
     // NCCL reads its NIC list and socket interface once per process, so they are this
     // process's (NCCL_IB_HCA, NCCL_SOCKET_IFNAME), for the host it runs on; empty: NCCL's own.

@@ -53,11 +53,11 @@ MeasuredRank describeRank(const Rank &r)
     return m;
 }
 
-Measurement rankMeasurement(const WorkerArgs &args, const Job &job, const char *backend,
-                            MeasuredRank rank, std::vector<double> loss)
+Measurement rankMeasurement(const WorkerArgs &args, const Job &job, MeasuredRank rank,
+                            std::vector<double> loss)
 {
     Measurement m;
-    m.run.backend = backend;
+    m.run.backend = args.backend;
     m.run.planFile = args.job.planPath;
     m.run.model = job.model.name;
     m.run.scale = job.scaled.scale;
@@ -116,7 +116,7 @@ int runWorker(int argc, char **argv)
     std::unique_ptr<Comm> comm;
     std::unique_ptr<Backend> backend;
     std::unique_ptr<StageCompute> model;
-    if (args->backend == WorkerBackend::Cuda) {
+    if (args->backend == BackendKind::Cuda) {
         if (!args->device)
             args->device = localRank(program, r);
         auto gpu = openGpuRank(*args, *job, placement);
@@ -153,11 +153,10 @@ int runWorker(int argc, char **argv)
                       << iteration->second << ", " << iteration->first.wallS << " s" << std::endl;
     }
     measured.peakMemoryGiB = backend->peakMemoryGiB();
-    if (args->backend == WorkerBackend::Cuda)
+    if (args->backend == BackendKind::Cuda)
         measured.predictedMemoryGiB = predictedMemoryGiB(*job, rank);
     if (!args->out.empty()) {
-        const Measurement m
-            = rankMeasurement(*args, *job, backend->name(), std::move(measured), losses);
+        const Measurement m = rankMeasurement(*args, *job, std::move(measured), losses);
         if (Status written = writeFileAtomic(args->out, writeMeasurement(m)); !written)
             die(r, written.error());
     }

@@ -32,7 +32,7 @@ Measurement measuredOn(const Cluster &truth, const Plan &plan, const Workload &w
     const Problem problem = makeProblem(truth, smallModel(), workload);
     const Evaluation e = HetPlanModel().evaluate(problem, plan);
     Measurement m;
-    m.run.backend = "gloo-cpu";
+    m.run.backend = BackendKind::Gloo;
     m.iterationS = e.iterationS;
     m.breakdown = e.breakdown;
     for (size_t p = 0; p < plan.pipelines.size(); ++p)

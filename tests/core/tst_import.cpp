@@ -28,7 +28,7 @@ ProbedHost cpuRank(const std::string &name, int rank, double tflops)
     ProbedHost h;
     h.name = name;
     h.rank = rank;
-    h.backend = "cpu";
+    h.backend = BackendKind::Gloo;
     h.cpuModel = "Intel Xeon Gold 6348";
     h.cpuCores = 8;
     h.blasThreads = 1;
@@ -41,7 +41,7 @@ ProbedHost cpuRank(const std::string &name, int rank, double tflops)
 ProbedHost gpuHost(const std::string &name, int rank, int gpus, double tflops)
 {
     ProbedHost h = cpuRank(name, rank, 0.2);
-    h.backend = "cuda";
+    h.backend = BackendKind::Cuda;
     h.noGpuReason.clear();
     for (int i = 0; i < gpus; ++i) {
         ProbedGpu g;

@@ -38,7 +38,7 @@ RankIteration iteration(double wallS, double bubbleS)
 Measurement sample()
 {
     Measurement m;
-    m.run = {"gloo-cpu", "p.plan.json", "tiny", 4, 3, 7, 8, 16, {"localhost"}};
+    m.run = {BackendKind::Gloo, "p.plan.json", "tiny", 4, 3, 7, 8, 16, {"localhost"}};
     m.loss = {4.0, 3.5, 3.25};
     m.ranks = {rank(1, 1, {iteration(2.0, 1.0), iteration(1.2, 0.6), iteration(1.0, 0.4)}),
                rank(0, 0, {iteration(1.5, 0.2), iteration(1.0, 0.1), iteration(1.1, 0.1)})};
@@ -57,6 +57,7 @@ private Q_SLOTS:
     void writtenFilesReadBackUnchanged();
     void predictedMemoryIsKeptWhereRecorded();
     void mergeRefusesPartsOfDifferentRuns();
+    void backendsAreSpelledAsTheFileSpellsThem();
     void badFilesNameTheField_data();
     void badFilesNameTheField();
 };
@@ -118,6 +119,21 @@ void TestMeasurementJson::mergeRefusesPartsOfDifferentRuns()
     QVERIFY(!mergeRankMeasurements({a, a}).ok()); // rank 0 twice
 }
 
+void TestMeasurementJson::backendsAreSpelledAsTheFileSpellsThem()
+{
+    for (const auto &[kind, name] :
+         {std::pair{BackendKind::Gloo, "gloo-cpu"}, std::pair{BackendKind::Cuda, "cuda-nccl"}}) {
+        Measurement m = sample();
+        m.run.backend = kind;
+        const std::string text = writeMeasurement(m);
+        QCOMPARE(nlohmann::json::parse(text)["run"]["backend"].get<std::string>(),
+                 std::string(name));
+        auto back = parseMeasurement(text, "m.json");
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+        QVERIFY(back->run.backend == kind);
+    }
+}
+
 void TestMeasurementJson::badFilesNameTheField_data()
 {
     QTest::addColumn<QString>("pointer");
@@ -139,6 +155,9 @@ void TestMeasurementJson::badFilesNameTheField_data()
     QTest::newRow("wrong format") << "/format"
                                   << "\"hetplan.plan/1\""
                                   << "format";
+    QTest::newRow("unknown backend") << "/run/backend"
+                                     << "\"gloo\""
+                                     << "valid: gloo-cpu, cuda-nccl";
 }
 
 void TestMeasurementJson::badFilesNameTheField()

@@ -45,7 +45,7 @@ Probe sampleProbe()
     p.settings = {"llama2-7b", 1, 2048, 2, 10, false};
     ProbedHost cpu;
     cpu.name = "node-a";
-    cpu.backend = "cpu";
+    cpu.backend = BackendKind::Gloo;
     cpu.cpuModel = "AMD EPYC 7763 64-Core Processor";
     cpu.cpuCores = 128;
     cpu.blasThreads = 1;
@@ -55,7 +55,7 @@ Probe sampleProbe()
     ProbedHost gpuHost;
     gpuHost.name = "node-b";
     gpuHost.rank = 1;
-    gpuHost.backend = "cuda";
+    gpuHost.backend = BackendKind::Cuda;
     gpuHost.cpuCores = 64;
     gpuHost.blasThreads = 1;
     for (int i = 0; i < 2; ++i) {

@@ -27,7 +27,7 @@ namespace {
 Measurement runAt(const ShownPlan &shown, double fraction)
 {
     Measurement m;
-    m.run.backend = "gloo-cpu";
+    m.run.backend = BackendKind::Gloo;
     m.run.model = shown.problem->model.name;
     m.run.scale = 1;
     m.run.seqLen = shown.plan.workload.train.seqLen;

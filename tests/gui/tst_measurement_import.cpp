@@ -42,7 +42,7 @@ std::string threeHostProbe()
         ProbedHost h;
         h.name = "host-" + std::to_string(r + 1);
         h.rank = r;
-        h.backend = "cpu";
+        h.backend = BackendKind::Gloo;
         h.cpuModel = "Test CPU";
         h.cpuCores = 4;
         h.blasThreads = 1;

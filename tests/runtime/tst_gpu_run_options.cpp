@@ -39,7 +39,7 @@ private Q_SLOTS:
     {
         const auto args = parse({});
         QVERIFY(args);
-        QVERIFY(args->backend == WorkerBackend::Gloo);
+        QVERIFY(args->backend == BackendKind::Gloo);
         QVERIFY(!args->device);
     }
 
@@ -48,7 +48,7 @@ private Q_SLOTS:
         const auto args = parse({"--backend", "cuda", "--device", "3", "--nccl-ib-hca",
                                  "mlx5_0,mlx5_1", "--nccl-socket-ifname", "eth0"});
         QVERIFY2(args, args ? "" : args.error().message.c_str());
-        QVERIFY(args->backend == WorkerBackend::Cuda);
+        QVERIFY(args->backend == BackendKind::Cuda);
         QCOMPARE(args->device.value_or(-1), 3);
         QCOMPARE(args->ncclIbHca, std::string("mlx5_0,mlx5_1"));
         QCOMPARE(args->ncclSocketIfname, std::string("eth0"));

@@ -118,7 +118,7 @@ void TestLaunchPlan::ranksMapToTheirMachinesHost()
     QVERIFY(QFile::exists(dir.filePath(QStringLiteral("rank-1.pgid"))));
 
     LaunchSpec cuda = asymmetricSpec();
-    cuda.backend = "cuda";
+    cuda.backend = BackendKind::Cuda;
     auto onGpus = layoutJob(cuda, "hp-test");
     QVERIFY(onGpus.ok());
     QCOMPARE(onGpus->hosts[0].gpusNeeded, 2);
@@ -156,7 +156,7 @@ void TestLaunchPlan::workerCommandLineReadsBack()
     args.iterations = 7;
     args.seed = 11;
     args.out = "rank-2.json";
-    args.backend = runtime::WorkerBackend::Cuda;
+    args.backend = BackendKind::Cuda;
     args.device = 1;
     args.ncclSocketIfname = "eth1";
     const std::vector<std::string> argv = runtime::workerCommandLine("/bin/w", args);
@@ -175,7 +175,7 @@ void TestLaunchPlan::workerCommandLineReadsBack()
     QCOMPARE(back->iterations, 7);
     QCOMPARE(back->seed, std::uint64_t(11));
     QCOMPARE(back->out, args.out);
-    QVERIFY(back->backend == runtime::WorkerBackend::Cuda);
+    QVERIFY(back->backend == BackendKind::Cuda);
     QCOMPARE(back->device, std::optional<int>(1));
     QCOMPARE(back->ncclSocketIfname, std::string("eth1"));
 }

@@ -68,7 +68,7 @@ private Q_SLOTS:
         QVERIFY(text.ok());
         auto probe = parseProbe(*text, "gpu.probe.json");
         QVERIFY(probe.ok());
-        QCOMPARE(probe->hosts[0].backend, std::string("cuda"));
+        QVERIFY(probe->hosts[0].backend == BackendKind::Cuda);
         QVERIFY(!probe->hosts[0].gpus.empty());
         QCOMPARE(probe->hosts[0].gpus[0].gemm.size(), std::size_t(4));
     }

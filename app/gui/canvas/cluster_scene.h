@@ -16,8 +16,9 @@ namespace hetplan::gui {
 class LinkItem;
 class LinkTool;
 
-// The canvas scene: mirrors a ClusterModel, one item per id (docs/architecture.md, "The canvas"),
-// and turns what a person does on it into model edits, each an undo step:
+// The canvas scene: mirrors a ClusterModel, one item per id (docs/architecture.md,
+// "Conventions": the canvas), and turns what a person does on it into model edits, each an
+// undo step:
 //  - drag a node (or a selection) to move it: one undo step per drag (MoveTool);
 //  - drag from a node's border ring or connector handle, or Shift+drag from a node, to
 //    another node to link them; in link mode (the Link tool) a drag from anywhere on a node,

@@ -15,8 +15,8 @@ enum CanvasItemType {
 
 // A machine or switch card on the canvas. It mirrors one model item by id: what it shows is
 // rebuilt from the model by its subclass's refresh(), and it never holds data the model does
-// not (docs/architecture.md, "The canvas"). Its position is the node's model position, the
-// card's centre. A connector handle on the right edge, and a ring along the whole border, start
+// not (docs/architecture.md, "Conventions": the canvas). Its position is the node's model position,
+// the card's centre. A connector handle on the right edge, and a ring along the whole border, start
 // a new link when dragged (the ring is as wide in pixels at any zoom; the cursor turns to a cross
 // on it).
 class NodeItem : public QGraphicsItem

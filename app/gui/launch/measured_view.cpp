@@ -41,13 +41,14 @@ void MeasuredView::showRun(const Measurement &measured, const std::vector<Compar
 {
     QString summary = tr("Measured on %n host(s) (%1, scale %2, %3 iterations): %4 per iteration.",
                          nullptr, int(measured.run.hosts.size()))
-                          .arg(QString::fromStdString(measured.run.backend))
+                          .arg(QString::fromStdString(std::string(
+                              backendName(measured.run.backend, BackendSpelling::Measurement))))
                           .arg(measured.run.scale)
                           .arg(measured.run.iterations)
                           .arg(ResultsText::duration(measured.iterationS));
     // The same caution the CLI prints: the prediction is for the cluster's GPUs and the full
     // model, not for CPU ranks or a scaled-down model.
-    if (measured.run.scale != 1 || measured.run.backend == "gloo-cpu")
+    if (measured.run.scale != 1 || measured.run.backend == BackendKind::Gloo)
         summary += QLatin1Char(' ')
                    + tr("The run used CPU ranks or a scaled-down model, so the errors mean little "
                         "unless the cluster describes what ran.");

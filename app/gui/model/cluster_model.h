@@ -25,10 +25,10 @@ enum class ItemKind { Machine, Switch, Link };
 
 struct ClusterState; // model/cluster_commands.h
 
-// The designer's document: owns the cluster and signals every change (docs/architecture.md, "The
-// canvas"). The scene mirrors it, one item per id; every public edit pushes an undo command onto
-// undoStack(), and the model never holds a cluster that the core's reader would refuse.
-// A test can edit the model with no scene at all.
+// The designer's document: owns the cluster and signals every change (docs/architecture.md,
+// "Conventions": the canvas). The scene mirrors it, one item per id; every public edit pushes an
+// undo command onto undoStack(), and the model never holds a cluster that the core's reader would
+// refuse. A test can edit the model with no scene at all.
 class ClusterModel : public QObject
 {
     Q_OBJECT

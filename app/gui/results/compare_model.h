@@ -8,8 +8,9 @@
 
 namespace hetplan::gui {
 
-// Every planner of a "compare all" run, one row each (docs/architecture.md, "Item models"): columns
-// as an enum, SortRole hands numbers to the proxy, OutcomeRole the row's index into outcomes().
+// Every planner of a "compare all" run, one row each (docs/architecture.md, "Conventions":
+// item models): columns as an enum, SortRole hands numbers to the proxy, OutcomeRole the row's
+// index into outcomes().
 class CompareModel : public QAbstractTableModel
 {
     Q_OBJECT

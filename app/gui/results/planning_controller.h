@@ -52,8 +52,8 @@ struct PlanningShared; // what the planning thread and the GUI thread share
 class BackgroundRunner;
 
 // Runs planners in the background through the app's BackgroundRunner (docs/architecture.md,
-// "Background work"): planning and the what-if re-plan; the planners' reports become progress
-// and each planner's outcome a result as soon as it returns.
+// "Conventions": background work): planning and the what-if re-plan; the planners' reports become
+// progress and each planner's outcome a result as soon as it returns.
 class PlanningController : public QObject
 {
     Q_OBJECT

@@ -1,5 +1,6 @@
 #include "core/planners/hexiscale/hexiscale_planner.h"
 
+#include "core/base/infinity.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/validator.h"
 #include "core/planners/closest_fit.h"
@@ -15,7 +16,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <limits>
 #include <map>
 #include <optional>
 #include <random>
@@ -26,7 +26,6 @@ namespace {
 
 using namespace hexiscale;
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Layouts polished by local search at the end (more on small clusters, where it is cheap).
 constexpr size_t kPolished = 4;
 constexpr size_t kPolishedSmall = 16;

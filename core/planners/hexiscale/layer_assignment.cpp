@@ -1,14 +1,13 @@
 #include "core/planners/hexiscale/layer_assignment.h"
 
+#include "core/base/infinity.h"
+
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <numeric>
 
 namespace hetplan::hexiscale {
 namespace {
-
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 class Assigner
 {

@@ -1,15 +1,13 @@
 #include "core/planners/hexiscale/local_search.h"
 
+#include "core/base/infinity.h"
 #include "core/planners/hexiscale/batch_balance.h"
 #include "core/planners/hexiscale/layer_assignment.h"
 
 #include <algorithm>
-#include <limits>
 #include <optional>
 
 namespace hetplan::hexiscale {
-
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 void rebalance(SearchContext &context, Layout &layout, int globalBatch)
 {

@@ -1,11 +1,11 @@
 #include "core/planners/hexiscale/pipeline_builder.h"
 
+#include "core/base/infinity.h"
 #include "core/planners/hexiscale/gpu_groups.h"
 #include "core/planners/hexiscale/layer_assignment.h"
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <numeric>
 #include <tuple>
@@ -13,7 +13,6 @@
 namespace hetplan::hexiscale {
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Orders of the parts that get a full layer assignment (each in both directions).
 constexpr int kOrdersTried = 4;
 // Paths the top-τ search may collect before ranking them.

@@ -2,6 +2,7 @@
 // cluster.
 #include "core/planners/holmes/holmes_planner.h"
 
+#include "core/base/infinity.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
 #include "core/cost/validator.h"
@@ -12,7 +13,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <optional>
 
 namespace hetplan {
@@ -21,7 +21,6 @@ namespace {
 
 using namespace holmes;
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Beyond this many fabrics only all of them, or one alone, take part: 2^k subsets would not.
 constexpr int kMaxSubsetFabrics = 6;
 

@@ -1,5 +1,6 @@
 #include "core/planners/metis/metis_planner.h"
 
+#include "core/base/infinity.h"
 #include "core/base/text.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/validator.h"
@@ -10,7 +11,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <optional>
 #include <random>
 #include <unordered_set>
@@ -20,8 +20,6 @@ namespace hetplan {
 namespace {
 
 using namespace metis;
-
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // Stage-size sets enumerated per stage count before the sequences are shared out over them.
 constexpr size_t kMaxSizeSets = 256;

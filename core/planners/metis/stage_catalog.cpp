@@ -1,15 +1,14 @@
 #include "core/planners/metis/stage_catalog.h"
 
+#include "core/base/infinity.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cstring>
-#include <limits>
 
 namespace hetplan::metis {
 
 namespace {
-
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 std::string bytesOf(std::span<const int> gpus)
 {
