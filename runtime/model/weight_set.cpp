@@ -68,7 +68,8 @@ Status compareWeightSets(const WeightSet &expected, const WeightSet &actual,
                 worstExcess = excess;
             }
         }
-        const auto allowedOutliers = std::size_t(tolerance.outlierFraction * double(want.size()));
+        const auto allowedOutliers
+            = std::size_t(std::ceil(tolerance.outlierFraction * double(want.size())));
         if (worstExcess > 0) {
             std::ostringstream text;
             text.precision(9);

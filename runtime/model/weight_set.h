@@ -26,8 +26,10 @@ void placeShard(WeightSet &set, const ModelShard &shard, ShardBuffer buffer);
 // Element by element: |actual − expected| ≤ absolute + relative · |expected| + relativeToMax · m,
 // where m is the largest |expected| of the tensor. relativeToMax suits gradients, whose small
 // elements carry the rounding error of the large terms they were summed from.
-// Up to outlierFraction of a tensor's elements may instead be within outlierAbsolute: after Adam,
-// an element whose gradient was at the rounding noise can move by up to a whole step either way.
+// Up to outlierFraction of a tensor's elements, rounded up (so at least one in any tensor), may
+// instead be within outlierAbsolute: after Adam, an element whose gradient was at the rounding
+// noise can move by up to a whole step either way, and which elements those are depends on the
+// BLAS kernels' summation order (OPENBLAS_CORETYPE), not on the tensor's size.
 struct WeightTolerance
 {
     double absolute = 0;
@@ -38,8 +40,9 @@ struct WeightTolerance
 };
 
 // The tolerance for weights after `iterations` Adam steps of a distributed run against the
-// reference run: 1% of a step per iteration for the bulk, and 1 in 10⁴ elements of a tensor may
-// differ by up to two steps per iteration (a gradient near zero whose sign rounding decided).
+// reference run: 1% of a step per iteration for the bulk, and 1 in 10⁴ elements of a tensor (at
+// least one) may differ by up to two steps per iteration (a gradient near zero whose sign
+// rounding decided).
 // Measured on llama2-13b at --scale 32 (2 layers, TP 4, 3 iterations): all but 6 of 940,320
 // elements within 1e-5 (= 1% of lr), the largest difference 9.6e-5.
 WeightTolerance adamWeightTolerance(float learningRate, int iterations);
