@@ -70,8 +70,12 @@ int main(int argc, char *argv[])
     if (found == registry().end())
         return usage(argv[0], ("error: no test " + name + " in this executable").c_str());
     running() = name;
-    // Qt Test sees the program and the options after the test's name.
-    std::vector<char *> args{argv[0]};
+    // Qt Test sees the options after the test's name, and the test's name as the program: Qt
+    // derives the application name from it, so each test keeps settings and standard paths of its
+    // own (QStandardPaths' test mode), as when every test was an executable of its own, even while
+    // CTest runs several tests of one area at once.
+    std::string program = name;
+    std::vector<char *> args{program.data()};
     for (int i = 2; i < argc; ++i)
         args.push_back(argv[i]);
     args.push_back(nullptr);

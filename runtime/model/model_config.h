@@ -89,13 +89,15 @@ struct TrainingSetup
     Optimizer optimizer = Optimizer::Adam;
 };
 
-// A contiguous range of global sample indices [first, first + count) in [0, globalBatch).
-struct SampleRange
+// A contiguous range of global sample indices [first, first + count) in [0, globalBatch): the
+// rows a micro-batch of this rank computes. (The program's SampleRange, runtime/program/program.h,
+// is the same idea as [begin, end); the two names keep them apart in one translation unit.)
+struct SampleSpan
 {
     int first = 0;
     int count = 0;
 
-    bool operator==(const SampleRange &) const = default;
+    bool operator==(const SampleSpan &) const = default;
 };
 
 } // namespace hetplan::runtime

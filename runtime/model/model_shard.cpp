@@ -21,7 +21,7 @@ struct HeadStash
 
 struct MicroBatchStash
 {
-    SampleRange rows;
+    SampleSpan rows;
     std::vector<LayerStash> layers;
     HeadStash head;
 };
@@ -104,7 +104,7 @@ Result<ModelShard> ModelShard::create(const ModelConfig &config, const ShardSpec
     return result;
 }
 
-Result<ForwardOutput> ModelShard::forward(int microBatch, SampleRange rows,
+Result<ForwardOutput> ModelShard::forward(int microBatch, SampleSpan rows,
                                           std::span<const float> input, TpComm &tp)
 {
     ShardState &st = *m_state;

@@ -24,7 +24,7 @@ struct Parameter
 };
 
 // What a forward returns. Activations between stages are [rows × seqLen × hidden] floats, row-major
-// (sample, position, feature), samples in the order of the SampleRange.
+// (sample, position, feature), samples in the order of the SampleSpan.
 struct ForwardOutput
 {
     std::vector<float> activations; // empty on the shard that holds the head
@@ -65,7 +65,7 @@ public:
     // flight); what backward needs is kept under that id until its backward. The embedding shard
     // makes its input from the token data of `rows` and takes an empty `input`; any other shard
     // takes the previous stage's activations ([rows.count × seqLen × hidden]).
-    Result<ForwardOutput> forward(int microBatch, SampleRange rows, std::span<const float> input,
+    Result<ForwardOutput> forward(int microBatch, SampleSpan rows, std::span<const float> input,
                                   TpComm &tp);
     // Backward of a micro-batch forwarded before: `outputGrad` is the next stage's input gradient
     // ([rows × seqLen × hidden]), empty on the head shard. Adds into every `grad`. Returns the

@@ -24,7 +24,7 @@ Result<ReferenceResult> referenceRun(const ModelConfig &config, const TrainingSe
     for (int it = 0; it < iterations; ++it) {
         double loss = 0;
         for (int first = 0; first < setup.globalBatch; first += microBatch) {
-            const SampleRange rows{first, std::min(microBatch, setup.globalBatch - first)};
+            const SampleSpan rows{first, std::min(microBatch, setup.globalBatch - first)};
             Result<ForwardOutput> out = model.forward(0, rows, {}, solo);
             if (!out)
                 return out.error();

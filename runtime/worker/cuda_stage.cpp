@@ -60,7 +60,7 @@ public:
         if (!in)
             return in.error();
         DeviceTp deviceTp(tp);
-        auto out = m_shard.forward(microBatch, SampleRange{firstRow, rowCount}, *in, deviceTp);
+        auto out = m_shard.forward(microBatch, SampleSpan{firstRow, rowCount}, *in, deviceTp);
         if (!out)
             return out.error();
         if (!out->activations.empty()) {

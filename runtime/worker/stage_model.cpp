@@ -45,7 +45,7 @@ std::size_t StageModel::activationFloats(int rows) const
 Result<double> StageModel::forward(int microBatch, int firstRow, int rowCount,
                                    std::span<const float> input, TpComm &tp, Floats &output)
 {
-    auto out = m_impl->shard.forward(microBatch, SampleRange{firstRow, rowCount}, input, tp);
+    auto out = m_impl->shard.forward(microBatch, SampleSpan{firstRow, rowCount}, input, tp);
     if (!out)
         return out.error();
     output = Floats::hold(std::move(out->activations));

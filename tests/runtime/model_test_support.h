@@ -100,7 +100,7 @@ struct StepOutcome
 // The whole model cut into `tpDegree` shards run in threads. Each iteration: forward and
 // backward of every micro-batch in order, then one Adam step.
 inline StepOutcome tpTraining(const ModelConfig &config, const TrainingSetup &setup, int tpDegree,
-                              const std::vector<SampleRange> &microBatches, int iterations)
+                              const std::vector<SampleSpan> &microBatches, int iterations)
 {
     std::vector<ModelShard> shards;
     for (int t = 0; t < tpDegree; ++t) {
@@ -160,7 +160,7 @@ inline StepOutcome tpTraining(const ModelConfig &config, const TrainingSetup &se
 }
 
 inline StepOutcome tpTrainingStep(const ModelConfig &config, const TrainingSetup &setup,
-                                  int tpDegree, const std::vector<SampleRange> &microBatches)
+                                  int tpDegree, const std::vector<SampleSpan> &microBatches)
 {
     return tpTraining(config, setup, tpDegree, microBatches, 1);
 }

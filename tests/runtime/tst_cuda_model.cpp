@@ -32,7 +32,7 @@ TrainingSetup setup()
     return s;
 }
 
-const std::vector<SampleRange> kMicroBatches{{0, 2}, {2, 2}};
+const std::vector<SampleSpan> kMicroBatches{{0, 2}, {2, 2}};
 
 struct Outcome
 {

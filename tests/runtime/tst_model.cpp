@@ -28,11 +28,11 @@ const ModelSpec &catalogModel(const char *name)
 
 // Σ of the loss contributions of `microBatches` (forward and backward, so nothing stays in
 // flight; the gradients are cleared again).
-double lossOf(ModelShard &model, const std::vector<SampleRange> &microBatches)
+double lossOf(ModelShard &model, const std::vector<SampleSpan> &microBatches)
 {
     SoloTpComm solo;
     double loss = 0;
-    for (const SampleRange &rows : microBatches) {
+    for (const SampleSpan &rows : microBatches) {
         loss += orFail(model.forward(0, rows, {}, solo)).lossContribution;
         orFail(model.backward(0, {}, solo));
     }
@@ -196,9 +196,9 @@ void TestModel::gradientsMatchFiniteDifferences()
             p.value[i] = norm ? 1.0f + 0.3f * std::sin(float(i)) : p.value[i] * 15.0f;
         }
     }
-    const std::vector<SampleRange> batch{{0, 2}, {2, 1}};
+    const std::vector<SampleSpan> batch{{0, 2}, {2, 1}};
     SoloTpComm solo;
-    for (const SampleRange &rows : batch) {
+    for (const SampleSpan &rows : batch) {
         orFail(model.forward(0, rows, {}, solo));
         orFail(model.backward(0, {}, solo));
     }

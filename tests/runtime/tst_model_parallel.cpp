@@ -46,7 +46,7 @@ void compareLoss(double actual, double expected)
 
 // Forward and backward of `microBatches` through stages (T = 1) that hand activations forward and
 // gradients back, as a pipeline does; returns the loss.
-double runStages(std::vector<ModelShard> &stages, const std::vector<SampleRange> &microBatches)
+double runStages(std::vector<ModelShard> &stages, const std::vector<SampleSpan> &microBatches)
 {
     SoloTpComm solo;
     double loss = 0;
@@ -68,11 +68,11 @@ double runStages(std::vector<ModelShard> &stages, const std::vector<SampleRange>
 
 // The summed gradients of several DP-style replicas, each its own whole model on its rows.
 WeightSet replicaGradientSum(const ModelConfig &c, const TrainingSetup &setup,
-                             const std::vector<SampleRange> &replicaRows, double &loss)
+                             const std::vector<SampleSpan> &replicaRows, double &loss)
 {
     WeightSet sum;
     loss = 0;
-    for (const SampleRange &rows : replicaRows) {
+    for (const SampleSpan &rows : replicaRows) {
         std::vector<ModelShard> replica;
         replica.push_back(orFail(ModelShard::create(c, wholeModel(c), setup)));
         loss += runStages(replica, {rows});
@@ -121,7 +121,7 @@ void TestModelParallel::tensorParallelEqualsOneShard()
     QFETCH(int, tp);
     const ModelConfig c = tinyConfig(mlp);
     const TrainingSetup setup{11, 3, {}};
-    const std::vector<SampleRange> microBatches{{0, 2}, {2, 1}};
+    const std::vector<SampleSpan> microBatches{{0, 2}, {2, 1}};
     const StepOutcome one = tpTrainingStep(c, setup, 1, microBatches);
     const StepOutcome cut = tpTrainingStep(c, setup, tp, microBatches);
     compareLoss(cut.loss, one.loss);
@@ -140,7 +140,7 @@ void TestModelParallel::pipelineStagesEqualTheWholeModel()
 {
     const ModelConfig c = tinyConfig(MlpKind::SwiGlu);
     const TrainingSetup setup{5, 4, {}};
-    const std::vector<SampleRange> microBatches{{0, 1}, {1, 2}, {3, 1}};
+    const std::vector<SampleSpan> microBatches{{0, 1}, {1, 2}, {3, 1}};
     std::vector<ModelShard> whole;
     whole.push_back(orFail(ModelShard::create(c, wholeModel(c), setup)));
     // Three stages: embedding + layer 0, layer 1, then the head alone.
@@ -166,7 +166,7 @@ void TestModelParallel::tpStageFeedsAStageWithoutTp()
 {
     const ModelConfig c = tinyConfig(MlpKind::SwiGlu);
     const TrainingSetup setup{8, 2, {}};
-    const SampleRange rows{0, 2};
+    const SampleSpan rows{0, 2};
     std::vector<ModelShard> first;
     for (int t = 0; t < 2; ++t)
         first.push_back(orFail(ModelShard::create(c, {0, 1, t, 2, true, false}, setup)));

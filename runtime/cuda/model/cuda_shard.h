@@ -102,7 +102,7 @@ public:
     // As ModelShard::forward: the embedding shard makes its input from the token data of `rows`
     // and takes an empty `input`; any other shard takes the previous stage's activations
     // ([rows.count × seqLen × hidden] bf16, device memory).
-    Result<DeviceForwardOutput> forward(int microBatch, SampleRange rows,
+    Result<DeviceForwardOutput> forward(int microBatch, SampleSpan rows,
                                         std::span<const Bf16> input, DeviceTpComm &tp);
     // As ModelShard::backward: `outputGrad` is the next stage's input gradient (bf16, device),
     // empty on the head shard. Adds into every `grad`. Returns the gradient of this shard's

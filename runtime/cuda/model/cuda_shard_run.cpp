@@ -35,7 +35,7 @@ Result<LayerContext> callContext(CudaShardState &st, StreamHandle stream, int sa
 
 } // namespace
 
-Result<DeviceForwardOutput> CudaShard::forward(int microBatch, SampleRange rows,
+Result<DeviceForwardOutput> CudaShard::forward(int microBatch, SampleSpan rows,
                                                std::span<const Bf16> input, DeviceTpComm &tp)
 {
     CudaShardState &st = *m_state;

@@ -14,7 +14,7 @@ namespace hetplan::runtime::cuda {
 
 struct MicroBatchStash
 {
-    SampleRange rows;
+    SampleSpan rows;
     MicroBatchLayout layout;
     DeviceBuffer buffer;
 };
