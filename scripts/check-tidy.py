@@ -25,6 +25,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,12 +43,10 @@ def fail(message):
 
 
 def find_clang_tidy():
-    for name in ('clang-tidy-14', 'clang-tidy'):
-        for folder in os.environ.get('PATH', '').split(os.pathsep):
-            path = os.path.join(folder, name)
-            if os.access(path, os.X_OK):
-                return path
-    fail('clang-tidy is not installed (scripts/install-deps.sh all)')
+    path = shutil.which('clang-tidy-14') or shutil.which('clang-tidy')
+    if not path:
+        fail('clang-tidy is not installed (scripts/install-deps.sh all)')
+    return path
 
 
 def tracked_files():
@@ -57,20 +56,15 @@ def tracked_files():
 
 
 def without_pch(args):
-    """The compile command without CMake's precompiled header: clang cannot read GCC's, and
-    without it each file must include what it uses."""
+    """The compile command without CMake's precompiled header (`-Winvalid-pch -include
+    …/cmake_pch.hxx`): clang cannot read GCC's, and without it each file must include what it
+    uses."""
     out = []
-    skip = False
-    for i, arg in enumerate(args):
-        if skip:
-            skip = False
-            continue
-        if arg == '-include' and i + 1 < len(args) and 'cmake_pch' in args[i + 1]:
-            skip = True
-            continue
-        if arg in ('-Winvalid-pch',) or (arg.startswith('-include') and 'cmake_pch' in arg):
-            continue
-        out.append(arg)
+    for arg in args:
+        if out and out[-1] == '-include' and 'cmake_pch' in arg:
+            out.pop()
+        elif arg != '-Winvalid-pch':
+            out.append(arg)
     return out
 
 
@@ -143,10 +137,9 @@ def main():
     record = '--record' in argv
     full = '--full' in argv
     argv = [a for a in argv if a not in ('--record', '--full')]
-    build = argv[0] if argv and os.path.isdir(argv[0]) else 'build'
+    build = os.path.join(ROOT, 'build')
     if argv and os.path.isdir(argv[0]):
-        argv = argv[1:]
-    build = os.path.realpath(os.path.join(ROOT, build) if not os.path.isabs(build) else build)
+        build = os.path.realpath(argv.pop(0))
     commands_path = os.path.join(build, 'compile_commands.json')
     if not os.path.isfile(commands_path):
         fail(f'{commands_path} is missing: configure with a preset first')
