@@ -921,8 +921,20 @@ This chart replays the 1F1B schedule micro-batch by micro-batch (%2): a stage th
         <translation>最近一次启动</translation>
     </message>
     <message>
+        <source>A calibration is still running; wait for it to finish.</source>
+        <translation>校准仍在进行；请等待其完成。</translation>
+    </message>
+    <message>
         <source>Calibration needs the training plan the runs were made from: plan it first, then calibrate.</source>
         <translation>校准需要这些运行所用的训练方案：请先规划，再校准。</translation>
+    </message>
+    <message>
+        <source>Calibration was stopped; the cluster is as it was.</source>
+        <translation>校准已停止；集群保持原样。</translation>
+    </message>
+    <message>
+        <source>The cluster changed while calibrating, so the fit is not applied; calibrate again to fit the cluster as it is now.</source>
+        <translation>校准期间集群已被修改，因此未应用拟合结果；请重新校准以拟合当前的集群。</translation>
     </message>
     <message numerus="yes">
         <source>Calibrated from %n run(s): rms error of the phase times %1 → %2</source>

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <iomanip>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace hetplan::cli {
@@ -25,11 +24,6 @@ std::string number(double value)
     std::ostringstream text;
     text << std::setprecision(4) << value;
     return text.str();
-}
-
-nlohmann::json finiteOrNull(double value)
-{
-    return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
 }
 
 } // namespace
@@ -54,39 +48,17 @@ void printCalibration(std::ostream &out, const Calibration &c)
         << "measured" << std::setw(12) << "before" << std::setw(9) << "error" << std::setw(12)
         << "after" << std::setw(9) << "error" << '\n';
     for (const PhaseFit &p : c.phases) {
-        const std::string what
-            = (p.fitted ? "" : "(") + p.run + " " + p.what + (p.fitted ? "" : ")");
+        std::string what = p.fitted ? "" : "(";
+        what += p.run;
+        what += ' ';
+        what += labelOf(p.key);
+        what += p.fitted ? "" : ")";
         out << std::left << std::setw(34) << what << std::right << std::setw(12)
             << formatSeconds(p.measured) << std::setw(12) << formatSeconds(p.before) << std::setw(9)
             << percent(p.before, p.measured) << std::setw(12) << formatSeconds(p.after)
             << std::setw(9) << percent(p.after, p.measured) << '\n';
     }
     out << "(rows in parentheses are shown, not fitted: run totals, or times under 10 us)\n";
-}
-
-nlohmann::json calibrationJson(const Calibration &c)
-{
-    nlohmann::json figures = nlohmann::json::array();
-    for (const FittedFigure &f : c.figures)
-        figures.push_back({{"field", f.field},
-                           {"before", f.before},
-                           {"after", f.after},
-                           {"standard_error", finiteOrNull(f.standardError)},
-                           {"observations", f.observations},
-                           {"note", f.note}});
-    nlohmann::json phases = nlohmann::json::array();
-    for (const PhaseFit &p : c.phases)
-        phases.push_back({{"run", p.run},
-                          {"what", p.what},
-                          {"fitted", p.fitted},
-                          {"measured_s", p.measured},
-                          {"before_s", p.before},
-                          {"after_s", p.after}});
-    return {{"figures", figures},
-            {"rms_log_error_before", c.rmsLogErrorBefore},
-            {"rms_log_error_after", c.rmsLogErrorAfter},
-            {"iterations", c.iterations},
-            {"phases", phases}};
 }
 
 } // namespace hetplan::cli

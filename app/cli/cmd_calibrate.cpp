@@ -5,6 +5,7 @@
 #include "app/cli/setup.h"
 #include "core/calibrate/calibration.h"
 #include "core/catalog/catalog.h"
+#include "core/io/comparison_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
@@ -14,7 +15,6 @@
 
 #include <filesystem>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 namespace hetplan::cli {
 namespace {
@@ -123,7 +123,7 @@ int runCalibrate(const std::vector<std::string> &words)
         return fail(written.error());
     std::ostream &report = *out == kStandardOutput ? std::cerr : std::cout;
     if (args->has("json"))
-        report << calibrationJson(*calibration).dump(2) << '\n';
+        report << writeCalibrationReport(*calibration) << '\n';
     else
         printCalibration(report, *calibration);
     if (*out != kStandardOutput)

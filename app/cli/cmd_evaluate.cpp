@@ -4,6 +4,7 @@
 #include "app/cli/report.h"
 #include "app/cli/setup.h"
 #include "core/cost/validator.h"
+#include "core/io/comparison_json.h"
 #include "core/io/evaluation_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
@@ -91,7 +92,7 @@ int runEvaluate(const std::vector<std::string> &words)
         nlohmann::json out = evaluationToJson(evaluation, problem->topology);
         out["workload"] = workloadToJson(problem->workload, origin);
         if (measured)
-            out["measured"] = comparisonJson(comparison);
+            out["measured"] = comparisonToJson(comparison);
         std::cout << out.dump(2) << '\n';
     } else {
         printWorkload(std::cout, problem->workload, origin);

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <iomanip>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace hetplan::cli {
@@ -31,26 +30,12 @@ void printComparison(std::ostream &out, const Measurement &measured,
     out << std::left << std::setw(18) << "" << std::right << std::setw(12) << "predicted"
         << std::setw(12) << "measured" << std::setw(10) << "error" << '\n';
     for (const Comparison &row : rows)
-        out << std::left << std::setw(18) << row.what << std::right << std::setw(12)
+        out << std::left << std::setw(18) << labelOf(row.key) << std::right << std::setw(12)
             << formatSeconds(row.predicted) << std::setw(12) << formatSeconds(row.measured)
             << std::setw(10) << percent(row.relativeError()) << '\n';
     if (measured.run.backend == BackendKind::Gloo)
         out << "note: the run used CPU ranks; the errors mean something only with a cluster\n"
                "      file describing them (hetplan-cli import of a CPU probe, then calibrate).\n";
-}
-
-nlohmann::json comparisonJson(const std::vector<Comparison> &rows)
-{
-    nlohmann::json list = nlohmann::json::array();
-    for (const Comparison &row : rows) {
-        const double error = row.relativeError();
-        list.push_back({{"what", row.what},
-                        {"predicted_s", row.predicted},
-                        {"measured_s", row.measured},
-                        {"relative_error",
-                         std::isfinite(error) ? nlohmann::json(error) : nlohmann::json(nullptr)}});
-    }
-    return list;
 }
 
 } // namespace hetplan::cli

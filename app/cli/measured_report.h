@@ -5,7 +5,6 @@
 #include "core/plan/estimate.h"
 #include "core/plan/plan.h"
 
-#include <nlohmann/json_fwd.hpp>
 #include <ostream>
 #include <vector>
 
@@ -15,6 +14,5 @@ namespace hetplan::cli {
 // file describes (CPU ranks, a scaled-down model).
 void printComparison(std::ostream &out, const Measurement &measured,
                      const std::vector<Comparison> &rows);
-nlohmann::json comparisonJson(const std::vector<Comparison> &rows);
 
 } // namespace hetplan::cli

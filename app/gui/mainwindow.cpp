@@ -104,7 +104,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     m_totals = new QLabel(this);
     statusBar()->addPermanentWidget(m_totals);
-    m_measurementImport = new MeasurementImport(this);
+    m_measurementImport = new MeasurementImport(m_document, this);
 
     createActions();
     createMenus();

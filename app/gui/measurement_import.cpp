@@ -1,15 +1,15 @@
 #include "measurement_import.h"
 
 #include "canvas/auto_layout.h"
-#include "mainwindow.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
-#include "results/background_runner.h"
+#include "tasks/background_runner.h"
 
 #include <QDialog>
 #include <QFontDatabase>
 #include <QPlainTextEdit>
 #include <QVBoxLayout>
+#include <QWidget>
 
 namespace hetplan::gui {
 namespace {
@@ -37,9 +37,10 @@ Cluster laidOut(Cluster cluster)
 
 } // namespace
 
-MeasurementImport::MeasurementImport(MainWindow *window)
-    : QObject(window)
-    , m_window(window)
+MeasurementImport::MeasurementImport(Document *document, QWidget *parent)
+    : QObject(parent)
+    , m_document(document)
+    , m_parent(parent)
     , m_runner(new BackgroundRunner(this))
 {
     connect(m_runner, &BackgroundRunner::finished, this, &MeasurementImport::onFinished);
@@ -86,7 +87,7 @@ void MeasurementImport::onFinished()
         Q_EMIT finished(false);
         return;
     }
-    if (Status s = m_window->document()->newFromCluster(laidOut(result->cluster)); !s) {
+    if (Status s = m_document->newFromCluster(laidOut(result->cluster)); !s) {
         m_report = QString::fromStdString(s.error().message);
         showReport(tr("Import Measurements"), m_report);
         Q_EMIT finished(false);
@@ -100,7 +101,7 @@ void MeasurementImport::onFinished()
 void MeasurementImport::showReport(const QString &title, const QString &text)
 {
     if (!m_reportView) {
-        auto *dialog = new QDialog(m_window);
+        auto *dialog = new QDialog(m_parent);
         dialog->setObjectName(QStringLiteral("importReport"));
         dialog->resize(760, 520);
         auto *layout = new QVBoxLayout(dialog);

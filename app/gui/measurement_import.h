@@ -7,11 +7,12 @@
 #include <QStringList>
 
 class QPlainTextEdit;
+class QWidget;
 
 namespace hetplan::gui {
 
 class BackgroundRunner;
-class MainWindow;
+class Document;
 
 // File › Import Measurements (docs/import.md): reads the chosen files and folders and builds
 // the cluster off the GUI thread, then opens it as a new unsaved document laid out by the
@@ -21,7 +22,8 @@ class MeasurementImport : public QObject
     Q_OBJECT
 
 public:
-    explicit MeasurementImport(MainWindow *window);
+    // The import opens its cluster in `document`; its report is a window of `parent`'s.
+    MeasurementImport(Document *document, QWidget *parent);
 
     // Starts importing `paths` (files or folders); finished() follows. The caller has asked
     // about unsaved work: the import replaces the document.
@@ -38,7 +40,8 @@ private:
     void onFinished();
     void showReport(const QString &title, const QString &text);
 
-    MainWindow *m_window;
+    Document *m_document;
+    QWidget *m_parent;
     BackgroundRunner *m_runner;
     QString m_report;
     QPlainTextEdit *m_reportView = nullptr; // in a window of its own, created on first use

@@ -7,7 +7,6 @@
 #include "core/model/topology.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -169,11 +168,9 @@ std::vector<PhaseFit> compareAll(const Cluster &cluster, const GpuCatalog &catal
         const Problem problem{*topology, run.model, run.workload};
         const Evaluation evaluation = model.evaluate(problem, run.plan);
         for (const Comparison &c : compareMeasured(run.plan, evaluation, run.measured)) {
-            // Per-stage rows are "p<pipeline> s<stage> <phase>"; the run's totals come first.
-            const bool perStage = c.what.size() > 1 && c.what[0] == 'p'
-                                  && std::isdigit(static_cast<unsigned char>(c.what[1]))
-                                  && c.what.find("bubble") == std::string::npos;
-            rows.push_back({run.source, c.what, c.measured, c.predicted, kNaN, perStage});
+            // The run's totals and the bubble (what the others leave) are shown, not fitted.
+            const bool perStage = c.key.perStage() && c.key.phase != Phase::Bubble;
+            rows.push_back({run.source, c.key, c.measured, c.predicted, kNaN, perStage});
         }
     }
     return rows;
@@ -207,7 +204,7 @@ std::string joined(std::span<const CalibrationRun> runs)
 } // namespace
 
 Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
-                              std::span<const CalibrationRun> runs)
+                              std::span<const CalibrationRun> runs, std::stop_token stop)
 {
     if (runs.empty())
         return badInput("calibration needs at least one measured run");
@@ -248,7 +245,7 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
             r.push_back(failure.empty() ? logError(rows[i].before, rows[i].measured) : 1e3);
         return r;
     };
-    LeastSquaresProblem problem{residualsAt, {}, {}};
+    LeastSquaresProblem problem{residualsAt, {}, {}, stop};
     std::vector<double> x0;
     for (const Parameter &p : parameters) {
         problem.lower.push_back(std::log(p.lower));
@@ -256,6 +253,8 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
         x0.push_back(std::log(p.before));
     }
     const LeastSquaresFit fit = fitLeastSquares(problem, x0);
+    if (stop.stop_requested())
+        return Error{ErrorKind::Cancelled, "calibration stopped before the fit converged"};
     result.iterations = fit.iterations;
 
     std::vector<double> values(parameters.size());
@@ -313,18 +312,21 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
     const std::vector<PhaseFit> after = compareAll(result.cluster, catalog, runs, failure);
     if (!failure.empty())
         return Error{ErrorKind::Internal, "calibrated cluster: " + failure};
-    double before2 = 0;
-    double after2 = 0;
+    // Sums of squared residuals ln(predicted / measured), dimensionless.
+    double squaredLogErrorSumBefore = 0;
+    double squaredLogErrorSumAfter = 0;
     for (size_t i = 0; i < result.phases.size(); ++i) {
         result.phases[i].after = after[i].before;
         result.phases[i].fitted = usable(result.phases[i]);
         if (!result.phases[i].fitted)
             continue;
-        before2 += std::pow(logError(result.phases[i].before, result.phases[i].measured), 2);
-        after2 += std::pow(logError(result.phases[i].after, result.phases[i].measured), 2);
+        squaredLogErrorSumBefore
+            += std::pow(logError(result.phases[i].before, result.phases[i].measured), 2);
+        squaredLogErrorSumAfter
+            += std::pow(logError(result.phases[i].after, result.phases[i].measured), 2);
     }
-    result.rmsLogErrorBefore = std::sqrt(before2 / double(fittedRows.size()));
-    result.rmsLogErrorAfter = std::sqrt(after2 / double(fittedRows.size()));
+    result.rmsLogErrorBefore = std::sqrt(squaredLogErrorSumBefore / double(fittedRows.size()));
+    result.rmsLogErrorAfter = std::sqrt(squaredLogErrorSumAfter / double(fittedRows.size()));
     return result;
 }
 

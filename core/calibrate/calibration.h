@@ -5,12 +5,14 @@
 
 #include "core/base/result.h"
 #include "core/cost/measurement.h"
+#include "core/cost/phase_key.h"
 #include "core/model/cluster.h"
 #include "core/model/model_spec.h"
 #include "core/model/workload.h"
 #include "core/plan/plan.h"
 
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -40,11 +42,12 @@ struct FittedFigure
     std::string note;         // empty, or why the figure stayed or has no error bar
 };
 
-// A per-stage phase time, measured beside the prediction before and after the fit.
+// A phase time of a run (its totals, then per stage), measured beside the prediction before and
+// after the fit.
 struct PhaseFit
 {
-    std::string run;  // CalibrationRun::source
-    std::string what; // "p0 s1 compute"
+    std::string run; // CalibrationRun::source
+    PhaseKey key;
     double measured = 0;
     double before = 0;
     double after = 0;
@@ -64,8 +67,9 @@ struct Calibration
 
 // Fits each GPU type's achieved fraction and each link kind's transport efficiency and
 // per-hop latency that the runs exercise. Errors (BadInput) name the run and what is wrong:
-// a run with no phase time to fit, or a plan the cluster cannot hold.
+// a run with no phase time to fit, or a plan the cluster cannot hold. A stop (checked between
+// the fit's iterations) gives Cancelled.
 Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
-                              std::span<const CalibrationRun> runs);
+                              std::span<const CalibrationRun> runs, std::stop_token stop = {});
 
 } // namespace hetplan

@@ -127,7 +127,8 @@ LeastSquaresFit fitLeastSquares(const LeastSquaresProblem &problem, std::vector<
     double cost = sumOfSquares(fit.residuals);
     double lambda = 1e-3;
     bool converged = false;
-    for (int iteration = 0; iteration < kMaxIterations && !free.empty() && !converged;
+    for (int iteration = 0; iteration < kMaxIterations && !free.empty() && !converged
+                            && !problem.stop.stop_requested();
          ++iteration) {
         fit.iterations = iteration + 1;
         Matrix jtj;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <stop_token>
 #include <vector>
 
 namespace hetplan {
@@ -14,6 +15,8 @@ struct LeastSquaresProblem
     std::function<std::vector<double>(const std::vector<double> &)> residuals;
     std::vector<double> lower; // per parameter, the box the search stays in
     std::vector<double> upper;
+    // Checked between iterations: a stop ends the search where it is.
+    std::stop_token stop;
 };
 
 struct LeastSquaresFit

@@ -3,21 +3,6 @@
 #include <cmath>
 
 namespace hetplan {
-namespace {
-
-struct Phase
-{
-    const char *name;
-    double Breakdown::*field;
-};
-
-constexpr Phase kPhases[] = {{"compute", &Breakdown::computeS},
-                             {"tp_comm", &Breakdown::tpCommS},
-                             {"pp_comm", &Breakdown::ppCommS},
-                             {"dp_comm", &Breakdown::dpCommS},
-                             {"bubble", &Breakdown::bubbleS}};
-
-} // namespace
 
 double Comparison::relativeError() const
 {
@@ -28,10 +13,10 @@ std::vector<Comparison> compareMeasured(const Plan &plan, const Evaluation &pred
                                         const Measurement &measured)
 {
     std::vector<Comparison> rows;
-    rows.push_back({"iteration", predicted.iterationS, measured.iterationS});
-    for (const Phase &phase : kPhases)
-        rows.push_back(
-            {phase.name, predicted.breakdown.*(phase.field), measured.breakdown.*(phase.field)});
+    rows.push_back({PhaseKey::ofRun(Phase::Iteration), predicted.iterationS, measured.iterationS});
+    for (const Phase phase : kBreakdownPhases)
+        rows.push_back({PhaseKey::ofRun(phase), predicted.breakdown.*phaseField(phase),
+                        measured.breakdown.*phaseField(phase)});
     for (const MeasuredStage &s : measured.stages) {
         const auto p = std::size_t(s.pipeline);
         if (p >= predicted.pipelines.size() || p >= plan.pipelines.size()
@@ -39,12 +24,14 @@ std::vector<Comparison> compareMeasured(const Plan &plan, const Evaluation &pred
             continue;
         const StageTiming &t = predicted.pipelines[p].stages[std::size_t(s.stage)];
         const double microBatches = plan.pipelines[p].microBatches;
-        const std::string prefix
-            = "p" + std::to_string(s.pipeline) + " s" + std::to_string(s.stage) + " ";
-        rows.push_back({prefix + "compute", t.computeS * microBatches, s.breakdown.computeS});
-        rows.push_back({prefix + "tp_comm", t.tpCommS * microBatches, s.breakdown.tpCommS});
-        rows.push_back({prefix + "pp_comm", t.hopS * microBatches, s.breakdown.ppCommS});
-        rows.push_back({prefix + "dp_comm", t.dpCommS, s.breakdown.dpCommS});
+        const auto row = [&](Phase phase, double predictedS) {
+            rows.push_back({PhaseKey::ofStage(s.pipeline, s.stage, phase), predictedS,
+                            s.breakdown.*phaseField(phase)});
+        };
+        row(Phase::Compute, t.computeS * microBatches);
+        row(Phase::TpComm, t.tpCommS * microBatches);
+        row(Phase::PpComm, t.hopS * microBatches);
+        row(Phase::DpComm, t.dpCommS);
     }
     return rows;
 }

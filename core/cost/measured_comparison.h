@@ -1,9 +1,9 @@
 #pragma once
 
 #include "core/cost/measurement.h"
+#include "core/cost/phase_key.h"
 #include "core/plan/plan.h"
 
-#include <string>
 #include <vector>
 
 namespace hetplan {
@@ -11,15 +11,17 @@ namespace hetplan {
 // One figure predicted by the cost model beside what a run measured.
 struct Comparison
 {
-    std::string what; // "iteration", "compute", "p0 s1 compute", ...
+    PhaseKey key;
     double predicted = 0;
     double measured = 0;
     // (measured − predicted) / predicted; NaN when nothing was predicted.
     double relativeError() const;
 };
 
-// Per phase of the iteration and per stage and phase (per iteration: the estimate's
-// per-micro-batch stage times times the pipeline's micro-batches), in seconds.
+// The iteration, each phase of the iteration, then per stage its compute, TP, PP and DP times
+// (per iteration: the estimate's per-micro-batch stage times times the pipeline's
+// micro-batches, its hop beside the measured pp_comm), in seconds (docs/runtime.md,
+// "Comparing with the prediction").
 std::vector<Comparison> compareMeasured(const Plan &plan, const Evaluation &predicted,
                                         const Measurement &measured);
 

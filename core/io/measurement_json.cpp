@@ -2,6 +2,7 @@
 // measured nothing has no file.
 #include "core/io/measurement_json.h"
 
+#include "core/cost/phase_key.h"
 #include "core/io/files.h"
 #include "core/io/json_util.h"
 #include "core/model/cluster.h"
@@ -27,11 +28,8 @@ Breakdown readBreakdown(const Value &value)
 {
     Breakdown b;
     Object o = value.object();
-    b.computeS = o.required("compute").number(kTimeS);
-    b.tpCommS = o.required("tp_comm").number(kTimeS);
-    b.ppCommS = o.required("pp_comm").number(kTimeS);
-    b.dpCommS = o.required("dp_comm").number(kTimeS);
-    b.bubbleS = o.required("bubble").number(kTimeS);
+    for (const Phase phase : kBreakdownPhases)
+        b.*phaseField(phase) = o.required(phaseName(phase)).number(kTimeS);
     o.finish();
     return b;
 }
@@ -39,11 +37,8 @@ Breakdown readBreakdown(const Value &value)
 OrderedJson breakdownJson(const Breakdown &b)
 {
     OrderedJson j;
-    j["compute"] = b.computeS;
-    j["tp_comm"] = b.tpCommS;
-    j["pp_comm"] = b.ppCommS;
-    j["dp_comm"] = b.dpCommS;
-    j["bubble"] = b.bubbleS;
+    for (const Phase phase : kBreakdownPhases)
+        j[std::string(phaseName(phase))] = b.*phaseField(phase);
     return j;
 }
 

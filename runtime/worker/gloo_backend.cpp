@@ -1,6 +1,6 @@
 #include "runtime/worker/gloo_backend.h"
 
-#include "runtime/worker/rank_output.h"
+#include "runtime/worker/peak_memory.h"
 
 #include <algorithm>
 #include <chrono>

@@ -7,8 +7,8 @@
 #include "runtime/worker/executor.h"
 #include "runtime/worker/gloo_backend.h"
 #include "runtime/worker/gpu_rank.h"
-#include "runtime/worker/rank_output.h"
 #include "runtime/worker/stage_model.h"
+#include "runtime/worker/weight_dump.h"
 #include "runtime/worker/worker_args.h"
 
 #include <cstdio>

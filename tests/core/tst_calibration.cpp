@@ -9,6 +9,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace hetplan;
@@ -80,7 +81,8 @@ private Q_SLOTS:
                                         return r;
                                     },
                                     {-100, -100, -100},
-                                    {100, 100, 100}};
+                                    {100, 100, 100},
+                                    {}};
         const LeastSquaresFit fit = fitLeastSquares(problem, {0, 0, 7});
         QVERIFY(std::abs(fit.x[0] - 2) < 0.2);
         QVERIFY(std::abs(fit.x[1] - 3) < 0.1);
@@ -124,6 +126,28 @@ private Q_SLOTS:
         for (const PhaseFit &p : result->phases)
             if (p.fitted)
                 QVERIFY(std::abs(p.after - p.measured) <= 1e-3 * p.measured);
+        // The rows are keyed, not labelled: the run's totals are shown, its stages' times fitted.
+        const auto row = [&](const PhaseKey &key) {
+            return std::find_if(result->phases.begin(), result->phases.end(),
+                                [&](const PhaseFit &p) { return p.key == key; });
+        };
+        QVERIFY(row(PhaseKey::ofRun(Phase::Iteration)) != result->phases.end());
+        QVERIFY(!row(PhaseKey::ofRun(Phase::Compute))->fitted);
+        QVERIFY(row(PhaseKey::ofStage(1, 1, Phase::Compute))->fitted);
+        for (const PhaseFit &p : result->phases)
+            QCOMPARE(p.fitted, p.key.perStage() && p.measured >= 1e-5 && p.before > 0);
+    }
+
+    void stopsWhenAsked()
+    {
+        const Workload workload = trainWorkload(8, 512);
+        const std::vector<CalibrationRun> runs{{"run.json", twoByTwo(), smallModel(), workload,
+                                                measuredOn(oneBox(), twoByTwo(), workload)}};
+        std::stop_source stop;
+        stop.request_stop();
+        const auto result = calibrate(oneBox(), testCatalog(), runs, stop.get_token());
+        QVERIFY(!result.ok());
+        QCOMPARE(result.error().kind, ErrorKind::Cancelled);
     }
 
     void aFigureNoRunDependsOnIsKept()

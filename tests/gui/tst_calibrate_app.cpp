@@ -1,6 +1,7 @@
 // Tools ▸ Calibrate from measurement… and calibrateFromRun (docs/calibration.md): a run of the
-// shown plan becomes one undoable edit of the cluster, a new plan, and the breakdown chart's
-// predicted, measured and calibrated bars.
+// shown plan is fitted in the background and becomes one undoable edit of the cluster, a new
+// plan, and the breakdown chart's predicted, measured and calibrated bars; an edit made while
+// it runs, or closing the window, loses nothing.
 #include "core/catalog/catalog.h"
 #include "core/cost/hetplan_model.h"
 #include "model/cluster_model.h"
@@ -91,7 +92,15 @@ private Q_SLOTS:
         const ShownPlan shown = *window.results()->shownPlan();
         const int planBars = window.results()->breakdownChart()->barCount();
         QSignalSpy replanned(window.results(), &ResultsPanel::planShown);
+        QSignalSpy calibrated(calibrator, &Calibrator::calibrated);
         QVERIFY(calibrator->calibrateFromRun(runAt(shown, 0.2)));
+        // The fit runs off the GUI thread: the call returns at once, and a second is refused
+        // until the first is done.
+        QCOMPARE(calibrated.count(), 0);
+        QVERIFY(!calibrator->action()->isEnabled());
+        QVERIFY(!calibrator->calibrateFromRun(runAt(shown, 0.2)));
+        QVERIFY(calibrated.wait(kPlanTimeoutMs));
+        QVERIFY(calibrator->action()->isEnabled());
 
         const Calibration &c = *calibrator->last();
         qInfo("rms log error %.3f -> %.3f", c.rmsLogErrorBefore, c.rmsLogErrorAfter);
@@ -107,6 +116,35 @@ private Q_SLOTS:
 
         model->undoStack()->undo();
         QCOMPARE(model->cluster(), before);
+    }
+
+    void anEditWhileItRunsIsKept()
+    {
+        MainWindow window;
+        QVERIFY(window.openExample(QStringLiteral("case-study")));
+        QVERIFY(planAndWait(window));
+        ClusterModel *model = window.document()->clusterModel();
+        const int steps = model->undoStack()->count();
+        QSignalSpy failed(window.calibrator(), &Calibrator::failed);
+        QVERIFY(window.calibrator()->calibrateFromRun(runAt(*window.results()->shownPlan(), 0.2)));
+        QVERIFY(model->setNameAndDescription("edited while calibrating", {}).ok());
+        QVERIFY(failed.wait(kPlanTimeoutMs));
+        QVERIFY2(failed.front().front().toString().contains(QStringLiteral("changed")),
+                 qPrintable(failed.front().front().toString()));
+        QCOMPARE(model->cluster().name, std::string("edited while calibrating"));
+        QCOMPARE(model->undoStack()->count(), steps + 1);
+        QVERIFY(!window.calibrator()->last());
+    }
+
+    void closingWhileItRunsIsSafe()
+    {
+        auto window = std::make_unique<MainWindow>();
+        QVERIFY(window->openExample(QStringLiteral("case-study")));
+        QVERIFY(planAndWait(*window));
+        QVERIFY(
+            window->calibrator()->calibrateFromRun(runAt(*window->results()->shownPlan(), 0.2)));
+        window.reset(); // cancels and waits for the fit
+        QCoreApplication::processEvents();
     }
 
     void withoutAPlanItSaysWhatToDo()

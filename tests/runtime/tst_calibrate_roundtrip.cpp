@@ -78,13 +78,13 @@ Errors predictionErrors(const QString &cluster, const QString &plan, const QStri
     int count = 0;
     for (const QJsonValue &row : json(run).value(QStringLiteral("measured")).toArray()) {
         const QJsonObject r = row.toObject();
-        const QString what = r.value(QStringLiteral("what")).toString();
+        const QString phase = r.value(QStringLiteral("phase")).toString();
+        const bool perStage = r.contains(QStringLiteral("stage"));
         const double predicted = r.value(QStringLiteral("predicted_s")).toDouble();
         const double m = r.value(QStringLiteral("measured_s")).toDouble();
-        if (what == QStringLiteral("iteration"))
+        if (phase == QStringLiteral("iteration") && !perStage)
             errors.iteration = std::abs(std::log(predicted / m));
-        else if (what.size() > 1 && what[0] == QLatin1Char('p') && what[1].isDigit()
-                 && !what.endsWith(QStringLiteral("bubble")) && m >= 1e-5 && predicted > 0) {
+        else if (perStage && phase != QStringLiteral("bubble") && m >= 1e-5 && predicted > 0) {
             sum += std::pow(std::log(predicted / m), 2);
             ++count;
         }

@@ -13,7 +13,7 @@
 #include "runtime/model/model_tensors.h"
 #include "runtime/model/reference_run.h"
 #include "runtime/model/weight_set.h"
-#include "runtime/worker/rank_output.h"
+#include "runtime/worker/weight_dump.h"
 #include "tests/test_registry.h"
 
 #include <QTemporaryDir>

@@ -1,6 +1,6 @@
 #include "launch/launch_controller.h"
 
-#include "results/background_runner.h"
+#include "tasks/background_runner.h"
 
 #include <QTimer>
 

@@ -58,7 +58,7 @@ void MeasuredView::showRun(const Measurement &measured, const std::vector<Compar
         const Comparison &c = rows[std::size_t(row)];
         const double error = c.relativeError();
         const QString cells[ColumnCount]
-            = {QString::fromStdString(c.what), ResultsText::duration(c.predicted),
+            = {QString::fromStdString(labelOf(c.key)), ResultsText::duration(c.predicted),
                ResultsText::duration(c.measured),
                std::isfinite(error)
                    ? QStringLiteral("%1%2 %").arg(error > 0 ? QStringLiteral("+") : QString(),

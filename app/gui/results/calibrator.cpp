@@ -6,6 +6,7 @@
 #include "results/breakdown_chart.h"
 #include "results/results_panel.h"
 #include "runtime/worker/measured_run.h"
+#include "tasks/background_runner.h"
 
 #include <QAction>
 #include <QFileDialog>
@@ -14,22 +15,17 @@
 namespace hetplan::gui {
 namespace {
 
-// The run's totals (compare_measured's first rows) of the first run, as three breakdowns.
+// The run's totals (compareMeasured's first rows) of the first run, as three breakdowns.
 BreakdownChart::RunComparison comparisonOf(const Calibration &c)
 {
     BreakdownChart::RunComparison out;
     const std::string run = c.phases.empty() ? std::string() : c.phases.front().run;
-    const std::pair<const char *, double Breakdown::*> parts[] = {{"compute", &Breakdown::computeS},
-                                                                  {"tp_comm", &Breakdown::tpCommS},
-                                                                  {"pp_comm", &Breakdown::ppCommS},
-                                                                  {"dp_comm", &Breakdown::dpCommS},
-                                                                  {"bubble", &Breakdown::bubbleS}};
     for (const PhaseFit &p : c.phases)
-        for (const auto &[name, field] : parts)
-            if (p.run == run && p.what == name) {
-                out.predicted.*field = p.before;
-                out.measured.*field = p.measured;
-                out.calibrated.*field = p.after;
+        for (const Phase phase : kBreakdownPhases)
+            if (p.run == run && p.key == PhaseKey::ofRun(phase)) {
+                out.predicted.*phaseField(phase) = p.before;
+                out.measured.*phaseField(phase) = p.measured;
+                out.calibrated.*phaseField(phase) = p.after;
             }
     return out;
 }
@@ -43,6 +39,7 @@ Calibrator::Calibrator(ResultsPanel *results, ClusterModel *model, QWidget *dial
     , m_dialogParent(dialogParent)
     , m_action(new QAction(tr("&Calibrate from Measurement…"), this))
     , m_lastRunAction(new QAction(tr("Calibrate from &Last Run"), this))
+    , m_runner(new BackgroundRunner(this))
 {
     m_lastRunAction->setEnabled(false);
     m_lastRunAction->setStatusTip(
@@ -53,10 +50,21 @@ Calibrator::Calibrator(ResultsPanel *results, ClusterModel *model, QWidget *dial
     });
     m_action->setStatusTip(tr("Fit the cluster's figures to measured runs of the shown plan"));
     connect(m_action, &QAction::triggered, this, &Calibrator::chooseFiles);
+    connect(m_runner, &BackgroundRunner::finished, this, &Calibrator::onFinished);
     connect(this, &Calibrator::failed, this, [this](const QString &message) {
         if (m_dialogParent && m_dialogParent->isVisible())
             QMessageBox::warning(m_dialogParent, tr("Calibrate"), message);
     });
+}
+
+bool Calibrator::isRunning() const
+{
+    return m_runner->isRunning();
+}
+
+void Calibrator::cancel()
+{
+    m_runner->cancel();
 }
 
 void Calibrator::chooseFiles()
@@ -85,7 +93,7 @@ bool Calibrator::calibrateFromFiles(const QStringList &paths)
 void Calibrator::setLastRun(const Measurement &measured)
 {
     m_lastRun = measured;
-    m_lastRunAction->setEnabled(true);
+    updateActions();
 }
 
 bool Calibrator::calibrateFromRun(const Measurement &measured)
@@ -96,6 +104,8 @@ bool Calibrator::calibrateFromRun(const Measurement &measured)
 bool Calibrator::calibrateRuns(const std::vector<Measurement> &measured,
                                const std::vector<std::string> &sources)
 {
+    if (m_runner->isRunning())
+        return fail(tr("A calibration is still running; wait for it to finish."));
     const auto &shown = m_results->shownPlan();
     if (!shown || shown->plan.workload.mode != Mode::Train)
         return fail(tr("Calibration needs the training plan the runs were made from: plan it "
@@ -108,19 +118,55 @@ bool Calibrator::calibrateRuns(const std::vector<Measurement> &measured,
             return fail(QString::fromStdString(run.error().message));
         runs.push_back(std::move(run).value());
     }
-    auto calibration = calibrate(m_model->cluster(), GpuCatalog::builtin(), runs);
-    if (!calibration)
-        return fail(QString::fromStdString(calibration.error().message));
-    if (Status applied = m_model->applyCalibration(calibration->cluster); !applied)
-        return fail(QString::fromStdString(applied.error().message));
+    m_fittedFrom = m_model->cluster();
+    m_runCount = int(runs.size());
+    m_runner->start<Result<Calibration>>(
+        [cluster = m_fittedFrom, runs = std::move(runs)](QPromise<Result<Calibration>> &promise,
+                                                         std::stop_token stop) {
+            promise.addResult(calibrate(cluster, GpuCatalog::builtin(), runs, stop));
+        });
+    updateActions();
+    Q_EMIT started();
+    return true;
+}
+
+void Calibrator::onFinished(bool cancelled)
+{
+    updateActions();
+    const QFuture<Result<Calibration>> future = m_runner->future<Result<Calibration>>();
+    if (cancelled || future.resultCount() == 0) {
+        fail(tr("Calibration was stopped; the cluster is as it was."));
+        return;
+    }
+    Result<Calibration> calibration = future.result();
+    if (!calibration) {
+        fail(QString::fromStdString(calibration.error().message));
+        return;
+    }
+    // An edit made while the fit ran is kept: the fit is of the cluster before it.
+    if (m_model->cluster() != m_fittedFrom) {
+        fail(tr("The cluster changed while calibrating, so the fit is not applied; calibrate "
+                "again to fit the cluster as it is now."));
+        return;
+    }
+    if (Status applied = m_model->applyCalibration(calibration->cluster); !applied) {
+        fail(QString::fromStdString(applied.error().message));
+        return;
+    }
     m_last = std::move(calibration).value();
     m_results->breakdownChart()->setRunComparison(comparisonOf(*m_last));
-    m_results->planAction()->trigger();
+    m_results->plan();
     Q_EMIT calibrated(
-        tr("Calibrated from %n run(s): rms error of the phase times %1 → %2", "", int(runs.size()))
+        tr("Calibrated from %n run(s): rms error of the phase times %1 → %2", "", m_runCount)
             .arg(m_last->rmsLogErrorBefore, 0, 'f', 3)
             .arg(m_last->rmsLogErrorAfter, 0, 'f', 3));
-    return true;
+}
+
+void Calibrator::updateActions()
+{
+    const bool running = m_runner->isRunning();
+    m_action->setEnabled(!running);
+    m_lastRunAction->setEnabled(!running && m_lastRun.has_value());
 }
 
 bool Calibrator::fail(const QString &message)

@@ -14,13 +14,14 @@ class QWidget;
 
 namespace hetplan::gui {
 
+class BackgroundRunner;
 class ClusterModel;
 class ResultsPanel;
 
 // Tools ▸ Calibrate from measurement… and the launch flow's "calibrate from this run"
-// (docs/calibration.md): fits the cluster to runs of the shown plan, applies the fitted
-// figures as one undoable edit, re-plans, and puts predicted, measured and calibrated beside
-// each other in the breakdown chart.
+// (docs/calibration.md): fits the cluster to runs of the shown plan in the background, applies
+// the fitted figures as one undoable edit, asks the results panel to re-plan, and puts
+// predicted, measured and calibrated beside each other in the breakdown chart.
 class Calibrator : public QObject
 {
     Q_OBJECT
@@ -31,19 +32,24 @@ public:
     QAction *action() const { return m_action; }
     // Tools ▸ Calibrate from Last Run: enabled once a launch measured a run (setLastRun).
     QAction *lastRunAction() const { return m_lastRunAction; }
-    // The last calibration made, for the report and tests.
+    // The last calibration applied, for the report and tests.
     const std::optional<Calibration> &last() const { return m_last; }
+    bool isRunning() const;
 
 public Q_SLOTS:
-    // A run of the shown plan (the launch's measurement). Returns false, with `failed`, when
-    // there is no plan, the run is not of it, or nothing can be fitted.
+    // Starts fitting to a run of the shown plan (the launch's measurement); calibrated() or
+    // failed() follows. Returns false, with failed(), when it cannot start: no plan, the run is
+    // not of it, or a calibration is still running.
     bool calibrateFromRun(const hetplan::Measurement &measured);
-    // Measurement files of runs of the shown plan.
+    // The same for measurement files of runs of the shown plan.
     bool calibrateFromFiles(const QStringList &paths);
     // The launch's measurement, kept for Calibrate from Last Run.
     void setLastRun(const hetplan::Measurement &measured);
+    // Stops the fit; the cluster stays as it is and failed() says so.
+    void cancel();
 
 Q_SIGNALS:
+    void started();
     void calibrated(const QString &summary);
     void failed(const QString &message);
 
@@ -51,6 +57,8 @@ private:
     void chooseFiles();
     bool calibrateRuns(const std::vector<Measurement> &measured,
                        const std::vector<std::string> &sources);
+    void onFinished(bool cancelled);
+    void updateActions();
     bool fail(const QString &message);
 
     ResultsPanel *m_results;
@@ -58,8 +66,11 @@ private:
     QWidget *m_dialogParent;
     QAction *m_action;
     QAction *m_lastRunAction;
+    BackgroundRunner *m_runner;
     std::optional<Measurement> m_lastRun;
     std::optional<Calibration> m_last;
+    int m_runCount = 0;   // of the running fit, for its summary
+    Cluster m_fittedFrom; // the cluster the running fit started from
 };
 
 } // namespace hetplan::gui

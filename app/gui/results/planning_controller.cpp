@@ -1,6 +1,6 @@
 #include "results/planning_controller.h"
 
-#include "results/background_runner.h"
+#include "tasks/background_runner.h"
 
 #include <limits>
 #include <mutex>

@@ -1,8 +1,8 @@
 #include "results/sweep_view.h"
 
-#include "results/background_runner.h"
 #include "results/chart_support.h"
 #include "results/qcustomplot_include.h"
+#include "tasks/background_runner.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -13,13 +13,13 @@
 namespace hetplan::gui {
 
 // The app's one way to run work in the background (docs/architecture.md, "Conventions": background
-// work): planning, the what-if re-plan and the bandwidth sweep all go through it. The work is a
-// plain function of a QPromise and a stop token, run by QtConcurrent::run; a QFutureWatcher owned
-// here brings its progress and results back to the GUI thread; Cancel is request_stop(); starting
-// while something runs cancels it and starts the new work when the old has returned; quitting and
-// destruction cancel and wait. The GUI thread never waits on the work otherwise. One piece of work
-// at a time: a caller that wants to replace running work cancels it and starts the new one on
-// finished() (PlanningController does).
+// work): planning, the what-if re-plan, the bandwidth sweep, calibration, launching and importing
+// all go through it. The work is a plain function of a QPromise and a stop token, run by
+// QtConcurrent::run; a QFutureWatcher owned here brings its progress and results back to the GUI
+// thread; Cancel is request_stop(); starting while something runs cancels it and starts the new
+// work when the old has returned; quitting and destruction cancel and wait. The GUI thread never
+// waits on the work otherwise. One piece of work at a time: a caller that wants to replace running
+// work cancels it and starts the new one on finished() (PlanningController does).
 class BackgroundRunner : public QObject
 {
     Q_OBJECT

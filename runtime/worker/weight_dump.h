@@ -25,7 +25,4 @@ struct WeightSlice
 Status writeWeightDump(const std::string &path, const std::vector<ParamView> &params);
 Result<std::vector<WeightSlice>> readWeightDump(const std::string &path);
 
-// The process's resident-set high-water mark (getrusage), in GiB.
-double peakResidentGiB();
-
 } // namespace hetplan::runtime

@@ -1,11 +1,10 @@
-#include "runtime/worker/rank_output.h"
+#include "runtime/worker/weight_dump.h"
 
 #include "core/io/files.h"
 
 #include <bit>
 #include <cstring>
 #include <sstream>
-#include <sys/resource.h>
 
 namespace hetplan::runtime {
 namespace {
@@ -64,13 +63,6 @@ Result<std::vector<WeightSlice>> readWeightDump(const std::string &path)
         slices.push_back(std::move(s));
     }
     return slices;
-}
-
-double peakResidentGiB()
-{
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    return double(usage.ru_maxrss) / (1024.0 * 1024.0); // ru_maxrss is in KiB on Linux
 }
 
 } // namespace hetplan::runtime

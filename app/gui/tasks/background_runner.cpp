@@ -1,4 +1,4 @@
-#include "results/background_runner.h"
+#include "tasks/background_runner.h"
 
 #include <QCoreApplication>
 
