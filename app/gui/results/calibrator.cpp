@@ -57,11 +57,6 @@ Calibrator::Calibrator(ResultsPanel *results, ClusterModel *model, QWidget *dial
     });
 }
 
-bool Calibrator::isRunning() const
-{
-    return m_runner->isRunning();
-}
-
 void Calibrator::cancel()
 {
     m_runner->cancel();
@@ -104,7 +99,7 @@ bool Calibrator::calibrateFromRun(const Measurement &measured)
 bool Calibrator::calibrateRuns(const std::vector<Measurement> &measured,
                                const std::vector<std::string> &sources)
 {
-    if (m_runner->isRunning())
+    if (m_running)
         return fail(tr("A calibration is still running; wait for it to finish."));
     const auto &shown = m_results->shownPlan();
     if (!shown || shown->plan.workload.mode != Mode::Train)
@@ -120,6 +115,7 @@ bool Calibrator::calibrateRuns(const std::vector<Measurement> &measured,
     }
     m_fittedFrom = m_model->cluster();
     m_runCount = int(runs.size());
+    m_running = true;
     m_runner->start<Result<Calibration>>(
         [cluster = m_fittedFrom, runs = std::move(runs)](QPromise<Result<Calibration>> &promise,
                                                          std::stop_token stop) {
@@ -132,6 +128,7 @@ bool Calibrator::calibrateRuns(const std::vector<Measurement> &measured,
 
 void Calibrator::onFinished(bool cancelled)
 {
+    m_running = false;
     updateActions();
     const QFuture<Result<Calibration>> future = m_runner->future<Result<Calibration>>();
     if (cancelled || future.resultCount() == 0) {
@@ -164,9 +161,8 @@ void Calibrator::onFinished(bool cancelled)
 
 void Calibrator::updateActions()
 {
-    const bool running = m_runner->isRunning();
-    m_action->setEnabled(!running);
-    m_lastRunAction->setEnabled(!running && m_lastRun.has_value());
+    m_action->setEnabled(!m_running);
+    m_lastRunAction->setEnabled(!m_running && m_lastRun.has_value());
 }
 
 bool Calibrator::fail(const QString &message)

@@ -34,7 +34,7 @@ public:
     QAction *lastRunAction() const { return m_lastRunAction; }
     // The last calibration applied, for the report and tests.
     const std::optional<Calibration> &last() const { return m_last; }
-    bool isRunning() const;
+    bool isRunning() const { return m_running; }
 
 public Q_SLOTS:
     // Starts fitting to a run of the shown plan (the launch's measurement); calibrated() or
@@ -69,6 +69,9 @@ private:
     BackgroundRunner *m_runner;
     std::optional<Measurement> m_lastRun;
     std::optional<Calibration> m_last;
+    // From the start of a fit until its finished() is handled (the result applied or refused),
+    // so no second fit starts in between.
+    bool m_running = false;
     int m_runCount = 0;   // of the running fit, for its summary
     Cluster m_fittedFrom; // the cluster the running fit started from
 };
