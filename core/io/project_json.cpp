@@ -1,4 +1,4 @@
-#include "model/project.h"
+#include "core/io/project_json.h"
 
 #include "core/catalog/catalog.h"
 #include "core/io/cluster_check.h"
@@ -7,7 +7,7 @@
 #include "core/io/formats.h"
 #include "core/model/topology.h"
 
-namespace hetplan::gui {
+namespace hetplan {
 
 using namespace jsonio;
 
@@ -225,4 +225,4 @@ Status saveProjectFile(const Project &project, const std::string &path)
     return writeFileAtomic(path, writeProject(project));
 }
 
-} // namespace hetplan::gui
+} // namespace hetplan
