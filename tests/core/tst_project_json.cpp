@@ -105,14 +105,15 @@ void TestProjectJson::badProjectsNameTheField_data()
     QTest::addColumn<QString>("from");
     QTest::addColumn<QString>("to");
     QTest::addColumn<QString>("message");
-    QTest::newRow("nested cluster") << QStringLiteral("\"count\": ")
-                                    << QStringLiteral("\"count\": -") << QStringLiteral(": cluster: machines[");
+    QTest::newRow("nested cluster")
+        << QStringLiteral("\"count\": ") << QStringLiteral("\"count\": -")
+        << QStringLiteral(": cluster: machines[");
     QTest::newRow("unknown planner")
         << QStringLiteral("\"planner\": \"hexgen\"") << QStringLiteral("\"planner\": \"nope\"")
         << QStringLiteral("planner");
-    QTest::newRow("unknown model") << QStringLiteral("\"model\": \"llama2-70b\"")
-                                   << QStringLiteral("\"model\": \"nope\"")
-                                   << QStringLiteral("not a catalog model");
+    QTest::newRow("unknown model")
+        << QStringLiteral("\"model\": \"llama2-70b\"") << QStringLiteral("\"model\": \"nope\"")
+        << QStringLiteral("not a catalog model");
 }
 
 void TestProjectJson::badProjectsNameTheField()
