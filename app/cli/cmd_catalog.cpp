@@ -1,94 +1,58 @@
 #include "app/cli/commands.h"
 #include "app/cli/setup.h"
 #include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 namespace hetplan::cli {
 namespace {
 
-std::string_view kindName(ExampleKind kind)
-{
-    switch (kind) {
-    case ExampleKind::Cluster:
-        return "cluster";
-    case ExampleKind::Plan:
-        return "plan";
-    case ExampleKind::Workload:
-        return "workload";
-    }
-    return "?";
-}
-
 int listGpus(bool json)
 {
-    nlohmann::json rows = nlohmann::json::array();
-    if (!json)
-        std::printf("%-16s %8s %8s %10s %10s  %s\n", "GPU", "TFLOPS", "GiB", "mem GB/s", "$/hour",
-                    "intra link");
-    for (const GpuType &g : GpuCatalog::builtin().all()) {
-        if (json) {
-            rows.push_back(
-                {{"name", g.name},
-                 {"tflops", g.tflops},
-                 {"memory_GiB", g.memoryGiB},
-                 {"membw_GBps", g.memoryBandwidthGBps},
-                 {"price_per_hour_usd",
-                  g.pricePerHourUsd ? nlohmann::json(*g.pricePerHourUsd) : nlohmann::json()},
-                 {"source", g.source}});
-            continue;
-        }
+    const std::vector<GpuType> &gpus = GpuCatalog::builtin().all();
+    if (json) {
+        std::cout << gpuCatalogJson(gpus) << '\n';
+        return 0;
+    }
+    std::printf("%-16s %8s %8s %10s %10s  %s\n", "GPU", "TFLOPS", "GiB", "mem GB/s", "$/hour",
+                "intra link");
+    for (const GpuType &g : gpus) {
         const std::string price
             = g.pricePerHourUsd ? std::to_string(*g.pricePerHourUsd).substr(0, 5) : "-";
         std::printf("%-16s %8.1f %8.0f %10.0f %10s  %.0f GB/s\n", g.name.c_str(), g.tflops,
                     g.memoryGiB, g.memoryBandwidthGBps, price.c_str(),
                     g.typicalIntra.bandwidthGBps);
     }
-    if (json)
-        std::cout << rows.dump(2) << '\n';
     return 0;
 }
 
 int listModels(bool json)
 {
-    nlohmann::json rows = nlohmann::json::array();
-    if (!json)
-        std::printf("%-14s %7s %7s %7s %6s %4s %8s %10s\n", "model", "layers", "hidden", "ffn",
-                    "heads", "kv", "vocab", "params");
-    for (const ModelSpec &m : ModelCatalog::builtin().all()) {
-        if (json) {
-            rows.push_back({{"name", m.name},
-                            {"layers", m.layers},
-                            {"hidden", m.hidden},
-                            {"ffn_hidden", m.ffnHidden},
-                            {"heads", m.heads},
-                            {"kv_heads", m.kvHeads},
-                            {"vocab", m.vocab},
-                            {"params", m.totalParams()}});
-            continue;
-        }
+    const std::vector<ModelSpec> &models = ModelCatalog::builtin().all();
+    if (json) {
+        std::cout << modelCatalogJson(models) << '\n';
+        return 0;
+    }
+    std::printf("%-14s %7s %7s %7s %6s %4s %8s %10s\n", "model", "layers", "hidden", "ffn", "heads",
+                "kv", "vocab", "params");
+    for (const ModelSpec &m : models)
         std::printf("%-14s %7d %7d %7d %6d %4d %8d %9.2fB\n", m.name.c_str(), m.layers, m.hidden,
                     m.ffnHidden, m.heads, m.kvHeads, m.vocab, m.totalParams() / 1e9);
-    }
-    if (json)
-        std::cout << rows.dump(2) << '\n';
     return 0;
 }
 
 int listExamples(bool json)
 {
-    nlohmann::json rows = nlohmann::json::array();
-    for (const Example &e : bundledExamples()) {
-        if (json)
-            rows.push_back({{"name", e.name}, {"kind", kindName(e.kind)}, {"path", e.path}});
-        else
-            std::printf("%-22s %-9s %s\n", e.name.c_str(), std::string(kindName(e.kind)).c_str(),
-                        e.path.c_str());
+    const std::vector<Example> examples = bundledExamples();
+    if (json) {
+        std::cout << examplesJson(examples) << '\n';
+        return 0;
     }
-    if (json)
-        std::cout << rows.dump(2) << '\n';
+    for (const Example &e : examples)
+        std::printf("%-22s %-9s %s\n", e.name.c_str(), std::string(exampleKindName(e.kind)).c_str(),
+                    e.path.c_str());
     return 0;
 }
 

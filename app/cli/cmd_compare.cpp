@@ -3,10 +3,10 @@
 #include "app/cli/report.h"
 #include "app/cli/setup.h"
 #include "app/cli/signals.h"
+#include "core/io/report_json.h"
 
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 namespace hetplan::cli {
 namespace {
@@ -30,30 +30,23 @@ int runCompare(const std::vector<std::string> &words)
     const std::vector<PlannerKind> &kinds = run->planners;
     const StoppableScope stoppable;
 
-    nlohmann::json rows = nlohmann::json::array();
+    const bool json = args.has("json");
+    std::vector<CompareRow> rows;
     int succeeded = 0;
     int noFit = 0;
-    if (!args.has("json"))
+    if (!json)
         std::printf("%-12s %12s %8s %12s %10s %10s  %s\n", "planner", "iteration", "MFU",
                     "tokens/s", "pipelines", "planned in", "status");
     for (PlannerKind kind : kinds) {
         if (receivedSignal() != 0)
             break;
         auto search = runPlanner(kind, problem, *run->costModel, run->options);
-        nlohmann::json row{{"planner", plannerName(kind)}};
-        if (search) {
+        if (search)
             ++succeeded;
-            row.update(planSearchToJson(*search, problem));
-            row["status"] = "ok";
-        } else {
+        else
             noFit += search.error().kind == ErrorKind::NoPlanFits;
-            row["status"] = search.error().kind == ErrorKind::NoPlanFits ? "no plan fits" : "error";
-            row["error"] = search.error().message;
-            if (const auto &fit = search.error().noFit)
-                row["no_fit"] = noFitToJson(*fit);
-        }
-        if (args.has("json")) {
-            rows.push_back(std::move(row));
+        if (json) {
+            rows.push_back(CompareRow{kind, std::move(search)});
             continue;
         }
         if (search) {
@@ -69,9 +62,8 @@ int runCompare(const std::vector<std::string> &words)
                         search.error().message.c_str());
         }
     }
-    if (args.has("json"))
-        std::cout << nlohmann::json{{"cost_model", run->costModel->name()}, {"results", rows}}.dump(
-            2) << '\n';
+    if (json)
+        std::cout << compareReportJson(run->costModel->name(), rows, problem.topology) << '\n';
     if (receivedSignal() != 0) {
         std::cerr << "hetplan-cli: stopped by " << receivedSignalName() << '\n';
         return signalExitCode();

@@ -4,15 +4,13 @@
 #include "app/cli/report.h"
 #include "app/cli/setup.h"
 #include "core/cost/validator.h"
-#include "core/io/comparison_json.h"
-#include "core/io/evaluation_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/measurement_json.h"
+#include "core/io/report_json.h"
 #include "runtime/worker/measured_run.h"
 
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 namespace hetplan::cli {
 namespace {
@@ -26,11 +24,7 @@ int reportInvalid(const std::string &planPath, const std::vector<PlanIssue> &iss
         messages.push_back(issue.message);
     const std::vector<std::string> shown = firstLines(messages);
     if (json)
-        std::cout << nlohmann::json{{"valid", false},
-                                    {"errors", shown},
-                                    {"error_count", issues.size()}}
-                         .dump(2)
-                  << '\n';
+        std::cout << invalidPlanReportJson(shown, issues.size()) << '\n';
     std::cerr << "hetplan-cli: error: " << planPath << " is not a valid plan (" << issues.size()
               << (issues.size() == 1 ? " problem" : " problems") << "):\n";
     for (const std::string &message : shown)
@@ -89,11 +83,9 @@ int runEvaluate(const std::vector<std::string> &words)
             = compareMeasured(run->plan, (*costModel)->evaluate(asRun, run->plan), *measured);
     }
     if (args->has("json")) {
-        nlohmann::json out = evaluationToJson(evaluation, problem->topology);
-        out["workload"] = workloadToJson(problem->workload, origin);
-        if (measured)
-            out["measured"] = comparisonToJson(comparison);
-        std::cout << out.dump(2) << '\n';
+        std::cout << evaluateReportJson(evaluation, problem->topology, problem->workload, origin,
+                                        measured ? &comparison : nullptr)
+                  << '\n';
     } else {
         printWorkload(std::cout, problem->workload, origin);
         printPlan(std::cout, *problem, plan);

@@ -5,10 +5,10 @@
 #include "app/cli/setup.h"
 #include "app/cli/signals.h"
 #include "core/io/formats.h"
+#include "core/io/report_json.h"
 
 #include <algorithm>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 namespace hetplan::cli {
 namespace {
@@ -82,9 +82,8 @@ int runPlan(const std::vector<std::string> &words)
             return fail(written.error());
     std::ostream &report = planToStdout ? std::cerr : std::cout;
     if (args.has("json")) {
-        nlohmann::json json = planSearchToJson(*search, problem);
-        json["workload"] = workloadToJson(problem.workload, run->workloadOrigin);
-        report << json.dump(2) << '\n';
+        report << planReportJson(*search, problem.topology, problem.workload, run->workloadOrigin)
+               << '\n';
     } else {
         printWorkload(report, problem.workload, run->workloadOrigin);
         printPlan(report, problem, search->plan);

@@ -4,11 +4,11 @@
 #include "app/cli/setup.h"
 #include "app/cli/signals.h"
 #include "core/cost/cost_model.h"
+#include "core/io/report_json.h"
 #include "core/planners/bandwidth_sweep.h"
 
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 namespace hetplan::cli {
 namespace {
@@ -76,29 +76,20 @@ int runSweep(const std::vector<std::string> &words)
     if (!base)
         return fail(base.error());
 
-    nlohmann::json points = nlohmann::json::array();
-    if (!args.has("json"))
+    const bool json = args.has("json");
+    std::vector<SweepPoint> points;
+    if (!json)
         std::printf("Sweep of %s (planner %s, cost model %s)\n%12s %16s %16s %8s  %s\n",
                     target->label.c_str(), std::string(plannerName(kind)).c_str(),
                     std::string(costModel.name()).c_str(), "GB/s", "current plan", "re-planned",
                     "MFU", "strategy");
-    const bool json = args.has("json");
     const Plan &plan = base->plan;
     const SweepRequest request{kind, options, target->targets, *bandwidths};
     sweepBandwidth(problem, costModel, plan, request, stopToken(), [&](const SweepPoint &p) {
-        nlohmann::json point{{"bandwidth_GBps", p.bandwidthGBps},
-                             {"current_plan_s", p.currentPlanS}};
-        if (p.replannedS) {
-            point["replanned_s"] = *p.replannedS;
-            point["mfu"] = p.replannedMfu;
-            point["strategy_changed"] = p.strategyChanged;
-            point["pipelines"] = p.replannedPipelines;
-        } else {
-            point["error"] = p.error;
-        }
-        points.push_back(std::move(point));
-        if (json)
+        if (json) {
+            points.push_back(p);
             return;
+        }
         const std::string mfu
             = p.replannedS ? std::to_string(int(100 * p.replannedMfu + 0.5)) + " %" : "-";
         std::printf("%12.6g %16s %16s %8s  %s\n", p.bandwidthGBps,
@@ -106,8 +97,8 @@ int runSweep(const std::vector<std::string> &words)
                     p.replannedS ? formatSeconds(*p.replannedS).c_str() : "-", mfu.c_str(),
                     p.replannedS ? (p.strategyChanged ? "changed" : "same") : p.error.c_str());
     });
-    if (args.has("json"))
-        std::cout << nlohmann::json{{"target", target->label}, {"points", points}}.dump(2) << '\n';
+    if (json)
+        std::cout << sweepReportJson(target->label, points) << '\n';
     if (receivedSignal() != 0) {
         std::cerr << "hetplan-cli: stopped by " << receivedSignalName() << '\n';
         return signalExitCode();

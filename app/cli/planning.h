@@ -1,11 +1,9 @@
 #pragma once
 
-#include "core/base/no_fit.h"
 #include "core/base/result.h"
 #include "core/planners/planner.h"
 
 #include <cstdint>
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -29,21 +27,12 @@ Result<PlanSearch> runPlanner(const Planner &planner, const Problem &problem,
 Result<std::vector<int>> parseGpuList(const std::string &option, const std::string &text,
                                       const Topology &topology);
 
-// A warm-start plan for re-planning after GPUs left (HexGen §5.3): GPUs the cluster no longer
-// has, or listed in `offline`, are dropped from the file; a stage left without GPUs goes, a
-// stage that lost some becomes one TP group of what is left; the estimate is ignored. The
-// result may no longer cover every layer: planners use it as a starting point only.
+// --warm-start FILE, read by parseWarmStart (core/io/warm_start.h).
 Result<Plan> loadWarmStart(const std::string &path, const Topology &topology,
                            const std::vector<int> &offline);
 
 // Inference: the serving simulation's figures added to an evaluation (no-op for training).
 void addServingFigures(const Problem &problem, const CostModel &costModel, const Plan &plan,
                        Evaluation &evaluation);
-
-// The plan, its estimate and the search trace as one JSON object (`plan --json`).
-nlohmann::json planSearchToJson(const PlanSearch &search, const Problem &problem);
-// Why no plan fits, as `compare --json` reports it: {"closest": …, "over": [{"gpu", "machine",
-// "gpu_type", "used_gib", "capacity_gib"}, …]} (docs/formats.md, "compare --json").
-nlohmann::json noFitToJson(const NoFit &noFit);
 
 } // namespace hetplan::cli

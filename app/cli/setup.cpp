@@ -50,17 +50,19 @@ Result<Workload> baseWorkload(const Args &args, const ProblemDefaults &defaults,
                               WorkloadOrigin &origin)
 {
     if (const auto path = args.value("workload")) {
-        auto workload = loadWorkload(*path);
-        if (!workload)
-            return workload;
         if (isRegularFile(*path)) {
+            auto text = readTextFile(*path);
+            if (!text)
+                return text.error();
+            auto file = parseWorkloadFile(*text, *path);
+            if (!file)
+                return file.error();
             origin.source = "file " + *path;
-            if (auto text = readTextFile(*path))
-                origin.defaults = fieldsMissingFrom(*text, workload->mode);
-        } else {
-            origin.source = "the bundled workload '" + *path + "'";
+            origin.defaults = file->defaulted;
+            return file->workload;
         }
-        return workload;
+        origin.source = "the bundled workload '" + *path + "'";
+        return loadWorkload(*path);
     }
     if (defaults.workload) {
         origin.source = defaults.workloadSource;
@@ -81,8 +83,8 @@ Result<Workload> baseWorkload(const Args &args, const ProblemDefaults &defaults,
                                      "add --workload "
                                    + *name + " to use it");
     const Workload workload;
-    for (const std::string &field : workloadFields(workload.mode))
-        origin.defaults.insert(field);
+    const std::span<const WorkloadField> fields = workloadFields(workload.mode);
+    origin.defaults.insert(fields.begin(), fields.end());
     return workload;
 }
 
@@ -133,18 +135,18 @@ Status applyInferFlags(const Args &args, InferWorkload &infer)
 // takes every field of the new mode from defaults, since the source described the other mode.
 void noteFlags(const Args &args, Mode sourceMode, Mode mode, WorkloadOrigin &origin)
 {
-    constexpr std::pair<const char *, const char *> kFlags[]{{"global-batch", "global_batch"},
-                                                             {"micro-batch", "micro_batch"},
-                                                             {"seq-len", "seq_len"},
-                                                             {"prompt-len", "prompt_len"},
-                                                             {"output-len", "output_len"},
-                                                             {"request-rate", "request_rate"},
-                                                             {"slo", "slo"}};
+    constexpr std::pair<const char *, WorkloadField> kFlags[]{
+        {"global-batch", WorkloadField::GlobalBatch},
+        {"micro-batch", WorkloadField::MicroBatch},
+        {"seq-len", WorkloadField::SeqLen},
+        {"prompt-len", WorkloadField::PromptLen},
+        {"output-len", WorkloadField::OutputLen},
+        {"request-rate", WorkloadField::RequestRate},
+        {"slo", WorkloadField::Slo}};
     bool any = mode != sourceMode;
     if (mode != sourceMode) {
-        origin.defaults.clear();
-        for (const std::string &field : workloadFields(mode))
-            origin.defaults.insert(field);
+        const std::span<const WorkloadField> fields = workloadFields(mode);
+        origin.defaults = std::set<WorkloadField>(fields.begin(), fields.end());
     }
     for (const auto &[flag, field] : kFlags) {
         if (!args.has(flag))

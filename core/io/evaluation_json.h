@@ -8,6 +8,7 @@ namespace hetplan {
 
 class Topology;
 
+// Internal to core/io (the reports of report_json.h build on it).
 // The JSON form of an Evaluation, as plan files ("estimate") and `hetplan-cli --json` print
 // it: iteration_s, mfu, tokens_per_s, breakdown_s, memory (GPUs by name), valid, errors, and
 // the optional cost and per-pipeline figures, and for inference the serving simulation

@@ -9,7 +9,12 @@
 #include "core/model/model_spec.h"
 #include "core/model/workload.h"
 
+#include <set>
 #include <span>
+
+namespace hetplan {
+enum class WorkloadField;
+} // namespace hetplan
 
 namespace hetplan::jsonio {
 
@@ -28,8 +33,9 @@ OrderedJson gpuTypeJson(const GpuType &type);
 ModelSpec readModelFields(Object &object);
 void writeModelFields(OrderedJson &j, const ModelSpec &m);
 
-// The workload fields; "format" is accepted and checked when present.
-Workload readWorkloadFields(Object &object);
+// The workload fields; "format" is accepted and checked when present. `defaulted`, when given,
+// receives the fields of the mode the object left out (core/io/workload_origin.h).
+Workload readWorkloadFields(Object &object, std::set<WorkloadField> *defaulted = nullptr);
 void writeWorkloadFields(OrderedJson &j, const Workload &w);
 
 } // namespace hetplan::jsonio

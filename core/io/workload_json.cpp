@@ -1,6 +1,7 @@
 // Workload files (docs/formats.md): training or inference, "format" optional.
 #include "core/io/format_objects.h"
 #include "core/io/formats.h"
+#include "core/io/workload_origin.h"
 
 namespace hetplan {
 
@@ -29,7 +30,7 @@ Recompute readRecompute(const Value &value)
                                   "true (= full), false (= none)");
 }
 
-TrainWorkload readTrain(Object &o)
+TrainWorkload readTrain(Object &o, std::set<WorkloadField> &defaulted)
 {
     TrainWorkload t;
     t.globalBatch = o.required("global_batch").integer(kBatch, 1);
@@ -44,6 +45,8 @@ TrainWorkload readTrain(Object &o)
         t.microBatchSizes.clear();
         for (std::size_t i = 0; i < list.size(); ++i)
             t.microBatchSizes.push_back(list.at(i).integer(kMicroBatch, 1));
+    } else {
+        defaulted.insert(WorkloadField::MicroBatch);
     }
     t.seqLen = o.required("seq_len").integer(kTokens, 1);
     t.precision
@@ -55,7 +58,7 @@ TrainWorkload readTrain(Object &o)
     return t;
 }
 
-InferWorkload readInfer(Object &o)
+InferWorkload readInfer(Object &o, std::set<WorkloadField> &defaulted)
 {
     InferWorkload w;
     w.promptLen = o.required("prompt_len").integer(kTokens, 1);
@@ -67,7 +70,12 @@ InferWorkload readInfer(Object &o)
         scale.fail("give either slo_s or slo_scale, not both");
     w.sloS = slo.optionalNumber(Range::positive(1e9));
     w.sloScale = scale.optionalNumber(Range::positive(1e9));
-    w.batch = o.optional("batch").integer(kMicroBatch, 1);
+    if (!slo.present() && !scale.present())
+        defaulted.insert(WorkloadField::Slo);
+    const Value batch = o.optional("batch");
+    if (!batch.present())
+        defaulted.insert(WorkloadField::Batch);
+    w.batch = batch.integer(kMicroBatch, 1);
     w.precision
         = o.optional("precision").oneOf<Precision>(kPrecisions, Precision::Fp16, "precision");
     return w;
@@ -77,17 +85,19 @@ InferWorkload readInfer(Object &o)
 
 namespace jsonio {
 
-Workload readWorkloadFields(Object &o)
+Workload readWorkloadFields(Object &o, std::set<WorkloadField> *defaulted)
 {
+    std::set<WorkloadField> ignored;
+    std::set<WorkloadField> &left = defaulted ? *defaulted : ignored;
     Workload w;
     const Value format = o.optional("format");
     if (format.present())
         checkFormat(format, kWorkloadFormat);
     w.mode = o.required("mode").oneOf<Mode>(kModes, Mode::Train, "mode");
     if (w.mode == Mode::Train)
-        w.train = readTrain(o);
+        w.train = readTrain(o, left);
     else
-        w.infer = readInfer(o);
+        w.infer = readInfer(o, left);
     return w;
 }
 
@@ -125,6 +135,15 @@ void writeWorkloadFields(OrderedJson &j, const Workload &w)
 Result<Workload> parseWorkload(std::string_view text, std::string_view source)
 {
     return readDocument(text, source, {}, [](Object &root) { return readWorkloadFields(root); });
+}
+
+Result<WorkloadFile> parseWorkloadFile(std::string_view text, std::string_view source)
+{
+    return readDocument(text, source, {}, [](Object &root) {
+        WorkloadFile file;
+        file.workload = readWorkloadFields(root, &file.defaulted);
+        return file;
+    });
 }
 
 std::string writeWorkload(const Workload &workload)

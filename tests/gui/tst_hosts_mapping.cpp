@@ -3,11 +3,11 @@
 #include "core/catalog/catalog.h"
 #include "core/io/hosts_json.h"
 #include "core/io/loaders.h"
+#include "core/io/project_json.h"
 #include "launch/hosts_dialog.h"
 #include "launch/hosts_mapping.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
-#include "model/project.h"
 #include "tests/test_registry.h"
 
 #include <QFile>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/project.h"
+#include "core/io/project_json.h"
 #include "model/settings_commands.h"
 
 #include <QObject>

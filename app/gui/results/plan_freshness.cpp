@@ -2,7 +2,7 @@
 
 #include "core/catalog/catalog.h"
 #include "core/cost/validator.h"
-#include "model/project.h"
+#include "core/io/project_json.h"
 
 #include <memory>
 

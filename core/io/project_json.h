@@ -13,11 +13,12 @@
 #include <string>
 #include <string_view>
 
-namespace hetplan::gui {
+namespace hetplan {
 
 inline constexpr std::string_view kProjectFormat = "hetplan.project/1";
 
-// Everything the designer saves: a cluster and what to plan on it (hetplan.project/1).
+// Everything the designer saves: a cluster and what to plan on it (docs/formats.md, "Project");
+// the app converts it to and from its document (app/gui/model/document.h).
 //   {"format": "hetplan.project/1",
 //    "cluster": {a whole hetplan.cluster/1 document},
 //    "model": "llama2-13b" or {the fields of a hetplan.model/1 file},
@@ -63,4 +64,4 @@ Result<Project> readProjectFile(const std::string &path);
 // Atomic: readers of `path` see the old or the new project, never a mix.
 Status saveProjectFile(const Project &project, const std::string &path);
 
-} // namespace hetplan::gui
+} // namespace hetplan

@@ -1,4 +1,4 @@
-#include "model/project.h"
+#include "core/io/project_json.h"
 
 #include "core/catalog/catalog.h"
 #include "core/io/cluster_check.h"
@@ -7,7 +7,7 @@
 #include "core/io/formats.h"
 #include "core/model/topology.h"
 
-namespace hetplan::gui {
+namespace hetplan {
 
 using namespace jsonio;
 
@@ -49,21 +49,31 @@ void failNested(Object &root, std::string_view source, const Error &error)
     root.context().fail({}, error.message.substr(source.size() + 2));
 }
 
+// A whole cluster document in `field`, read and checked (GPU types known) by the core's own
+// reader; nothing when the field is absent or wrong (the failure is recorded in `root`).
+std::optional<Cluster> readNestedCluster(Object &root, const Value &value, std::string_view source,
+                                         std::string_view field)
+{
+    if (!value.present() || !value.object().present())
+        return std::nullopt;
+    const std::string clusterSource = nestedSource(source, field);
+    auto read = parseCluster(nestedText(value), clusterSource);
+    if (read)
+        if (Status s = checkCluster(*read, clusterSource); !s)
+            read = s.error();
+    if (!read) {
+        failNested(root, source, read.error());
+        return std::nullopt;
+    }
+    return std::move(*read);
+}
+
 Project readProject(Object &root, std::string_view source)
 {
     Project p;
-    const Value cluster = root.required("cluster");
-    if (cluster.present() && cluster.object().present()) {
-        const std::string clusterSource = nestedSource(source, "cluster");
-        auto read = parseCluster(nestedText(cluster), clusterSource);
-        if (read)
-            if (Status s = checkCluster(*read, clusterSource); !s)
-                read = s.error();
-        if (read)
-            p.cluster = std::move(*read);
-        else
-            failNested(root, source, read.error());
-    }
+    if (std::optional<Cluster> cluster
+        = readNestedCluster(root, root.required("cluster"), source, "cluster"))
+        p.cluster = std::move(*cluster);
 
     const Value model = root.required("model");
     if (model.is(Json::value_t::string)) {
@@ -92,17 +102,7 @@ Project readProject(Object &root, std::string_view source)
     p.costModel = readKind(root.optional("cost_model"), p.costModel, &costModelKindFromName);
 
     const Value planCluster = root.optional("plan_cluster");
-    if (planCluster.present() && planCluster.object().present()) {
-        const std::string clusterSource = nestedSource(source, "plan_cluster");
-        auto read = parseCluster(nestedText(planCluster), clusterSource);
-        if (read)
-            if (Status s = checkCluster(*read, clusterSource); !s)
-                read = s.error();
-        if (read)
-            p.lastPlanCluster = std::move(*read);
-        else
-            failNested(root, source, read.error());
-    }
+    p.lastPlanCluster = readNestedCluster(root, planCluster, source, "plan_cluster");
 
     const Value hosts = root.optional("hosts");
     if (hosts.present() && hosts.object().present()) {
@@ -225,4 +225,4 @@ Status saveProjectFile(const Project &project, const std::string &path)
     return writeFileAtomic(path, writeProject(project));
 }
 
-} // namespace hetplan::gui
+} // namespace hetplan
