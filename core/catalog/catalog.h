@@ -11,7 +11,8 @@
 
 namespace hetplan {
 
-// GPU types known by name (resources/catalog/gpus.json, compiled in).
+// GPU types known by name (resources/catalog/gpus.json, compiled in). A range of GpuType, so
+// it passes as the catalog of Topology::build.
 class GpuCatalog
 {
 public:
@@ -20,6 +21,8 @@ public:
 
     const GpuType *find(std::string_view name) const; // case-insensitive
     const std::vector<GpuType> &all() const { return m_types; }
+    auto begin() const { return m_types.begin(); }
+    auto end() const { return m_types.end(); }
 
 private:
     std::vector<GpuType> m_types;

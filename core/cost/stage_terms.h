@@ -11,7 +11,7 @@ namespace hetplan {
 struct Plan;
 struct LayerSegments;
 
-// What one cost model says about a stage, and nothing more: the driver (core/cost/cost_driver.h)
+// What one cost model says about a stage, and nothing more: CostModel (core/cost/cost_model.h)
 // assembles an Evaluation from it. Terms call only the helpers below them (cost_helpers.h).
 class StageTerms
 {

@@ -1,9 +1,9 @@
 // hetplan.cluster/1 (docs/formats.md) and the GPU type object it shares with the
 // GPU catalog.
 #include "core/catalog/catalog.h"
-#include "core/catalog/transports.h"
 #include "core/io/format_objects.h"
 #include "core/io/formats.h"
+#include "core/model/transport_figures.h"
 
 #include <unordered_map>
 

@@ -2,7 +2,7 @@
 // shown plan becomes one undoable edit of the cluster, a new plan, and the breakdown chart's
 // predicted, measured and calibrated bars.
 #include "core/catalog/catalog.h"
-#include "core/cost/hetplan_model.h"
+#include "core/cost/cost_model.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
 #include "results/breakdown_chart.h"
@@ -46,7 +46,7 @@ Measurement runAt(const ShownPlan &shown, double fraction)
     }
     auto topology = Topology::build(truth, GpuCatalog::builtin());
     const Problem problem{*topology, run->model, run->workload};
-    const Evaluation e = HetPlanModel().evaluate(problem, run->plan);
+    const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(problem, run->plan);
     m.iterationS = e.iterationS;
     m.breakdown = e.breakdown;
     for (size_t p = 0; p < e.pipelines.size(); ++p)
