@@ -1,6 +1,6 @@
 #include "app/cli/commands.h"
 #include "app/cli/setup.h"
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 
 #include <cstdio>
 #include <iostream>
@@ -28,7 +28,7 @@ int listGpus(bool json)
     if (!json)
         std::printf("%-16s %8s %8s %10s %10s  %s\n", "GPU", "TFLOPS", "GiB", "mem GB/s", "$/hour",
                     "intra link");
-    for (const GpuType &g : GpuCatalog::builtin().all()) {
+    for (const GpuType &g : builtinGpuCatalog().all()) {
         if (json) {
             rows.push_back(
                 {{"name", g.name},
@@ -57,7 +57,7 @@ int listModels(bool json)
     if (!json)
         std::printf("%-14s %7s %7s %7s %6s %4s %8s %10s\n", "model", "layers", "hidden", "ffn",
                     "heads", "kv", "vocab", "params");
-    for (const ModelSpec &m : ModelCatalog::builtin().all()) {
+    for (const ModelSpec &m : builtinModelCatalog().all()) {
         if (json) {
             rows.push_back({{"name", m.name},
                             {"layers", m.layers},

@@ -42,7 +42,7 @@ struct GpuInfo
 class Topology
 {
 public:
-    // Resolves GPU types (cluster's own first, then `catalog`, e.g. GpuCatalog::builtin()) and
+    // Resolves GPU types (cluster's own first, then `catalog`, e.g. builtinGpuCatalog()) and
     // transport figures (cluster's own first, then defaultTransports()), and checks references.
     // Errors name the field, e.g. "machines[2].gpu: unknown GPU type 'X'; valid: …".
     static Result<Topology> build(const Cluster &cluster, std::span<const GpuType> catalog);

@@ -1,6 +1,7 @@
 // hetplan (the realistic default): outcomes a person planning a real run relies on.
 
 #include "core/cost/cost_model.h"
+#include "core/io/catalog_json.h"
 #include "core/model/transport_figures.h"
 #include "cost_test_fixtures.h"
 #include "tests/test_registry.h"
@@ -30,10 +31,10 @@ Problem caseStudy()
     c.links = {{"A", "ethernet", LinkKind::Ethernet, 1, 50},
                {"B", "ethernet", LinkKind::Ethernet, 1, 50},
                {"C", "ethernet", LinkKind::Ethernet, 1, 50}};
-    auto topology = Topology::build(c, GpuCatalog::builtin());
+    auto topology = Topology::build(c, builtinGpuCatalog());
     if (!topology)
         qFatal("case study: %s", topology.error().message.c_str());
-    const ModelSpec *llama = ModelCatalog::builtin().find("llama2-13b");
+    const ModelSpec *llama = builtinModelCatalog().find("llama2-13b");
     if (!llama)
         qFatal("llama2-13b missing from the model catalog");
     Workload w = trainWorkload(24, 4096);

@@ -1,6 +1,6 @@
 // Topology: GPU numbering, pair bandwidth/latency over intra links, networks and overrides,
 // and the errors build() reports for bad references.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/model/topology.h"
 #include "tests/test_registry.h"
 
@@ -24,7 +24,7 @@ constexpr std::string_view kCatalogJson = R"({
 const GpuCatalog &testCatalog()
 {
     static const GpuCatalog catalog = [] {
-        auto parsed = GpuCatalog::parse(kCatalogJson, "test catalog");
+        auto parsed = readGpuCatalog(kCatalogJson, "test catalog");
         if (!parsed)
             qFatal("test catalog: %s", parsed.error().message.c_str());
         return std::move(parsed).value();

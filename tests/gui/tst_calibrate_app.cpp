@@ -1,8 +1,8 @@
 // Tools ▸ Calibrate from measurement… and calibrateFromRun (docs/calibration.md): a run of the
 // shown plan becomes one undoable edit of the cluster, a new plan, and the breakdown chart's
 // predicted, measured and calibrated bars.
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
+#include "core/io/catalog_json.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
 #include "results/breakdown_chart.h"
@@ -44,7 +44,7 @@ Measurement runAt(const ShownPlan &shown, double fraction)
                          [&](const GpuType &t) { return t.name == type.name; }))
             truth.gpuTypes.push_back(type);
     }
-    auto topology = Topology::build(truth, GpuCatalog::builtin());
+    auto topology = Topology::build(truth, builtinGpuCatalog());
     const Problem problem{*topology, run->model, run->workload};
     const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(problem, run->plan);
     m.iterationS = e.iterationS;

@@ -1,6 +1,6 @@
 #include "results/calibrator.h"
 
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/measurement_json.h"
 #include "model/cluster_model.h"
 #include "results/breakdown_chart.h"
@@ -108,7 +108,7 @@ bool Calibrator::calibrateRuns(const std::vector<Measurement> &measured,
             return fail(QString::fromStdString(run.error().message));
         runs.push_back(std::move(run).value());
     }
-    auto calibration = calibrate(m_model->cluster(), GpuCatalog::builtin(), runs);
+    auto calibration = calibrate(m_model->cluster(), builtinGpuCatalog(), runs);
     if (!calibration)
         return fail(QString::fromStdString(calibration.error().message));
     if (Status applied = m_model->applyCalibration(calibration->cluster); !applied)
