@@ -311,8 +311,8 @@ double CostModel::evaluateTraining(const Problem &problem, const Plan &plan, Eva
     for (const Pipeline &pipeline : plan.pipelines)
         stageTotal += pipeline.stages.size();
     s.perStageDpS.assign(stageTotal, 0.0);
-    const double dpS = terms.dataParallelS(problem, plan, s.segments, s.perStageDpS);
     const PlanPaths paths(problem.topology, plan);
+    const double dpS = terms.dataParallelS(problem, plan, paths, s.segments, s.perStageDpS);
 
     if (out) {
         out->pipelines.assign(plan.pipelines.size(), PipelineTiming{});

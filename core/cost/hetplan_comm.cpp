@@ -248,7 +248,7 @@ void collectEndReplicas(const Plan &plan, bool first, const PlanPaths &paths, Sy
 
 } // namespace
 
-double asymmetricGradientSyncS(const Problem &problem, const Plan &plan,
+double asymmetricGradientSyncS(const Problem &problem, const Plan &plan, const PlanPaths &paths,
                                const LayerSegments &segments, std::span<double> perStageS)
 {
     const Topology &topology = problem.topology;
@@ -260,7 +260,6 @@ double asymmetricGradientSyncS(const Problem &problem, const Plan &plan,
     SyncScratch &s = syncScratch();
     s.gpuS.assign(size_t(topology.gpuCount()), 0.0);
     s.machineS.assign(topology.cluster().machines.size(), 0.0);
-    const PlanPaths paths(topology, plan);
 
     for (int segment = 0; segment < segments.segmentCount(); ++segment) {
         collectReplicas(plan, segments, segment, paths, s);

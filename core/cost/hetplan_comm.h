@@ -14,6 +14,7 @@ namespace hetplan {
 struct Plan;
 struct Problem;
 struct LayerSegments;
+class PlanPaths;
 struct StageQuery;
 
 // The slowest link and the worst latency among every pair of a group.
@@ -49,7 +50,7 @@ double sharedNetworkLinkS(const Topology &topology, const StageQuery &sender,
 // figure (flat, pipeline by pipeline) and returns the iteration's DP time. Each all-reduce
 // travels over the links its holders' transport allows (PlanPaths); a ring across more than
 // two machines loses its transport's share of bus bandwidth per doubling.
-double asymmetricGradientSyncS(const Problem &problem, const Plan &plan,
+double asymmetricGradientSyncS(const Problem &problem, const Plan &plan, const PlanPaths &paths,
                                const LayerSegments &segments, std::span<double> perStageS);
 
 } // namespace hetplan

@@ -141,10 +141,10 @@ public:
         return forwardS + backwardS;
     }
 
-    double dataParallelS(const Problem &problem, const Plan &plan, const LayerSegments &segments,
-                         std::span<double> perStageS) const override
+    double dataParallelS(const Problem &problem, const Plan &plan, const PlanPaths &paths,
+                         const LayerSegments &segments, std::span<double> perStageS) const override
     {
-        return asymmetricGradientSyncS(problem, plan, segments, perStageS);
+        return asymmetricGradientSyncS(problem, plan, paths, segments, perStageS);
     }
 
 private:
