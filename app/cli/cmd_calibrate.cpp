@@ -4,7 +4,7 @@
 #include "app/cli/output.h"
 #include "app/cli/setup.h"
 #include "core/calibrate/calibration.h"
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/comparison_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
@@ -106,7 +106,7 @@ int runCalibrate(const std::vector<std::string> &words)
     auto cluster = loadCluster(*clusterPath);
     if (!cluster)
         return fail(cluster.error());
-    auto topology = Topology::build(*cluster, GpuCatalog::builtin());
+    auto topology = Topology::build(*cluster, builtinGpuCatalog());
     if (!topology)
         return fail(badInput(*clusterPath + ": " + topology.error().message));
     std::vector<CalibrationRun> runs;
@@ -116,7 +116,7 @@ int runCalibrate(const std::vector<std::string> &words)
             return fail(run.error());
         runs.push_back(std::move(run).value());
     }
-    auto calibration = calibrate(*cluster, GpuCatalog::builtin(), runs);
+    auto calibration = calibrate(*cluster, builtinGpuCatalog(), runs);
     if (!calibration)
         return fail(calibration.error());
     if (Status written = writeOutput(*out, writeCluster(calibration->cluster)); !written)

@@ -1,6 +1,5 @@
 #include "app/cli/commands.h"
 #include "app/cli/setup.h"
-#include "core/catalog/catalog.h"
 #include "core/io/catalog_json.h"
 
 #include <cstdio>
@@ -11,7 +10,7 @@ namespace {
 
 int listGpus(bool json)
 {
-    const std::vector<GpuType> &gpus = GpuCatalog::builtin().all();
+    const std::vector<GpuType> &gpus = builtinGpuCatalog().all();
     if (json) {
         std::cout << gpuCatalogJson(gpus) << '\n';
         return 0;
@@ -30,7 +29,7 @@ int listGpus(bool json)
 
 int listModels(bool json)
 {
-    const std::vector<ModelSpec> &models = ModelCatalog::builtin().all();
+    const std::vector<ModelSpec> &models = builtinModelCatalog().all();
     if (json) {
         std::cout << modelCatalogJson(models) << '\n';
         return 0;

@@ -1,9 +1,9 @@
 #include "app/cli/commands.h"
 #include "app/cli/report.h"
 #include "app/cli/setup.h"
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/validator.h"
+#include "core/io/catalog_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
@@ -54,7 +54,7 @@ std::vector<std::string> problemsOf(const std::string &path, const Args &args)
         auto cluster = parseCluster(*text, path);
         if (!cluster)
             return {cluster.error().message};
-        if (auto topology = Topology::build(*cluster, GpuCatalog::builtin()); !topology)
+        if (auto topology = Topology::build(*cluster, builtinGpuCatalog()); !topology)
             return {path + ": " + topology.error().message};
         return {};
     }

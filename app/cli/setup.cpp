@@ -1,7 +1,7 @@
 #include "app/cli/setup.h"
 
 #include "core/base/no_fit.h"
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/cluster_check.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
@@ -237,7 +237,7 @@ Result<Topology> topologyFromArgs(const Args &args, std::optional<std::string> f
     }
     if (!cluster)
         return cluster.error();
-    auto topology = Topology::build(*cluster, GpuCatalog::builtin());
+    auto topology = Topology::build(*cluster, builtinGpuCatalog());
     if (!topology)
         return Error{topology.error().kind, *clusterName + ": " + topology.error().message};
     if (Status gpus = checkHasGpus(*topology); !gpus)

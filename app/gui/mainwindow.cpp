@@ -3,7 +3,7 @@
 #include "canvas/cluster_scene.h"
 #include "canvas/cluster_view.h"
 #include "canvas/palette.h"
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "help/help_menu.h"
 #include "inspector/inspector.h"
 #include "launch/launch_actions.h"
@@ -60,7 +60,7 @@ double totalTflops(const Cluster &cluster)
             if (sameTypeName(t.name, m.gpu))
                 type = &t;
         if (!type)
-            type = GpuCatalog::builtin().find(m.gpu);
+            type = builtinGpuCatalog().find(m.gpu);
         if (type)
             total += m.count * type->tflops;
     }

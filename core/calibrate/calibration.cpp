@@ -1,10 +1,11 @@
 #include "core/calibrate/calibration.h"
 
 #include "core/calibrate/least_squares.h"
-#include "core/catalog/transports.h"
-#include "core/cost/hetplan_model.h"
+#include "core/catalog/catalog.h"
+#include "core/cost/cost_model.h"
 #include "core/cost/measured_comparison.h"
 #include "core/model/topology.h"
+#include "core/model/transport_figures.h"
 
 #include <algorithm>
 #include <cmath>
@@ -163,7 +164,7 @@ std::vector<PhaseFit> compareAll(const Cluster &cluster, const GpuCatalog &catal
         error = topology.error().message;
         return rows;
     }
-    const HetPlanModel model;
+    const CostModel model(CostModelKind::HetPlan);
     for (const CalibrationRun &run : runs) {
         const Problem problem{*topology, run.model, run.workload};
         const Evaluation evaluation = model.evaluate(problem, run.plan);

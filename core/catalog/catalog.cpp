@@ -1,54 +1,15 @@
-// The compiled-in catalogs (resources/catalog/) and example files (resources/examples/).
+// The catalogs as data and the compiled-in example files (resources/examples/); the catalogs
+// are read by core/io/catalog_json.h.
 #include "core/catalog/catalog.h"
 
 #include "core/base/text.h"
 #include "core/catalog/embedded.h"
-#include "core/io/format_objects.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 
 namespace hetplan {
 
-using namespace jsonio;
-
 namespace {
-
-constexpr std::string_view kGpuCatalogFormat = "hetplan.gpu-catalog/1";
-constexpr std::string_view kModelCatalogFormat = "hetplan.model-catalog/1";
-constexpr std::size_t kMaxCatalogEntries = 4096;
-
-std::string_view embeddedText(std::string_view path)
-{
-    for (const embedded::EmbeddedFile &f : embedded::files())
-        if (f.path == path)
-            return f.text;
-    return {};
-}
-
-// The compiled-in catalog is part of the program: if it does not parse, the build is broken.
-template<typename Catalog>
-Catalog parseBuiltin(std::string_view path)
-{
-    auto catalog = Catalog::parse(embeddedText(path), path);
-    if (!catalog) {
-        std::fprintf(stderr, "HetPlan bug: the bundled %.*s is broken: %s\n", int(path.size()),
-                     path.data(), catalog.error().message.c_str());
-        std::abort();
-    }
-    return std::move(catalog).value();
-}
-
-// Names are looked up case-insensitively, so they must be unique that way too.
-template<typename T>
-void checkUniqueName(const std::vector<T> &entries, const Value &where)
-{
-    for (std::size_t j = 0; j + 1 < entries.size(); ++j)
-        if (equalsIgnoringCase(entries[j].name, entries.back().name))
-            where.fail("\"" + entries.back().name + "\" is already entry " + std::to_string(j)
-                       + " (names are compared ignoring case)");
-}
 
 template<typename T>
 const T *findByName(const std::vector<T> &entries, std::string_view name)
@@ -71,49 +32,9 @@ constexpr std::string_view kExamplesFolder = "examples/";
 
 } // namespace
 
-const GpuCatalog &GpuCatalog::builtin()
-{
-    static const GpuCatalog catalog = parseBuiltin<GpuCatalog>("catalog/gpus.json");
-    return catalog;
-}
-
-Result<GpuCatalog> GpuCatalog::parse(std::string_view text, std::string_view source)
-{
-    return readDocument(text, source, kGpuCatalogFormat, [&](Object &root) {
-        GpuCatalog catalog;
-        const Array gpus = root.required("gpus").array(kMaxCatalogEntries);
-        for (std::size_t i = 0; i < gpus.size(); ++i) {
-            catalog.m_types.push_back(readGpuType(gpus.at(i)));
-            checkUniqueName(catalog.m_types, gpus.at(i));
-        }
-        return catalog;
-    });
-}
-
 const GpuType *GpuCatalog::find(std::string_view name) const
 {
     return findByName(m_types, name);
-}
-
-const ModelCatalog &ModelCatalog::builtin()
-{
-    static const ModelCatalog catalog = parseBuiltin<ModelCatalog>("catalog/models.json");
-    return catalog;
-}
-
-Result<ModelCatalog> ModelCatalog::parse(std::string_view text, std::string_view source)
-{
-    return readDocument(text, source, kModelCatalogFormat, [&](Object &root) {
-        ModelCatalog catalog;
-        const Array models = root.required("models").array(kMaxCatalogEntries);
-        for (std::size_t i = 0; i < models.size(); ++i) {
-            Object entry = models.at(i).object();
-            catalog.m_models.push_back(readModelFields(entry));
-            entry.finish();
-            checkUniqueName(catalog.m_models, models.at(i));
-        }
-        return catalog;
-    });
 }
 
 const ModelSpec *ModelCatalog::find(std::string_view name) const

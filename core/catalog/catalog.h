@@ -1,36 +1,45 @@
 #pragma once
 
-#include "core/base/result.h"
 #include "core/model/gpu_type.h"
 #include "core/model/model_spec.h"
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace hetplan {
 
-// GPU types known by name (resources/catalog/gpus.json, compiled in).
+// GPU types known by name: the bundled ones (resources/catalog/gpus.json) are
+// builtinGpuCatalog() of core/io/catalog_json.h. A range of GpuType, so it passes as the catalog
+// of Topology::build.
 class GpuCatalog
 {
 public:
-    static const GpuCatalog &builtin();
-    static Result<GpuCatalog> parse(std::string_view text, std::string_view source);
+    GpuCatalog() = default;
+    explicit GpuCatalog(std::vector<GpuType> types)
+        : m_types(std::move(types))
+    {}
 
     const GpuType *find(std::string_view name) const; // case-insensitive
     const std::vector<GpuType> &all() const { return m_types; }
+    auto begin() const { return m_types.begin(); }
+    auto end() const { return m_types.end(); }
 
 private:
     std::vector<GpuType> m_types;
 };
 
-// Models known by name (resources/catalog/models.json, compiled in).
+// Models known by name: the bundled ones (resources/catalog/models.json) are
+// builtinModelCatalog() of core/io/catalog_json.h.
 class ModelCatalog
 {
 public:
-    static const ModelCatalog &builtin();
-    static Result<ModelCatalog> parse(std::string_view text, std::string_view source);
+    ModelCatalog() = default;
+    explicit ModelCatalog(std::vector<ModelSpec> models)
+        : m_models(std::move(models))
+    {}
 
     const ModelSpec *find(std::string_view name) const; // case-insensitive
     const std::vector<ModelSpec> &all() const { return m_models; }

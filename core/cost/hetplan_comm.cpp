@@ -11,15 +11,15 @@
 
 namespace hetplan {
 
-GroupLinks groupLinks(const EffectiveLinks &links, std::span<const int> group, PathKind path)
+GroupLinks groupLinks(const Topology &topology, std::span<const int> group, PathKind path)
 {
     GroupLinks result{kInfinity, 0};
     for (size_t i = 0; i < group.size(); ++i)
         for (size_t k = i + 1; k < group.size(); ++k) {
-            const double bytesPerS = links.bandwidthBytesPerS(group[i], group[k], path);
+            const double bytesPerS = topology.effectiveBandwidthBytesPerS(group[i], group[k], path);
             result.slowestBytesPerS = std::min(result.slowestBytesPerS, bytesPerS);
-            result.worstLatencyS
-                = std::max(result.worstLatencyS, links.latencyS(group[i], group[k], path));
+            result.worstLatencyS = std::max(result.worstLatencyS,
+                                            topology.effectiveLatencyS(group[i], group[k], path));
         }
     return result;
 }
@@ -41,24 +41,24 @@ double ringBroadcastS(int n, double bytes, const GroupLinks &links)
     return transferS(bytes, links.slowestBytesPerS) + (n - 1) * links.worstLatencyS;
 }
 
-double sendAndBroadcastS(const EffectiveLinks &links, std::span<const int> from,
+double sendAndBroadcastS(const Topology &topology, std::span<const int> from,
                          std::span<const int> to, double bytes, PathKind path)
 {
     double bestSendS = kInfinity;
     for (int x : from)
         for (int y : to)
             if (x != y)
-                bestSendS = std::min(bestSendS,
-                                     links.latencyS(x, y, path)
-                                         + transferS(bytes, links.bandwidthBytesPerS(x, y, path)));
+                bestSendS = std::min(
+                    bestSendS,
+                    topology.effectiveLatencyS(x, y, path)
+                        + transferS(bytes, topology.effectiveBandwidthBytesPerS(x, y, path)));
     // The broadcast runs in the receiving stage's TP group, over the hop's transport too.
-    return bestSendS + ringBroadcastS(int(to.size()), bytes, groupLinks(links, to, path));
+    return bestSendS + ringBroadcastS(int(to.size()), bytes, groupLinks(topology, to, path));
 }
 
-double sharedNetworkLinkS(const EffectiveLinks &links, const StageQuery &sender,
+double sharedNetworkLinkS(const Topology &topology, const StageQuery &sender,
                           const StageQuery &receiver, double bytesPerSequence, PathKind path)
 {
-    const Topology &topology = links.topology();
     const auto onSenderMachine = [&](int machine) {
         return std::any_of(sender.gpus.begin(), sender.gpus.end(),
                            [&](int x) { return topology.gpu(x).machine == machine; });
@@ -68,8 +68,9 @@ double sharedNetworkLinkS(const EffectiveLinks &links, const StageQuery &sender,
         bytesPerS = 0;
         latencyS = kInfinity;
         for (int x : sender.gpus) {
-            bytesPerS = std::max(bytesPerS, links.bandwidthBytesPerS(x, receiverGpu, path));
-            latencyS = std::min(latencyS, links.latencyS(x, receiverGpu, path));
+            bytesPerS
+                = std::max(bytesPerS, topology.effectiveBandwidthBytesPerS(x, receiverGpu, path));
+            latencyS = std::min(latencyS, topology.effectiveLatencyS(x, receiverGpu, path));
         }
     };
     const int senderMachine = topology.gpu(sender.gpus.front()).machine;
@@ -151,10 +152,9 @@ int chunksPerTensor(const std::vector<Replica> &replicas)
 
 // All-reduces every chunk of `tensors` tensors of `params` parameters each among the GPUs
 // holding that chunk (one per replica), and charges each GPU its chunks in sequence.
-void syncTensors(const EffectiveLinks &links, SyncScratch &s, double params, double tensors,
+void syncTensors(const Topology &topology, SyncScratch &s, double params, double tensors,
                  double gradientBytesPerParam)
 {
-    const Topology &topology = links.topology();
     const int n = int(s.replicas.size());
     if (n < 2 || params <= 0 || tensors <= 0)
         return;
@@ -180,16 +180,17 @@ void syncTensors(const EffectiveLinks &links, SyncScratch &s, double params, dou
                 ++machines;
             if (a == b)
                 continue;
-            const double bytesPerS = links.bandwidthBytesPerS(a, b, s.path);
+            const double bytesPerS = topology.effectiveBandwidthBytesPerS(a, b, s.path);
             if (bytesPerS < ring.slowestBytesPerS) {
                 ring.slowestBytesPerS = bytesPerS;
-                slowestKind = links.kind(a, b, s.path);
+                slowestKind = topology.pairKind(a, b, s.path);
             }
-            ring.worstLatencyS = std::max(ring.worstLatencyS, links.latencyS(a, b, s.path));
+            ring.worstLatencyS
+                = std::max(ring.worstLatencyS, topology.effectiveLatencyS(a, b, s.path));
         }
         // Congestion and synchronisation across more machines cost bus bandwidth, on every
         // link of the ring alike.
-        const double scale = links.ringScaleFactor(slowestKind, machines);
+        const double scale = topology.ringScaleFactor(slowestKind, machines);
         ring.slowestBytesPerS *= scale;
         const double chunkS = tensors * ringAllReduceS(n, chunkBytes, ring);
         for (int gpu : s.holders)
@@ -202,8 +203,8 @@ void syncTensors(const EffectiveLinks &links, SyncScratch &s, double params, dou
             const int b = s.holders[size_t((i + 1) % n)];
             const int machine = topology.gpu(a).machine;
             if (machine != topology.gpu(b).machine)
-                s.machineS[size_t(machine)]
-                    += transferS(ringBytes, scale * links.bandwidthBytesPerS(a, b, s.path));
+                s.machineS[size_t(machine)] += transferS(
+                    ringBytes, scale * topology.effectiveBandwidthBytesPerS(a, b, s.path));
         }
     }
 }
@@ -247,11 +248,10 @@ void collectEndReplicas(const Plan &plan, bool first, const PlanPaths &paths, Sy
 
 } // namespace
 
-double asymmetricGradientSyncS(const Problem &problem, const Plan &plan,
+double asymmetricGradientSyncS(const Problem &problem, const Plan &plan, const PlanPaths &paths,
                                const LayerSegments &segments, std::span<double> perStageS)
 {
     const Topology &topology = problem.topology;
-    const EffectiveLinks links(topology);
     const ModelSpec &model = problem.model;
     // Gradients are reduced in the training precision, as ZeRO's 16 bytes/param accounting
     // (2-byte gradients) and HexiScale eq. 4 (B_type) assume. Megatron's default for bf16
@@ -260,17 +260,16 @@ double asymmetricGradientSyncS(const Problem &problem, const Plan &plan,
     SyncScratch &s = syncScratch();
     s.gpuS.assign(size_t(topology.gpuCount()), 0.0);
     s.machineS.assign(topology.cluster().machines.size(), 0.0);
-    const PlanPaths paths(topology, plan);
 
     for (int segment = 0; segment < segments.segmentCount(); ++segment) {
         collectReplicas(plan, segments, segment, paths, s);
         // Every layer of the segment is held the same way: its chunks repeat per layer.
-        syncTensors(links, s, model.paramsPerLayer(), segments.length(segment), gradientBytes);
+        syncTensors(topology, s, model.paramsPerLayer(), segments.length(segment), gradientBytes);
     }
     collectEndReplicas(plan, true, paths, s);
-    syncTensors(links, s, model.embeddingParams(), 1, gradientBytes);
+    syncTensors(topology, s, model.embeddingParams(), 1, gradientBytes);
     collectEndReplicas(plan, false, paths, s);
-    syncTensors(links, s, model.headParams(), 1, gradientBytes);
+    syncTensors(topology, s, model.headParams(), 1, gradientBytes);
 
     // All stages synchronise at once after the pipelines drain; a GPU's chunks run in
     // sequence, so the slowest GPU, or the busiest machine link, sets the DP time.

@@ -2,10 +2,10 @@
 
 // Collective and point-to-point times of the `hetplan` model, in the conventions of
 // nccl-tests (doc/PERFORMANCE.md): a ring all-reduce moves 2(n−1)/n of the buffer over the
-// bus bandwidth of its slowest link, a broadcast moves the buffer once. Links are read through
-// EffectiveLinks: their transport's efficiency and per-hop latency applied.
+// bus bandwidth of its slowest link, a broadcast moves the buffer once. Links are read as the
+// Topology's effective figures: their transport's efficiency and per-hop latency applied.
 
-#include "core/cost/effective_links.h"
+#include "core/model/topology.h"
 
 #include <span>
 
@@ -14,6 +14,7 @@ namespace hetplan {
 struct Plan;
 struct Problem;
 struct LayerSegments;
+class PlanPaths;
 struct StageQuery;
 
 // The slowest link and the worst latency among every pair of a group.
@@ -22,7 +23,7 @@ struct GroupLinks
     double slowestBytesPerS = 0;
     double worstLatencyS = 0;
 };
-GroupLinks groupLinks(const EffectiveLinks &links, std::span<const int> group,
+GroupLinks groupLinks(const Topology &topology, std::span<const int> group,
                       PathKind path = PathKind::Widest);
 
 // Ring all-reduce: 2(n−1)/n · bytes / busBW + 2(n−1)·α (reduce-scatter then all-gather, n−1
@@ -33,7 +34,7 @@ double ringBroadcastS(int n, double bytes, const GroupLinks &links);
 
 // One direction of a pipeline hop (HexiScale §3.2): the best GPU of `from` sends to the best
 // GPU of `to`, which broadcasts inside `to` (its TP group).
-double sendAndBroadcastS(const EffectiveLinks &links, std::span<const int> from,
+double sendAndBroadcastS(const Topology &topology, std::span<const int> from,
                          std::span<const int> to, double bytes, PathKind path = PathKind::Widest);
 
 // Network contention of a hop into (or back into) a dp > 1 stage: its replicas receive their
@@ -42,14 +43,14 @@ double sendAndBroadcastS(const EffectiveLinks &links, std::span<const int> from,
 // busiest machine link's time (its bytes over its bandwidth, plus latency); 0 when every
 // share stays inside the sender's machine. `receiver` replicas get `bytesPerSequence` times
 // their dp_split share.
-double sharedNetworkLinkS(const EffectiveLinks &links, const StageQuery &sender,
+double sharedNetworkLinkS(const Topology &topology, const StageQuery &sender,
                           const StageQuery &receiver, double bytesPerSequence, PathKind path);
 
 // HexiScale §3.2 asymmetric gradient synchronisation over a whole plan. Fills the per-stage
 // figure (flat, pipeline by pipeline) and returns the iteration's DP time. Each all-reduce
 // travels over the links its holders' transport allows (PlanPaths); a ring across more than
 // two machines loses its transport's share of bus bandwidth per doubling.
-double asymmetricGradientSyncS(const Problem &problem, const Plan &plan,
+double asymmetricGradientSyncS(const Problem &problem, const Plan &plan, const PlanPaths &paths,
                                const LayerSegments &segments, std::span<double> perStageS);
 
 } // namespace hetplan

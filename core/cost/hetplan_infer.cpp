@@ -95,7 +95,7 @@ public:
             if (stage.tp > 1) {
                 // Megatron: two all-reduces per layer per forward, of the prompt's
                 // activations in prefill and of one token's per decode step.
-                const GroupLinks links = groupLinks(EffectiveLinks(problem.topology), gpus);
+                const GroupLinks links = groupLinks(problem.topology, gpus);
                 tpS = 2.0 * layers * ringAllReduceS(stage.tp, b * sIn * h * bytes, links)
                       + 2.0 * layers * sOut * ringAllReduceS(stage.tp, b * h * bytes, links);
             }
@@ -147,20 +147,20 @@ public:
         const double tokenBytes = double(problem.model.hidden) * bytesPerElement(infer.precision);
         // HexGen eq. 6 (the prompt's activations once, one token's per decode step), sent
         // leader to leader and broadcast in the receiving TP group (HexiScale §3.2).
-        const EffectiveLinks links(problem.topology);
+        const Topology &topology = problem.topology;
         double slowestS = 0;
         for (int r = 0; r < to.dp; ++r) {
             const double b = replicaShare(to, r);
             const std::span<const int> gpus = replicaGpus(to, r);
             const double replicaS
-                = sendAndBroadcastS(links, from.gpus, gpus, b * infer.promptLen * tokenBytes)
-                  + infer.outputLen * sendAndBroadcastS(links, from.gpus, gpus, b * tokenBytes);
+                = sendAndBroadcastS(topology, from.gpus, gpus, b * infer.promptLen * tokenBytes)
+                  + infer.outputLen * sendAndBroadcastS(topology, from.gpus, gpus, b * tokenBytes);
             slowestS = std::max(slowestS, replicaS);
         }
         return slowestS;
     }
 
-    double dataParallelS(const Problem &, const Plan &, const LayerSegments &,
+    double dataParallelS(const Problem &, const Plan &, const PlanPaths &, const LayerSegments &,
                          std::span<double>) const override
     {
         return 0; // serving replicas never synchronise

@@ -71,8 +71,8 @@ ReplicaTiming replicaTiming(const Problem &problem, const StageQuery &stage, int
         // layer in the forward, two in the backward, two more when full recomputation reruns
         // the forward.
         const double bytes = b * s * h * bytesPerElement(train.precision);
-        const double allReduceS = ringAllReduceS(
-            stage.tp, bytes, groupLinks(EffectiveLinks(problem.topology), gpus, stage.tpPath));
+        const double allReduceS
+            = ringAllReduceS(stage.tp, bytes, groupLinks(problem.topology, gpus, stage.tpPath));
         timing.forwardTpS = 2.0 * layers * allReduceS;
         timing.backwardTpS = (train.recompute == Recompute::Full ? 4.0 : 2.0) * layers * allReduceS;
     }
@@ -115,7 +115,7 @@ public:
             return 0;
         const double bytesPerSequence = double(problem.workload.train.seqLen) * problem.model.hidden
                                         * bytesPerElement(problem.workload.train.precision);
-        const EffectiveLinks links(problem.topology);
+        const Topology &topology = problem.topology;
         // HexiScale §3.2: the activation goes leader to leader, then the receiving leader
         // broadcasts it in its TP group; the gradient takes the same way back. Into (or back
         // into) a dp > 1 stage, every replica receives its share; the slowest one counts, and
@@ -123,28 +123,28 @@ public:
         // charges each transfer as if it had the link to itself).
         double forwardS = 0;
         for (int r = 0; r < to.dp; ++r)
-            forwardS = std::max(forwardS, sendAndBroadcastS(links, from.gpus, replicaGpus(to, r),
+            forwardS = std::max(forwardS, sendAndBroadcastS(topology, from.gpus, replicaGpus(to, r),
                                                             replicaShare(to, r) * bytesPerSequence,
                                                             from.hopPath));
         double backwardS = 0;
         for (int r = 0; r < from.dp; ++r)
             backwardS
-                = std::max(backwardS, sendAndBroadcastS(links, to.gpus, replicaGpus(from, r),
+                = std::max(backwardS, sendAndBroadcastS(topology, to.gpus, replicaGpus(from, r),
                                                         replicaShare(from, r) * bytesPerSequence,
                                                         from.hopPath));
         if (to.dp > 1)
             forwardS = std::max(
-                forwardS, sharedNetworkLinkS(links, from, to, bytesPerSequence, from.hopPath));
+                forwardS, sharedNetworkLinkS(topology, from, to, bytesPerSequence, from.hopPath));
         if (from.dp > 1)
             backwardS = std::max(
-                backwardS, sharedNetworkLinkS(links, to, from, bytesPerSequence, from.hopPath));
+                backwardS, sharedNetworkLinkS(topology, to, from, bytesPerSequence, from.hopPath));
         return forwardS + backwardS;
     }
 
-    double dataParallelS(const Problem &problem, const Plan &plan, const LayerSegments &segments,
-                         std::span<double> perStageS) const override
+    double dataParallelS(const Problem &problem, const Plan &plan, const PlanPaths &paths,
+                         const LayerSegments &segments, std::span<double> perStageS) const override
     {
-        return asymmetricGradientSyncS(problem, plan, segments, perStageS);
+        return asymmetricGradientSyncS(problem, plan, paths, segments, perStageS);
     }
 
 private:

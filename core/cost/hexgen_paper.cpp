@@ -109,7 +109,7 @@ public:
         return slowestS;
     }
 
-    double dataParallelS(const Problem &, const Plan &, const LayerSegments &,
+    double dataParallelS(const Problem &, const Plan &, const PlanPaths &, const LayerSegments &,
                          std::span<double>) const override
     {
         return 0; // serving replicas never synchronise

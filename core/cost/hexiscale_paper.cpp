@@ -110,14 +110,13 @@ public:
         return 2.0 * slowestS;
     }
 
-    double dataParallelS(const Problem &problem, const Plan &plan, const LayerSegments &segments,
-                         std::span<double> perStageS) const override
+    double dataParallelS(const Problem &problem, const Plan &plan, const PlanPaths &paths,
+                         const LayerSegments &segments, std::span<double> perStageS) const override
     {
         const Symbols y = symbolsOf(problem);
         thread_local std::vector<int> holders;   // D_k: every GPU holding the segment's layers
         thread_local std::vector<double> layerS; // Comm-DP-Layer of each segment
         layerS.assign(size_t(segments.segmentCount()), 0.0);
-        const PlanPaths paths(problem.topology, plan);
         for (int segment = 0; segment < segments.segmentCount(); ++segment) {
             // A single replica holding the layers has nothing to synchronise.
             if (segments.replicas(plan, segment) <= 1)

@@ -10,8 +10,9 @@ namespace hetplan {
 
 struct Plan;
 struct LayerSegments;
+class PlanPaths;
 
-// What one cost model says about a stage, and nothing more: the driver (core/cost/cost_driver.h)
+// What one cost model says about a stage, and nothing more: CostModel (core/cost/cost_model.h)
 // assembles an Evaluation from it. Terms call only the helpers below them (cost_helpers.h).
 class StageTerms
 {
@@ -29,9 +30,10 @@ public:
     // activations of prefill and decode (inference); 0 when `to` is empty.
     virtual double hopS(const Problem &problem, const StageQuery &from,
                         const StageQuery &to) const = 0;
-    // Training only: gradient synchronisation of one iteration. Fills the per-stage figure
-    // (flat: pipeline by pipeline, stage by stage) and returns the iteration's DP time.
-    virtual double dataParallelS(const Problem &problem, const Plan &plan,
+    // Training only: gradient synchronisation of one iteration over the links `paths` allows
+    // (the plan's, built once per evaluation). Fills the per-stage figure (flat: pipeline by
+    // pipeline, stage by stage) and returns the iteration's DP time.
+    virtual double dataParallelS(const Problem &problem, const Plan &plan, const PlanPaths &paths,
                                  const LayerSegments &segments,
                                  std::span<double> perStageS) const = 0;
 };

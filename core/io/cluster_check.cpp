@@ -1,6 +1,6 @@
 #include "core/io/cluster_check.h"
 
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/model/topology.h"
 
@@ -17,7 +17,7 @@ Status checkCluster(const Cluster &cluster, std::string_view source)
         return badInput(std::string(source)
                         + ": a name or text holds characters a cluster file cannot store "
                           "(text must be valid UTF-8)");
-    auto topology = Topology::build(*reread, GpuCatalog::builtin());
+    auto topology = Topology::build(*reread, builtinGpuCatalog());
     if (!topology)
         return badInput(std::string(source) + ": " + topology.error().message);
     return okStatus();

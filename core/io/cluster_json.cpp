@@ -1,9 +1,9 @@
 // hetplan.cluster/1 (docs/formats.md) and the GPU type object it shares with the
 // GPU catalog.
-#include "core/catalog/catalog.h"
-#include "core/catalog/transports.h"
+#include "core/io/catalog_json.h"
 #include "core/io/format_objects.h"
 #include "core/io/formats.h"
+#include "core/model/transport_figures.h"
 
 #include <unordered_map>
 
@@ -56,7 +56,7 @@ IntraLink defaultIntra(const Cluster &cluster, const std::string &gpu)
     for (const GpuType &t : cluster.gpuTypes)
         if (t.name == gpu)
             return t.typicalIntra;
-    if (const GpuType *t = GpuCatalog::builtin().find(gpu))
+    if (const GpuType *t = builtinGpuCatalog().find(gpu))
         return t->typicalIntra;
     return IntraLink{};
 }

@@ -2,7 +2,7 @@
 
 // Readers and writers of the objects that appear in more than one file: GPU types (cluster
 // gpu_types and the GPU catalog), models (model files and the model catalog), workloads
-// (workload files and plans). Internal to core/io and core/catalog.
+// (workload files and plans). Internal to core/io.
 
 #include "core/io/json_util.h"
 #include "core/model/gpu_type.h"

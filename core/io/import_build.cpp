@@ -1,6 +1,6 @@
 // Evidence → Cluster (docs/import.md, "Which figure wins" and "Links between machines"): each
 // field takes its highest-priority figures, and records where they came from in `origin`.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/cluster_check.h"
 #include "core/io/import_evidence.h"
 #include "core/io/text_lines.h"
@@ -58,7 +58,7 @@ public:
         for (const MachineDraft &m : m_evidence.machines)
             machine(m);
         network();
-        auto topology = Topology::build(c, GpuCatalog::builtin());
+        auto topology = Topology::build(c, builtinGpuCatalog());
         if (!topology)
             return badInput("the imported cluster is not valid: " + topology.error().message);
         overrides(*topology);
@@ -133,7 +133,7 @@ private:
         for (const GpuType &t : m_result.cluster.gpuTypes)
             if (t.name == name)
                 return t;
-        return *GpuCatalog::builtin().find(name);
+        return *builtinGpuCatalog().find(name);
     }
 
     // The machine's GPU pairs as one figure: the median of the pairs' chosen figures at the

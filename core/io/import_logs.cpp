@@ -1,6 +1,6 @@
 // nccl-tests logs, `nvidia-smi topo -m` matrices and nvbandwidth outputs as evidence
 // (docs/import.md): which link each measures, and the figure it gives that link.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/import_evidence.h"
 #include "core/io/text_lines.h"
 
@@ -31,7 +31,7 @@ std::string catalogTypeOf(const std::string &deviceName)
             return catalogGpuFor(deviceName, std::stod(deviceName.substr(begin, at - begin)));
     }
     std::set<std::string> fits;
-    for (const GpuType &t : GpuCatalog::builtin().all())
+    for (const GpuType &t : builtinGpuCatalog().all())
         if (std::string name = catalogGpuFor(deviceName, t.memoryGiB); !name.empty())
             fits.insert(name);
     return fits.size() == 1 ? *fits.begin() : std::string();

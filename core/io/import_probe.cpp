@@ -1,6 +1,6 @@
 // A hetplan.probe/1 file as evidence (docs/import.md, "Probe files"): its hosts become
 // machines, its GPUs (or CPU ranks) GPU types with measured figures, its pairs link figures.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/import_evidence.h"
 #include "core/io/text_lines.h"
 
@@ -72,8 +72,7 @@ private:
         if (TypeDraft *t = m_evidence.type(name))
             return *t;
         TypeDraft draft;
-        if (const GpuType *known
-            = catalog.empty() ? nullptr : GpuCatalog::builtin().find(catalog)) {
+        if (const GpuType *known = catalog.empty() ? nullptr : builtinGpuCatalog().find(catalog)) {
             draft.type = *known;
             draft.custom = false;
         } else {

@@ -1,6 +1,6 @@
 #include "core/io/loaders.h"
 
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 
@@ -23,7 +23,7 @@ std::string exampleNames(ExampleKind kind)
 std::string modelNames()
 {
     std::string names;
-    for (const ModelSpec &m : ModelCatalog::builtin().all()) {
+    for (const ModelSpec &m : builtinModelCatalog().all()) {
         names += names.empty() ? "" : ", ";
         names += m.name;
     }
@@ -53,7 +53,7 @@ Result<Cluster> loadCluster(std::string_view nameOrPath)
 
 Result<ModelSpec> loadModel(std::string_view nameOrPath)
 {
-    if (const ModelSpec *model = ModelCatalog::builtin().find(nameOrPath))
+    if (const ModelSpec *model = builtinModelCatalog().find(nameOrPath))
         return *model;
     const std::string path(nameOrPath);
     auto text = readTextFile(path);

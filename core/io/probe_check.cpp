@@ -1,6 +1,6 @@
 // Plausibility of a probe's figures (docs/formats.md, "Probe") and the catalog type of a
 // probed GPU.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/probe_file.h"
 
 #include <algorithm>
@@ -137,7 +137,7 @@ std::string catalogGpuFor(std::string_view deviceName, double memoryGiB)
     const GpuType *best = nullptr;
     std::size_t bestModelChars = 0;
     double bestMemoryGap = 0;
-    for (const GpuType &t : GpuCatalog::builtin().all()) {
+    for (const GpuType &t : builtinGpuCatalog().all()) {
         const std::string model = Squeezed(t.name.substr(0, t.name.find('-'))).text;
         const std::string name = Squeezed(t.name).text;
         // Drivers report a little less than the nominal size (79.2 GiB for 80 GB).
@@ -169,7 +169,7 @@ std::vector<PlausibilityFlag> plausibilityFlags(const Probe &probe)
             const ProbedGpu &gpu = host.gpus[g];
             const std::string gpuPath = hostPath + ".gpus[" + std::to_string(g) + "]";
             const GpuType *type
-                = gpu.catalog.empty() ? nullptr : GpuCatalog::builtin().find(gpu.catalog);
+                = gpu.catalog.empty() ? nullptr : builtinGpuCatalog().find(gpu.catalog);
             c.gemms(gpuPath + ".gemm", gpu.gemm, type ? type->tflops : 0, gpu.catalog);
             c.memory(gpuPath + ".memory", gpu.memory, type ? type->memoryBandwidthGBps : 0,
                      gpu.catalog);

@@ -1,6 +1,6 @@
 #include "core/io/project_json.h"
 
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/cluster_check.h"
 #include "core/io/files.h"
 #include "core/io/format_objects.h"
@@ -78,9 +78,9 @@ Project readProject(Object &root, std::string_view source)
     const Value model = root.required("model");
     if (model.is(Json::value_t::string)) {
         p.modelName = model.string();
-        if (!ModelCatalog::builtin().find(p.modelName)) {
+        if (!builtinModelCatalog().find(p.modelName)) {
             std::string names;
-            for (const ModelSpec &m : ModelCatalog::builtin().all())
+            for (const ModelSpec &m : builtinModelCatalog().all())
                 names += (names.empty() ? "" : ", ") + m.name;
             model.fail("\"" + p.modelName + "\" is not a catalog model; valid: " + names
                        + ", or an object with the fields of a model file");
@@ -117,7 +117,7 @@ Project readProject(Object &root, std::string_view source)
     if (planCluster.present() && !plan.present())
         planCluster.fail("a plan_cluster needs the plan it was made for");
     if (plan.present() && plan.object().present() && !root.context().failed()) {
-        auto topology = Topology::build(p.planCluster(), GpuCatalog::builtin());
+        auto topology = Topology::build(p.planCluster(), builtinGpuCatalog());
         if (topology) {
             auto read = parsePlan(nestedText(plan), nestedSource(source, "plan"), *topology);
             if (read)
@@ -151,7 +151,7 @@ Result<ModelSpec> Project::model() const
 {
     if (customModel)
         return *customModel;
-    if (const ModelSpec *m = ModelCatalog::builtin().find(modelName))
+    if (const ModelSpec *m = builtinModelCatalog().find(modelName))
         return *m;
     return badInput("\"" + modelName + "\" is not a catalog model");
 }
@@ -181,7 +181,7 @@ std::string writeProject(const Project &project)
     j["cost_model"] = costModelName(project.costModel);
     if (project.lastPlan) {
         // Its GPU names are those of the cluster it was made for.
-        auto topology = Topology::build(project.planCluster(), GpuCatalog::builtin());
+        auto topology = Topology::build(project.planCluster(), builtinGpuCatalog());
         if (topology) {
             j["plan"] = OrderedJson::parse(writePlan(*project.lastPlan, *topology));
             if (project.lastPlanCluster

@@ -87,4 +87,10 @@ Cluster scaledCluster(Cluster cluster, std::span<const BandwidthTarget> targets,
     return cluster;
 }
 
+Result<Topology> scaledTopology(const Topology &topology, std::span<const BandwidthTarget> targets,
+                                std::span<const double> factors)
+{
+    return topology.rebuilt(scaledCluster(topology.cluster(), targets, factors));
+}
+
 } // namespace hetplan

@@ -4,7 +4,9 @@
 // `hetplan-cli sweep` all change link bandwidths through these, so "every link between
 // machines" means the same everywhere.
 
+#include "core/base/result.h"
 #include "core/model/cluster.h"
+#include "core/model/topology.h"
 
 #include <span>
 #include <string_view>
@@ -38,5 +40,10 @@ Cluster withBandwidth(Cluster cluster, const BandwidthTarget &target, double ban
 // targets[i]); a link in a class and also a target of its own is multiplied by both.
 Cluster scaledCluster(Cluster cluster, std::span<const BandwidthTarget> targets,
                       std::span<const double> factors);
+// The same scaling of the topology's cluster, built over the GPU types the topology resolved:
+// what a what-if slider evaluates (docs/architecture.md, "Following a what-if bandwidth").
+// Fails as Topology::build does (a bandwidth scaled to a value it refuses).
+Result<Topology> scaledTopology(const Topology &topology, std::span<const BandwidthTarget> targets,
+                                std::span<const double> factors);
 
 } // namespace hetplan

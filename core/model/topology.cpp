@@ -2,7 +2,6 @@
 #include "core/model/topology.h"
 
 #include "core/base/text.h"
-#include "core/catalog/catalog.h"
 
 #include <queue>
 
@@ -222,7 +221,7 @@ struct Topology::NodeNames
     }
 };
 
-Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catalog)
+Result<Topology> Topology::build(const Cluster &cluster, std::span<const GpuType> catalog)
 {
     Topology t;
     t.m_cluster = cluster;
@@ -238,6 +237,7 @@ Result<Topology> Topology::build(const Cluster &cluster, const GpuCatalog &catal
     t.computeWidestPaths();
     if (Status s = t.addPairOverrides(); !s)
         return s.error();
+    t.resolveTransports();
     return t;
 }
 
@@ -278,7 +278,7 @@ Status Topology::checkMachinesAndSwitches(NodeNames &names)
 
 // GPU types: the cluster's own shadow the catalog's; one resolved entry per name in use. Then
 // the flat GPU list, machine by machine.
-Status Topology::resolveGpus(const GpuCatalog &catalog)
+Status Topology::resolveGpus(std::span<const GpuType> catalog)
 {
     const std::vector<GpuType> &own = m_cluster.gpuTypes;
     for (size_t i = 0; i < own.size(); ++i)
@@ -287,16 +287,17 @@ Status Topology::resolveGpus(const GpuCatalog &catalog)
                 return badInput(indexed("gpu_types", i) + ".name: duplicate GPU type "
                                 + quoted(own[i].name) + " (also " + indexed("gpu_types", j) + ")");
     const auto resolve = [&](std::string_view name) -> const GpuType * {
-        for (const GpuType &type : own)
-            if (equalsIgnoringCase(type.name, name))
-                return &type;
-        return catalog.find(name);
+        for (std::span<const GpuType> types : {std::span<const GpuType>(own), catalog})
+            for (const GpuType &type : types)
+                if (equalsIgnoringCase(type.name, name))
+                    return &type;
+        return nullptr;
     };
     const auto knownTypes = [&] {
         std::string list;
         for (const GpuType &type : own)
             list += (list.empty() ? "" : ", ") + type.name;
-        for (const GpuType &type : catalog.all()) {
+        for (const GpuType &type : catalog) {
             const auto shadows
                 = [&](const GpuType &mine) { return equalsIgnoringCase(mine.name, type.name); };
             if (std::none_of(own.begin(), own.end(), shadows))
@@ -546,6 +547,45 @@ double Topology::machineLatencyUs(int ma, int mb, PathKind path) const
 {
     assert(ma >= 0 && mb >= 0 && ma < m_machineCount && mb < m_machineCount);
     return pathsOf(path).latencyUs[static_cast<size_t>(ma * m_machineCount + mb)];
+}
+
+// Once per Topology: every evaluation of it reads these (docs/cost-models.md, "Transports and
+// ring scale").
+void Topology::resolveTransports()
+{
+    for (const TransportFigures &t : defaultTransports()) {
+        const TransportFigures &used = transportFigures(m_cluster, t.kind);
+        const bool own = std::any_of(m_cluster.transports.begin(), m_cluster.transports.end(),
+                                     [&](const TransportFigures &c) { return c.kind == t.kind; });
+        m_transports[static_cast<size_t>(t.kind)] = {used.efficiency, used.latencyUs * 1e-6,
+                                                     used.latencyFactor, used.lossPerDoubling, own};
+    }
+}
+
+double Topology::effectiveBandwidthBytesPerS(int a, int b, PathKind path) const
+{
+    const double nominal = bandwidthBytesPerS(a, b, path);
+    const EffectiveTransport &t = transportOf(a, b, path);
+    if (!t.appliesToMeasured && measuredPair(a, b))
+        return nominal;
+    return nominal * t.efficiency;
+}
+
+double Topology::effectiveLatencyS(int a, int b, PathKind path) const
+{
+    const double wire = latencyS(a, b, path);
+    const EffectiveTransport &t = transportOf(a, b, path);
+    if (!t.appliesToMeasured && measuredPair(a, b))
+        return wire;
+    return (wire + t.latencyS) * t.latencyFactor;
+}
+
+double Topology::ringScaleFactor(LinkKind kind, int machines) const
+{
+    if (machines <= 2)
+        return 1;
+    const double loss = m_transports[static_cast<size_t>(kind)].lossPerDoubling;
+    return std::pow(1.0 - loss, std::log2(double(machines)) - 1.0);
 }
 
 } // namespace hetplan

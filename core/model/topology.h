@@ -3,16 +3,16 @@
 #include "core/base/result.h"
 #include "core/model/cluster.h"
 
+#include <array>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 namespace hetplan {
-
-class GpuCatalog;
 
 // Which links a path between two machines may use: all of them (the widest path), or only
 // links of one kind, as a NCCL communicator bound to one kind of NIC does (Holmes §3.2): TCP
@@ -37,12 +37,18 @@ struct GpuInfo
 //  - a pair override wins over both; no path means not connected (bandwidth 0).
 // The PathKind overloads restrict the network path to links of one kind; the intra link and
 // pair overrides (measurements of what the pair really achieves) are the same for every kind.
+// The effective figures are the same pairs as the `hetplan` cost model reads them, with the
+// transport of their link kind applied; they are resolved once, when the Topology is built.
 class Topology
 {
 public:
-    // Resolves GPU types (cluster's own first, then the catalog) and checks references.
+    // Resolves GPU types (cluster's own first, then `catalog`, e.g. builtinGpuCatalog()) and
+    // transport figures (cluster's own first, then defaultTransports()), and checks references.
     // Errors name the field, e.g. "machines[2].gpu: unknown GPU type 'X'; valid: …".
-    static Result<Topology> build(const Cluster &cluster, const GpuCatalog &catalog);
+    static Result<Topology> build(const Cluster &cluster, std::span<const GpuType> catalog);
+    // The same GPU types on an edited cluster (a what-if bandwidth): the types this Topology
+    // resolved serve as the catalog.
+    Result<Topology> rebuilt(const Cluster &cluster) const { return build(cluster, m_types); }
 
     const Cluster &cluster() const { return m_cluster; }
     int gpuCount() const { return static_cast<int>(m_gpus.size()); }
@@ -103,11 +109,23 @@ public:
     // cannot carry RDMA end to end, so it counts as Ethernet (TCP sockets).
     LinkKind pairKind(int a, int b, PathKind path = PathKind::Widest) const;
 
+    // The `hetplan` model's reading of a pair (docs/cost-models.md, "Transports and ring
+    // scale"): bandwidth times its transport's efficiency; latency plus its per-hop figure,
+    // times its latency factor. The default figures stand for nominal links, so they leave
+    // measured pairs as measured; a cluster's own entry was fitted against the figures as they
+    // are and applies to every pair of its kind.
+    double effectiveBandwidthBytesPerS(int a, int b, PathKind path = PathKind::Widest) const;
+    double effectiveLatencyS(int a, int b, PathKind path = PathKind::Widest) const;
+    // The share of a ring's bus bandwidth left when it spans `machines` machines over `kind`:
+    // (1 − loss)^(log2(machines) − 1) beyond two machines, 1 up to two.
+    double ringScaleFactor(LinkKind kind, int machines) const;
+
 private:
     // build(), step by step; each returns the first error it finds.
     struct NodeNames;
     Status checkMachinesAndSwitches(NodeNames &names);
-    Status resolveGpus(const GpuCatalog &catalog);
+    Status resolveGpus(std::span<const GpuType> catalog);
+    void resolveTransports();
     Status addNetworkLinks(const NodeNames &names);
     Status checkPathWork() const;
     void computeWidestPaths();
@@ -161,6 +179,20 @@ private:
         double latencyUs;
     };
     std::unordered_map<long long, PairValue> m_overrides; // key: min(a,b) * kMaxGpus + max(a,b)
+    // A transport's figures as the effective pair values apply them.
+    struct EffectiveTransport
+    {
+        double efficiency = 1;
+        double latencyS = 0;
+        double latencyFactor = 1;
+        double lossPerDoubling = 0;
+        bool appliesToMeasured = false; // the cluster's own entry, not a default
+    };
+    std::array<EffectiveTransport, 5> m_transports; // indexed by LinkKind
+    const EffectiveTransport &transportOf(int a, int b, PathKind path) const
+    {
+        return m_transports[static_cast<size_t>(pairKind(a, b, path))];
+    }
     double pairValue(int a, int b, const std::vector<double> &machineTable,
                      double PairValue::*measured, double IntraLink::*intra) const;
 };

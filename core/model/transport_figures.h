@@ -2,6 +2,7 @@
 
 #include "core/model/gpu_type.h"
 
+#include <span>
 #include <string>
 
 namespace hetplan {
@@ -26,5 +27,16 @@ struct TransportFigures
 
     bool operator==(const TransportFigures &) const = default;
 };
+
+struct Cluster;
+
+// The `hetplan` model's default figures per transport, one per LinkKind, each with the
+// published measurement it comes from (docs/cost-models.md, "Transports and ring scale").
+std::span<const TransportFigures> defaultTransports();
+
+// The figures a cluster's links of `kind` get: the cluster's own entry (calibrated or written
+// by hand) when it has one, else the default. Topology resolves these once per cluster
+// (Topology::transport); this is for code that edits a cluster's entries.
+const TransportFigures &transportFigures(const Cluster &cluster, LinkKind kind);
 
 } // namespace hetplan

@@ -1,12 +1,10 @@
 #include "core/planners/bandwidth_sweep.h"
 
-#include "core/catalog/catalog.h"
-
 namespace hetplan {
 
 Result<Problem> withCluster(const Problem &problem, const Cluster &cluster)
 {
-    auto topology = Topology::build(cluster, GpuCatalog::builtin());
+    auto topology = problem.topology.rebuilt(cluster);
     if (!topology)
         return topology.error();
     return Problem{std::move(topology).value(), problem.model, problem.workload};

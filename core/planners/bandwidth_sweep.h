@@ -18,8 +18,8 @@
 
 namespace hetplan {
 
-// The same model and workload on a changed cluster (GPU types resolved against the built-in
-// catalog); fails as Topology::build does.
+// The same model and workload on a cluster with changed bandwidths (GPU types as the problem's
+// topology resolved them: Topology::rebuilt); fails as Topology::build does.
 Result<Problem> withCluster(const Problem &problem, const Cluster &cluster);
 
 // Sets every bandwidth each target covers to `bandwidthGBps`.

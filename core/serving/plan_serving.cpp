@@ -1,8 +1,8 @@
 #include "core/serving/plan_serving.h"
 
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_helpers.h"
 #include "core/cost/cost_model.h"
+#include "core/io/catalog_json.h"
 #include "core/plan/plan.h"
 
 #include <cassert>
@@ -35,7 +35,7 @@ double replicaLatencyS(const Problem &problem, const CostModel &costModel, const
 
 double referenceLatencyS(const Problem &problem, const CostModel &costModel)
 {
-    const GpuType *a100 = GpuCatalog::builtin().find(kReferenceGpu);
+    const GpuType *a100 = builtinGpuCatalog().find(kReferenceGpu);
     assert(a100 && "the built-in catalog ships the reference GPU");
     Cluster cluster;
     cluster.name = "reference";
@@ -45,7 +45,7 @@ double referenceLatencyS(const Problem &problem, const CostModel &costModel)
     machine.count = kReferenceGpus;
     machine.intra = a100->typicalIntra;
     cluster.machines.push_back(machine);
-    Result<Topology> topology = Topology::build(cluster, GpuCatalog::builtin());
+    Result<Topology> topology = Topology::build(cluster, builtinGpuCatalog());
     assert(topology.ok());
     const Problem reference{std::move(topology).value(), problem.model, problem.workload};
 

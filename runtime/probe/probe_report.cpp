@@ -1,6 +1,6 @@
 #include "runtime/probe/probe_report.h"
 
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 
 #include <cstdio>
 
@@ -69,8 +69,7 @@ void printReport(std::ostream &out, const Probe &probe)
         if (!h.noGpuReason.empty())
             out << "  no GPU probed: " << h.noGpuReason << "\n";
         for (const ProbedGpu &g : h.gpus) {
-            const GpuType *type
-                = g.catalog.empty() ? nullptr : GpuCatalog::builtin().find(g.catalog);
+            const GpuType *type = g.catalog.empty() ? nullptr : builtinGpuCatalog().find(g.catalog);
             out << "  GPU " << g.index << ": " << g.name << " ("
                 << (g.catalog.empty() ? "not in the catalog" : g.catalog)
                 << format(", %.1f GiB, %g SMs)\n", g.memoryGiB, double(g.smCount));

@@ -1,6 +1,6 @@
 #include "runtime/worker/job.h"
 
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
@@ -24,7 +24,7 @@ Result<Job> loadJob(const JobSource &source)
     auto cluster = loadCluster(clusterName);
     if (!cluster)
         return cluster.error();
-    auto topology = Topology::build(*cluster, GpuCatalog::builtin());
+    auto topology = Topology::build(*cluster, builtinGpuCatalog());
     if (!topology)
         return Error{topology.error().kind, clusterName + ": " + topology.error().message};
     auto plan = parsePlan(*text, source.planPath, *topology);

@@ -1,6 +1,6 @@
 // The runtime's model on CPUs (OpenBLAS, one thread): one forward + backward of one transformer
 // layer for one sequence, at the --scale a laptop rehearsal uses, and one whole-model step.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "runtime/model/model_shard.h"
 #include "tests/bench/bench_util.h"
 
@@ -37,7 +37,7 @@ double layerForwardFlops(const ModelConfig &c, int tokens)
 
 void benchLayer(const char *model, int scale)
 {
-    const ModelSpec *spec = ModelCatalog::builtin().find(model);
+    const ModelSpec *spec = builtinModelCatalog().find(model);
     const ModelConfig c = orExit(scaledModelConfig(*spec, 4096, scale));
     ModelShard layer = orExit(ModelShard::create(c, {0, 1, 0, 1, false, false}, {1, 1, {}}));
     const std::vector<float> input(std::size_t(c.tokens(1) * c.hidden), 0.1f);

@@ -1,7 +1,7 @@
 // The runtime's model on one GPU (CudaShard: bf16 cuBLAS GEMMs, fp32 accumulation): one forward +
 // backward of one transformer layer at full size, beside the GPU's catalog peak. Prints why it
 // measured nothing where no GPU is usable.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "runtime/cuda/device.h"
 #include "runtime/cuda/model/cuda_shard.h"
 #include "runtime/cuda/model/device_buffer.h"
@@ -41,7 +41,7 @@ double layerTrainingFlops(const ModelConfig &c, int samples)
 
 void benchGpuLayer(const char *model, int seqLen, int samples)
 {
-    const ModelSpec *spec = ModelCatalog::builtin().find(model);
+    const ModelSpec *spec = builtinModelCatalog().find(model);
     const ModelConfig c = orExit(scaledModelConfig(*spec, seqLen, 1));
     cudaStream_t stream = nullptr;
     if (cudaStreamCreate(&stream) != cudaSuccess) {

@@ -1,6 +1,6 @@
 #include "tests/bench/bench_util.h"
 
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
 
@@ -61,7 +61,7 @@ double medianSecondsPerCall(const std::function<void()> &body, int rounds)
 Problem exampleProblem(const std::string &cluster, const std::string &model)
 {
     Cluster c = orDie(loadCluster(cluster), cluster);
-    Topology topology = orDie(Topology::build(c, GpuCatalog::builtin()), cluster);
+    Topology topology = orDie(Topology::build(c, builtinGpuCatalog()), cluster);
     Workload workload;
     if (const auto example = findExample(cluster, ExampleKind::Workload))
         workload = orDie(parseWorkload(example->text, example->path), example->path);
@@ -75,7 +75,7 @@ Problem syntheticProblem(int machines, const std::string &model)
     c.name = "synthetic-" + std::to_string(machines * 8);
     c.switches.push_back({"tor", {}});
     for (int m = 0; m < machines; ++m) {
-        const GpuType *type = GpuCatalog::builtin().find(kTypes[m % 3]);
+        const GpuType *type = builtinGpuCatalog().find(kTypes[m % 3]);
         Machine machine;
         machine.name = "m" + std::to_string(m);
         machine.gpu = kTypes[m % 3];
@@ -92,7 +92,7 @@ Problem syntheticProblem(int machines, const std::string &model)
 
 Problem problemOf(const Cluster &cluster, const std::string &model, const Workload &workload)
 {
-    Topology topology = orDie(Topology::build(cluster, GpuCatalog::builtin()), cluster.name);
+    Topology topology = orDie(Topology::build(cluster, builtinGpuCatalog()), cluster.name);
     return Problem{std::move(topology), orDie(loadModel(model), model), workload};
 }
 

@@ -4,7 +4,7 @@
 // (kMaxMachines machines of 8 GPUs = 16,384 GPUs). Shared by the benchmark and the tests that
 // plan at that scale, so both talk about the same cluster.
 
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/model/cluster.h"
 #include "core/model/workload.h"
 
@@ -64,7 +64,7 @@ inline Cluster benchFleet(int machines)
             cluster.switches.push_back({rackName, {}});
             cluster.links.push_back({rackName, podName, kind.uplink, kRackUplinkGBps, 1});
         }
-        const GpuType *type = GpuCatalog::builtin().find(kind.gpu);
+        const GpuType *type = builtinGpuCatalog().find(kind.gpu);
         Machine machine;
         machine.name = "r" + std::to_string(rack) + "m" + std::to_string(m % kPerRack);
         machine.gpu = kind.gpu;

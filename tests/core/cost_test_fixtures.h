@@ -3,9 +3,9 @@
 // Tiny hand-written clusters and models for the cost-model tests (tst_cost_*.cpp). Numbers
 // are round so the tests can write each expected term out by hand.
 
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
+#include "core/io/catalog_json.h"
 #include "core/model/cluster.h"
 #include "core/plan/plan.h"
 
@@ -30,7 +30,7 @@ inline const GpuCatalog &testCatalog()
             {"name": "Slow", "tflops": 50, "memory_GiB": 24, "membw_GBps": 1000,
              "achieved_fraction": 0.5, "price_per_hour_usd": 1.0}
           ]})";
-        auto parsed = GpuCatalog::parse(text, "test-catalog.json");
+        auto parsed = readGpuCatalog(text, "test-catalog.json");
         if (!parsed) {
             std::fprintf(stderr, "test catalog: %s\n", parsed.error().message.c_str());
             std::abort();

@@ -3,7 +3,7 @@
 // Plans for the export tests: a bundled example or a test data file, resolved against its
 // cluster, with the model it names.
 
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
@@ -40,7 +40,7 @@ inline ExportCase exportCase(const std::string &source)
     }
     auto clusterName = planClusterName(text, source);
     auto cluster = loadCluster(*clusterName);
-    auto topology = Topology::build(*cluster, GpuCatalog::builtin());
+    auto topology = Topology::build(*cluster, builtinGpuCatalog());
     auto plan = parsePlan(text, source, *topology);
     if (!plan)
         qFatal("%s", plan.error().message.c_str());

@@ -3,9 +3,9 @@
 // Fixtures the planner tests share: bundled examples as problems, and a planner run to the end.
 
 #include "core/base/result.h"
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
+#include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
 #include "core/planners/planner.h"
@@ -33,7 +33,7 @@ inline Problem exampleProblem(const char *cluster, const char *model)
     Workload workload;
     if (const auto example = findExample(cluster, ExampleKind::Workload))
         workload = orFail(parseWorkload(example->text, example->path), "workload");
-    return {orFail(Topology::build(c, GpuCatalog::builtin()), cluster),
+    return {orFail(Topology::build(c, builtinGpuCatalog()), cluster),
             orFail(loadModel(model), model), workload};
 }
 
@@ -45,7 +45,7 @@ inline Problem holmesHybridProblem()
     workload.train.microBatchSizes = {1};
     workload.train.seqLen = 2048;
     const Cluster cluster = orFail(loadCluster("holmes-hybrid"), "holmes-hybrid");
-    return {orFail(Topology::build(cluster, GpuCatalog::builtin()), "holmes-hybrid"),
+    return {orFail(Topology::build(cluster, builtinGpuCatalog()), "holmes-hybrid"),
             orFail(loadModel("gpt3-7.5b"), "gpt3-7.5b"), workload};
 }
 

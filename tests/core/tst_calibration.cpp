@@ -2,8 +2,8 @@
 // recovers from runs whose times a known cluster would produce.
 #include "core/calibrate/calibration.h"
 #include "core/calibrate/least_squares.h"
-#include "core/catalog/transports.h"
-#include "core/cost/hetplan_model.h"
+#include "core/cost/cost_model.h"
+#include "core/model/transport_figures.h"
 #include "cost_test_fixtures.h"
 #include "tests/test_registry.h"
 
@@ -31,7 +31,7 @@ Plan twoByTwo()
 Measurement measuredOn(const Cluster &truth, const Plan &plan, const Workload &workload)
 {
     const Problem problem = makeProblem(truth, smallModel(), workload);
-    const Evaluation e = HetPlanModel().evaluate(problem, plan);
+    const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(problem, plan);
     Measurement m;
     m.run.backend = BackendKind::Gloo;
     m.iterationS = e.iterationS;

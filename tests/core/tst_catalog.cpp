@@ -1,5 +1,5 @@
 // The bundled data: GPU catalog, model catalog and the reference scenarios of docs/architecture.md.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/model/topology.h"
 #include "tests/test_registry.h"
@@ -28,7 +28,7 @@ Topology exampleTopology(const QString &name)
     auto cluster = parseCluster(example->text, example->path);
     if (!cluster)
         qFatal("%s", cluster.error().message.c_str());
-    auto topology = Topology::build(*cluster, GpuCatalog::builtin());
+    auto topology = Topology::build(*cluster, builtinGpuCatalog());
     if (!topology)
         qFatal("%s: %s", example->path.c_str(), topology.error().message.c_str());
     return std::move(topology).value();
@@ -55,7 +55,7 @@ private Q_SLOTS:
 
 void TestCatalog::everyGpuHasFiguresAndASource()
 {
-    const GpuCatalog &catalog = GpuCatalog::builtin();
+    const GpuCatalog &catalog = builtinGpuCatalog();
     QVERIFY(catalog.all().size() >= 19);
     for (const GpuType &g : catalog.all()) {
         const QByteArray name = QByteArray::fromStdString(g.name);
@@ -102,7 +102,7 @@ void TestCatalog::gpuFigures()
     QFETCH(double, tflops);
     QFETCH(double, memoryGiB);
 
-    const GpuType *g = GpuCatalog::builtin().find(name.toStdString());
+    const GpuType *g = builtinGpuCatalog().find(name.toStdString());
     QVERIFY(g);
     QVERIFY2(std::abs(g->tflops - tflops) <= 0.5, qPrintable(QString::number(g->tflops)));
     QCOMPARE(g->memoryGiB, memoryGiB);
@@ -110,7 +110,7 @@ void TestCatalog::gpuFigures()
 
 void TestCatalog::everyModelHasConsistentShape()
 {
-    const ModelCatalog &catalog = ModelCatalog::builtin();
+    const ModelCatalog &catalog = builtinModelCatalog();
     for (const ModelSpec &m : catalog.all()) {
         const QByteArray name = QByteArray::fromStdString(m.name);
         QVERIFY2(m.layers > 0 && m.hidden > 0 && m.ffnHidden > m.hidden, name);
@@ -157,7 +157,7 @@ void TestCatalog::modelParameters()
     QFETCH(double, tolerance);
     QFETCH(bool, tied);
 
-    const ModelSpec *m = ModelCatalog::builtin().find(name.toStdString());
+    const ModelSpec *m = builtinModelCatalog().find(name.toStdString());
     QVERIFY(m);
     const double params = tied ? tiedParams(*m) : m->totalParams();
     QVERIFY2(std::abs(params / nominal - 1) <= tolerance,
@@ -242,7 +242,7 @@ void TestCatalog::everyExampleClusterNamesItsModel()
             continue;
         const std::optional<std::string> model = exampleModel(e.name);
         QVERIFY2(model, e.name.c_str());
-        QVERIFY2(ModelCatalog::builtin().find(*model), model->c_str());
+        QVERIFY2(builtinModelCatalog().find(*model), model->c_str());
     }
     QCOMPARE(exampleModel("HexGen-Full-Price").value_or(""), std::string("llama2-70b"));
     QVERIFY(!exampleModel("my-cluster"));

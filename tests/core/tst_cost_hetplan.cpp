@@ -1,7 +1,8 @@
 // hetplan (the realistic default): outcomes a person planning a real run relies on.
 
-#include "core/catalog/transports.h"
-#include "core/cost/hetplan_model.h"
+#include "core/cost/cost_model.h"
+#include "core/io/catalog_json.h"
+#include "core/model/transport_figures.h"
 #include "cost_test_fixtures.h"
 #include "tests/test_registry.h"
 
@@ -30,10 +31,10 @@ Problem caseStudy()
     c.links = {{"A", "ethernet", LinkKind::Ethernet, 1, 50},
                {"B", "ethernet", LinkKind::Ethernet, 1, 50},
                {"C", "ethernet", LinkKind::Ethernet, 1, 50}};
-    auto topology = Topology::build(c, GpuCatalog::builtin());
+    auto topology = Topology::build(c, builtinGpuCatalog());
     if (!topology)
         qFatal("case study: %s", topology.error().message.c_str());
-    const ModelSpec *llama = ModelCatalog::builtin().find("llama2-13b");
+    const ModelSpec *llama = builtinModelCatalog().find("llama2-13b");
     if (!llama)
         qFatal("llama2-13b missing from the model catalog");
     Workload w = trainWorkload(24, 4096);
@@ -116,7 +117,7 @@ void TestCostHetPlan::moreBandwidthIsNeverSlower()
         = makeProblem(twoMachineCluster(slowInterGBps, slowIntraBGBps), smallModel(), w);
     const Problem fast
         = makeProblem(twoMachineCluster(fastInterGBps, fastIntraBGBps), smallModel(), w);
-    const HetPlanModel model;
+    const CostModel model(CostModelKind::HetPlan);
     const Evaluation slowEvaluation = model.evaluate(slow, mixedPlan());
     const Evaluation fastEvaluation = model.evaluate(fast, mixedPlan());
     QVERIFY(slowEvaluation.valid && fastEvaluation.valid);
@@ -131,7 +132,7 @@ void TestCostHetPlan::llama13bSymmetricPipelineDoesNotFitButAsymmetricDoes()
     // it fits only if the 80 GiB A800s hold most of the layers.
     const double stateGiB = problem.model.totalParams() * 16 / kGiB;
     QVERIFY(stateGiB > 190 && stateGiB < 200);
-    const HetPlanModel model;
+    const CostModel model(CostModelKind::HetPlan);
 
     // Megatron's symmetric pp = 8: 5 layers per GPU. A 24 GiB GPU would need
     // 5 × 317 204 480 params × 16 bytes = 23.6 GiB for weights and optimizer alone, plus the
@@ -182,7 +183,7 @@ void TestCostHetPlan::tpGroupRules()
     Problem p = caseStudy();
     p.model.kvHeads = kvHeads;
     const std::vector<int> group(gpus.begin(), gpus.end());
-    const HetPlanModel model;
+    const CostModel model(CostModelKind::HetPlan);
     QCOMPARE(QString::fromStdString(model.tpGroupProblem(p, group)), problem);
     QCOMPARE(model.allowsTpGroup(p, group), problem.isEmpty());
 }
@@ -190,7 +191,7 @@ void TestCostHetPlan::tpGroupRules()
 void TestCostHetPlan::memoryGrowsWithMicroBatchesInFlight()
 {
     const Problem problem = caseStudy();
-    const HetPlanModel model;
+    const CostModel model(CostModelKind::HetPlan);
     const Stage first = stage({0}, 1, 1, 0, 10);
     // 1F1B: the first of 4 stages holds min(m, 4) micro-batches.
     double previousGiB = 0;
@@ -211,7 +212,7 @@ void TestCostHetPlan::memoryGrowsWithMicroBatchesInFlight()
 void TestCostHetPlan::recomputationTradesMemoryForTime()
 {
     Problem problem = caseStudy();
-    const HetPlanModel model;
+    const CostModel model(CostModelKind::HetPlan);
     const Stage tenLayers = stage({0}, 1, 1, 0, 10);
     const StageQuery query = queryOf(tenLayers, 1, 0, 4, 4);
     double memoryGiB[3];
@@ -235,7 +236,7 @@ void TestCostHetPlan::computeFromRealFlops()
     const Problem problem = makeProblem(twoMachineCluster(), smallModel(), trainWorkload(1, 512));
     const Stage oneLayer = stage({0}, 1, 1, 0, 1);
     const StageEstimate estimate
-        = HetPlanModel().estimateStage(problem, queryOf(oneLayer, 1, 0, 2));
+        = CostModel(CostModelKind::HetPlan).estimateStage(problem, queryOf(oneLayer, 1, 0, 2));
     // GEMM params of a layer: 4·1024² (attention) + 3·1024·4096 (SwiGLU) = 16 777 216.
     const double forwardFlops = 2.0 * 512 * 16777216 + 2.0 * 512 * 512 * 1024;
     QVERIFY(near(estimate.timing.computeS, 4 * forwardFlops / (100e12 * 0.5)));
@@ -260,7 +261,7 @@ void TestCostHetPlan::asymmetricGradientSyncRunsChunksInSequence()
     };
     // Layer: 4·1024² + 3·1024·4096 + 2·1024 = 16 779 264; embedding 1000·1024; head + norm.
     const double expected = 8 * twoChunksS(16779264) + twoChunksS(1024000) + twoChunksS(1025024);
-    const Evaluation e = HetPlanModel().evaluate(problem, plan);
+    const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(problem, plan);
     QVERIFY(near(e.breakdown.dpCommS, expected));
     QVERIFY(near(e.pipelines[1].stages[0].dpCommS, expected));
     QVERIFY(near(e.pipelines[0].stages[0].dpCommS, expected / 2));
@@ -280,8 +281,8 @@ void TestCostHetPlan::replicasBehindOneLinkShareIt()
     const TransportFigures &tcp = transportFigures(problem.topology.cluster(), LinkKind::Ethernet);
     const double twoSequencesS
         = 50e-6 + tcp.latencyUs * 1e-6 + 2 * sequenceBytes / (tcp.efficiency * 1e9);
-    const double hopS
-        = HetPlanModel().hopS(problem, queryOf(sender, 2, 0, 2), queryOf(receiver, 2, 1, 2));
+    const double hopS = CostModel(CostModelKind::HetPlan)
+                            .hopS(problem, queryOf(sender, 2, 0, 2), queryOf(receiver, 2, 1, 2));
     QVERIFY2(near(hopS, 2 * twoSequencesS), std::to_string(hopS).c_str());
 }
 
@@ -299,7 +300,7 @@ void TestCostHetPlan::gradientRingsLeavingOneMachineShareItsLink()
     const double params = 8 * 16779264.0 + 1024000 + 1025024;
     const double efficiency
         = transportFigures(problem.topology.cluster(), LinkKind::Ethernet).efficiency;
-    const Evaluation e = HetPlanModel().evaluate(problem, plan);
+    const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(problem, plan);
     QVERIFY2(near(e.breakdown.dpCommS, params * 2 / (efficiency * 1e9)),
              std::to_string(e.breakdown.dpCommS).c_str());
 }
@@ -307,7 +308,8 @@ void TestCostHetPlan::gradientRingsLeavingOneMachineShareItsLink()
 void TestCostHetPlan::breakdownAddsUpAndMfuIsAFraction()
 {
     const Problem problem = caseStudy();
-    const Evaluation e = HetPlanModel().evaluate(problem, onePipeline({9, 8, 8, 3, 3, 3, 3, 3}));
+    const Evaluation e = CostModel(CostModelKind::HetPlan)
+                             .evaluate(problem, onePipeline({9, 8, 8, 3, 3, 3, 3, 3}));
     QVERIFY(e.valid);
     QVERIFY(near(e.breakdown.totalS(), e.iterationS, 1e-12));
     QVERIFY(e.breakdown.bubbleS > 0);
@@ -316,8 +318,10 @@ void TestCostHetPlan::breakdownAddsUpAndMfuIsAFraction()
     QVERIFY(near(e.tokensPerS, 24.0 * 4096 / e.iterationS));
     QVERIFY(e.costPerMillionTokensUsd.has_value() && *e.costPerMillionTokensUsd > 0);
 
-    const Evaluation mixed = HetPlanModel().evaluate(
-        makeProblem(twoMachineCluster(), smallModel(), trainWorkload(8, 512)), mixedPlan());
+    const Evaluation mixed
+        = CostModel(CostModelKind::HetPlan)
+              .evaluate(makeProblem(twoMachineCluster(), smallModel(), trainWorkload(8, 512)),
+                        mixedPlan());
     QVERIFY(mixed.breakdown.dpCommS > 0);
     QVERIFY(mixed.pipelines[0].breakdown.tpCommS > 0);
     QVERIFY(near(mixed.breakdown.totalS(), mixed.iterationS, 1e-12));
@@ -332,7 +336,7 @@ void TestCostHetPlan::inferenceLatencyAndMemory()
     w.infer.outputLen = 128;
     w.infer.batch = 4;
     const Problem problem = makeProblem(twoMachineCluster(), smallModel(), w);
-    const Evaluation e = HetPlanModel().evaluate(problem, mixedPlan());
+    const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(problem, mixedPlan());
     QVERIFY(e.valid && e.fitsInMemory());
     QCOMPARE(e.replicaLatencyS.size(), size_t(2));
     QCOMPARE(e.iterationS, std::max(e.replicaLatencyS[0], e.replicaLatencyS[1]));

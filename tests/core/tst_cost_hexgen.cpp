@@ -1,8 +1,6 @@
 // hexgen-paper: HexGen Appendix B (Table 1) replica latency and memory, written out by hand.
 
-#include "core/cost/hexgen_paper.h"
-#include "core/cost/hexiscale_paper.h"
-#include "core/cost/paper_model.h"
+#include "core/cost/cost_model.h"
 #include "cost_test_fixtures.h"
 #include "tests/test_registry.h"
 
@@ -80,7 +78,8 @@ private Q_SLOTS:
 
 void TestCostHexGen::replicaLatencies()
 {
-    const Evaluation e = HexGenPaperModel().evaluate(inferProblem(), twoReplicas());
+    const Evaluation e
+        = CostModel(CostModelKind::HexGenPaper).evaluate(inferProblem(), twoReplicas());
     QVERIFY(e.valid);
     QCOMPARE(e.replicaLatencyS.size(), size_t(2));
     const TwoStage two = twoStageLatency();
@@ -94,7 +93,8 @@ void TestCostHexGen::replicaLatencies()
 
 void TestCostHexGen::breakdownOfSlowestReplica()
 {
-    const Evaluation e = HexGenPaperModel().evaluate(inferProblem(), twoReplicas());
+    const Evaluation e
+        = CostModel(CostModelKind::HexGenPaper).evaluate(inferProblem(), twoReplicas());
     const TwoStage two = twoStageLatency();
     // The two-stage replica over the 1 GB/s link is the slower one.
     QVERIFY(two.compute + two.pp > singleStageLatency());
@@ -108,7 +108,8 @@ void TestCostHexGen::breakdownOfSlowestReplica()
 
 void TestCostHexGen::memoryEquation7()
 {
-    const Evaluation e = HexGenPaperModel().evaluate(inferProblem(), twoReplicas());
+    const Evaluation e
+        = CostModel(CostModelKind::HexGenPaper).evaluate(inferProblem(), twoReplicas());
     QCOMPARE(e.memory.size(), size_t(4));
     // (12H²·B/|d| + 2·b·(s_in + s_out)·H·B/|d|)·l + 4·b·(s_in + s_out)·H·B.
     const double tp2Bytes
@@ -127,7 +128,7 @@ void TestCostHexGen::memoryEquation7()
 void TestCostHexGen::stageEstimateMatchesEvaluation()
 {
     const Problem problem = inferProblem();
-    const HexGenPaperModel model;
+    const CostModel model(CostModelKind::HexGenPaper);
     const Plan plan = twoReplicas();
     const Evaluation e = model.evaluate(problem, plan);
     const Stage &first = plan.pipelines[1].stages[0];
@@ -145,8 +146,8 @@ void TestCostHexGen::trainingUsesHexiScaleFormulas()
     const Problem problem = makeProblem(twoMachineCluster(), smallModel(), trainWorkload(4, 512));
     Plan plan;
     plan.pipelines = {pipeline(1, 4, {stage({0, 1}, 2, 1, 0, 4), stage({3}, 1, 1, 4, 8)})};
-    const Evaluation hexgen = HexGenPaperModel().evaluate(problem, plan);
-    const Evaluation hexiscale = HexiScalePaperModel().evaluate(problem, plan);
+    const Evaluation hexgen = CostModel(CostModelKind::HexGenPaper).evaluate(problem, plan);
+    const Evaluation hexiscale = CostModel(CostModelKind::HexiScalePaper).evaluate(problem, plan);
     QVERIFY(hexgen.iterationS > 0);
     QCOMPARE(hexgen.iterationS, hexiscale.iterationS);
 }

@@ -1,8 +1,6 @@
 // hexiscale-paper: each term of HexiScale Appendix A against arithmetic written out by hand.
 
 #include "core/cost/cost_model.h"
-#include "core/cost/hexiscale_paper.h"
-#include "core/cost/paper_model.h"
 #include "cost_test_fixtures.h"
 #include "tests/test_registry.h"
 
@@ -125,7 +123,7 @@ void TestCostHexiScale::terms()
     QFETCH(double, expected);
 
     const Problem problem = trainProblem();
-    const HexiScalePaperModel model;
+    const CostModel model(CostModelKind::HexiScalePaper);
     const StageQuery fromQuery = queryOf(from, microBatch, 0, 2);
     const StageQuery toQuery = queryOf(to, microBatch, 1, 2);
     const StageEstimate estimate = model.estimateStage(problem, fromQuery);
@@ -152,7 +150,8 @@ void TestCostHexiScale::terms()
 void TestCostHexiScale::twoPipelinePlan_dataParallelAndIteration()
 {
     const Problem problem = trainProblem();
-    const Evaluation e = HexiScalePaperModel().evaluate(problem, twoPipelinePlan());
+    const Evaluation e
+        = CostModel(CostModelKind::HexiScalePaper).evaluate(problem, twoPipelinePlan());
     QVERIFY(e.valid);
     QVERIFY(e.fitsInMemory());
 
@@ -208,12 +207,13 @@ void TestCostHexiScale::dataParallelOverManyGpus()
     const Problem problem = makeProblem(cluster, smallModel(), trainWorkload(24, kSeqLen));
     const double dpLayer
         = 2 * (7 * (1e-6 + 25165824.0 / (24 * 100e9)) + 16 * (20e-6 + 25165824.0 / (24 * 2e9)));
-    const Evaluation shortcut = HexiScalePaperModel().evaluate(problem, plan);
+    const Evaluation shortcut = CostModel(CostModelKind::HexiScalePaper).evaluate(problem, plan);
     QVERIFY(near(shortcut.breakdown.dpCommS, 8 * dpLayer));
 
     cluster.pairOverrides = {{"M0:0", "M0:1", 100, 1}};
-    const Evaluation pairwise = HexiScalePaperModel().evaluate(
-        makeProblem(cluster, smallModel(), trainWorkload(24, kSeqLen)), plan);
+    const Evaluation pairwise
+        = CostModel(CostModelKind::HexiScalePaper)
+              .evaluate(makeProblem(cluster, smallModel(), trainWorkload(24, kSeqLen)), plan);
     QVERIFY(near(pairwise.breakdown.dpCommS, 8 * dpLayer));
 }
 
@@ -234,7 +234,7 @@ void TestCostHexiScale::breakdownAddsUpToIteration_data()
 void TestCostHexiScale::breakdownAddsUpToIteration()
 {
     QFETCH(Plan, plan);
-    const Evaluation e = HexiScalePaperModel().evaluate(trainProblem(8), plan);
+    const Evaluation e = CostModel(CostModelKind::HexiScalePaper).evaluate(trainProblem(8), plan);
     QVERIFY(e.valid);
     QVERIFY(e.iterationS > 0);
     QVERIFY(near(e.breakdown.totalS(), e.iterationS, 1e-12));
@@ -247,7 +247,7 @@ void TestCostHexiScale::forwardBackwardSplitKeepsStageTotal()
     const Problem problem = trainProblem();
     const Stage threeSlow = stage({3, 4, 5}, 3, 1, 0, 4);
     const StageEstimate estimate
-        = HexiScalePaperModel().estimateStage(problem, queryOf(threeSlow, 1));
+        = CostModel(CostModelKind::HexiScalePaper).estimateStage(problem, queryOf(threeSlow, 1));
     const StageTiming &t = estimate.timing;
     QVERIFY(t.tpCommS > 0 && t.computeS > 0);
     // 96 = 24 forward + 48 backward + 24 recomputation; 12 = 2 + 2 + 2 all-reduces × 2.
@@ -262,7 +262,7 @@ void TestCostHexiScale::memoryOverflowIsReportedPerGpu()
     const Problem problem = makeProblem(twoMachineCluster(), wide, trainWorkload(1, kSeqLen));
     Plan plan;
     plan.pipelines = {pipeline(1, 1, {stage({0}, 1, 1, 0, 3), stage({3}, 1, 1, 3, 8)})};
-    const Evaluation e = HexiScalePaperModel().evaluate(problem, plan);
+    const Evaluation e = CostModel(CostModelKind::HexiScalePaper).evaluate(problem, plan);
     // Eq. 11: 5 · (48·8192²·2 + 512·8192·2) bytes = 30.04 GiB on the 24 GiB Slow GPU; the
     // Fast GPU holds 3 layers (18.02 GiB) in 80 GiB.
     const double needGiB = 5 * (48.0 * 8192 * 8192 * 2 + 512.0 * 8192 * 2) / (1024.0 * 1024 * 1024);
@@ -277,7 +277,7 @@ void TestCostHexiScale::memoryOverflowIsReportedPerGpu()
 
 void TestCostHexiScale::objectiveMatchesEvaluation()
 {
-    const HexiScalePaperModel model;
+    const CostModel model(CostModelKind::HexiScalePaper);
     const Problem problem = trainProblem();
     QCOMPARE(model.objectiveS(problem, twoPipelinePlan()),
              model.evaluate(problem, twoPipelinePlan()).iterationS);
@@ -294,7 +294,8 @@ void TestCostHexiScale::objectiveMatchesEvaluation()
 void TestCostHexiScale::throughputAndCost()
 {
     const Problem problem = trainProblem();
-    const Evaluation e = HexiScalePaperModel().evaluate(problem, twoPipelinePlan());
+    const Evaluation e
+        = CostModel(CostModelKind::HexiScalePaper).evaluate(problem, twoPipelinePlan());
     QVERIFY(near(e.tokensPerS, 5.0 * 512 / e.iterationS));
     // Used: A:0, A:1, A:2 (Fast, 2 $/h) and B:0 (Slow, 1 $/h); peak 3·100 + 50 tflops.
     QVERIFY(e.costPerIterationUsd.has_value());

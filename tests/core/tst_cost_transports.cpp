@@ -1,11 +1,9 @@
 // The `hetplan` model's transport and ring-scale terms (docs/cost-models.md, "Transports and
 // ring scale"): per-transport efficiency and per-hop latency, bandwidth lost as DP rings span
 // more machines, the cluster file's overrides, and the paper models left as the papers print.
-#include "core/catalog/transports.h"
 #include "core/cost/cost_model.h"
-#include "core/cost/effective_links.h"
-#include "core/cost/hetplan_model.h"
 #include "core/io/formats.h"
+#include "core/model/transport_figures.h"
 #include "cost_test_fixtures.h"
 #include "tests/test_registry.h"
 
@@ -65,7 +63,7 @@ class TestCostTransports : public QObject
 private Q_SLOTS:
     void roceIsSlowerThanInfiniBandAtEqualBandwidth()
     {
-        const HetPlanModel hetplan;
+        const CostModel hetplan(CostModelKind::HetPlan);
         const double infiniBandS = dpCommS(fabric(4, LinkKind::InfiniBand), hetplan);
         const double roceS = dpCommS(fabric(4, LinkKind::Roce), hetplan);
         qInfo("4 machines, 25 GB/s: DP sync %.4f s over InfiniBand, %.4f s over RoCE", infiniBandS,
@@ -90,7 +88,7 @@ private Q_SLOTS:
     {
         // Against the same rings at lossless figures, a ring over 8 machines keeps
         // (1 − loss)^(log2 8 − 1) of the efficiency-scaled bandwidth; one over 2 loses none.
-        const HetPlanModel hetplan;
+        const CostModel hetplan(CostModelKind::HetPlan);
         const TransportFigures &roce = transportFigures(Cluster{}, LinkKind::Roce);
         QVERIFY(roce.lossPerDoubling > 0);
         for (const int machines : {2, 8}) {
@@ -113,15 +111,14 @@ private Q_SLOTS:
         Cluster nominal = fabric(2, LinkKind::InfiniBand);
         nominal.transports = {lossless(LinkKind::InfiniBand), lossless(LinkKind::Pcie)};
         const Problem problem = makeProblem(nominal, smallModel(), trainWorkload(8, 512));
-        const EffectiveLinks links(problem.topology);
-        QCOMPARE(links.bandwidthBytesPerS(0, 2), 25e9);
-        QCOMPARE(links.latencyS(0, 2), problem.topology.latencyS(0, 2));
+        QCOMPARE(problem.topology.effectiveBandwidthBytesPerS(0, 2), 25e9);
+        QCOMPARE(problem.topology.effectiveLatencyS(0, 2), problem.topology.latencyS(0, 2));
         const Problem defaults
             = makeProblem(fabric(2, LinkKind::InfiniBand), smallModel(), trainWorkload(8, 512));
         const TransportFigures &ib = transportFigures(Cluster{}, LinkKind::InfiniBand);
-        QCOMPARE(EffectiveLinks(defaults.topology).bandwidthBytesPerS(0, 2), 25e9 * ib.efficiency);
-        QVERIFY(dpCommS(nominal, HetPlanModel())
-                < dpCommS(fabric(2, LinkKind::InfiniBand), HetPlanModel()));
+        QCOMPARE(defaults.topology.effectiveBandwidthBytesPerS(0, 2), 25e9 * ib.efficiency);
+        QVERIFY(dpCommS(nominal, CostModel(CostModelKind::HetPlan))
+                < dpCommS(fabric(2, LinkKind::InfiniBand), CostModel(CostModelKind::HetPlan)));
     }
 
     void measuredPairsKeepTheirFiguresUnlessTheClusterSaysOtherwise()
@@ -130,21 +127,21 @@ private Q_SLOTS:
         // nominal figures, leave it; a cluster's own (calibrated) PCIe entry applies to it.
         Cluster cluster = twoMachineCluster();
         const Problem asMeasured = makeProblem(cluster, smallModel(), trainWorkload(2, 512));
-        QCOMPARE(EffectiveLinks(asMeasured.topology).bandwidthBytesPerS(3, 5), 5e9);
-        QCOMPARE(EffectiveLinks(asMeasured.topology).latencyS(3, 5), 8e-6);
+        QCOMPARE(asMeasured.topology.effectiveBandwidthBytesPerS(3, 5), 5e9);
+        QCOMPARE(asMeasured.topology.effectiveLatencyS(3, 5), 8e-6);
         cluster.transports = {{LinkKind::Pcie, 0.5, 2.0, 0.5, 0.0, "calibrated"}};
         const Problem calibrated = makeProblem(cluster, smallModel(), trainWorkload(2, 512));
-        QCOMPARE(EffectiveLinks(calibrated.topology).bandwidthBytesPerS(3, 5), 2.5e9);
-        QVERIFY(near(EffectiveLinks(calibrated.topology).latencyS(3, 5), (8 + 2) * 0.5 * 1e-6));
+        QCOMPARE(calibrated.topology.effectiveBandwidthBytesPerS(3, 5), 2.5e9);
+        QVERIFY(near(calibrated.topology.effectiveLatencyS(3, 5), (8 + 2) * 0.5 * 1e-6));
 
         // An imported probe's intra link is measured too: its origin says so.
         Cluster imported = twoMachineCluster();
         const Problem nominal = makeProblem(imported, smallModel(), trainWorkload(2, 512));
-        QVERIFY(EffectiveLinks(nominal.topology).bandwidthBytesPerS(0, 1) < 100e9);
+        QVERIFY(nominal.topology.effectiveBandwidthBytesPerS(0, 1) < 100e9);
         imported.origin.figures = {{"/machines/A/intra/bandwidth_GBps", "probe.json", "median"}};
         const Problem probed = makeProblem(imported, smallModel(), trainWorkload(2, 512));
-        QCOMPARE(EffectiveLinks(probed.topology).bandwidthBytesPerS(0, 1), 100e9);
-        QVERIFY(EffectiveLinks(probed.topology).bandwidthBytesPerS(3, 4) < 10e9);
+        QCOMPARE(probed.topology.effectiveBandwidthBytesPerS(0, 1), 100e9);
+        QVERIFY(probed.topology.effectiveBandwidthBytesPerS(3, 4) < 10e9);
     }
 
     void aMixedPathCountsAsSockets()

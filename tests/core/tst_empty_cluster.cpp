@@ -1,10 +1,10 @@
 // A cluster without machines is what the designer starts from: a valid document that every
 // front door needing GPUs refuses with one clear message, never a crash or a division by zero.
 #include "cli_runner.h"
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
 #include "core/cost/validator.h"
+#include "core/io/catalog_json.h"
 #include "core/io/cluster_check.h"
 #include "core/io/formats.h"
 #include "core/planners/planner.h"
@@ -34,12 +34,12 @@ Cluster emptyCluster()
 
 Problem emptyProblem(Mode mode)
 {
-    auto topology = Topology::build(emptyCluster(), GpuCatalog::builtin());
+    auto topology = Topology::build(emptyCluster(), builtinGpuCatalog());
     if (!topology)
         qFatal("an empty cluster does not build: %s", topology.error().message.c_str());
     Workload workload;
     workload.mode = mode;
-    const ModelSpec *model = ModelCatalog::builtin().find("llama2-13b");
+    const ModelSpec *model = builtinModelCatalog().find("llama2-13b");
     if (!model)
         qFatal("no llama2-13b in the model catalog");
     return {std::move(topology).value(), *model, workload};
@@ -103,7 +103,7 @@ void TestEmptyCluster::emptyMachinesIsAValidDocument()
     QCOMPARE(writeCluster(*read), written);
     QVERIFY(checkCluster(*read, "empty").ok());
 
-    auto topology = Topology::build(*read, GpuCatalog::builtin());
+    auto topology = Topology::build(*read, builtinGpuCatalog());
     QVERIFY2(topology.ok(), topology.ok() ? "" : topology.error().message.c_str());
     QCOMPARE(topology->gpuCount(), 0);
     const Status gpus = checkHasGpus(*topology);

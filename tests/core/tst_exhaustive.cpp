@@ -1,9 +1,9 @@
 // The exhaustive oracle: refuses what it cannot enumerate, and on clusters small enough to
 // enumerate by hand it finds the same optimum as an independent brute force.
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
 #include "core/cost/validator.h"
+#include "core/io/catalog_json.h"
 #include "core/io/loaders.h"
 #include "core/planners/exhaustive.h"
 #include "core/planners/megatron.h"
@@ -28,7 +28,7 @@ namespace {
 
 Problem problemOf(Cluster cluster, int globalBatch, Mode mode = Mode::Train, int layers = 4)
 {
-    auto topology = Topology::build(cluster, GpuCatalog::builtin());
+    auto topology = Topology::build(cluster, builtinGpuCatalog());
     if (!topology)
         qFatal("fixture: %s", topology.error().message.c_str());
     Workload workload;

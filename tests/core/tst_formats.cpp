@@ -1,7 +1,7 @@
 // The JSON formats: round trips of every good and bundled file, and hostile files that must
 // come back as errors naming the file, the JSON path and what would be valid.
-#include "core/catalog/catalog.h"
 #include "core/catalog/embedded.h"
+#include "core/io/catalog_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
@@ -45,8 +45,8 @@ bool hasEmbedded(std::string_view path)
 const Topology &caseStudy()
 {
     static const Topology topology = [] {
-        auto catalog = GpuCatalog::parse(readData(QStringLiteral("good/test.gpu-catalog.json")),
-                                         "test.gpu-catalog.json");
+        auto catalog = readGpuCatalog(readData(QStringLiteral("good/test.gpu-catalog.json")),
+                                      "test.gpu-catalog.json");
         auto cluster = parseCluster(readData(QStringLiteral("good/case-study.cluster.json")),
                                     "case-study.cluster.json");
         if (!catalog || !cluster)
@@ -487,7 +487,7 @@ void TestFormats::bundledExamplesRoundTrip()
             QVERIFY2(clusterName.ok(), name.constData());
             auto cluster = loadCluster(*clusterName);
             QVERIFY2(cluster.ok(), cluster.ok() ? "" : cluster.error().message.c_str());
-            auto topology = Topology::build(*cluster, GpuCatalog::builtin());
+            auto topology = Topology::build(*cluster, builtinGpuCatalog());
             QVERIFY2(topology.ok(), topology.ok() ? "" : topology.error().message.c_str());
             auto plan = parsePlan(e.text, e.path, *topology);
             QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
@@ -613,7 +613,7 @@ void TestFormats::formatPeek()
 
 void TestFormats::catalogs()
 {
-    auto gpus = GpuCatalog::parse(readData(QStringLiteral("good/test.gpu-catalog.json")), "g");
+    auto gpus = readGpuCatalog(readData(QStringLiteral("good/test.gpu-catalog.json")), "g");
     QVERIFY2(gpus.ok(), gpus.ok() ? "" : gpus.error().message.c_str());
     QCOMPARE(gpus->all().size(), size_t(3));
     const GpuType *a800 = gpus->find("a800-80g");
@@ -622,29 +622,29 @@ void TestFormats::catalogs()
     QVERIFY(a800->typicalIntra.kind == LinkKind::NvLink);
     QVERIFY(gpus->find("H100") == nullptr);
 
-    auto duplicate = GpuCatalog::parse(R"({"format": "hetplan.gpu-catalog/1", "gpus": [
+    auto duplicate = readGpuCatalog(R"({"format": "hetplan.gpu-catalog/1", "gpus": [
         {"name": "X", "tflops": 1, "memory_GiB": 1, "membw_GBps": 1},
         {"name": "x", "tflops": 1, "memory_GiB": 1, "membw_GBps": 1}]})",
-                                       "dup.json");
+                                    "dup.json");
     QVERIFY(!duplicate.ok());
     QVERIFY2(duplicate.error().message.starts_with("dup.json: gpus[1]: \"x\" is already entry 0"),
              duplicate.error().message.c_str());
 
-    auto models = ModelCatalog::parse(R"({"format": "hetplan.model-catalog/1", "models": [
+    auto models = readModelCatalog(R"({"format": "hetplan.model-catalog/1", "models": [
         {"name": "Llama2-13B", "layers": 40, "hidden": 5120, "ffn_hidden": 13824, "heads": 40,
          "vocab": 32000, "max_seq_len": 4096}]})",
-                                      "models.json");
+                                   "models.json");
     QVERIFY2(models.ok(), models.ok() ? "" : models.error().message.c_str());
     QVERIFY(models->find("llama2-13b") != nullptr);
     QCOMPARE(models->find("llama2-13b")->kvHeads, 40);
 
-    auto badModel = ModelCatalog::parse(R"({"format": "hetplan.model-catalog/1", "models": [
+    auto badModel = readModelCatalog(R"({"format": "hetplan.model-catalog/1", "models": [
         {"name": "m", "layers": 0}]})",
-                                        "models.json");
+                                     "models.json");
     QVERIFY(!badModel.ok());
     QVERIFY(badModel.error().message.starts_with("models.json: models[0].layers: 0 is out"));
     auto wrongKind
-        = ModelCatalog::parse(R"({"format": "hetplan.gpu-catalog/1", "gpus": []})", "models.json");
+        = readModelCatalog(R"({"format": "hetplan.gpu-catalog/1", "gpus": []})", "models.json");
     QVERIFY(!wrongKind.ok());
 }
 
@@ -652,11 +652,11 @@ void TestFormats::builtinCatalogs()
 {
     if (!hasEmbedded("catalog/gpus.json") || !hasEmbedded("catalog/models.json"))
         QSKIP("the bundled catalogs are not in resources/catalog/ yet");
-    const GpuCatalog &gpus = GpuCatalog::builtin();
-    QVERIFY(&gpus == &GpuCatalog::builtin()); // parsed once
+    const GpuCatalog &gpus = builtinGpuCatalog();
+    QVERIFY(&gpus == &builtinGpuCatalog()); // parsed once
     for (const char *name : {"A800-80G", "RTX4090-24G", "RTX3090-24G"})
         QVERIFY2(gpus.find(name) != nullptr, name);
-    const ModelSpec *llama = ModelCatalog::builtin().find("llama2-13b");
+    const ModelSpec *llama = builtinModelCatalog().find("llama2-13b");
     QVERIFY(llama != nullptr);
     QCOMPARE(llama->layers, 40);
     QCOMPARE(llama->hidden, 5120);

@@ -1,10 +1,10 @@
 // HexGen: valid plans of serving replicas on the paper's clusters, at least as good as the
 // paper's own schedule (Appendix F) and better than a symmetric layout, quick re-planning when
 // GPUs leave (§5.3), determinism, and the CLI's inference output.
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
 #include "core/cost/validator.h"
+#include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
 #include "core/planners/hexgen/hexgen_planner.h"
@@ -39,8 +39,8 @@ Problem fullPrice()
     const Cluster cluster = loadCluster("hexgen-full-price").value();
     const auto example = findExample("hexgen-full-price", ExampleKind::Workload);
     const Workload workload = parseWorkload(example->text, example->path).value();
-    return {Topology::build(cluster, GpuCatalog::builtin()).value(),
-            loadModel("llama2-70b").value(), workload};
+    return {Topology::build(cluster, builtinGpuCatalog()).value(), loadModel("llama2-70b").value(),
+            workload};
 }
 
 // The full-price workload and model on one machine of `count` GPUs.
@@ -54,7 +54,7 @@ Problem onOneMachine(const char *gpu, int count)
     machine.count = count;
     cluster.machines.push_back(machine);
     Problem problem = fullPrice();
-    problem.topology = Topology::build(cluster, GpuCatalog::builtin()).value();
+    problem.topology = Topology::build(cluster, builtinGpuCatalog()).value();
     return problem;
 }
 
@@ -211,7 +211,7 @@ private Q_SLOTS:
         QFETCH(int, seed);
         Problem problem = fullPrice();
         problem.topology
-            = Topology::build(loadCluster(cluster.toStdString()).value(), GpuCatalog::builtin())
+            = Topology::build(loadCluster(cluster.toStdString()).value(), builtinGpuCatalog())
                   .value();
         const auto model = makeCostModel(costModelKindFromName(costModel.toStdString()).value());
         PlannerOptions options;

@@ -1,10 +1,10 @@
 // HexiScale (its speed-up over the Megatron baseline is in tst_beats_baseline): matches the
 // paper's Table 2 and the exhaustive oracle on small clusters, is deterministic, honours warm
 // starts and stops promptly.
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
 #include "core/cost/validator.h"
+#include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
 #include "core/planners/exhaustive.h"
@@ -65,7 +65,7 @@ Problem randomProblem(std::mt19937_64 &random)
     workload.train.globalBatch = 16;
     workload.train.microBatchSizes = {1};
     workload.train.seqLen = 2048;
-    return {orFail(Topology::build(cluster, GpuCatalog::builtin()), "random cluster"), tinyModel(),
+    return {orFail(Topology::build(cluster, builtinGpuCatalog()), "random cluster"), tinyModel(),
             workload};
 }
 
@@ -246,7 +246,7 @@ private Q_SLOTS:
 
             Cluster faster = problem.topology.cluster();
             faster.links[size_t(c) % faster.links.size()].bandwidthGBps *= 4;
-            Problem fasterProblem{orFail(Topology::build(faster, GpuCatalog::builtin()), "faster"),
+            Problem fasterProblem{orFail(Topology::build(faster, builtinGpuCatalog()), "faster"),
                                   problem.model, problem.workload};
             PlannerOptions options;
             options.warmStart = remapped(before->plan, problem.topology, fasterProblem.topology);
@@ -256,7 +256,7 @@ private Q_SLOTS:
 
             Cluster bigger = problem.topology.cluster();
             bigger.machines.front().count += 1;
-            Problem biggerProblem{orFail(Topology::build(bigger, GpuCatalog::builtin()), "bigger"),
+            Problem biggerProblem{orFail(Topology::build(bigger, builtinGpuCatalog()), "bigger"),
                                   problem.model, problem.workload};
             options.warmStart = remapped(before->plan, problem.topology, biggerProblem.topology);
             const auto afterGpu = runHexiScale(biggerProblem, *model, options);

@@ -2,6 +2,7 @@
 // Not timed (the bench measures speed): these check what a person gets back when planning
 // such a cluster is bounded by a time limit or stopped.
 #include "core/cost/validator.h"
+#include "core/io/catalog_json.h"
 #include "core/planners/hexiscale/hexiscale_planner.h"
 #include "tests/bench/fleet.h"
 #include "tests/core/planner_test_support.h"
@@ -19,7 +20,7 @@ namespace {
 Problem fleetProblem()
 {
     const Cluster cluster = bench::benchFleet(kMaxMachines);
-    return {orFail(Topology::build(cluster, GpuCatalog::builtin()), "fleet"),
+    return {orFail(Topology::build(cluster, builtinGpuCatalog()), "fleet"),
             orFail(loadModel("llama2-70b"), "llama2-70b"), bench::fleetWorkload()};
 }
 

@@ -3,10 +3,10 @@
 // tst_beats_baseline); its
 // layer partition follows eq. 4–5 and gives way to memory; on random clusters it returns a
 // valid plan or says clearly that none fits; the same seed gives the same plan.
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
 #include "core/cost/validator.h"
+#include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
 #include "core/plan/transport.h"
@@ -107,7 +107,7 @@ Problem randomProblem(std::mt19937_64 &random)
     workload.train.globalBatch = 1 + int(random() % 64);
     workload.train.microBatchSizes = {1, 2};
     workload.train.seqLen = 1024;
-    return {orFail(Topology::build(cluster, GpuCatalog::builtin()), "random cluster"), model,
+    return {orFail(Topology::build(cluster, builtinGpuCatalog()), "random cluster"), model,
             workload};
 }
 
@@ -267,7 +267,7 @@ private Q_SLOTS:
         workload.train.globalBatch = 32;
         workload.train.microBatchSizes = {1};
         workload.train.seqLen = 2048;
-        const Problem problem{orFail(Topology::build(cluster, GpuCatalog::builtin()), "memory"),
+        const Problem problem{orFail(Topology::build(cluster, builtinGpuCatalog()), "memory"),
                               orFail(loadModel("gpt3-1.3b"), "gpt3-1.3b"), workload};
         const auto model = makeCostModel(CostModelKind::HetPlan);
         const PlanSearch search = orFail(runPlanner(HolmesPlanner(), problem, *model), "holmes");

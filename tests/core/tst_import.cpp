@@ -2,7 +2,7 @@
 // outputs generated from known figures (import_fixtures.h) become a cluster that carries those
 // figures, records where each came from, and survives writing and reading; inconsistent
 // inputs are refused naming the file and line.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/io/import.h"
 #include "core/io/nvidia_topo.h"
@@ -107,7 +107,7 @@ void checkRoundTrip(const Cluster &c)
     auto read = parseCluster(writeCluster(c), "imported.json");
     QVERIFY2(read.ok(), read.ok() ? "" : read.error().message.c_str());
     QVERIFY(*read == c);
-    auto topology = Topology::build(*read, GpuCatalog::builtin());
+    auto topology = Topology::build(*read, builtinGpuCatalog());
     QVERIFY2(topology.ok(), topology.ok() ? "" : topology.error().message.c_str());
 }
 
@@ -229,7 +229,7 @@ private Q_SLOTS:
         QCOMPARE(c.gpuTypes.size(), std::size_t(1));
         const GpuType &h100 = c.gpuTypes[0];
         QCOMPARE(h100.name, std::string("H100-80G"));
-        QCOMPARE(h100.tflops, GpuCatalog::builtin().find("H100-80G")->tflops);
+        QCOMPARE(h100.tflops, builtinGpuCatalog().find("H100-80G")->tflops);
         QVERIFY(near(h100.achievedFraction, 590.0 / h100.tflops, 1e-9));
         QCOMPARE(h100.memoryBandwidthGBps, 3000.0);
         // Two machines: one direct link, at what NCCL got across them.

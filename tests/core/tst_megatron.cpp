@@ -1,9 +1,9 @@
 // The Megatron baseline is the yardstick every planner is compared with: it must really be
 // the best symmetric layout, valid, on every GPU, and say what ran out when nothing fits.
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
 #include "core/cost/validator.h"
+#include "core/io/catalog_json.h"
 #include "core/planners/megatron.h"
 #include "core/planners/planner.h"
 #include "tests/test_registry.h"
@@ -45,7 +45,7 @@ ModelSpec smallModel()
 Problem makeProblem(const Cluster &cluster, ModelSpec model, int globalBatch,
                     std::vector<int> microBatchSizes = {1, 2})
 {
-    auto topology = Topology::build(cluster, GpuCatalog::builtin());
+    auto topology = Topology::build(cluster, builtinGpuCatalog());
     if (!topology)
         qFatal("fixture cluster does not build: %s", topology.error().message.c_str());
     Workload workload;

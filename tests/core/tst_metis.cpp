@@ -1,10 +1,10 @@
 // Metis (its speed-up over the Megatron baseline is in tst_beats_baseline): balances layers and
 // data by capacity, raises TP only where memory runs out, always returns a valid plan or says that
 // none fits, is deterministic, honours warm starts and stops promptly.
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
 #include "core/cost/validator.h"
+#include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
 #include "core/planners/hexiscale/hexiscale_planner.h"
@@ -61,7 +61,7 @@ Problem smallProblem(const std::vector<std::pair<const char *, int>> &machines, 
     workload.train.globalBatch = globalBatch;
     workload.train.seqLen = 2048;
     workload.train.precision = Precision::Fp16;
-    return {orFail(Topology::build(cluster, GpuCatalog::builtin()), "small cluster"),
+    return {orFail(Topology::build(cluster, builtinGpuCatalog()), "small cluster"),
             orFail(loadModel(model), model), workload};
 }
 
@@ -91,7 +91,7 @@ Problem randomProblem(std::mt19937_64 &random)
     workload.train.globalBatch = 8 << (random() % 4);
     workload.train.seqLen = 1024 << (random() % 2);
     workload.train.precision = Precision::Fp16;
-    return {orFail(Topology::build(cluster, GpuCatalog::builtin()), "random cluster"),
+    return {orFail(Topology::build(cluster, builtinGpuCatalog()), "random cluster"),
             orFail(loadModel(kModels[random() % 5]), "model"), workload};
 }
 
@@ -330,7 +330,7 @@ private Q_SLOTS:
         QVERIFY(runMetis(connected, *model).ok());
         Cluster cut = connected.topology.cluster();
         cut.links.pop_back();
-        const Problem island{orFail(Topology::build(cut, GpuCatalog::builtin()), "cut"),
+        const Problem island{orFail(Topology::build(cut, builtinGpuCatalog()), "cut"),
                              connected.model, connected.workload};
         const auto islandPlan = runMetis(island, *model);
         QVERIFY(!islandPlan.ok());

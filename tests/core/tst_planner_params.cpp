@@ -1,8 +1,8 @@
 // The typed planner parameters: one table per planner that validates, documents and defaults
 // every setting, as the CLI's --knob and the app's planner settings use it.
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
+#include "core/io/catalog_json.h"
 #include "core/io/loaders.h"
 #include "core/planners/hexgen/kmeans_groups.h"
 #include "core/planners/planner.h"
@@ -72,7 +72,7 @@ private Q_SLOTS:
     void timeLimitIsEnforcedByThePlannerFrontDoor()
     {
         const Cluster cluster = loadCluster("large-cluster").value();
-        const Problem problem{Topology::build(cluster, GpuCatalog::builtin()).value(),
+        const Problem problem{Topology::build(cluster, builtinGpuCatalog()).value(),
                               loadModel("llama2-70b").value(), Workload{}};
         const auto costModel = makeCostModel(CostModelKind::HetPlan);
         PlannerOptions options;
@@ -96,7 +96,7 @@ private Q_SLOTS:
         const Cluster cluster = loadCluster("hexgen-full-price").value();
         Workload workload;
         workload.mode = Mode::Infer;
-        const Problem problem{Topology::build(cluster, GpuCatalog::builtin()).value(),
+        const Problem problem{Topology::build(cluster, builtinGpuCatalog()).value(),
                               loadModel("llama2-7b").value(), workload};
         PlannerOptions options;
         for (int g = 0; g < problem.topology.gpuCount(); ++g)
@@ -114,7 +114,7 @@ private Q_SLOTS:
     void kMeansOfNoMachinesIsEmpty()
     {
         const Cluster cluster = loadCluster("hexgen-full-price").value();
-        const Topology topology = Topology::build(cluster, GpuCatalog::builtin()).value();
+        const Topology topology = Topology::build(cluster, builtinGpuCatalog()).value();
         const std::vector<std::vector<int>> none(cluster.machines.size());
         const CommunicationClusters clusters(topology, none, 1e6);
         QVERIFY(clusters.cluster(3, 1).empty());

@@ -1,7 +1,7 @@
 // hetplan.project/1, the desktop app's document (docs/formats.md, "Project"), read and written
 // by core/io without Qt: what is written reads back unchanged, a plain cluster file opens as a
 // project, and problems inside a nested document name the field they are in.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/project_json.h"
@@ -62,7 +62,7 @@ void TestProjectJson::writtenProjectsReadBackUnchanged()
 void TestProjectJson::customModelRoundTrips()
 {
     Project p = sample();
-    ModelSpec model = *ModelCatalog::builtin().find("llama2-7b");
+    ModelSpec model = *builtinModelCatalog().find("llama2-7b");
     model.name = "mine";
     model.layers = 6;
     p.customModel = model;

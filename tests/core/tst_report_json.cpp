@@ -76,7 +76,7 @@ void TestReportJson::workloadReportNamesDefaultsInNameOrder()
     QVERIFY(cluster.has_value());
     auto parsed = parseCluster(cluster->text, cluster->path);
     QVERIFY(parsed.ok());
-    auto topology = Topology::build(*parsed, GpuCatalog::builtin());
+    auto topology = Topology::build(*parsed, builtinGpuCatalog());
     QVERIFY(topology.ok());
     Workload workload;
     workload.mode = Mode::Infer;
@@ -104,7 +104,7 @@ void TestReportJson::compareRowsCarryStatusAndNoFit()
     auto cluster = findExample("case-study", ExampleKind::Cluster);
     QVERIFY(cluster.has_value());
     auto topology
-        = Topology::build(*parseCluster(cluster->text, cluster->path), GpuCatalog::builtin());
+        = Topology::build(*parseCluster(cluster->text, cluster->path), builtinGpuCatalog());
     QVERIFY(topology.ok());
     auto noFit = std::make_shared<NoFit>();
     noFit->closest = "dp=1, tp=2, pp=4";
@@ -167,7 +167,7 @@ void TestReportJson::warmStartDropsGpusThatLeft()
     auto planFile = findExample("hexgen-full-price-appendix-f", ExampleKind::Plan);
     QVERIFY(cluster && planFile);
     auto topology
-        = Topology::build(*parseCluster(cluster->text, cluster->path), GpuCatalog::builtin());
+        = Topology::build(*parseCluster(cluster->text, cluster->path), builtinGpuCatalog());
     QVERIFY(topology.ok());
     auto full = parseWarmStart(planFile->text, planFile->path, *topology, {});
     QVERIFY2(full.ok(), full.ok() ? "" : full.error().message.c_str());

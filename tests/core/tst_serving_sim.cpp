@@ -1,9 +1,9 @@
 // The serving simulator: deterministic for a seed, exactly monotone in the request rate with
 // weighted round robin (common random numbers), queueing theory where it has an answer, and
 // the SLO from an absolute value or HexGen's scale of the A100 reference.
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
+#include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
 #include "core/serving/plan_serving.h"
@@ -43,8 +43,8 @@ Problem fullPriceProblem()
     const Cluster cluster = loadCluster("hexgen-full-price").value();
     Workload workload;
     workload.mode = Mode::Infer;
-    return {Topology::build(cluster, GpuCatalog::builtin()).value(),
-            loadModel("llama2-70b").value(), workload};
+    return {Topology::build(cluster, builtinGpuCatalog()).value(), loadModel("llama2-70b").value(),
+            workload};
 }
 
 } // namespace

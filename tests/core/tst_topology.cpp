@@ -1,6 +1,7 @@
 // Topology: GPU numbering, pair bandwidth/latency over intra links, networks and overrides,
 // and the errors build() reports for bad references.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
+#include "core/model/bandwidth_edit.h"
 #include "core/model/topology.h"
 #include "tests/test_registry.h"
 
@@ -24,7 +25,7 @@ constexpr std::string_view kCatalogJson = R"({
 const GpuCatalog &testCatalog()
 {
     static const GpuCatalog catalog = [] {
-        auto parsed = GpuCatalog::parse(kCatalogJson, "test catalog");
+        auto parsed = readGpuCatalog(kCatalogJson, "test catalog");
         if (!parsed)
             qFatal("test catalog: %s", parsed.error().message.c_str());
         return std::move(parsed).value();
@@ -96,6 +97,7 @@ private Q_SLOTS:
     void buildErrors();
     void hostileNetworkIsRefusedNotComputed();
     void largeRealisticFabricBuilds();
+    void whatIfEditRebuildsOverTheResolvedTypes();
 };
 
 void TestTopology::gpusAreNumberedMachineByMachine()
@@ -345,6 +347,32 @@ void TestTopology::largeRealisticFabricBuilds()
     // over four hops of 2 us.
     QCOMPARE(t.machineBandwidthGBps(0, 1023), 25.0);
     QCOMPARE(t.machineLatencyUs(0, 1023), 8.0);
+}
+
+// A what-if slider's edit (docs/architecture.md, "Following a what-if bandwidth"): the scaled
+// cluster is built over the GPU types the topology resolved, with no catalog, and reads as the
+// same cluster built from scratch, effective figures included.
+void TestTopology::whatIfEditRebuildsOverTheResolvedTypes()
+{
+    const Topology base = buildOrFail(threeMachines(QStringLiteral("A-sw:10:5,B-sw:20:5")));
+    const std::vector<BandwidthTarget> targets = bandwidthTargets(base.cluster());
+    std::vector<double> factors(targets.size(), 1.0);
+    factors[0] = 2.0; // every network link
+    QCOMPARE(targets[0].kind, BandwidthTarget::Kind::Network);
+    const auto scaled = scaledTopology(base, targets, factors);
+    QVERIFY(scaled);
+    QCOMPARE(scaled->bandwidthGBps(0, 2), 20.0);
+    QCOMPARE(scaled->bandwidthGBps(0, 1), base.bandwidthGBps(0, 1)); // intra links untouched
+    const Topology fresh = buildOrFail(scaledCluster(base.cluster(), targets, factors));
+    for (int a = 0; a < fresh.gpuCount(); ++a) {
+        QCOMPARE(scaled->gpuType(a), fresh.gpuType(a));
+        for (int b = 0; b < fresh.gpuCount(); ++b)
+            if (a != b) {
+                QCOMPARE(scaled->effectiveBandwidthBytesPerS(a, b),
+                         fresh.effectiveBandwidthBytesPerS(a, b));
+                QCOMPARE(scaled->effectiveLatencyS(a, b), fresh.effectiveLatencyS(a, b));
+            }
+    }
 }
 
 HETPLAN_TEST_APPLESS_MAIN(TestTopology)

@@ -1,10 +1,10 @@
 // Transports of communication groups (docs/formats.md, "Plan"): paths restricted to one link
 // kind, the socket fallback of a job that mixes InfiniBand and RoCE, the plan file's record,
 // the validator's checks and what every cost model charges for it.
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
 #include "core/cost/validator.h"
+#include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
 #include "core/plan/transport.h"
@@ -22,10 +22,9 @@ namespace {
 
 const Topology &hybrid()
 {
-    static const Topology topology
-        = orFail(Topology::build(orFail(loadCluster("holmes-hybrid"), "holmes-hybrid"),
-                                 GpuCatalog::builtin()),
-                 "holmes-hybrid topology");
+    static const Topology topology = orFail(
+        Topology::build(orFail(loadCluster("holmes-hybrid"), "holmes-hybrid"), builtinGpuCatalog()),
+        "holmes-hybrid topology");
     return topology;
 }
 
@@ -148,7 +147,7 @@ private Q_SLOTS:
     {
         Cluster cluster = orFail(loadCluster("holmes-hybrid"), "holmes-hybrid");
         cluster.pairOverrides = {{"ib-0:0", "roce-0:0", 7.5, 12}};
-        const Topology t = orFail(Topology::build(cluster, GpuCatalog::builtin()), "overrides");
+        const Topology t = orFail(Topology::build(cluster, builtinGpuCatalog()), "overrides");
         QCOMPARE(t.bandwidthGBps(gpu(t, "ib-0:0"), gpu(t, "roce-0:0"), PathKind::InfiniBand), 7.5);
         QCOMPARE(t.latencyUs(gpu(t, "ib-0:0"), gpu(t, "roce-0:0"), PathKind::Ethernet), 12.0);
     }

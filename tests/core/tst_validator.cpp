@@ -1,9 +1,9 @@
 // Every plan rule of docs/formats.md produces one issue whose message tells the person where the
 // problem is (pipeline, stage, GPU by name) and what is wrong.
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/problem.h"
 #include "core/cost/validator.h"
+#include "core/io/catalog_json.h"
 #include "core/plan/plan.h"
 #include "tests/test_registry.h"
 
@@ -49,7 +49,7 @@ ModelSpec largeModel()
 
 Problem makeProblem(ModelSpec model, int globalBatch)
 {
-    auto topology = Topology::build(fixtureCluster(), GpuCatalog::builtin());
+    auto topology = Topology::build(fixtureCluster(), builtinGpuCatalog());
     if (!topology)
         qFatal("fixture cluster does not build: %s", topology.error().message.c_str());
     Workload workload;

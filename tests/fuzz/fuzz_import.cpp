@@ -1,7 +1,7 @@
 // importMeasurements on one arbitrary file (any of the kinds it detects): an accepted import is
 // a cluster that survives writing and reading, builds a topology, and names an origin for
 // every figure it recorded.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/io/import.h"
 #include "core/model/topology.h"
@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     const hetplan::Cluster &cluster = result->cluster;
     auto read = hetplan::parseCluster(hetplan::writeCluster(cluster), "imported.json");
     HETPLAN_FUZZ_CHECK(read && *read == cluster);
-    HETPLAN_FUZZ_CHECK(hetplan::Topology::build(cluster, hetplan::GpuCatalog::builtin()).ok());
+    HETPLAN_FUZZ_CHECK(hetplan::Topology::build(cluster, hetplan::builtinGpuCatalog()).ok());
     HETPLAN_FUZZ_CHECK(result->figures.size() == cluster.origin.figures.size());
     for (const hetplan::MeasuredFigure &f : cluster.origin.figures)
         HETPLAN_FUZZ_CHECK(!f.field.empty() && f.field.front() == '/' && !f.source.empty());

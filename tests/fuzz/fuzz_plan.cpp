@@ -1,6 +1,6 @@
 // parsePlan on arbitrary bytes against the case study of HexiScale §3.1 (A: 3× A800-80G,
 // B: 3× RTX4090-24G, C: 2× RTX3090-24G), built once; accepted plans must survive writePlan.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/model/topology.h"
 #include "fuzz_check.h"
@@ -33,7 +33,7 @@ constexpr std::string_view kCluster = R"({"format": "hetplan.cluster/1", "name":
 const hetplan::Topology &caseStudy()
 {
     static const hetplan::Topology topology = [] {
-        auto catalog = hetplan::GpuCatalog::parse(kCatalog, "fuzz catalog");
+        auto catalog = hetplan::readGpuCatalog(kCatalog, "fuzz catalog");
         HETPLAN_FUZZ_CHECK(catalog.ok());
         auto cluster = hetplan::parseCluster(kCluster, "fuzz cluster");
         HETPLAN_FUZZ_CHECK(cluster.ok());

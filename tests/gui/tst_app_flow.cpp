@@ -4,8 +4,8 @@
 #include "canvas/cluster_view.h"
 #include "canvas/machine_templates.h"
 #include "canvas/palette.h"
-#include "core/catalog/catalog.h"
 #include "core/cost/validator.h"
+#include "core/io/catalog_json.h"
 #include "core/io/loaders.h"
 #include "core/serving/plan_serving.h"
 #include "mainwindow.h"
@@ -163,7 +163,7 @@ void TestAppFlow::planCaseStudyThenNewCluster()
         m.name = name;
         m.gpu = gpu;
         m.count = count;
-        m.intra = GpuCatalog::builtin().find(m.gpu)->typicalIntra;
+        m.intra = builtinGpuCatalog().find(m.gpu)->typicalIntra;
         return model->addMachine(m);
     };
     const auto a = addMachine("A", "A100-80G", 8);

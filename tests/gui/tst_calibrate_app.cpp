@@ -2,8 +2,8 @@
 // shown plan is fitted in the background and becomes one undoable edit of the cluster, a new
 // plan, and the breakdown chart's predicted, measured and calibrated bars; an edit made while
 // it runs, or closing the window, loses nothing.
-#include "core/catalog/catalog.h"
-#include "core/cost/hetplan_model.h"
+#include "core/io/catalog_json.h"
+#include "core/cost/cost_model.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
 #include "results/breakdown_chart.h"
@@ -45,9 +45,9 @@ Measurement runAt(const ShownPlan &shown, double fraction)
                          [&](const GpuType &t) { return t.name == type.name; }))
             truth.gpuTypes.push_back(type);
     }
-    auto topology = Topology::build(truth, GpuCatalog::builtin());
+    auto topology = Topology::build(truth, builtinGpuCatalog());
     const Problem problem{*topology, run->model, run->workload};
-    const Evaluation e = HetPlanModel().evaluate(problem, run->plan);
+    const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(problem, run->plan);
     m.iterationS = e.iterationS;
     m.breakdown = e.breakdown;
     for (size_t p = 0; p < e.pipelines.size(); ++p)

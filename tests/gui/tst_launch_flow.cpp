@@ -3,7 +3,7 @@
 // Cancel stopping every worker, a finished job's measured times beside the prediction, and
 // closing the window while a job runs. The GUI thread's longest stall is measured throughout
 // with a 10 ms heartbeat and printed.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
 #include "core/io/probe_file.h"
@@ -211,7 +211,7 @@ void TestLaunchFlow::openPlan()
     auto model = parseModel(readAll(runtimeData("tiny.model.json")).toStdString(), "tiny");
     QVERIFY(model.ok());
     p.customModel = *model;
-    auto topology = Topology::build(p.cluster, GpuCatalog::builtin());
+    auto topology = Topology::build(p.cluster, builtinGpuCatalog());
     QVERIFY(topology.ok());
     auto plan = parsePlan(readAll(runtimeData("pipeline.plan.json")).toStdString(), "pipeline",
                           *topology);

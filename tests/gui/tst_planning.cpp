@@ -2,8 +2,8 @@
 // (and `hetplan-cli evaluate`) says about the plan; Cancel returns control at once; the event
 // loop keeps running while planners search; nothing-fits and broken clusters are explained.
 #include "core/base/text.h"
-#include "core/catalog/catalog.h"
 #include "core/cost/validator.h"
+#include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
 #include "model/document.h"
@@ -57,7 +57,7 @@ Workload bundledWorkload(const char *example)
 
 Problem problemFor(const char *cluster, const char *model)
 {
-    auto topology = Topology::build(valueOf(loadCluster(cluster), cluster), GpuCatalog::builtin());
+    auto topology = Topology::build(valueOf(loadCluster(cluster), cluster), builtinGpuCatalog());
     return {valueOf(std::move(topology), cluster), valueOf(loadModel(model), model),
             bundledWorkload(cluster)};
 }

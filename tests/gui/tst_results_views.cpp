@@ -2,7 +2,7 @@
 // capacity in red, the 1F1B timeline as the core simulates it, exports in every format.
 // With HETPLAN_SCREENSHOT_DIR set, also writes PNGs of the views at their default size (in
 // the language HETPLAN_SCREENSHOT_LANG names, e.g. zh_CN; English without it).
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
@@ -44,7 +44,7 @@ std::shared_ptr<const Problem> caseStudyProblem(const char *model)
     const auto workload = findExample("case-study", ExampleKind::Workload);
     Q_ASSERT(workload);
     return std::make_shared<const Problem>(
-        Problem{valueOf(Topology::build(valueOf(loadCluster("case-study")), GpuCatalog::builtin())),
+        Problem{valueOf(Topology::build(valueOf(loadCluster("case-study")), builtinGpuCatalog())),
                 valueOf(loadModel(model)), valueOf(parseWorkload(workload->text, workload->path))});
 }
 
@@ -351,7 +351,7 @@ void TestResultsViews::screenshots()
     const auto largeWorkload = findExample("large-cluster", ExampleKind::Workload);
     QVERIFY(largeWorkload);
     auto large = std::make_shared<const Problem>(Problem{
-        valueOf(Topology::build(valueOf(loadCluster("large-cluster")), GpuCatalog::builtin())),
+        valueOf(Topology::build(valueOf(loadCluster("large-cluster")), builtinGpuCatalog())),
         valueOf(loadModel("llama2-70b")),
         valueOf(parseWorkload(largeWorkload->text, largeWorkload->path))});
     PlannerOptions quick;

@@ -2,7 +2,7 @@
 // plan can be shown, edits mark the shown plan out of date everywhere it appears, New and
 // Open clear the previous project's figures, a reopened project shows its saved estimate.
 #include "canvas/cluster_scene.h"
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
@@ -294,7 +294,7 @@ void TestStalePlan::reopenedProjectShowsItsSavedEstimate()
     // The saved plan with the figures it was saved with (those of the exported plan file),
     // not re-evaluated under the longer output.
     auto topology
-        = Topology::build(reopened.document()->clusterModel()->cluster(), GpuCatalog::builtin());
+        = Topology::build(reopened.document()->clusterModel()->cluster(), builtinGpuCatalog());
     QVERIFY(topology.ok());
     const auto file = parsePlan(*readTextFile(exported.toStdString()), "exported", *topology);
     QVERIFY(file.ok() && file->estimate);

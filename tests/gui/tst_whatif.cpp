@@ -1,7 +1,7 @@
 // What-if sliders: moving one shows the core's iteration time for the changed bandwidth at
 // once, re-plans from the current plan after a pause, and Reset goes back; the sweep gives
 // the core's figures at every bandwidth.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
 #include "results/planning_controller.h"
@@ -35,7 +35,7 @@ ShownPlan caseStudyPlan()
     const auto workload = findExample("case-study", ExampleKind::Workload);
     Q_ASSERT(workload);
     auto problem = std::make_shared<Problem>(Problem{
-        valueOf(Topology::build(valueOf(loadCluster("case-study")), GpuCatalog::builtin())),
+        valueOf(Topology::build(valueOf(loadCluster("case-study")), builtinGpuCatalog())),
         valueOf(loadModel("llama2-13b")), valueOf(parseWorkload(workload->text, workload->path))});
     const auto costModel = makeCostModel(CostModelKind::HetPlan);
     NullProgress quiet;
@@ -47,7 +47,7 @@ ShownPlan caseStudyPlan()
 // What the core says about `plan` on `cluster`: the expected value, computed without the panel.
 double coreIterationS(const ShownPlan &shown, const Cluster &cluster)
 {
-    Problem changed{valueOf(Topology::build(cluster, GpuCatalog::builtin())), shown.problem->model,
+    Problem changed{valueOf(Topology::build(cluster, builtinGpuCatalog())), shown.problem->model,
                     shown.problem->workload};
     return makeCostModel(CostModelKind::HetPlan)->evaluate(changed, shown.plan).iterationS;
 }
@@ -223,7 +223,7 @@ void TestWhatIf::largeClusterReevaluation()
     const auto workload = findExample("large-cluster", ExampleKind::Workload);
     QVERIFY(workload);
     auto problem = std::make_shared<Problem>(Problem{
-        valueOf(Topology::build(valueOf(loadCluster("large-cluster")), GpuCatalog::builtin())),
+        valueOf(Topology::build(valueOf(loadCluster("large-cluster")), builtinGpuCatalog())),
         valueOf(loadModel("llama2-70b")), valueOf(parseWorkload(workload->text, workload->path))});
     PlannerOptions options;
     options.maxIterations = 5;

@@ -3,7 +3,7 @@
 // Fixtures the program tests share: a small four-machine cluster, a small model, plans built
 // by hand, and assertions computed from the programs independently of checkProgram.
 
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/model/topology.h"
 #include "core/plan/plan.h"
 #include "runtime/program/check.h"
@@ -34,7 +34,7 @@ inline Topology fixtureTopology()
     cluster.switches = {{"sw", {}}};
     for (const Machine &m : cluster.machines)
         cluster.links.push_back({m.name, "sw", LinkKind::Ethernet, 1, 50});
-    return orFail(Topology::build(cluster, GpuCatalog::builtin()), "fixture cluster");
+    return orFail(Topology::build(cluster, builtinGpuCatalog()), "fixture cluster");
 }
 
 // Eight layers, 16 heads, 8 KV heads (grouped-query attention).

@@ -1,6 +1,6 @@
 // The model on its own: --scale and the refusals, deterministic init and data, the hand-written
 // backward against finite differences, and the reference run.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "model_test_support.h"
 #include "runtime/model/model_init.h"
 #include "runtime/model/reference_run.h"
@@ -20,7 +20,7 @@ namespace {
 
 const ModelSpec &catalogModel(const char *name)
 {
-    const ModelSpec *spec = ModelCatalog::builtin().find(name);
+    const ModelSpec *spec = builtinModelCatalog().find(name);
     if (!spec)
         qFatal("no model '%s' in the catalog", name);
     return *spec;

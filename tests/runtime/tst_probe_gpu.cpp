@@ -1,7 +1,7 @@
 // The probe's GPU half (label gpu; skipped with the driver's reason where no GPU is usable):
 // every GPU is described, bf16 GEMM and memory bandwidth come out positive and within 1.1× of
 // the catalog's figures for a GPU the catalog knows, and hetplan-probe writes them to the file.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/files.h"
 #include "core/io/probe_file.h"
 #include "gpu_test_support.h"
@@ -33,7 +33,7 @@ private Q_SLOTS:
             QCOMPARE(g.gemm.size(), std::size_t(1));
             QVERIFY(g.gemm[0].tflops.min > 0);
             QVERIFY(g.memory && g.memory->bandwidthGBps.min > 0);
-            if (const GpuType *type = GpuCatalog::builtin().find(g.catalog)) {
+            if (const GpuType *type = builtinGpuCatalog().find(g.catalog)) {
                 QVERIFY2(g.gemm[0].tflops.median < 1.1 * type->tflops,
                          qPrintable(QString::number(g.gemm[0].tflops.median)));
                 QVERIFY(g.memory->bandwidthGBps.median < 1.1 * type->memoryBandwidthGBps);

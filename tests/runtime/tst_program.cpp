@@ -1,6 +1,7 @@
 // A plan becomes per-rank programs: the six plan shapes of the runtime's acceptance list compile
 // and pass the checker, with their groups, row shares and gradient weights asserted from the
 // programs themselves; the case study's asymmetric plan in detail.
+#include "core/io/catalog_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
@@ -265,7 +266,7 @@ private Q_SLOTS:
     void caseStudyPlan()
     {
         const Topology topology = orFail(
-            Topology::build(orFail(loadCluster("case-study"), "cluster"), GpuCatalog::builtin()),
+            Topology::build(orFail(loadCluster("case-study"), "cluster"), builtinGpuCatalog()),
             "topology");
         const ModelSpec model = orFail(loadModel("llama2-13b"), "model");
         const std::string path = HETPLAN_TEST_DATA_DIR "/good/case-study-2pp.plan.json";

@@ -1,5 +1,6 @@
 // Every plan the planners produce on the bundled examples compiles into programs the checker
 // proves, and so does every training plan bundled as a file.
+#include "core/io/catalog_json.h"
 #include "core/io/files.h"
 #include "tests/core/planner_test_support.h"
 #include "tests/runtime/program_test_support.h"
@@ -105,7 +106,7 @@ private Q_SLOTS:
         Workload workload;
         workload.train.globalBatch = 8;
         workload.train.seqLen = 2048;
-        const Problem problem{orFail(Topology::build(cluster, GpuCatalog::builtin()), "cluster"),
+        const Problem problem{orFail(Topology::build(cluster, builtinGpuCatalog()), "cluster"),
                               {"tiny-8", 8, 2048, 5504, 16, 16, 32000, 2048, MlpKind::SwiGlu},
                               workload};
         for (CostModelKind kind : {CostModelKind::HetPlan, CostModelKind::HexiScalePaper}) {

@@ -2,9 +2,9 @@
 // with random dp_split, pipelines of their own micro-batch sizes and counts) compile into
 // programs the checker proves; with a model whose heads TP 4 cannot divide, the same plans are
 // refused naming the first stage that shards by 4.
-#include "core/catalog/catalog.h"
 #include "core/cost/problem.h"
 #include "core/cost/validator.h"
+#include "core/io/catalog_json.h"
 #include "runtime/program/program_text.h"
 #include "tests/runtime/program_test_support.h"
 #include "tests/test_registry.h"
@@ -42,7 +42,7 @@ Topology randomTopology(std::mt19937_64 &random)
         cluster.machines.push_back(machine);
         cluster.links.push_back({machine.name, "sw", LinkKind::Ethernet, 1, 50});
     }
-    return orFail(Topology::build(cluster, GpuCatalog::builtin()), "random cluster");
+    return orFail(Topology::build(cluster, builtinGpuCatalog()), "random cluster");
 }
 
 // `total` split into `parts` positive sizes.

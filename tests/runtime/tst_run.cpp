@@ -1,7 +1,7 @@
 // `hetplan-cli run` trains the same model to the same weights whatever the plan (issue 13):
 // for every plan shape, the loss of each iteration and every weight after a few iterations equal
 // the single-process reference run (runtime/model/reference_run.h) within fp32 tolerance.
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
@@ -52,7 +52,7 @@ PlanFacts planFacts(const QString &planPath, const QString &modelPath)
     const std::string path = planPath.toStdString();
     const std::string text = orFail(readTextFile(path));
     const Cluster cluster = orFail(loadCluster(orFail(planClusterName(text, path))));
-    const Topology topology = orFail(Topology::build(cluster, GpuCatalog::builtin()));
+    const Topology topology = orFail(Topology::build(cluster, builtinGpuCatalog()));
     const Plan plan = orFail(parsePlan(text, path, topology));
     PlanFacts facts;
     facts.model = orFail(loadModel(modelPath.isEmpty() ? plan.model : modelPath.toStdString()));

@@ -1,7 +1,7 @@
 #include "canvas/machine_templates.h"
 
 #include "canvas/canvas_style.h"
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 
 namespace hetplan::gui {
 
@@ -56,7 +56,7 @@ GpuType MachineTemplates::customGpuType()
 std::vector<NodeTemplate> MachineTemplates::all()
 {
     std::vector<NodeTemplate> templates;
-    const GpuCatalog &catalog = GpuCatalog::builtin();
+    const GpuCatalog &catalog = builtinGpuCatalog();
     for (const Box &box : kBoxes) {
         const GpuType *type = catalog.find(box.gpu);
         if (!type)

@@ -1,7 +1,7 @@
 #include "inspector/machine_editor.h"
 
 #include "canvas/canvas_style.h"
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "inspector/inspector_field.h"
 #include "inspector/measured_mark.h"
 
@@ -174,7 +174,7 @@ void MachineEditor::fillGpuTypes()
                        QString::fromStdString(t.name));
     if (m_gpu->count() > 0)
         m_gpu->insertSeparator(m_gpu->count());
-    for (const GpuType &t : GpuCatalog::builtin().all())
+    for (const GpuType &t : builtinGpuCatalog().all())
         m_gpu->addItem(QString::fromStdString(t.name), QString::fromStdString(t.name));
     m_gpu->insertSeparator(m_gpu->count());
     m_gpu->addItem(tr("New custom type…"), kNewTypeData);
@@ -202,7 +202,7 @@ void MachineEditor::refresh()
     m_nic->setCurrentIndex(m_nic->findData(static_cast<int>(m->nic)));
 
     const GpuType *custom = customType();
-    const GpuType *type = custom ? custom : GpuCatalog::builtin().find(m->gpu);
+    const GpuType *type = custom ? custom : builtinGpuCatalog().find(m->gpu);
     m_customBox->setVisible(custom != nullptr);
     if (custom) {
         load(m_tflops, formatNumber(custom->tflops));
@@ -293,7 +293,7 @@ void MachineEditor::chooseGpuType(int index)
             for (const GpuType &t : m_model->cluster().gpuTypes)
                 if (t.name == gpu)
                     return t.typicalIntra;
-            if (const GpuType *t = GpuCatalog::builtin().find(gpu))
+            if (const GpuType *t = builtinGpuCatalog().find(gpu))
                 return t->typicalIntra;
             return std::nullopt;
         };
@@ -314,7 +314,7 @@ void MachineEditor::createCustomType()
         return;
     const std::vector<GpuType> &existing = m_model->cluster().gpuTypes;
     const auto taken = [&](const std::string &name) {
-        return GpuCatalog::builtin().find(name)
+        return builtinGpuCatalog().find(name)
                || std::any_of(existing.begin(), existing.end(),
                               [&](const GpuType &t) { return t.name == name; });
     };
@@ -336,7 +336,7 @@ void MachineEditor::createCustomType()
         return;
     }
     GpuType type;
-    if (const GpuType *t = GpuCatalog::builtin().find(m->gpu))
+    if (const GpuType *t = builtinGpuCatalog().find(m->gpu))
         type = *t;
     else if (const GpuType *c = customType())
         type = *c;

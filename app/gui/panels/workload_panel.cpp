@@ -1,7 +1,7 @@
 #include "panels/workload_panel.h"
 
-#include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
+#include "core/io/catalog_json.h"
 #include "core/io/loaders.h"
 #include "core/serving/plan_serving.h"
 #include "model/document.h"
@@ -68,7 +68,7 @@ WorkloadPanel::WorkloadPanel(Document *document, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     auto *top = new QFormLayout;
     m_model = new QComboBox(this);
-    for (const ModelSpec &m : ModelCatalog::builtin().all())
+    for (const ModelSpec &m : builtinModelCatalog().all())
         m_model->addItem(QString::fromStdString(m.name), QString::fromStdString(m.name));
     m_model->insertSeparator(m_model->count());
     m_model->addItem(tr("From a model file…")); // no data: asks for a file
@@ -278,7 +278,7 @@ std::optional<double> WorkloadPanel::referenceLatencyS() const
         return std::nullopt;
     Result<ModelSpec> model = p.model();
     // The reference runs on a cluster of its own; the problem's cluster only has to exist.
-    Result<Topology> topology = Topology::build(p.cluster, GpuCatalog::builtin());
+    Result<Topology> topology = Topology::build(p.cluster, builtinGpuCatalog());
     if (!model || !topology)
         return std::nullopt;
     const Problem problem{std::move(topology).value(), std::move(model).value(), p.workload};

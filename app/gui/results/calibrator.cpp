@@ -1,6 +1,6 @@
 #include "results/calibrator.h"
 
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/io/measurement_json.h"
 #include "model/cluster_model.h"
 #include "results/breakdown_chart.h"
@@ -119,7 +119,7 @@ bool Calibrator::calibrateRuns(const std::vector<Measurement> &measured,
     m_runner->start<Result<Calibration>>(
         [cluster = m_fittedFrom, runs = std::move(runs)](QPromise<Result<Calibration>> &promise,
                                                          std::stop_token stop) {
-            promise.addResult(calibrate(cluster, GpuCatalog::builtin(), runs, stop));
+            promise.addResult(calibrate(cluster, builtinGpuCatalog(), runs, stop));
         });
     updateActions();
     Q_EMIT started();

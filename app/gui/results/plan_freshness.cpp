@@ -1,6 +1,6 @@
 #include "results/plan_freshness.h"
 
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/cost/validator.h"
 #include "core/io/project_json.h"
 
@@ -61,7 +61,7 @@ PlanFreshness PlanFreshness::of(const ShownPlan &shown, const PlanInputs &now)
     f.workloadChanged = !(now.workload == shown.problem->workload);
     f.costModelChanged = planCostModel(shown.plan, now.costModel) != now.costModel;
     if (f.clusterChanged) {
-        auto topology = Topology::build(*now.cluster, GpuCatalog::builtin());
+        auto topology = Topology::build(*now.cluster, builtinGpuCatalog());
         for (const QString &name : planGpuNames(shown))
             if (!topology || !topology->findGpu(name.toStdString()))
                 f.missingGpus << name;

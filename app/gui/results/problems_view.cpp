@@ -1,7 +1,7 @@
 #include "results/problems_view.h"
 
 #include "core/base/no_fit.h"
-#include "core/catalog/catalog.h"
+#include "core/io/catalog_json.h"
 #include "core/model/topology.h"
 
 #include <QRegularExpression>
@@ -43,7 +43,7 @@ ResultIssue issueFromField(const Cluster &cluster, const QString &message)
 
 std::vector<ResultIssue> clusterIssues(const Cluster &cluster)
 {
-    auto topology = Topology::build(cluster, GpuCatalog::builtin());
+    auto topology = Topology::build(cluster, builtinGpuCatalog());
     if (!topology)
         return {issueFromField(cluster, QString::fromStdString(topology.error().message))};
     std::vector<ResultIssue> issues;

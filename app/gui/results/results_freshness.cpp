@@ -1,7 +1,7 @@
 // ResultsPanel: whether the plan on show is still the plan of what is drawn, and what the
 // results show when the project is replaced or reopened.
-#include "core/catalog/catalog.h"
 #include "core/cost/validator.h"
+#include "core/io/catalog_json.h"
 #include "results/breakdown_chart.h"
 #include "results/chart_support.h"
 #include "results/compare_model.h"
@@ -60,10 +60,10 @@ void ResultsPanel::showLastPlan(const Project &project)
     if (!project.lastPlan)
         return;
     const Plan &plan = *project.lastPlan;
-    auto topology = Topology::build(project.planCluster(), GpuCatalog::builtin());
+    auto topology = Topology::build(project.planCluster(), builtinGpuCatalog());
     Result<ModelSpec> model = project.model();
     if (model && model->name != plan.model)
-        if (const ModelSpec *madeFor = ModelCatalog::builtin().find(plan.model))
+        if (const ModelSpec *madeFor = builtinModelCatalog().find(plan.model))
             model = *madeFor;
     if (!topology || !model)
         return;

@@ -1,7 +1,7 @@
 #include "results/results_panel.h"
 
-#include "core/catalog/catalog.h"
 #include "core/cost/validator.h"
+#include "core/io/catalog_json.h"
 #include "core/io/cluster_check.h"
 #include "core/serving/plan_serving.h"
 #include "model/document.h"
@@ -165,7 +165,7 @@ Result<Problem> ResultsPanel::currentProblem() const
 {
     if (!m_model)
         return badInput("no model chosen: choose the model to plan for");
-    auto topology = Topology::build(m_clusterModel->cluster(), GpuCatalog::builtin());
+    auto topology = Topology::build(m_clusterModel->cluster(), builtinGpuCatalog());
     if (!topology)
         return topology.error();
     // Said once here rather than once per planner of "compare all".

@@ -121,7 +121,6 @@ void WhatIfPanel::clear()
     m_replanner->cancel();
     m_debounce->stop();
     m_base.reset();
-    m_costModel.reset();
     m_changed.reset();
     m_replanned.reset();
     m_targets.clear();
@@ -137,7 +136,7 @@ void WhatIfPanel::setBase(ShownPlan base, CostModelKind costModel, PlannerKind p
     clear();
     m_base = std::move(base);
     const ShownPlan &shown = *m_base;
-    m_costModel = makeCostModel(costModel);
+    m_costModel = CostModel(costModel);
     m_planner = planner;
     m_targets = bandwidthTargets(shown.problem->topology.cluster());
     rebuildSliders();
@@ -229,12 +228,26 @@ void WhatIfPanel::updateValueLabels()
     }
 }
 
-Cluster WhatIfPanel::changedCluster() const
+std::vector<double> WhatIfPanel::sliderFactors() const
 {
     std::vector<double> factors;
     for (const QSlider *slider : m_sliders)
         factors.push_back(factorAt(slider->value()));
-    return scaledCluster(m_base->problem->topology.cluster(), m_targets, factors);
+    return factors;
+}
+
+Cluster WhatIfPanel::changedCluster() const
+{
+    return scaledCluster(m_base->problem->topology.cluster(), m_targets, sliderFactors());
+}
+
+Result<Problem> WhatIfPanel::changedProblem() const
+{
+    // Slider → cluster edit → topology (docs/architecture.md, "Following a what-if bandwidth").
+    auto topology = scaledTopology(m_base->problem->topology, m_targets, sliderFactors());
+    if (!topology)
+        return topology.error();
+    return Problem{std::move(topology).value(), m_base->problem->model, m_base->problem->workload};
 }
 
 QString WhatIfPanel::changedText() const
@@ -248,13 +261,13 @@ void WhatIfPanel::reevaluate()
         return;
     QElapsedTimer timer;
     timer.start();
-    auto problem = withCluster(*m_base->problem, changedCluster());
+    auto problem = changedProblem();
     if (!problem) {
         m_changed.reset();
         m_currentLabel->setText(QString::fromStdString(problem.error().message));
         return;
     }
-    m_changed = m_costModel->evaluate(*problem, m_base->plan);
+    m_changed = m_costModel.evaluate(*problem, m_base->plan);
     m_lastEvaluationMs = double(timer.nsecsElapsed()) / 1e6;
     const double beforeS = m_base->evaluation.iterationS;
     const double afterS = m_changed->iterationS;
@@ -276,12 +289,12 @@ void WhatIfPanel::startReplan()
 {
     if (!m_base)
         return;
-    auto problem = withCluster(*m_base->problem, changedCluster());
+    auto problem = changedProblem();
     if (!problem)
         return;
     PlanRequest request;
     request.problem = std::move(problem).value();
-    request.costModel = m_costModel->kind();
+    request.costModel = m_costModel.kind();
     request.planners = {m_planner};
     request.options.warmStart = m_base->plan;
     m_replanner->start(std::move(request));

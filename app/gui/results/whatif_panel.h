@@ -1,6 +1,8 @@
 #pragma once
 
-#include "core/planners/bandwidth_sweep.h"
+#include "core/cost/cost_model.h"
+#include "core/model/bandwidth_edit.h"
+#include "core/planners/planner.h"
 #include "results/results_text.h"
 #include "results/shown_plan.h"
 
@@ -71,9 +73,12 @@ private:
     void startReplan();
     void onReplanFinished(bool cancelled);
     void updateValueLabels();
+    std::vector<double> sliderFactors() const;
+    // The base problem on the topology the sliders describe.
+    Result<Problem> changedProblem() const;
 
     std::optional<ShownPlan> m_base;
-    std::unique_ptr<CostModel> m_costModel;
+    CostModel m_costModel;
     PlannerKind m_planner = PlannerKind::HexiScale;
     std::vector<BandwidthTarget> m_targets;
     std::vector<QSlider *> m_sliders;

@@ -1,7 +1,9 @@
 // Default transport figures of the `hetplan` model. Efficiencies are achieved all-reduce bus
 // bandwidth over the link's nominal per-direction bandwidth, as nccl-tests reports it
 // (doc/PERFORMANCE.md of nccl-tests); the sources are public measurements named in each entry.
-#include "core/catalog/transports.h"
+#include "core/model/transport_figures.h"
+
+#include "core/model/cluster.h"
 
 #include <array>
 
