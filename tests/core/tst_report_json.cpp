@@ -93,7 +93,7 @@ void TestReportJson::workloadReportNamesDefaultsInNameOrder()
     QVERIFY(w["notes"] == Json::parse(R"(["n"])"));
     QVERIFY(!doc.contains("measured"));
 
-    const std::vector<Comparison> measured{{"iteration", 0, 2}};
+    const std::vector<Comparison> measured{{PhaseKey::ofRun(Phase::Iteration), 0, 2}};
     const Json withRun
         = Json::parse(evaluateReportJson(Evaluation{}, *topology, workload, origin, &measured));
     QVERIFY(withRun["measured"][0]["relative_error"].is_null());
