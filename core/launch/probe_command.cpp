@@ -31,11 +31,11 @@ std::vector<std::string> probeCommandLine(const std::string &executable,
         if (value != byDefault)
             line.option(name, value);
     };
-    const auto text = [&line](const char *name, const std::string &value,
-                              const std::string &byDefault) {
-        if (value != byDefault)
-            line.option(name, value);
-    };
+    const auto text
+        = [&line](const char *name, const std::string &value, const std::string &byDefault) {
+              if (value != byDefault)
+                  line.option(name, value);
+          };
     number("rank", command.rank, d.rank);
     number("world", command.world, d.world);
     text("listen-address", command.comm.listenAddress, d.comm.listenAddress);

@@ -18,7 +18,7 @@ struct ProbeCommand
     int rank = 0;
     int world = 1;
     RankEndpoint comm;    // the rendezvous is needed when world > 1
-    std::string hostName;                    // empty: this machine's host name
+    std::string hostName; // empty: this machine's host name
     std::string model = "llama2-7b";
     int microBatch = 1;
     int seqLen = 1024;

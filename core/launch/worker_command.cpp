@@ -9,12 +9,12 @@ namespace hetplan {
 
 const CommandOptions::Spec &workerOptionSpec()
 {
-    static const CommandOptions::Spec spec{
-        {"plan", "cluster", "model", "scale", "rank", "world", "rendezvous", "listen-address",
-         "timeout-s", "iterations", "seed", "out", "dump-weights", "backend", "device",
-         "nccl-ib-hca", "nccl-socket-ifname"},
-        {"help", "version"},
-        {}};
+    static const CommandOptions::Spec spec{{"plan", "cluster", "model", "scale", "rank", "world",
+                                            "rendezvous", "listen-address", "timeout-s",
+                                            "iterations", "seed", "out", "dump-weights", "backend",
+                                            "device", "nccl-ib-hca", "nccl-socket-ifname"},
+                                           {"help", "version"},
+                                           {}};
     return spec;
 }
 
@@ -63,8 +63,8 @@ std::string workerShellCommand(const std::string &executable, const WorkerComman
     for (std::size_t i = 1; i + 1 < words.size(); i += 2) {
         const std::string name = words[i].substr(2);
         const auto expression = expressions.find(name);
-        const bool broken = std::find(breakBefore.begin(), breakBefore.end(), name)
-                            != breakBefore.end();
+        const bool broken
+            = std::find(breakBefore.begin(), breakBefore.end(), name) != breakBefore.end();
         text += broken ? " \\\n    " : " ";
         text += words[i];
         text += ' ';

@@ -31,7 +31,7 @@ public:
     std::vector<Line> flush();
 
 private:
-    using Key = std::pair<int, bool>; // (rank, stderr)
+    using Key = std::pair<int, bool>;     // (rank, stderr)
     std::map<Key, std::string> m_partial; // bytes after the last newline
     std::map<int, std::string> m_host;
 };
