@@ -23,7 +23,7 @@ struct ProbeCommand
     int microBatch = 1;
     int seqLen = 1024;
     int tp = 1;
-    int repetitions = 10; // --repeat; --quick lowers the default to 3
+    int repetitions = 10; // --repeat; with --quick the reader's default is 3
     bool quick = false;
     int blasThreads = 1;
     int triadMiB = 0;     // each CPU triad array; 0: twice the last-level cache

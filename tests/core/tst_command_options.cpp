@@ -50,8 +50,8 @@ private Q_SLOTS:
                                << QStringLiteral("--plan is given twice");
         QTest::newRow("no value") << QStringList{QStringLiteral("--seed")}
                                   << QStringLiteral("--seed needs a value");
-        QTest::newRow("value for a flag") << QStringList{QStringLiteral("--json=1")}
-                                          << QStringLiteral("--json takes no value");
+        QTest::newRow("value for a flag")
+            << QStringList{QStringLiteral("--json=1")} << QStringLiteral("--json takes no value");
         QTest::newRow("one dash") << QStringList{QStringLiteral("-p")}
                                   << QStringLiteral("options start with two dashes");
     }
@@ -122,6 +122,7 @@ private Q_SLOTS:
     {
         ProbeCommand c;
         c.quick = true;
+        c.repetitions = 3; // --quick's, as the reader sets it: then no --repeat is written
         c.rank = 1;
         c.world = 2;
         c.comm.rendezvous = "redis://h:1";

@@ -46,11 +46,11 @@ private Q_SLOTS:
         // and rank 0's stderr print in between.
         LaunchLines lines;
         QStringList got;
-        for (const LaunchEvent &e : {output(0, false, "step 1 gr\xC3"), output(1, false, "loss "),
-                                     output(0, true, "warn"), output(0, false, "\xBC\xC3\x9F"),
-                                     output(1, true, "slow\r\n"), output(0, false, "e\nstep 2"),
-                                     output(1, false, "2.5\nloss 2.4\n"),
-                                     output(0, true, "ing: x\n")})
+        for (const LaunchEvent &e :
+             {output(0, false, "step 1 gr\xC3"), output(1, false, "loss "), output(0, true, "warn"),
+              output(0, false, "\xBC\xC3\x9F"), output(1, true, "slow\r\n"),
+              output(0, false, "e\nstep 2"), output(1, false, "2.5\nloss 2.4\n"),
+              output(0, true, "ing: x\n")})
             got << texts(lines.add(e));
         QCOMPARE(got, (QStringList{QStringLiteral("1/err host-1: slow"),
                                    QString::fromUtf8("0/out host-0: step 1 grüße"),
@@ -65,7 +65,9 @@ private Q_SLOTS:
     void invalidBytesBecomeReplacementCharacters()
     {
         LaunchLines lines;
-        const auto done = lines.add(output(2, false, "a\xFF" "b\xC3\n"));
+        const auto done = lines.add(output(2, false,
+                                           "a\xFF"
+                                           "b\xC3\n"));
         QCOMPARE(texts(done), QStringList{QString::fromUtf8("2/out host-2: a\uFFFDb\uFFFD")});
     }
 
