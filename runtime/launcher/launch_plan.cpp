@@ -10,9 +10,7 @@
 #include "runtime/launcher/launch_commands.h"
 #include "runtime/worker/job.h"
 
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <map>

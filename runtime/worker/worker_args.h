@@ -2,7 +2,6 @@
 
 #include "core/base/result.h"
 #include "core/launch/worker_command.h"
-#include "runtime/comm/comm.h"
 #include "runtime/worker/job.h"
 #include "runtime/worker/stage_run.h"
 
