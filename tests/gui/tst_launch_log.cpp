@@ -2,25 +2,16 @@
 // stdout and stderr apart; each pane shows whole lines, a character split across pieces whole,
 // and a rank's two streams never mixed within a line.
 #include "launch/launch_log.h"
+#include "tests/runtime/launch_output_fixture.h"
 #include "tests/test_registry.h"
 
 #include <QtTest>
 
 using namespace hetplan;
+using hetplan::test::outputPiece;
 using namespace hetplan::gui;
 
 namespace {
-
-LaunchEvent output(int rank, bool isStderr, std::string text)
-{
-    LaunchEvent e;
-    e.kind = LaunchEvent::Kind::Output;
-    e.rank = rank;
-    e.host = "gpu-" + std::to_string(rank);
-    e.isStderr = isStderr;
-    e.text = std::move(text);
-    return e;
-}
 
 QStringList lines(const LaunchLog &log, LaunchLog::Grouping grouping, const QString &pane)
 {
@@ -41,16 +32,17 @@ private Q_SLOTS:
         // "température" with its é (C3 A9) split across rank 1's pieces; rank 1's stderr and
         // rank 0 print in between.
         for (const LaunchEvent &e :
-             {output(1, false, "temp\xC3"), output(1, true, "warn"), output(0, false, "ok\n"),
-              output(1, false, "\xA9rature 40\n"), output(1, true, "ing\r\n")})
+             {outputPiece(1, false, "temp\xC3"), outputPiece(1, true, "warn"),
+              outputPiece(0, false, "ok\n"), outputPiece(1, false, "\xA9rature 40\n"),
+              outputPiece(1, true, "ing\r\n")})
             log.add(e);
         QCOMPARE(lines(log, LaunchLog::Grouping::Rank, LaunchLog::rankPane(1)),
                  (QStringList{QString::fromUtf8("température 40"), QStringLiteral("warning")}));
-        QCOMPARE(lines(log, LaunchLog::Grouping::Host, QStringLiteral("gpu-0")),
+        QCOMPARE(lines(log, LaunchLog::Grouping::Host, QStringLiteral("host-0")),
                  QStringList{QStringLiteral("[rank 0] ok")});
-        QCOMPARE(log.panes(LaunchLog::Grouping::Rank),
-                 (QStringList{LaunchLog::jobPane(), LaunchLog::rankPane(0),
-                              LaunchLog::rankPane(1)}));
+        QCOMPARE(
+            log.panes(LaunchLog::Grouping::Rank),
+            (QStringList{LaunchLog::jobPane(), LaunchLog::rankPane(0), LaunchLog::rankPane(1)}));
     }
 };
 

@@ -2,24 +2,15 @@
 // stdout and stderr interleaved, a line and a multibyte character split across pieces, as the
 // CLI and the app's Launch panel receive them.
 #include "runtime/launcher/launch_lines.h"
+#include "tests/runtime/launch_output_fixture.h"
 #include "tests/test_registry.h"
 
 #include <QtTest>
 
 using namespace hetplan;
+using hetplan::test::outputPiece;
 
 namespace {
-
-LaunchEvent output(int rank, bool isStderr, std::string text)
-{
-    LaunchEvent e;
-    e.kind = LaunchEvent::Kind::Output;
-    e.rank = rank;
-    e.host = "host-" + std::to_string(rank);
-    e.isStderr = isStderr;
-    e.text = std::move(text);
-    return e;
-}
 
 // "rank/stream: text" for each line, in the order they were handed out.
 QStringList texts(const std::vector<LaunchLines::Line> &lines)
@@ -47,10 +38,10 @@ private Q_SLOTS:
         LaunchLines lines;
         QStringList got;
         for (const LaunchEvent &e :
-             {output(0, false, "step 1 gr\xC3"), output(1, false, "loss "), output(0, true, "warn"),
-              output(0, false, "\xBC\xC3\x9F"), output(1, true, "slow\r\n"),
-              output(0, false, "e\nstep 2"), output(1, false, "2.5\nloss 2.4\n"),
-              output(0, true, "ing: x\n")})
+             {outputPiece(0, false, "step 1 gr\xC3"), outputPiece(1, false, "loss "),
+              outputPiece(0, true, "warn"), outputPiece(0, false, "\xBC\xC3\x9F"),
+              outputPiece(1, true, "slow\r\n"), outputPiece(0, false, "e\nstep 2"),
+              outputPiece(1, false, "2.5\nloss 2.4\n"), outputPiece(0, true, "ing: x\n")})
             got << texts(lines.add(e));
         QCOMPARE(got, (QStringList{QStringLiteral("1/err host-1: slow"),
                                    QString::fromUtf8("0/out host-0: step 1 grüße"),
@@ -65,9 +56,9 @@ private Q_SLOTS:
     void invalidBytesBecomeReplacementCharacters()
     {
         LaunchLines lines;
-        const auto done = lines.add(output(2, false,
-                                           "a\xFF"
-                                           "b\xC3\n"));
+        const auto done = lines.add(outputPiece(2, false,
+                                                "a\xFF"
+                                                "b\xC3\n"));
         QCOMPARE(texts(done), QStringList{QString::fromUtf8("2/out host-2: a\uFFFDb\uFFFD")});
     }
 
