@@ -123,7 +123,7 @@ Status workerOptions(const Args &args, SlurmOptions &options)
         auto kind = backendOption(*backend);
         if (!kind)
             return kind.error();
-        options.backend = *kind;
+        options.worker.backend = *kind;
     }
     auto scale = args.integer("scale", 1, 1 << 16);
     if (!scale)
@@ -131,8 +131,8 @@ Status workerOptions(const Args &args, SlurmOptions &options)
     auto iterations = args.integer("iterations", 1, 1 << 20);
     if (!iterations)
         return iterations.error();
-    options.scale = scale->value_or(options.scale);
-    options.iterations = iterations->value_or(options.iterations);
+    options.worker.scale = scale->value_or(options.worker.scale);
+    options.worker.iterations = iterations->value_or(options.worker.iterations);
     return okStatus();
 }
 
@@ -154,11 +154,11 @@ Result<std::string> exportText(const LoadedPlan &loaded, const std::vector<RankP
         if (args.has("pipeline"))
             return badInput("--pipeline goes with --format hexgen");
         SlurmOptions options;
-        options.plan = sharedPath(planPath);
+        options.worker.plan = sharedPath(planPath);
         if (const auto cluster = args.value("cluster"))
-            options.cluster = sharedPath(*cluster);
+            options.worker.cluster = sharedPath(*cluster);
         if (const auto model = args.value("model"))
-            options.model = sharedPath(*model);
+            options.worker.model = sharedPath(*model);
         options.command = args.value("command").value_or("");
         options.workerOfHost = hosts.workerOfHost;
         options.jobName = args.value("job-name").value_or(options.jobName);

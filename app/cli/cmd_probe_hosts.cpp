@@ -6,6 +6,7 @@
 #include "app/cli/setup.h"
 #include "app/cli/signals.h"
 #include "core/io/files.h"
+#include "core/launch/probe_command.h"
 #include "runtime/launcher/launch_job.h"
 
 #include <iostream>
@@ -45,6 +46,7 @@ int runProbeHosts(const std::vector<std::string> &words)
     launch.knownHostsFile = args->value("known-hosts").value_or("");
     launch.acceptNewHostKeys = args->has("accept-new-host-keys");
     launch.connectTimeoutS = connect->value_or(launch.connectTimeoutS);
+    // hetplan-probe's options, read as hetplan-probe reads them: refused here, before any host.
     std::vector<std::string> passed;
     for (const std::string &name : probeOptions)
         if (const auto value = args->value(name))
@@ -54,12 +56,18 @@ int runProbeHosts(const std::vector<std::string> &words)
     for (const char *name : {"quick", "no-gpu"})
         if (args->has(name))
             passed.push_back(std::string("--") + name);
+    auto probeArgs = CommandOptions::parse(passed, probeOptionSpec());
+    if (!probeArgs)
+        return fail(probeArgs.error());
+    auto measure = readProbeCommand(*probeArgs);
+    if (!measure)
+        return fail(measure.error());
 
     LaunchOutput output(std::cout, std::cerr);
     LaunchJob job;
     const StoppableScope stoppable;
     const std::stop_callback onSignal(stopToken(), [&job] { job.cancel(); });
-    auto probe = job.probe(launch, passed, std::ref(output));
+    auto probe = job.probe(launch, *measure, std::ref(output));
     output.flush();
     if (!probe) {
         const int code = fail(probe.error());

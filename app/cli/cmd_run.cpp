@@ -6,8 +6,8 @@
 #include "app/cli/run_results.h"
 #include "app/cli/setup.h"
 #include "app/cli/signals.h"
+#include "core/launch/worker_command.h"
 #include "runtime/worker/job.h"
-#include "runtime/worker/worker_args.h"
 
 #include <climits>
 #include <filesystem>
@@ -88,8 +88,11 @@ std::vector<RankProcesses::Launch> launches(const Job &job, const runtime::JobSo
 {
     std::vector<RankProcesses::Launch> list;
     for (const runtime::Rank &r : job.program.ranks) {
-        runtime::WorkerArgs args;
-        args.job = source;
+        WorkerCommand args;
+        args.plan = source.planPath;
+        args.cluster = source.cluster;
+        args.model = source.model;
+        args.scale = source.scale;
         args.rank = r.rank;
         args.world = int(job.program.ranks.size());
         args.comm = {dir.rendezvous().string(), "127.0.0.1", options.timeoutS};
@@ -101,8 +104,7 @@ std::vector<RankProcesses::Launch> launches(const Job &job, const runtime::JobSo
             args.dumpWeights
                 = (fs::path(options.dumpWeights) / ("rank-" + std::to_string(r.rank) + ".weights"))
                       .string();
-        list.push_back(
-            {"rank " + std::to_string(r.rank), runtime::workerCommandLine(worker, args)});
+        list.push_back({"rank " + std::to_string(r.rank), workerCommandLine(worker, args)});
     }
     return list;
 }

@@ -30,8 +30,7 @@ void LaunchOutput::operator()(const LaunchEvent &event)
     std::lock_guard lock(m_mutex);
     switch (event.kind) {
     case LaunchEvent::Kind::Output:
-        m_hosts[event.rank] = event.host;
-        printLines(event);
+        print(m_lines.add(event));
         break;
     case LaunchEvent::Kind::Phase:
         m_out << "hetplan-cli launch: " << phaseName(event.phase) << std::endl;
@@ -47,28 +46,19 @@ void LaunchOutput::operator()(const LaunchEvent &event)
     }
 }
 
-void LaunchOutput::printLines(const LaunchEvent &event)
+void LaunchOutput::print(const std::vector<LaunchLines::Line> &lines)
 {
-    std::string &partial = m_partial[{event.rank, event.isStderr}];
-    partial += event.text;
-    std::ostream &to = event.isStderr ? m_err : m_out;
-    const std::string prefix = "[rank " + std::to_string(event.rank) + " " + event.host + "] ";
-    std::size_t start = 0;
-    for (std::size_t end; (end = partial.find('\n', start)) != std::string::npos; start = end + 1)
-        to << prefix << std::string_view(partial).substr(start, end - start) << '\n';
-    partial.erase(0, start);
-    to.flush();
+    for (const LaunchLines::Line &line : lines) {
+        std::ostream &to = line.isStderr ? m_err : m_out;
+        to << "[rank " << line.rank << " " << line.host << "] " << line.text << '\n';
+        to.flush();
+    }
 }
 
 void LaunchOutput::flush()
 {
     std::lock_guard lock(m_mutex);
-    for (auto &[key, partial] : m_partial)
-        if (!partial.empty()) {
-            (key.second ? m_err : m_out) << "[rank " << key.first << " " << m_hosts[key.first]
-                                         << "] " << partial << std::endl;
-            partial.clear();
-        }
+    print(m_lines.flush());
 }
 
 } // namespace hetplan::cli

@@ -1,12 +1,12 @@
 #pragma once
 
 #include "runtime/launcher/launch_job.h"
+#include "runtime/launcher/launch_lines.h"
 
-#include <map>
 #include <mutex>
 #include <ostream>
 #include <string>
-#include <utility>
+#include <vector>
 
 namespace hetplan::cli {
 
@@ -25,13 +25,12 @@ public:
     void flush();
 
 private:
-    void printLines(const LaunchEvent &event);
+    void print(const std::vector<LaunchLines::Line> &lines);
 
     std::ostream &m_out;
     std::ostream &m_err;
     std::mutex m_mutex;
-    std::map<std::pair<int, bool>, std::string> m_partial; // (rank, stderr) → unfinished line
-    std::map<int, std::string> m_hosts;
+    LaunchLines m_lines;
 };
 
 } // namespace hetplan::cli

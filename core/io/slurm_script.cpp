@@ -53,27 +53,24 @@ std::string directives(const std::vector<std::vector<const NodeRanks *>> &compon
     return text;
 }
 
+// The rendezvous directory must be one every node sees; HETPLAN_RENDEZVOUS may name a
+// redis://HOST:PORT store instead. Gloo needs an address the other nodes reach.
 std::string workerCommand(const SlurmOptions &o)
 {
-    std::string command = "\"$worker\" --plan " + shellQuote(o.plan);
-    if (o.cluster)
-        command += " --cluster " + shellQuote(*o.cluster);
-    if (o.model)
-        command += " --model " + shellQuote(*o.model);
-    // The rendezvous directory must be one every node sees; HETPLAN_RENDEZVOUS may name a
-    // redis://HOST:PORT store instead. Gloo needs an address the other nodes reach.
-    command += R"( --rank "$RANK" --world "$WORLD_SIZE" --backend )"
-               + std::string(backendName(o.backend, BackendSpelling::Option));
-    if (o.backend == BackendKind::Cuda)
-        command += " --device \"$LOCAL_RANK\"";
-    if (o.scale != 1)
-        command += " --scale " + std::to_string(o.scale);
-    if (o.iterations > 0)
-        command += " --iterations " + std::to_string(o.iterations);
-    return command
-           + " \\\n    --rendezvous \"${HETPLAN_RENDEZVOUS:-$HETPLAN_RUN_DIR/rendezvous}\""
-             " \\\n    --listen-address \"${HETPLAN_LISTEN_ADDRESS:-$(hostname -I | awk "
-             "'{print $1}')}\" \\\n    --out \"$HETPLAN_RUN_DIR/rank-$RANK.json\"";
+    WorkerCommand command = o.worker;
+    // Stand-ins for what the task's shell supplies, so that the options are written.
+    command.comm.rendezvous = command.comm.listenAddress = command.out = "$";
+    if (command.backend == BackendKind::Cuda)
+        command.device = 0;
+    return workerShellCommand(
+        "\"$worker\"", command,
+        {{"rank", "\"$RANK\""},
+         {"world", "\"$WORLD_SIZE\""},
+         {"device", "\"$LOCAL_RANK\""},
+         {"rendezvous", "\"${HETPLAN_RENDEZVOUS:-$HETPLAN_RUN_DIR/rendezvous}\""},
+         {"listen-address", "\"${HETPLAN_LISTEN_ADDRESS:-$(hostname -I | awk '{print $1}')}\""},
+         {"out", "\"$HETPLAN_RUN_DIR/rank-$RANK.json\""}},
+        {"rendezvous", "listen-address", "out"});
 }
 
 std::string taskScript(const std::vector<NodeRanks> &nodes, const SlurmOptions &o)
@@ -87,7 +84,8 @@ std::string taskScript(const std::vector<NodeRanks> &nodes, const SlurmOptions &
         text += "    " + node.host + ") ranks=(" + ranks + ")";
         if (worker) {
             const auto own = o.workerOfHost.find(node.host);
-            text += " worker=" + shellQuote(own == o.workerOfHost.end() ? o.worker : own->second);
+            text += " worker="
+                    + shellQuote(own == o.workerOfHost.end() ? o.workerExecutable : own->second);
         }
         text += " ;;\n";
     }

@@ -4,11 +4,10 @@
 // ranks with srun, one task per rank, on the nodes the plan's machines map to.
 
 #include "core/base/result.h"
-#include "core/model/backend_kind.h"
+#include "core/launch/worker_command.h"
 #include "core/plan/rank_layout.h"
 
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,15 +20,16 @@ struct SlurmOptions
     // What every task runs, as one line of shell, with RANK, WORLD_SIZE, LOCAL_RANK,
     // LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT set; empty: hetplan-worker on `plan`.
     std::string command;
-    // For hetplan-worker: the plan file and the cluster and model the plan names, as every
-    // node reads them (absolute paths on a shared file system, or bundled names).
-    std::string plan;
-    std::optional<std::string> cluster;
-    std::optional<std::string> model;
-    std::string worker = "hetplan-worker";
-    BackendKind backend = BackendKind::Cuda; // hetplan-worker --backend
-    int scale = 1;                           // hetplan-worker --scale
-    int iterations = 0;                      // hetplan-worker --iterations; 0: the worker's default
+    // For hetplan-worker: its command, with the plan file and the cluster and model the plan
+    // names as every node reads them (absolute paths on a shared file system, or bundled
+    // names). The script supplies the rank, world, device, rendezvous, address and output.
+    // Default: on the GPUs (--backend cuda), as the script asks Slurm for one GPU per task.
+    WorkerCommand worker = [] {
+        WorkerCommand onGpus;
+        onGpus.backend = BackendKind::Cuda;
+        return onGpus;
+    }();
+    std::string workerExecutable = "hetplan-worker";
     // Per host, the worker executable there (a hosts file's `worker`); absent: `worker`.
     std::map<std::string, std::string> workerOfHost;
 };

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/base/result.h"
+#include "core/launch/rank_endpoint.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -10,12 +11,8 @@
 
 namespace hetplan::runtime {
 
-struct CommOptions
-{
-    std::string rendezvous;                  // a shared directory or redis://HOST:PORT
-    std::string listenAddress = "127.0.0.1"; // this rank's address as peers reach it
-    double timeoutS = 60;                    // every blocking call: rendezvous and transfers
-};
+// The worker's and the probe's command lines carry it (core/launch/rank_endpoint.h).
+using CommOptions = RankEndpoint;
 
 // One communication group: a stable key (the program's group key) and its members as world
 // ranks, in group-rank order.

@@ -208,15 +208,14 @@ Result<Measurement> LaunchJob::run(const LaunchSpec &spec, const LaunchSink &sin
                               });
 }
 
-Result<std::string> LaunchJob::probe(const LaunchSpec &spec,
-                                     const std::vector<std::string> &probeOptions,
+Result<std::string> LaunchJob::probe(const LaunchSpec &spec, const ProbeCommand &measure,
                                      const LaunchSink &sink)
 {
     return track<std::string>(
         spec, sink,
         [&](const std::string &jobId, const LaunchSink &s,
             JobControl &control) -> Result<std::string> {
-            auto layout = launch::layoutProbe(spec, probeOptions, jobId);
+            auto layout = launch::layoutProbe(spec, measure, jobId);
             if (!layout)
                 return layout.error();
             auto fetched = runLayout(*layout, spec, s, control);

@@ -3,6 +3,7 @@
 #include "core/base/result.h"
 #include "core/cost/measurement.h"
 #include "core/io/hosts_json.h"
+#include "core/launch/probe_command.h"
 
 #include <atomic>
 #include <functional>
@@ -106,11 +107,11 @@ public:
 
     // `hetplan-cli probe --hosts`: hetplan-probe (beside each host's worker) once on every
     // host of spec.hosts, as the ranks of one probe, so every pair of hosts is measured too;
-    // `probeOptions` are passed on (--quick, --no-gpu, --model NAME|FILE: a local file is
-    // uploaded). Only the hosts, trust and timeouts of `spec` are used. Returns the
-    // hetplan.probe/1 text rank 0 wrote (docs/probe.md), checked. Phases, preflight, stop and
-    // cancel as for run().
-    Result<std::string> probe(const LaunchSpec &spec, const std::vector<std::string> &probeOptions,
+    // each measures as `measure` says (its rank, world, addresses and output are the job's;
+    // a model that names a local file is uploaded). Only the hosts, trust and timeouts of `spec`
+    // are used. Returns the hetplan.probe/1 text rank 0 wrote (docs/probe.md), checked. Phases,
+    // preflight, stop and cancel as for run().
+    Result<std::string> probe(const LaunchSpec &spec, const ProbeCommand &measure,
                               const LaunchSink &sink);
 
     // Asks run() to stop every rank and return; thread-safe, returns at once, harmless before

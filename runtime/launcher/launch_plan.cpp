@@ -10,9 +10,7 @@
 #include "runtime/launcher/launch_commands.h"
 #include "runtime/worker/job.h"
 
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <map>
@@ -29,39 +27,6 @@ constexpr const char *kClusterFile = "cluster.json";
 constexpr const char *kModelFile = "model.json";
 constexpr const char *kHostsFile = "hosts.json";
 
-// A private local folder holding the texts while the job is loaded; removed afterwards.
-class LocalFolder
-{
-public:
-    LocalFolder()
-    {
-        std::error_code ec;
-        std::string pattern = (fs::temp_directory_path(ec) / "hetplan-launch-XXXXXX").string();
-        if (::mkdtemp(pattern.data()) != nullptr)
-            m_path = pattern;
-    }
-    ~LocalFolder()
-    {
-        std::error_code ec;
-        if (!m_path.empty())
-            fs::remove_all(m_path, ec);
-    }
-    LocalFolder(const LocalFolder &) = delete;
-    LocalFolder &operator=(const LocalFolder &) = delete;
-
-    bool ok() const { return !m_path.empty(); }
-    Result<std::string> write(const std::string &name, const std::string &content) const
-    {
-        const std::string path = (fs::path(m_path) / name).string();
-        if (Status s = writeFileAtomic(path, content); !s)
-            return s.error();
-        return path;
-    }
-
-private:
-    std::string m_path;
-};
-
 Status checkOptions(const LaunchSpec &spec)
 {
     if (spec.scale < 1 || spec.iterations < 1 || spec.seed < 0)
@@ -76,17 +41,28 @@ Status checkOptions(const LaunchSpec &spec)
 
 // The cluster is always sent, so a name that only resolves on this machine (a path, a bundled
 // name of another version) means the same on every host; so is the model.
-Result<std::string> clusterText(const LaunchSpec &spec)
+Result<runtime::JobInput> jobInput(const LaunchSpec &spec)
 {
-    if (!spec.clusterText.empty())
-        return spec.clusterText;
-    auto named = planClusterName(spec.planText, spec.planName);
-    if (!named)
-        return named.error();
-    auto cluster = loadCluster(*named);
+    runtime::JobInput input{spec.planText, spec.planName, {},          kClusterFile,
+                            std::nullopt,  spec.scale,    std::nullopt};
+    if (spec.clusterText.empty()) {
+        auto named = planClusterName(spec.planText, spec.planName);
+        if (!named)
+            return named.error();
+        input.clusterName = *named;
+    }
+    auto cluster = spec.clusterText.empty() ? loadCluster(input.clusterName)
+                                            : parseCluster(spec.clusterText, kClusterFile);
     if (!cluster)
         return cluster.error();
-    return writeCluster(*cluster);
+    input.cluster = std::move(cluster).value();
+    if (!spec.modelText.empty()) {
+        auto model = parseModel(spec.modelText, kModelFile);
+        if (!model)
+            return model.error();
+        input.model = std::move(model).value();
+    }
+    return input;
 }
 
 std::string transportVariable(const char *name, const std::optional<Transport> &transport)
@@ -115,10 +91,13 @@ std::vector<std::string> rankEnvironment(const runtime::Job &job, const runtime:
             transportVariable("HETPLAN_DP_TRANSPORT", stage.transport.dp)};
 }
 
-runtime::WorkerArgs workerArgs(const LaunchSpec &spec, const HostEntry &entry, int rank, int world)
+WorkerCommand workerCommand(const LaunchSpec &spec, const HostEntry &entry, int rank, int world)
 {
-    runtime::WorkerArgs args;
-    args.job = {kPlanFile, kClusterFile, kModelFile, spec.scale, std::nullopt};
+    WorkerCommand args;
+    args.plan = kPlanFile;
+    args.cluster = kClusterFile;
+    args.model = kModelFile;
+    args.scale = spec.scale;
     args.rank = rank;
     args.world = world;
     args.comm.listenAddress = entry.host;
@@ -136,24 +115,10 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
 {
     if (Status s = checkOptions(spec); !s)
         return s.error();
-    auto cluster = clusterText(spec);
-    if (!cluster)
-        return cluster.error();
-    LocalFolder folder;
-    if (!folder.ok())
-        return Error{ErrorKind::Internal, "cannot create a temporary folder for the plan"};
-    auto planPath = folder.write(kPlanFile, spec.planText);
-    auto clusterPath = folder.write(kClusterFile, *cluster);
-    if (!planPath || !clusterPath)
-        return !planPath ? planPath.error() : clusterPath.error();
-    runtime::JobSource source{*planPath, *clusterPath, std::nullopt, spec.scale, std::nullopt};
-    if (!spec.modelText.empty()) {
-        auto modelPath = folder.write(kModelFile, spec.modelText);
-        if (!modelPath)
-            return modelPath.error();
-        source.model = *modelPath;
-    }
-    auto job = runtime::loadJob(source);
+    auto input = jobInput(spec);
+    if (!input)
+        return input.error();
+    auto job = runtime::loadJob(*input);
     if (!job)
         return Error{job.error().kind, spec.planName + ": " + job.error().message};
 
@@ -162,10 +127,11 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
     layout.world = int(job->program.ranks.size());
     layout.measured = spec.command.empty();
     layout.redis = spec.command.empty();
-    layout.files = {{kPlanFile, spec.planText},
-                    {kClusterFile, *cluster},
-                    {kModelFile, spec.modelText.empty() ? writeModel(job->model) : spec.modelText},
-                    {kHostsFile, writeHosts(spec.hosts)}};
+    layout.files = {
+        {kPlanFile, spec.planText},
+        {kClusterFile, spec.clusterText.empty() ? writeCluster(input->cluster) : spec.clusterText},
+        {kModelFile, spec.modelText.empty() ? writeModel(job->model) : spec.modelText},
+        {kHostsFile, writeHosts(spec.hosts)}};
     std::map<std::string, std::size_t> hostIndex; // destination → index in layout.hosts
     std::map<std::string, int> ranksOnMachine;
     std::map<std::string, std::map<std::string, int>> machineRanksOnHost;
@@ -189,7 +155,7 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
         start.rank = rank.rank;
         start.environment = rankEnvironment(*job, rank, localRank, jobId, layout.rendezvousAddress);
         if (spec.command.empty()) {
-            start.worker = workerArgs(spec, *entry, rank.rank, layout.world);
+            start.worker = workerCommand(spec, *entry, rank.rank, layout.world);
             start.executable = entry->worker;
             start.resultPath = host.jobDir + "/" + start.worker->out;
         } else {
@@ -203,7 +169,7 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
     return layout;
 }
 
-Result<JobLayout> layoutProbe(const LaunchSpec &spec, const std::vector<std::string> &options,
+Result<JobLayout> layoutProbe(const LaunchSpec &spec, const ProbeCommand &measure,
                               const std::string &jobId)
 {
     if (spec.hosts.hosts.empty())
@@ -211,15 +177,14 @@ Result<JobLayout> layoutProbe(const LaunchSpec &spec, const std::vector<std::str
     JobLayout layout;
     layout.jobId = jobId;
     layout.files = {{kHostsFile, writeHosts(spec.hosts)}};
-    std::vector<std::string> passed = options;
-    for (std::size_t i = 0; i + 1 < passed.size(); ++i)
-        if (passed[i] == "--model" && fs::is_regular_file(passed[i + 1])) {
-            auto text = readTextFile(passed[i + 1]);
-            if (!text)
-                return text.error();
-            layout.files.push_back({kModelFile, std::move(text).value()});
-            passed[i + 1] = kModelFile;
-        }
+    ProbeCommand shared = measure;
+    if (fs::is_regular_file(shared.model)) {
+        auto text = readTextFile(shared.model);
+        if (!text)
+            return text.error();
+        layout.files.push_back({kModelFile, std::move(text).value()});
+        shared.model = kModelFile;
+    }
     // A host is probed once, named after its first machine.
     std::vector<const HostEntry *> probed;
     std::map<std::string, bool> seen;
@@ -233,25 +198,19 @@ Result<JobLayout> layoutProbe(const LaunchSpec &spec, const std::vector<std::str
         const auto slash = entry->worker.rfind('/');
         RankStart start;
         start.rank = rank;
-        start.command
-            = {slash == std::string::npos ? std::string("hetplan-probe")
-                                          : entry->worker.substr(0, slash + 1) + "hetplan-probe",
-               "--rank",
-               std::to_string(rank),
-               "--world",
-               std::to_string(layout.world),
-               "--listen-address",
-               entry->host,
-               "--host-name",
-               entry->machine};
-        start.command.insert(start.command.end(), passed.begin(), passed.end());
-        start.commandTakesRendezvous = true;
+        start.executable = slash == std::string::npos
+                               ? std::string("hetplan-probe")
+                               : entry->worker.substr(0, slash + 1) + "hetplan-probe";
+        start.probe = shared;
+        start.probe->rank = rank;
+        start.probe->world = layout.world;
+        start.probe->comm.listenAddress = entry->host;
+        start.probe->hostName = entry->machine;
         const SshTarget target = sshTarget(*entry, spec.connectTimeoutS);
         const std::string jobDir = jobDirectory(entry->workdir, jobId);
-        if (rank == 0) {
-            start.command.insert(start.command.end(), {"--out", "probe.json"});
+        start.probe->out = rank == 0 ? "probe.json" : "";
+        if (rank == 0)
             start.resultPath = jobDir + "/probe.json";
-        }
         layout.hosts.push_back({destinationOf(target), target, "", jobDir, {std::move(start)}, 0});
     }
     layout.measured = false;
@@ -263,16 +222,17 @@ std::string rankCommand(const JobLayout &layout, const HostWork &host, const Ran
 {
     std::vector<std::string> environment = rank.environment;
     environment.push_back("MASTER_PORT=" + std::to_string(port));
-    std::vector<std::string> argv = rank.command;
     const std::string rendezvous
         = "redis://" + layout.rendezvousAddress + ":" + std::to_string(port);
-    if (rank.commandTakesRendezvous) {
-        argv.insert(argv.end(), {"--rendezvous", rendezvous});
-    }
+    std::vector<std::string> argv = rank.command;
     if (rank.worker) {
-        runtime::WorkerArgs args = *rank.worker;
-        args.comm.rendezvous = rendezvous;
-        argv = runtime::workerCommandLine(rank.executable, args);
+        WorkerCommand worker = *rank.worker;
+        worker.comm.rendezvous = rendezvous;
+        argv = workerCommandLine(rank.executable, worker);
+    } else if (rank.probe) {
+        ProbeCommand probe = *rank.probe;
+        probe.comm.rendezvous = rendezvous;
+        argv = probeCommandLine(rank.executable, probe);
     }
     return groupCommand(host.jobDir, "rank-" + std::to_string(rank.rank), environment, argv);
 }

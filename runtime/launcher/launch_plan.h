@@ -1,10 +1,11 @@
 #pragma once
 
 #include "core/base/result.h"
+#include "core/launch/probe_command.h"
+#include "core/launch/worker_command.h"
 #include "core/plan/plan.h"
 #include "runtime/launcher/launch_job.h"
 #include "runtime/launcher/ssh_session.h"
-#include "runtime/worker/worker_args.h"
 
 #include <optional>
 #include <string>
@@ -24,12 +25,14 @@ struct RankStart
 {
     int rank = 0;
     std::vector<std::string> environment; // "NAME=value"
-    // hetplan-worker's (executable: the hosts file's "worker"), or else the person's command
-    std::optional<runtime::WorkerArgs> worker;
+    // What the rank runs: hetplan-worker (the hosts file's "worker") or hetplan-probe beside it,
+    // `executable`, whose rendezvous is set once the job's Redis listens; or else the person's
+    // own `command`.
+    std::optional<WorkerCommand> worker;
+    std::optional<ProbeCommand> probe;
     std::string executable;
     std::vector<std::string> command;
-    bool commandTakesRendezvous = false; // "--rendezvous redis://HOST:PORT" goes after `command`
-    std::string resultPath;              // its measurement on the host; empty: none
+    std::string resultPath; // its measurement (or probe file) on the host; empty: none
 };
 
 // What one SSH destination does in the job. Several machines of the cluster may map to it.
@@ -64,9 +67,10 @@ struct JobLayout
 // the machine without a host entry, the plan's problem or the bad option.
 Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId);
 
-// `LaunchJob::probe`: one hetplan-probe rank per distinct host of spec.hosts, in file order;
-// rank 0 writes probe.json. A --model that names a local file is uploaded with the job.
-Result<JobLayout> layoutProbe(const LaunchSpec &spec, const std::vector<std::string> &options,
+// `LaunchJob::probe`: one hetplan-probe rank per distinct host of spec.hosts, in file order,
+// each measuring as `measure` says; rank 0 writes probe.json. A model that names a local file
+// is uploaded with the job.
+Result<JobLayout> layoutProbe(const LaunchSpec &spec, const ProbeCommand &measure,
                               const std::string &jobId);
 
 // The shell command that starts `rank` on its host, the job's Redis listening on `port`.

@@ -24,27 +24,46 @@ Result<Job> loadJob(const JobSource &source)
     auto cluster = loadCluster(clusterName);
     if (!cluster)
         return cluster.error();
-    auto topology = Topology::build(*cluster, builtinGpuCatalog());
+    JobInput input{std::move(text).value(),
+                   source.planPath,
+                   std::move(cluster).value(),
+                   clusterName,
+                   std::nullopt,
+                   source.scale,
+                   source.rank};
+    if (source.model) {
+        auto model = loadModel(*source.model);
+        if (!model)
+            return model.error();
+        input.model = std::move(model).value();
+    }
+    return loadJob(input);
+}
+
+Result<Job> loadJob(const JobInput &input)
+{
+    const std::string &planName = input.planName;
+    auto topology = Topology::build(input.cluster, builtinGpuCatalog());
     if (!topology)
-        return Error{topology.error().kind, clusterName + ": " + topology.error().message};
-    auto plan = parsePlan(*text, source.planPath, *topology);
+        return Error{topology.error().kind, input.clusterName + ": " + topology.error().message};
+    auto plan = parsePlan(input.planText, planName, *topology);
     if (!plan)
         return plan.error();
     if (plan->workload.mode != Mode::Train)
-        return badInput(source.planPath + ": a serving plan; the runtime trains (mode train)");
-    auto model = loadModel(source.model.value_or(plan->model));
+        return badInput(planName + ": a serving plan; the runtime trains (mode train)");
+    auto model = input.model ? Result<ModelSpec>(*input.model) : loadModel(plan->model);
     if (!model)
         return model.error();
-    auto scaled = scaleModel(*model, plan->workload.train.seqLen, source.scale);
+    auto scaled = scaleModel(*model, plan->workload.train.seqLen, input.scale);
     if (!scaled)
-        return Error{scaled.error().kind, source.planPath + ": " + scaled.error().message};
+        return Error{scaled.error().kind, planName + ": " + scaled.error().message};
     auto program = compileProgram(*plan, *model, *topology,
-                                  ProgramOptions{.scale = source.scale, .rank = source.rank});
+                                  ProgramOptions{.scale = input.scale, .rank = input.rank});
     if (!program)
-        return Error{program.error().kind, source.planPath + ": " + program.error().message};
-    if (Status checked = source.rank ? okStatus() : checkProgram(*program); !checked)
-        return Error{checked.error().kind, source.planPath + ": the compiled program cannot run: "
-                                               + checked.error().message};
+        return Error{program.error().kind, planName + ": " + program.error().message};
+    if (Status checked = input.rank ? okStatus() : checkProgram(*program); !checked)
+        return Error{checked.error().kind,
+                     planName + ": the compiled program cannot run: " + checked.error().message};
     Job job{std::move(plan).value(), std::move(topology).value(), std::move(model).value(),
             std::move(scaled).value(), std::move(program).value()};
     return job;

@@ -1,35 +1,19 @@
 #pragma once
 
 #include "core/base/result.h"
-#include "core/model/backend_kind.h"
-#include "runtime/comm/comm.h"
+#include "core/launch/worker_command.h"
 #include "runtime/worker/job.h"
 #include "runtime/worker/stage_run.h"
 
-#include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace hetplan::runtime {
 
-// hetplan-worker's command line (docs/runtime.md, "hetplan-worker").
-struct WorkerArgs
+// hetplan-worker's command line (docs/runtime.md, "hetplan-worker"): core's WorkerCommand,
+// which every starter of ranks writes, plus the two requests that start no rank.
+struct WorkerArgs : WorkerCommand
 {
-    JobSource job;
-    int rank = 0;
-    int world = 0;
-    CommOptions comm;
-    int iterations = 3;
-    std::uint64_t seed = 0;
-    std::string out;         // this rank's hetplan.measurement/1 file; empty: none
-    std::string dumpWeights; // this rank's final weights; empty: none
-    BackendKind backend = BackendKind::Gloo;
-    std::optional<int> device; // the CUDA device; unset: the rank's local rank on its machine
-    // NCCL reads its NIC list and socket interface once per process, so they are this
-    // process's (NCCL_IB_HCA, NCCL_SOCKET_IFNAME), for the host it runs on; empty: NCCL's own.
-    std::string ncclIbHca;
-    std::string ncclSocketIfname;
     bool help = false;
     bool version = false; // print "hetplan-worker VERSION" (the launcher's preflight compares it)
 };
@@ -45,14 +29,13 @@ NCCL_IB_HCA and NCCL_SOCKET_IFNAME --nccl-ib-hca and --nccl-socket-ifname set fo
 `hetplan-cli run` starts one per rank.
 )";
 
-// Errors name the option and what would be valid.
 // The job's StageRun (stage_run.h), as every rank of it computes it.
-StageRun stageRun(const Job &job, const WorkerArgs &args);
+StageRun stageRun(const Job &job, const WorkerCommand &command);
 
+// The job a worker command names.
+JobSource jobSource(const WorkerCommand &command);
+
+// Errors name the option and what would be valid (core's readWorkerCommand).
 Result<WorkerArgs> parseWorkerArgs(const std::vector<std::string> &words);
-
-// The command line that starts `executable` as the rank `args` describes: parseWorkerArgs
-// reads it back to `args`. `hetplan-cli run` and the SSH launcher start ranks with it.
-std::vector<std::string> workerCommandLine(const std::string &executable, const WorkerArgs &args);
 
 } // namespace hetplan::runtime

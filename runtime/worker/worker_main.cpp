@@ -58,7 +58,7 @@ Measurement rankMeasurement(const WorkerArgs &args, const Job &job, MeasuredRank
 {
     Measurement m;
     m.run.backend = args.backend;
-    m.run.planFile = args.job.planPath;
+    m.run.planFile = args.plan;
     m.run.model = job.model.name;
     m.run.scale = job.scaled.scale;
     m.run.iterations = args.iterations;
@@ -100,7 +100,7 @@ int runWorker(int argc, char **argv)
         return 0;
     }
     const int r = args->rank;
-    JobSource source = args->job;
+    JobSource source = jobSource(*args);
     source.rank = r;
     auto job = loadJob(source);
     if (!job)

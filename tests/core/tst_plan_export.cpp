@@ -263,7 +263,7 @@ void TestPlanExport::slurmScriptWithEvenNodesIsOneComponent()
     c.plan.pipelines.resize(2); // 8 ranks on each of two machines
     const auto layout = rankLayout(c.plan, *c.topology);
     SlurmOptions options;
-    options.plan = "/shared/it's a plan.json";
+    options.worker.plan = "/shared/it's a plan.json";
     auto script = slurmScript(layout, options);
     QVERIFY2(script, script ? "" : script.error().message.c_str());
     QCOMPARE(bashSyntaxCheck(*script), 0);

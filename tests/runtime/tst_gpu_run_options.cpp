@@ -65,7 +65,8 @@ private Q_SLOTS:
         QTest::newRow("NIC list without cuda")
             << words({"--nccl-ib-hca", "mlx5_0"}) << QStringLiteral("need --backend cuda");
         QTest::newRow("negative device")
-            << words({"--backend", "cuda", "--device", "-1"}) << QStringLiteral("--device -1");
+            << words({"--backend", "cuda", "--device", "-1"})
+            << QStringLiteral("--device: -1 is out of range; valid: 0..1023");
         QTest::newRow("dump on the GPU") << words({"--backend", "cuda", "--dump-weights", "w"})
                                          << QStringLiteral("--dump-weights needs --backend gloo");
     }

@@ -4,6 +4,7 @@
 #include "core/io/files.h"
 #include "runtime/launcher/launch_commands.h"
 #include "runtime/launcher/launch_plan.h"
+#include "runtime/worker/worker_args.h"
 #include "tests/runtime/run_test_support.h"
 #include "tests/test_registry.h"
 
@@ -78,6 +79,7 @@ private Q_SLOTS:
     void machineWithoutHostIsRefused();
     void badPlanIsRefusedBeforeAnyHost();
     void workerCommandLineReadsBack();
+    void probeRanksReadBackTheirCommand();
     void ownCommandGetsTheEnvironment();
     void stopEndsEveryGroup();
     void stopKillsWhatIgnoresTerm();
@@ -148,8 +150,10 @@ void TestLaunchPlan::badPlanIsRefusedBeforeAnyHost()
 
 void TestLaunchPlan::workerCommandLineReadsBack()
 {
-    runtime::WorkerArgs args;
-    args.job = {"plan.json", "cluster.json", std::nullopt, 4, std::nullopt};
+    WorkerCommand args;
+    args.plan = "plan.json";
+    args.cluster = "cluster.json";
+    args.scale = 4;
     args.rank = 2;
     args.world = 5;
     args.comm = {"redis://10.0.0.5:6379", "10.0.0.6", 12.5};
@@ -159,14 +163,14 @@ void TestLaunchPlan::workerCommandLineReadsBack()
     args.backend = BackendKind::Cuda;
     args.device = 1;
     args.ncclSocketIfname = "eth1";
-    const std::vector<std::string> argv = runtime::workerCommandLine("/bin/w", args);
+    const std::vector<std::string> argv = workerCommandLine("/bin/w", args);
     QCOMPARE(argv.front(), std::string("/bin/w"));
     auto back = runtime::parseWorkerArgs(std::vector<std::string>(argv.begin() + 1, argv.end()));
     QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
-    QCOMPARE(back->job.planPath, args.job.planPath);
-    QCOMPARE(back->job.cluster, args.job.cluster);
-    QVERIFY(!back->job.model);
-    QCOMPARE(back->job.scale, 4);
+    QCOMPARE(back->plan, args.plan);
+    QCOMPARE(back->cluster, args.cluster);
+    QVERIFY(!back->model);
+    QCOMPARE(back->scale, 4);
     QCOMPARE(back->rank, 2);
     QCOMPARE(back->world, 5);
     QCOMPARE(back->comm.rendezvous, args.comm.rendezvous);
@@ -178,6 +182,52 @@ void TestLaunchPlan::workerCommandLineReadsBack()
     QVERIFY(back->backend == BackendKind::Cuda);
     QCOMPARE(back->device, std::optional<int>(1));
     QCOMPARE(back->ncclSocketIfname, std::string("eth1"));
+}
+
+// Each host's hetplan-probe gets the person's measuring options and its own rank, address and
+// name; the model file travels with the job; hetplan-probe reads the command back.
+void TestLaunchPlan::probeRanksReadBackTheirCommand()
+{
+    LaunchSpec spec = asymmetricSpec();
+    // As `hetplan-cli probe --hosts --quick --seq-len 16 --model FILE` reads them.
+    auto given = CommandOptions::parse(
+        {"--quick", "--seq-len", "16", "--model", runtimeData("tiny.model.json").toStdString()},
+        probeOptionSpec());
+    QVERIFY(given.ok());
+    auto measure = readProbeCommand(*given);
+    QVERIFY(measure.ok());
+    auto layout = layoutProbe(spec, *measure, "hp-test");
+    QVERIFY2(layout.ok(), layout.ok() ? "" : layout.error().message.c_str());
+    QCOMPARE(layout->world, 2); // B and C share a host
+    QCOMPARE(layout->files.back().name, std::string("model.json"));
+    for (const HostWork &host : layout->hosts) {
+        const RankStart &rank = host.ranks.front();
+        QVERIFY(rank.probe.has_value());
+        // Beside the host's worker.
+        QCOMPARE(rank.executable,
+                 std::string(rank.rank == 0 ? "/opt/hetplan-probe" : "hetplan-probe"));
+        QTemporaryDir dir;
+        HostWork here = host;
+        here.jobDir = dir.path().toStdString();
+        RankStart echo = rank;
+        echo.executable = "echo";
+        const QString printed = shell(rankCommand(*layout, here, echo, 31337));
+        std::vector<std::string> words;
+        for (const QString &w : printed.split(QLatin1Char(' '), Qt::SkipEmptyParts))
+            words.push_back(w.toStdString());
+        auto options = CommandOptions::parse(words, probeOptionSpec());
+        QVERIFY2(options.ok(), options.ok() ? "" : options.error().message.c_str());
+        auto back = readProbeCommand(*options); // as hetplan-probe reads it
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+        QCOMPARE(back->rank, rank.rank);
+        QCOMPARE(back->world, 2);
+        QCOMPARE(back->comm.rendezvous, std::string("redis://10.0.0.5:31337"));
+        QCOMPARE(back->model, std::string("model.json"));
+        QCOMPARE(back->seqLen, 16);
+        QVERIFY(back->quick);
+        QCOMPARE(back->repetitions, 3);
+        QCOMPARE(back->out, std::string(rank.rank == 0 ? "probe.json" : ""));
+    }
 }
 
 void TestLaunchPlan::ownCommandGetsTheEnvironment()

@@ -155,7 +155,7 @@ private Q_SLOTS:
         QTest::newRow("world without rendezvous")
             << words({"--world", "2"}) << "needs --rendezvous";
         QTest::newRow("zero repetitions")
-            << words({"--repeat", "0"}) << "--repeat 0: expected a number in 1..";
+            << words({"--repeat", "0"}) << "--repeat: 0 is out of range; valid: 1..";
         QTest::newRow("unknown option") << words({"--gpus", "8"}) << "unknown option --gpus";
         QTest::newRow("unknown model") << words({"--model", "no-such-model"}) << "no-such-model";
     }

@@ -37,12 +37,11 @@ void LaunchController::start(const LaunchSpec &spec)
     launch();
 }
 
-void LaunchController::startProbe(const LaunchSpec &spec,
-                                  const std::vector<std::string> &probeOptions)
+void LaunchController::startProbe(const LaunchSpec &spec, const ProbeCommand &measure)
 {
     m_spec = spec;
     m_probe = true;
-    m_probeOptions = probeOptions;
+    m_measure = measure;
     launch();
 }
 
@@ -61,12 +60,12 @@ void LaunchController::launch()
     setPhase(JobPhase::Connecting);
     Q_EMIT started();
     m_runner->start<Result<Outcome>>([this, job = m_job, spec = m_spec, probe = m_probe,
-                                      options = m_probeOptions](QPromise<Result<Outcome>> &promise,
-                                                                const std::stop_token &stop) {
+                                      measure = m_measure](QPromise<Result<Outcome>> &promise,
+                                                           const std::stop_token &stop) {
         const std::stop_callback cancelJob(stop, [&job] { job->cancel(); });
         const LaunchSink sink = [this](const LaunchEvent &e) { push(e); };
         if (probe) {
-            auto text = job->probe(spec, options, sink);
+            auto text = job->probe(spec, measure, sink);
             promise.addResult(text ? Result<Outcome>(Outcome{{}, std::move(text).value()})
                                    : Result<Outcome>(text.error()));
         } else {

@@ -36,7 +36,7 @@ public:
     void start(const LaunchSpec &spec);
     // `hetplan-probe` on every host of spec.hosts instead of the plan's ranks
     // (LaunchJob::probe); probeText() holds the probe file when it ends Done.
-    void startProbe(const LaunchSpec &spec, const std::vector<std::string> &probeOptions);
+    void startProbe(const LaunchSpec &spec, const ProbeCommand &measure);
     bool isRunning() const;
     void cancel();
     // Shutdown: cancel and block until every rank has been stopped and run() returned.
@@ -99,7 +99,7 @@ private:
     std::optional<Measurement> m_measurement;
     std::optional<std::string> m_probeText;
     bool m_probe = false;
-    std::vector<std::string> m_probeOptions;
+    ProbeCommand m_measure;
 };
 
 } // namespace hetplan::gui

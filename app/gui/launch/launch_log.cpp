@@ -32,14 +32,8 @@ std::vector<LaunchLog::Line> LaunchLog::add(const LaunchEvent &event)
         m_rankHost[event.rank] = host;
         m_ranks.insert(std::upper_bound(m_ranks.begin(), m_ranks.end(), event.rank), event.rank);
     }
-    QString &partial = m_partial[event.rank];
-    partial += QString::fromStdString(event.text);
-    qsizetype newline = 0;
-    while ((newline = partial.indexOf(QLatin1Char('\n'))) >= 0) {
-        QString text = partial.left(newline);
-        partial.remove(0, newline + 1);
-        if (text.endsWith(QLatin1Char('\r')))
-            text.chop(1);
+    for (const LaunchLines::Line &piece : m_lines.add(event)) {
+        const QString text = QString::fromStdString(piece.text);
         Line line{rankPane(event.rank), host.isEmpty() ? jobPane() : host, text,
                   QStringLiteral("[rank %1] %2").arg(event.rank).arg(text)};
         append(m_byRank[line.rankPane], line.rankText);

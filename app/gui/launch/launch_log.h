@@ -1,6 +1,7 @@
 #pragma once
 
 #include "runtime/launcher/launch_job.h"
+#include "runtime/launcher/launch_lines.h"
 
 #include <QString>
 #include <QStringList>
@@ -13,8 +14,9 @@ namespace hetplan::gui {
 
 // The lines a launch printed, kept twice: per rank and per host (each line then prefixed with
 // its rank), so the Launch panel can switch between the two views without losing order. Output
-// arrives in pieces; a line is kept once its newline has come. Memory is bounded: each pane
-// keeps its last kMaxLinesPerPane lines. Messages of the job itself go to the pane "job".
+// arrives in pieces; a line is kept once its newline has come (runtime's LaunchLines). Memory is
+// bounded: each pane keeps its last kMaxLinesPerPane lines. Messages of the job itself go to the
+// pane "job".
 class LaunchLog
 {
 public:
@@ -44,7 +46,7 @@ public:
 private:
     static void append(std::deque<QString> &lines, const QString &line);
 
-    std::map<int, QString> m_partial; // per rank: output after its last newline
+    LaunchLines m_lines; // output after each (rank, stream)'s last newline
     std::map<int, QString> m_rankHost;
     std::map<QString, std::deque<QString>> m_byRank; // pane name → lines
     std::map<QString, std::deque<QString>> m_byHost;

@@ -1,11 +1,11 @@
-#include "app/cli/args.h"
+#include "core/base/command_options.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
-namespace hetplan::cli {
+namespace hetplan {
 namespace {
 
 // Whole numbers in full ("16777216", not "1.67772e+07"), fractions as a person writes them.
@@ -16,7 +16,7 @@ std::string rangeText(double min, double max)
     return text;
 }
 
-std::string validOptions(const Args::Spec &spec)
+std::string validOptions(const CommandOptions::Spec &spec)
 {
     std::string known;
     for (const auto &o : spec.options)
@@ -40,11 +40,16 @@ Result<double> parseNumber(const std::string &name, const std::string &text, dou
 
 } // namespace
 
-Result<Args> Args::parse(const std::vector<std::string> &words, const Spec &spec)
+Result<CommandOptions> CommandOptions::parse(const std::vector<std::string> &words,
+                                             const Spec &spec)
 {
-    Args args;
+    CommandOptions args;
     for (size_t i = 0; i < words.size(); ++i) {
         const std::string &word = words[i];
+        if (word == "-h" && spec.switches.contains("help")) {
+            args.m_switches.insert("help");
+            continue;
+        }
         if (word.size() >= 2 && word[0] == '-' && word[1] != '-')
             return badInput("unknown option " + word + " (options start with two dashes, e.g. -"
                             + word + "); valid:" + validOptions(spec));
@@ -63,7 +68,10 @@ Result<Args> Args::parse(const std::vector<std::string> &words, const Spec &spec
         } else if (spec.options.contains(name)) {
             if (!inlineValue && i + 1 >= words.size())
                 return badInput("--" + name + " needs a value");
-            args.m_values[name] = inlineValue ? *inlineValue : words[++i];
+            std::vector<std::string> &values = args.m_values[name];
+            if (!values.empty() && !spec.repeated.contains(name))
+                return badInput("--" + name + " is given twice; it takes one value");
+            values.push_back(inlineValue ? *inlineValue : words[++i]);
         } else if (spec.switches.contains(name)) {
             return badInput("--" + name + " takes no value");
         } else {
@@ -73,7 +81,7 @@ Result<Args> Args::parse(const std::vector<std::string> &words, const Spec &spec
     return args;
 }
 
-Status Args::noPositional(const Spec &spec) const
+Status CommandOptions::noPositional(const Spec &spec) const
 {
     if (m_positional.empty())
         return okStatus();
@@ -81,22 +89,28 @@ Status Args::noPositional(const Spec &spec) const
                     + "'; this command takes only options:" + validOptions(spec));
 }
 
-std::optional<std::string> Args::value(const std::string &name) const
+std::optional<std::string> CommandOptions::value(const std::string &name) const
 {
     const auto it = m_values.find(name);
     if (it == m_values.end())
         return std::nullopt;
-    return it->second;
+    return it->second.back();
 }
 
-Result<std::string> Args::required(const std::string &name) const
+std::vector<std::string> CommandOptions::values(const std::string &name) const
+{
+    const auto it = m_values.find(name);
+    return it == m_values.end() ? std::vector<std::string>{} : it->second;
+}
+
+Result<std::string> CommandOptions::required(const std::string &name) const
 {
     if (auto v = value(name))
         return *v;
     return badInput("--" + name + " is required");
 }
 
-Result<std::optional<int>> Args::integer(const std::string &name, int min, int max) const
+Result<std::optional<int>> CommandOptions::integer(const std::string &name, int min, int max) const
 {
     const auto text = value(name);
     if (!text)
@@ -111,7 +125,8 @@ Result<std::optional<int>> Args::integer(const std::string &name, int min, int m
     return std::optional<int>{v};
 }
 
-Result<std::optional<double>> Args::number(const std::string &name, double min, double max) const
+Result<std::optional<double>> CommandOptions::number(const std::string &name, double min,
+                                                     double max) const
 {
     const auto text = value(name);
     if (!text)
@@ -122,7 +137,8 @@ Result<std::optional<double>> Args::number(const std::string &name, double min, 
     return std::optional<double>{*v};
 }
 
-Result<std::vector<double>> Args::numberList(const std::string &name, double min, double max) const
+Result<std::vector<double>> CommandOptions::numberList(const std::string &name, double min,
+                                                       double max) const
 {
     std::vector<double> values;
     const auto text = value(name);
@@ -141,4 +157,27 @@ Result<std::vector<double>> Args::numberList(const std::string &name, double min
     return values;
 }
 
-} // namespace hetplan::cli
+void CommandLine::option(const std::string &name, const std::string &value)
+{
+    m_words.push_back("--" + name);
+    m_words.push_back(value);
+}
+
+void CommandLine::flag(const std::string &name)
+{
+    m_words.push_back("--" + name);
+}
+
+void CommandLine::option(const std::string &name, double value)
+{
+    char text[32];
+    const auto [end, ec] = std::to_chars(text, text + sizeof text, value);
+    option(name, std::string(text, ec == std::errc() ? end : text));
+}
+
+void CommandLine::option(const std::string &name, long long value)
+{
+    option(name, std::to_string(value));
+}
+
+} // namespace hetplan

@@ -1,0 +1,76 @@
+// A launch's rank output as whole lines (runtime/launcher/launch_lines.h): pieces of two ranks'
+// stdout and stderr interleaved, a line and a multibyte character split across pieces, as the
+// CLI and the app's Launch panel receive them.
+#include "runtime/launcher/launch_lines.h"
+#include "tests/runtime/launch_output_fixture.h"
+#include "tests/test_registry.h"
+
+#include <QtTest>
+
+using namespace hetplan;
+using hetplan::test::outputPiece;
+
+namespace {
+
+// "rank/stream: text" for each line, in the order they were handed out.
+QStringList texts(const std::vector<LaunchLines::Line> &lines)
+{
+    QStringList out;
+    for (const LaunchLines::Line &l : lines)
+        out << QStringLiteral("%1/%2 %3: %4")
+                   .arg(l.rank)
+                   .arg(l.isStderr ? QStringLiteral("err") : QStringLiteral("out"))
+                   .arg(QString::fromStdString(l.host), QString::fromStdString(l.text));
+    return out;
+}
+
+} // namespace
+
+class TestLaunchLines : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void piecesBecomeWholeLinesPerRankAndStream()
+    {
+        // "grüße" with its ü (C3 BC) split between two pieces of rank 0's stdout, while rank 1
+        // and rank 0's stderr print in between.
+        LaunchLines lines;
+        QStringList got;
+        for (const LaunchEvent &e :
+             {outputPiece(0, false, "step 1 gr\xC3"), outputPiece(1, false, "loss "),
+              outputPiece(0, true, "warn"), outputPiece(0, false, "\xBC\xC3\x9F"),
+              outputPiece(1, true, "slow\r\n"), outputPiece(0, false, "e\nstep 2"),
+              outputPiece(1, false, "2.5\nloss 2.4\n"), outputPiece(0, true, "ing: x\n")})
+            got << texts(lines.add(e));
+        QCOMPARE(got, (QStringList{QStringLiteral("1/err host-1: slow"),
+                                   QString::fromUtf8("0/out host-0: step 1 grüße"),
+                                   QStringLiteral("1/out host-1: loss 2.5"),
+                                   QStringLiteral("1/out host-1: loss 2.4"),
+                                   QStringLiteral("0/err host-0: warning: x")}));
+        // Rank 0's last words came without a newline.
+        QCOMPARE(texts(lines.flush()), QStringList{QStringLiteral("0/out host-0: step 2")});
+        QVERIFY(lines.flush().empty());
+    }
+
+    void invalidBytesBecomeReplacementCharacters()
+    {
+        LaunchLines lines;
+        const auto done = lines.add(outputPiece(2, false,
+                                                "a\xFF"
+                                                "b\xC3\n"));
+        QCOMPARE(texts(done), QStringList{QString::fromUtf8("2/out host-2: a\uFFFDb\uFFFD")});
+    }
+
+    void otherEventsAreNoLines()
+    {
+        LaunchLines lines;
+        LaunchEvent message;
+        message.text = "host B disconnected\n";
+        QVERIFY(lines.add(message).empty());
+        QVERIFY(lines.flush().empty());
+    }
+};
+
+HETPLAN_TEST_APPLESS_MAIN(TestLaunchLines)
+#include "tst_launch_lines.moc"
