@@ -2,8 +2,8 @@
 // a cluster that survives writing and reading, builds a topology, and names an origin for
 // every figure it recorded.
 #include "core/catalog/catalog.h"
+#include "core/import/import.h"
 #include "core/io/formats.h"
-#include "core/io/import.h"
 #include "core/model/topology.h"
 #include "fuzz_check.h"
 
