@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Fails when an #include crosses a layer the wrong way (docs/architecture.md, "Layers"):
 #   - core/ and runtime/ include no Qt header and nothing from app/;
-#   - core/ includes nothing from runtime/;
+#   - core/ includes nothing from runtime/; core/io includes nothing from core/import;
 #   - app/ and runtime/ include only core's public headers: a planner's own folder
 #     (core/planners/<name>/) is public only through its <name>_planner.h, and the cost model's
-#     terms and helpers are reached through core/cost/cost_model.h.
+#     terms and helpers are reached through core/cost/cost_model.h;
+#   - core/io's JSON helpers are internal to core/io; the importer's evidence, line splitting and per-tool log
+#     readers are internal to core/import.
 # Tests may include anything. Usage: scripts/check-layers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +16,13 @@ internal='core/planners/[a-z_]+/[a-z_]+\.h|core/planners/(metis_partition|closes
 internal+='|core/cost/(cost_helpers|stage_query|stage_terms|hetplan_terms|hetplan_comm)\.h'
 internal+='|core/cost/(paper_formulas|hexgen_paper|hexiscale_paper)\.h'
 public_planner='core/planners/([a-z_]+)/\1_planner\.h'
+
+# The headers of one core folder that only the folders named beside them (and tests) may include.
+io_internal='core/io/(json_util|format_objects)\.h'
+io_users='core/io/'
+import_internal='core/import/(import_evidence|text_lines|nccl_tests|nvbandwidth)\.h'
+import_users='core/import/'
+
 
 failures=0
 report() { # file:line:text, rule
@@ -37,11 +46,18 @@ while IFS= read -r line; do
         [[ $target == app/* ]] && report "$line" "core/ and runtime/ never include app/"
         ;;
     esac
-    [[ $file == core/* && $target == runtime/* ]] && report "$line" "core/ never includes runtime/"
+    [[ $file == core/* && $target == runtime/* ]] &&
+        report "$line" "core/ never includes runtime/"
+    [[ $file == core/io/* && $target == core/import/* ]] &&
+        report "$line" "core/import reads through core/io, never the reverse"
     if [[ $file == app/* || $file == runtime/* ]] && [[ $target =~ ^($internal)$ ]] &&
         ! [[ $target =~ ^$public_planner$ ]]; then
         report "$line" "$target is internal to core/; use the planner's front header or core/cost/cost_model.h"
     fi
+    [[ $target =~ ^($io_internal)$ && ! $file =~ ^$io_users ]] &&
+        report "$line" "$target is internal to core/io; use core/io/formats.h or another public reader"
+    [[ $target =~ ^($import_internal)$ && ! $file =~ ^$import_users ]] &&
+        report "$line" "$target is internal to core/import; use core/import/import.h"
 done < <(includes core runtime app)
 
 if ((failures)); then

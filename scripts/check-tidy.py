@@ -5,13 +5,14 @@ Usage: scripts/check-tidy.py [BUILD_DIR] [--record] [--full] [FILE...]
 
 Every rule of .clang-tidy is enforced on every file, but a file is analysed again only when
 something that decides its findings changed. Its key is a SHA-256 over: clang-tidy's version,
-.clang-tidy, the file's compile command (source and build folders written as placeholders) and
-the content of every project header it includes (from the build's dependency log; system headers
-by path). A key found clean before is not analysed again:
+.clang-tidy, the file's compile command (source and build folders written as placeholders), every
+.clang-tidy between the file and the root (app/.clang-tidy) and the content of every project
+header it includes (from the build's dependency log; system headers by path). A key found clean before is not analysed again:
   - BUILD_DIR/tidy-cache/clean.txt: keys this build folder found clean;
   - tests/lint/tidy-clean.txt: keys recorded with --record by a full clean pass, committed with
     the code, so a fresh clone analyses only what changed since the last recorded clean run.
-Any change to .clang-tidy or to clang-tidy's version changes every key: a full pass.
+Any change to the root .clang-tidy or to clang-tidy's version changes every key: a full pass;
+a change to a folder's own .clang-tidy re-analyses that folder.
 
 --record  analyse what is not known clean, then (if everything is clean) rewrite
           tests/lint/tidy-clean.txt with the keys of every file.
@@ -32,8 +33,10 @@ import tempfile
 
 ROOT = os.path.realpath(os.path.join(os.path.dirname(__file__), '..'))
 MANIFEST = os.path.join(ROOT, 'tests', 'lint', 'tidy-clean.txt')
-# The levels clang-tidy covers (their headers through .clang-tidy's HeaderFilterRegex).
-COVERED = ['core/*.cpp', 'runtime/*.cpp']
+# The levels clang-tidy covers (their headers through .clang-tidy's HeaderFilterRegex). Generated
+# Qt sources (moc, rcc, uic) are not tracked, so not covered.
+COVERED = ['core/*.cpp', 'runtime/*.cpp'] + [f'app/gui/{folder}/*.cpp' for folder in (
+    'canvas', 'help', 'inspector', 'launch', 'model', 'panels')]
 FINDING = re.compile(r': (warning|error): ')
 
 
@@ -112,9 +115,23 @@ class Keys:
                 self.digests[path] = 'missing'
         return self.digests[path]
 
-    def key(self, args, deps):
+    def folder_configs(self, name):
+        """The .clang-tidy files of the folders between `name` and the root, root excluded: they
+        refine the root's for their folder (InheritParentConfig)."""
+        configs = []
+        folder = os.path.dirname(name)
+        while folder:
+            path = os.path.join(ROOT, folder, '.clang-tidy')
+            if os.path.isfile(path):
+                configs.append(f'{folder}/.clang-tidy={self.content(path)}\0')
+            folder = os.path.dirname(folder)
+        return configs
+
+    def key(self, name, args, deps):
         h = self.base.copy()
         h.update(self.normalise(' '.join(args)).encode() + b'\0')
+        for config in self.folder_configs(name):
+            h.update(config.encode())
         for dep in sorted(deps):
             real = os.path.realpath(dep if os.path.isabs(dep) else os.path.join(self.build, dep))
             if real.startswith(ROOT + os.sep):  # the source tree and in-tree build folders
@@ -167,7 +184,7 @@ def main():
                          'arguments': args})
         obj = object_of(args)
         dep_list = deps.get(obj) if obj else None
-        key = keys.key(args, dep_list) if dep_list else None
+        key = keys.key(name, args, dep_list) if dep_list else None
         file_keys[name] = key
         if key is None or key not in known:
             todo.append(name)
@@ -181,26 +198,24 @@ def main():
                                     capture_output=True, text=True)
             return name, result.stdout
 
+        # Each file's findings are printed, and each clean key kept, as soon as its analysis
+        # ends: an interrupted pass loses nothing it finished.
+        os.makedirs(os.path.dirname(local_cache), exist_ok=True)
         findings = []
-        clean = []
-        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            for name, out in pool.map(analyse, todo):
-                hits = [line for line in out.splitlines() if FINDING.search(line)]
-                if hits:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool, \
+                open(local_cache, 'a') as cache:
+            for done in concurrent.futures.as_completed([pool.submit(analyse, n) for n in todo]):
+                name, out = done.result()
+                if any(FINDING.search(line) for line in out.splitlines()):
                     findings.append(out)
+                    print(out, flush=True)
                 elif file_keys.get(name):
-                    clean.append(file_keys[name])
-
-    os.makedirs(os.path.dirname(local_cache), exist_ok=True)
-    with open(local_cache, 'a') as f:
-        for key in clean:
-            f.write(key + '\n')
+                    cache.write(file_keys[name] + '\n')
+                    cache.flush()
 
     analysed = len(todo)
     total = len(file_keys)
     if findings:
-        for out in findings:
-            print(out)
         count = sum(len([l for l in o.splitlines() if FINDING.search(l)]) for o in findings)
         print(f'clang-tidy: {count} finding(s) in {len(findings)} of {total} files '
               f'(checks: .clang-tidy)')
@@ -215,7 +230,7 @@ def main():
             for name in sorted(file_keys):
                 f.write(f'{file_keys[name]} {name}\n')
         print(f'clang-tidy: recorded {total} clean files in {os.path.relpath(MANIFEST, ROOT)}')
-    print(f'clang-tidy: {total} files of {" and ".join(c.split("/")[0] + "/" for c in COVERED)} '
+    print(f'clang-tidy: {total} files of {", ".join(c.rsplit("/", 1)[0] + "/" for c in COVERED)} '
           f'without findings ({analysed} analysed, {total - analysed} unchanged since a clean run)')
     return 0
 

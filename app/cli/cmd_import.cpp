@@ -3,9 +3,9 @@
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
 #include "app/cli/setup.h"
+#include "core/import/import.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
-#include "core/io/import.h"
 
 #include <algorithm>
 #include <iostream>

@@ -71,41 +71,41 @@ std::vector<Shot> documentationShots(MainWindow &window)
         {QStringLiteral("plan.png"),
          [&window, results] {
              window.scene()->setSelectedIds({});
-             window.bringToFront(results->planView());
+             MainWindow::bringToFront(results->planView());
          }},
         {QStringLiteral("breakdown.png"),
-         [&window, results] { window.bringToFront(results->breakdownChart()); }},
+         [results] { MainWindow::bringToFront(results->breakdownChart()); }},
         {QStringLiteral("timeline.png"),
-         [&window, results] { window.bringToFront(results->timelineChart()); }, kSettleMs,
+         [results] { MainWindow::bringToFront(results->timelineChart()); }, kSettleMs,
          [] { return true; }, [serving] { return !serving(); }},
         // Half the Ethernet bandwidth: the current plan re-evaluated, then re-planned.
         {QStringLiteral("whatif.png"),
-         [&window, results] {
-             window.bringToFront(results->planView());
+         [results] {
+             MainWindow::bringToFront(results->planView());
              hetplan::gui::WhatIfPanel *whatIf = results->whatIfPanel();
-             window.bringToFront(whatIf);
+             MainWindow::bringToFront(whatIf);
              const int network = whatIf->sliderFor({hetplan::BandwidthTarget::Kind::Network});
              if (network >= 0)
                  whatIf->slider(network)->setValue(-30); // 10^(-30/100) ≈ 0.5×
          },
          hetplan::gui::WhatIfPanel::kDebounceMs + 2 * kSettleMs},
         {QStringLiteral("memory.png"),
-         [&window, results] { window.bringToFront(results->memoryChart()); }},
+         [results] { MainWindow::bringToFront(results->memoryChart()); }},
         {QStringLiteral("convergence.png"),
-         [&window, results] { window.bringToFront(results->convergenceChart()); }},
+         [results] { MainWindow::bringToFront(results->convergenceChart()); }},
         {QStringLiteral("serving.png"),
-         [&window, results] { window.bringToFront(results->servingView()); }, kSettleMs,
+         [results] { MainWindow::bringToFront(results->servingView()); }, kSettleMs,
          [] { return true; }, serving},
         // A sweep of the first link class.
         {QStringLiteral("sweep.png"),
-         [&window, results] {
-             window.bringToFront(results->sweepView());
+         [results] {
+             MainWindow::bringToFront(results->sweepView());
              results->sweepView()->startSweep(0);
          },
          kSettleMs, [results] { return !results->sweepView()->isRunning(); }},
         {QStringLiteral("compare.png"),
-         [&window, results] {
-             window.bringToFront(results->compareView());
+         [results] {
+             MainWindow::bringToFront(results->compareView());
              results->compareAll();
          },
          kSettleMs, [results] { return !results->controller()->isRunning(); }},

@@ -55,7 +55,7 @@ public:
     // The measurement of the last launched job that finished, for calibrating from it.
     const std::optional<Measurement> &lastMeasurement() const;
     // Shows the dock and the tab that hold `widget` (e.g. a results chart).
-    void bringToFront(QWidget *widget);
+    static void bringToFront(QWidget *widget);
 
     // Opens a project or cluster file, offering a newer autosave; on error shows why and
     // keeps the current document. Returns whether the file is now open.

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/io/import.h"
+#include "core/import/import.h"
 
 #include <QObject>
 #include <QString>

@@ -1,6 +1,6 @@
 #include "runtime/probe/host_probe.h"
 
-#include "core/io/nvidia_topo.h"
+#include "core/import/nvidia_topo.h"
 #include "runtime/probe/cpu_probe.h"
 
 #include <cstdio>

@@ -5,7 +5,7 @@
 // nccl-tests logs in the current and the old column layout, with -I statistics columns or a
 // timestamp column; nvbandwidth matrices; `nvidia-smi topo -m` matrices; probe files.
 
-#include "core/io/nccl_tests.h"
+#include "core/import/nccl_tests.h"
 #include "core/io/probe_file.h"
 
 #include <cstdio>

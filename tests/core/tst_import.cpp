@@ -2,10 +2,10 @@
 // outputs generated from known figures (import_fixtures.h) become a cluster that carries those
 // figures, records where each came from, and survives writing and reading; inconsistent
 // inputs are refused naming the file and line.
+#include "core/import/import.h"
+#include "core/import/nvidia_topo.h"
 #include "core/io/catalog_json.h"
 #include "core/io/formats.h"
-#include "core/io/import.h"
-#include "core/io/nvidia_topo.h"
 #include "core/model/topology.h"
 #include "import_fixtures.h"
 #include "tests/test_registry.h"

@@ -1,8 +1,8 @@
 // nccl-tests and nvbandwidth outputs, generated in the documented layouts (import_fixtures.h),
 // parse by their column names into the figures they were generated from; broken or
 // inconsistent logs are refused naming the file, the line and what would be valid.
-#include "core/io/nccl_tests.h"
-#include "core/io/nvbandwidth.h"
+#include "core/import/nccl_tests.h"
+#include "core/import/nvbandwidth.h"
 #include "import_fixtures.h"
 #include "tests/test_registry.h"
 

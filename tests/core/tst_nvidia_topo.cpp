@@ -1,8 +1,8 @@
 // `nvidia-smi topo -m` outputs (tests/data/topo/, written in the documented format: current
 // drivers with NIC and NUMA columns, an older driver without them, a copy from a terminal)
 // parse into the links the probe file lists; broken matrices are refused naming the line.
+#include "core/import/nvidia_topo.h"
 #include "core/io/files.h"
-#include "core/io/nvidia_topo.h"
 #include "tests/test_registry.h"
 
 #include <QTest>

@@ -1,9 +1,9 @@
 // importMeasurements on one arbitrary file (any of the kinds it detects): an accepted import is
 // a cluster that survives writing and reading, builds a topology, and names an origin for
 // every figure it recorded.
+#include "core/import/import.h"
 #include "core/io/catalog_json.h"
 #include "core/io/formats.h"
-#include "core/io/import.h"
 #include "core/model/topology.h"
 #include "fuzz_check.h"
 

@@ -1,6 +1,6 @@
 // parseNcclTests on arbitrary bytes: an accepted log has ranks and rows, every figure finite
 // and in range, and busbw consistent with algbw × the collective's factor.
-#include "core/io/nccl_tests.h"
+#include "core/import/nccl_tests.h"
 #include "fuzz_check.h"
 
 #include <cmath>

@@ -1,6 +1,6 @@
 // parseNvbandwidth on arbitrary bytes: an accepted output has matrices whose rows each hold one
 // cell per column, every figure finite and non-negative.
-#include "core/io/nvbandwidth.h"
+#include "core/import/nvbandwidth.h"
 #include "fuzz_check.h"
 
 #include <cmath>

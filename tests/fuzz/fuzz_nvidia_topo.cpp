@@ -1,6 +1,6 @@
 // parseNvidiaTopo on arbitrary bytes: an accepted matrix is square, marks only its diagonal X,
 // and lists every GPU pair once.
-#include "core/io/nvidia_topo.h"
+#include "core/import/nvidia_topo.h"
 #include "fuzz_check.h"
 
 #include <cstddef>

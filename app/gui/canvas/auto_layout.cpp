@@ -43,9 +43,12 @@ double placeRows(const std::vector<ItemId> &machines, double left, double top, P
 {
     const int n = static_cast<int>(machines.size());
     const int columns = std::max(1, static_cast<int>(std::ceil(std::sqrt(n * 1.5))));
-    for (int i = 0; i < n; ++i)
-        out.push_back({machines[static_cast<size_t>(i)],
-                       {left + (i % columns) * kStepX, top + (i / columns) * kStepY}});
+    for (int i = 0; i < n; ++i) {
+        const int row = i / columns;
+        const int column = i % columns;
+        out.push_back(
+            {machines[static_cast<size_t>(i)], {left + column * kStepX, top + row * kStepY}});
+    }
     return (std::min(n, columns) - 1) * kStepX;
 }
 

@@ -322,9 +322,11 @@ void ClusterScene::drawBackground(QPainter *painter, const QRectF &rect)
     const double left = std::floor(rect.left() / kGridStep) * kGridStep;
     const double top = std::floor(rect.top() / kGridStep) * kGridStep;
     m_gridPoints.clear();
-    for (double x = left; x <= rect.right(); x += kGridStep)
-        for (double y = top; y <= rect.bottom(); y += kGridStep)
-            m_gridPoints.emplace_back(x, y);
+    const int columns = static_cast<int>(std::floor((rect.right() - left) / kGridStep)) + 1;
+    const int rows = static_cast<int>(std::floor((rect.bottom() - top) / kGridStep)) + 1;
+    for (int column = 0; column < columns; ++column)
+        for (int row = 0; row < rows; ++row)
+            m_gridPoints.emplace_back(left + column * kGridStep, top + row * kGridStep);
     QPen pen(CanvasStyle::gridColor(palette()), 1.5);
     pen.setCosmetic(true);
     painter->setPen(pen);

@@ -86,7 +86,7 @@ void ClusterView::resizeEvent(QResizeEvent *event)
 
 void ClusterView::createActions()
 {
-    const auto make = [this](Action which, const QString &text, QList<QKeySequence> keys,
+    const auto make = [this](Action which, const QString &text, const QList<QKeySequence> &keys,
                              const QString &icon, void (ClusterView::*slot)()) {
         auto *a = new QAction(text, this);
         a->setShortcuts(keys);

@@ -102,7 +102,7 @@ QPainterPath LinkItem::shape() const
     return result;
 }
 
-void LinkItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
+void LinkItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
 {
     const QPalette palette = scene() ? scene()->palette() : QPalette();
     painter->setRenderHint(QPainter::Antialiasing);
@@ -115,7 +115,8 @@ void LinkItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
     painter->setPen(QPen(m_color, m_widthScene, Qt::SolidLine, Qt::RoundCap));
     painter->drawLine(m_line);
 
-    if (option->levelOfDetailFromTransform(painter->worldTransform()) < kLabelMinZoom)
+    if (QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform())
+        < kLabelMinZoom)
         return;
     const QRectF label = labelRect();
     painter->setPen(QPen(m_color, 1));

@@ -127,7 +127,10 @@ void Inspector::refreshSummary()
         return all;
     }()
                                           : m_selection;
-    int machines = 0, gpus = 0, switches = 0, links = 0;
+    int machines = 0;
+    int gpus = 0;
+    int switches = 0;
+    int links = 0;
     for (const ItemId id : ids) {
         if (const Machine *m = m_model->machine(id)) {
             ++machines;

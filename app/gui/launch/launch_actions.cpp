@@ -159,7 +159,7 @@ std::optional<HostsFile> LaunchActions::hostsFor(const Cluster &cluster)
     return hostsForCluster(cluster, m_document->hosts());
 }
 
-LaunchSpec LaunchActions::baseSpec(const HostsFile &hosts) const
+LaunchSpec LaunchActions::baseSpec(const HostsFile &hosts)
 {
     LaunchSpec spec;
     spec.hosts = hosts;

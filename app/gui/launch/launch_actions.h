@@ -71,7 +71,7 @@ private:
     void saveProbe(const std::string &text);
     // The hosts of `cluster`'s machines, asking for missing ones; nullopt: the person cancelled.
     std::optional<HostsFile> hostsFor(const Cluster &cluster);
-    LaunchSpec baseSpec(const HostsFile &hosts) const;
+    static LaunchSpec baseSpec(const HostsFile &hosts);
 
     QMainWindow *m_window;
     Document *m_document;

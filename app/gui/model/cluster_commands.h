@@ -24,7 +24,7 @@ struct ClusterState
 class ClusterEdit
 {
 public:
-    static void apply(ClusterModel &model, const ClusterState &state);
+    static void apply(ClusterModel &model, const ClusterState &target);
 };
 
 // An edit as the states before and after it. Snapshots keep undo exact (ids and file order

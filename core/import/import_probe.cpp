@@ -1,8 +1,8 @@
 // A hetplan.probe/1 file as evidence (docs/import.md, "Probe files"): its hosts become
 // machines, its GPUs (or CPU ranks) GPU types with measured figures, its pairs link figures.
+#include "core/import/import_evidence.h"
+#include "core/import/text_lines.h"
 #include "core/io/catalog_json.h"
-#include "core/io/import_evidence.h"
-#include "core/io/text_lines.h"
 
 #include <algorithm>
 

@@ -1,14 +1,14 @@
 #pragma once
 
-// What the import gathers from each file before it decides (internal to core/io/import_*):
+// What the import gathers from each file before it decides (internal to core/import/):
 // candidate figures for every field, each with its source and method and a priority by how
 // directly it measures what the planner models (docs/import.md, "Which figure wins").
 
 #include "core/base/result.h"
-#include "core/io/import.h"
-#include "core/io/nccl_tests.h"
-#include "core/io/nvbandwidth.h"
-#include "core/io/nvidia_topo.h"
+#include "core/import/import.h"
+#include "core/import/nccl_tests.h"
+#include "core/import/nvbandwidth.h"
+#include "core/import/nvidia_topo.h"
 #include "core/io/probe_file.h"
 
 #include <map>

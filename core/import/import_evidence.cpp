@@ -1,4 +1,4 @@
-#include "core/io/import_evidence.h"
+#include "core/import/import_evidence.h"
 
 #include <algorithm>
 

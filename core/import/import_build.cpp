@@ -1,9 +1,9 @@
 // Evidence → Cluster (docs/import.md, "Which figure wins" and "Links between machines"): each
 // field takes its highest-priority figures, and records where they came from in `origin`.
+#include "core/import/import_evidence.h"
+#include "core/import/text_lines.h"
 #include "core/io/catalog_json.h"
 #include "core/io/cluster_check.h"
-#include "core/io/import_evidence.h"
-#include "core/io/text_lines.h"
 #include "core/model/topology.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "core/io/text_lines.h"
+#include "core/import/text_lines.h"
 
 #include <cctype>
 #include <charconv>

@@ -2,9 +2,9 @@
 // device, then a legend and (on newer drivers) a NIC legend mapping NIC# to device names.
 // Fields are separated by tabs; a copy that lost its tabs (pasted from a terminal) is split at
 // runs of two or more spaces instead.
-#include "core/io/nvidia_topo.h"
+#include "core/import/nvidia_topo.h"
 
-#include "core/io/text_lines.h"
+#include "core/import/text_lines.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,8 +1,8 @@
 // nccl-tests' text output (docs/import.md, "nccl-tests logs"). Only what the header names is
 // trusted: the size, and per placement the last time and algbw before each busbw column.
-#include "core/io/nccl_tests.h"
+#include "core/import/nccl_tests.h"
 
-#include "core/io/text_lines.h"
+#include "core/import/text_lines.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,8 @@
 // nvbandwidth's text output. Matrices are read by their column-index row, so a testcase over
 // any number of devices reads the same; cells are GB/s (or the unit the title names) or N/A.
-#include "core/io/nvbandwidth.h"
+#include "core/import/nvbandwidth.h"
 
-#include "core/io/text_lines.h"
+#include "core/import/text_lines.h"
 
 #include <algorithm>
 

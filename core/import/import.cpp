@@ -1,11 +1,11 @@
 // The import's entry points: which kind each file is, in which order files are read (hosts
 // first, then the per-host files that refer to them), and the report.
-#include "core/io/import.h"
+#include "core/import/import.h"
 
+#include "core/import/import_evidence.h"
+#include "core/import/text_lines.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
-#include "core/io/import_evidence.h"
-#include "core/io/text_lines.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,8 +1,8 @@
 // nccl-tests logs, `nvidia-smi topo -m` matrices and nvbandwidth outputs as evidence
 // (docs/import.md): which link each measures, and the figure it gives that link.
+#include "core/import/import_evidence.h"
+#include "core/import/text_lines.h"
 #include "core/io/catalog_json.h"
-#include "core/io/import_evidence.h"
-#include "core/io/text_lines.h"
 
 #include <algorithm>
 #include <cctype>
