@@ -2,8 +2,8 @@
 // shown plan is fitted in the background and becomes one undoable edit of the cluster, a new
 // plan, and the breakdown chart's predicted, measured and calibrated bars; an edit made while
 // it runs, or closing the window, loses nothing.
-#include "core/io/catalog_json.h"
 #include "core/cost/cost_model.h"
+#include "core/io/catalog_json.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
 #include "results/breakdown_chart.h"

@@ -1,7 +1,7 @@
 #include "results/plan_freshness.h"
 
-#include "core/io/catalog_json.h"
 #include "core/cost/validator.h"
+#include "core/io/catalog_json.h"
 #include "core/io/project_json.h"
 
 #include <memory>
