@@ -20,6 +20,7 @@ namespace {
 int reportInvalid(const std::string &planPath, const std::vector<PlanIssue> &issues, bool json)
 {
     std::vector<std::string> messages;
+    messages.reserve(issues.size());
     for (const PlanIssue &issue : issues)
         messages.push_back(issue.message);
     const std::vector<std::string> shown = firstLines(messages);

@@ -72,8 +72,8 @@ Result<Hosts> hostsFromArgs(const Args &args, const std::vector<RankPlacement> &
         if (!entry)
             return badInput(*path + ": hosts: no entry for machine '" + r.machineName
                             + "', which holds rank " + std::to_string(r.rank)
-                            + " of the plan; add {\"machine\": \"" + r.machineName
-                            + "\", \"host\": ...}");
+                            + R"( of the plan; add {"machine": ")" + r.machineName
+                            + R"(", "host": ...})");
         result.hostOfMachine[std::size_t(r.machine)] = entry->host;
         result.workerOfHost[entry->host] = entry->worker;
     }

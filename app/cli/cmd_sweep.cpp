@@ -7,6 +7,7 @@
 #include "core/io/report_json.h"
 #include "core/planners/bandwidth_sweep.h"
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -91,7 +92,7 @@ int runSweep(const std::vector<std::string> &words)
             return;
         }
         const std::string mfu
-            = p.replannedS ? std::to_string(int(100 * p.replannedMfu + 0.5)) + " %" : "-";
+            = p.replannedS ? std::to_string(std::lround(100 * p.replannedMfu)) + " %" : "-";
         std::printf("%12.6g %16s %16s %8s  %s\n", p.bandwidthGBps,
                     formatSeconds(p.currentPlanS).c_str(),
                     p.replannedS ? formatSeconds(*p.replannedS).c_str() : "-", mfu.c_str(),

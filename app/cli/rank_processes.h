@@ -72,7 +72,7 @@ private:
         struct sigaction m_previous[std::size(kStopSignals)] = {};
     };
 
-    void pump(Child &child, int &fd, std::string &line, bool toStderr);
+    static void pump(Child &child, int &fd, std::string &line, bool toStderr);
     void stopAll(int signal);
 
     std::chrono::milliseconds m_grace;

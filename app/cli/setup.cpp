@@ -215,7 +215,8 @@ std::set<std::string> problemOptions()
             "seq-len", "prompt-len", "output-len", "request-rate", "slo",          "cost-model"};
 }
 
-Result<Topology> topologyFromArgs(const Args &args, std::optional<std::string> fallbackCluster)
+Result<Topology> topologyFromArgs(const Args &args,
+                                  const std::optional<std::string> &fallbackCluster)
 {
     const auto clusterName = args.value("cluster") ? args.value("cluster") : fallbackCluster;
     if (!clusterName)
@@ -276,7 +277,7 @@ Result<Problem> buildProblem(Topology topology, const Args &args, const ProblemD
 }
 
 Result<std::unique_ptr<CostModel>> costModelFromArgs(const Args &args,
-                                                     std::optional<std::string> fallback)
+                                                     const std::optional<std::string> &fallback)
 {
     const std::string name = args.value("cost-model").value_or(fallback.value_or("hetplan"));
     auto kind = costModelKindFromName(name);

@@ -30,7 +30,7 @@ struct ProblemDefaults
 // cluster without GPUs is refused here, since every command that takes one needs GPUs. A
 // local file wins over a bundled example of the same name (with a note on stderr).
 Result<Topology> topologyFromArgs(const Args &args,
-                                  std::optional<std::string> fallbackCluster = {});
+                                  const std::optional<std::string> &fallbackCluster = {});
 
 // Cluster (--cluster, bundled name or file), model (--model), workload (--workload file, else
 // the bundled "<cluster>.workload.json" when the cluster is a bundled example, else defaults),
@@ -76,7 +76,7 @@ int exitCodeFor(const Error &error);
 int fail(const Error &error);
 
 // --cost-model NAME, default "hetplan".
-Result<std::unique_ptr<CostModel>> costModelFromArgs(const Args &args,
-                                                     std::optional<std::string> fallback = {});
+Result<std::unique_ptr<CostModel>>
+costModelFromArgs(const Args &args, const std::optional<std::string> &fallback = {});
 
 } // namespace hetplan::cli

@@ -33,7 +33,7 @@ QIcon icon(const char *name)
 
 void MainWindow::createActions()
 {
-    const auto make = [this](const QString &text, const QIcon &icon, QKeySequence shortcut,
+    const auto make = [this](const QString &text, const QIcon &icon, const QKeySequence &shortcut,
                              void (MainWindow::*slot)()) {
         auto *action = new QAction(icon, text, this);
         action->setShortcut(shortcut);

@@ -59,7 +59,7 @@ void MeasurementImport::importPaths(const QStringList &paths)
     for (const QString &p : paths)
         files.push_back(p.toStdString());
     m_runner->start<Result<ImportResult>>(
-        [files](QPromise<Result<ImportResult>> &promise, std::stop_token) {
+        [files](QPromise<Result<ImportResult>> &promise, const std::stop_token &) {
             auto read = readImportFiles(files);
             if (!read) {
                 promise.addResult(Result<ImportResult>(read.error()));

@@ -205,7 +205,7 @@ std::string joined(std::span<const CalibrationRun> runs)
 } // namespace
 
 Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
-                              std::span<const CalibrationRun> runs, std::stop_token stop)
+                              std::span<const CalibrationRun> runs, const std::stop_token &stop)
 {
     if (runs.empty())
         return badInput("calibration needs at least one measured run");

@@ -70,6 +70,7 @@ struct Calibration
 // a run with no phase time to fit, or a plan the cluster cannot hold. A stop (checked between
 // the fit's iterations) gives Cancelled.
 Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
-                              std::span<const CalibrationRun> runs, std::stop_token stop = {});
+                              std::span<const CalibrationRun> runs,
+                              const std::stop_token &stop = {});
 
 } // namespace hetplan

@@ -1,5 +1,6 @@
 #include "core/io/evaluation_json.h"
 
+#include "core/cost/phase_key.h"
 #include "core/model/topology.h"
 
 #include <nlohmann/json.hpp>
@@ -9,11 +10,10 @@ namespace {
 
 nlohmann::json breakdownToJson(const Breakdown &b)
 {
-    return {{"compute", b.computeS},
-            {"tp_comm", b.tpCommS},
-            {"pp_comm", b.ppCommS},
-            {"dp_comm", b.dpCommS},
-            {"bubble", b.bubbleS}};
+    nlohmann::json out;
+    for (const Phase phase : kBreakdownPhases)
+        out[std::string(phaseName(phase))] = b.*phaseField(phase);
+    return out;
 }
 
 nlohmann::json stageToJson(const StageTiming &s)

@@ -1,5 +1,6 @@
 // hetplan.plan/1 (docs/formats.md). Only the format is checked here: types, ranges,
 // GPU names. Whether the plan makes sense (coverage, tp × dp, batch sums) is validatePlan's.
+#include "core/cost/phase_key.h"
 #include "core/io/format_objects.h"
 #include "core/io/formats.h"
 #include "core/model/topology.h"
@@ -133,11 +134,8 @@ Evaluation readEstimate(const Value &value, const Topology &topology)
     const Value breakdown = o.optional("breakdown_s");
     if (breakdown.present()) {
         Object b = breakdown.object();
-        e.breakdown.computeS = estimateNumber(b, "compute");
-        e.breakdown.tpCommS = estimateNumber(b, "tp_comm");
-        e.breakdown.ppCommS = estimateNumber(b, "pp_comm");
-        e.breakdown.dpCommS = estimateNumber(b, "dp_comm");
-        e.breakdown.bubbleS = estimateNumber(b, "bubble");
+        for (const Phase phase : kBreakdownPhases)
+            e.breakdown.*phaseField(phase) = estimateNumber(b, phaseName(phase));
     }
     const Array memory = o.optional("memory").array(std::size_t(kMaxGpus));
     for (std::size_t i = 0; i < memory.size(); ++i) {
@@ -167,11 +165,8 @@ OrderedJson estimateJson(const Evaluation &e, const Topology &topology)
     j["mfu"] = number(e.mfu);
     j["tokens_per_s"] = number(e.tokensPerS);
     OrderedJson &b = j["breakdown_s"];
-    b["compute"] = number(e.breakdown.computeS);
-    b["tp_comm"] = number(e.breakdown.tpCommS);
-    b["pp_comm"] = number(e.breakdown.ppCommS);
-    b["dp_comm"] = number(e.breakdown.dpCommS);
-    b["bubble"] = number(e.breakdown.bubbleS);
+    for (const Phase phase : kBreakdownPhases)
+        b[std::string(phaseName(phase))] = number(e.breakdown.*phaseField(phase));
     OrderedJson &memory = j["memory"] = OrderedJson::array();
     for (const GpuMemory &m : e.memory) {
         assert(m.gpu >= 0 && m.gpu < topology.gpuCount());

@@ -38,17 +38,17 @@ void BreakdownChart::clear(const QString &message)
 void BreakdownChart::setPlan(const ShownPlan &shown)
 {
     m_shown = shown;
-    draw();
+    plotBars();
 }
 
 void BreakdownChart::setRunComparison(const std::optional<RunComparison> &comparison)
 {
     m_comparison = comparison;
     if (m_shown)
-        draw();
+        plotBars();
 }
 
-void BreakdownChart::draw()
+void BreakdownChart::plotBars()
 {
     const Evaluation &e = m_shown->evaluation;
     const Mode mode = m_shown->plan.workload.mode;

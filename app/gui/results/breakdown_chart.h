@@ -38,7 +38,7 @@ public:
     double value(int bar, int part) const;
 
 private:
-    void draw();
+    void plotBars();
 
     std::vector<QCPBars *> m_parts;
     std::optional<ShownPlan> m_shown;

@@ -118,7 +118,7 @@ bool Calibrator::calibrateRuns(const std::vector<Measurement> &measured,
     m_running = true;
     m_runner->start<Result<Calibration>>(
         [cluster = m_fittedFrom, runs = std::move(runs)](QPromise<Result<Calibration>> &promise,
-                                                         std::stop_token stop) {
+                                                         const std::stop_token &stop) {
             promise.addResult(calibrate(cluster, builtinGpuCatalog(), runs, stop));
         });
     updateActions();

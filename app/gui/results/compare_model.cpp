@@ -64,7 +64,7 @@ QString CompareModel::failureText(const Error &error)
     return tr("%1: %2").arg(failureSummary(error), QString::fromStdString(error.message));
 }
 
-QVariant CompareModel::display(const PlannerOutcome &outcome, int column) const
+QVariant CompareModel::display(const PlannerOutcome &outcome, int column)
 {
     if (column == Planner)
         return QString::fromUtf8(plannerName(outcome.planner));
@@ -91,7 +91,7 @@ QVariant CompareModel::display(const PlannerOutcome &outcome, int column) const
     }
 }
 
-QVariant CompareModel::sortValue(const PlannerOutcome &outcome, int column) const
+QVariant CompareModel::sortValue(const PlannerOutcome &outcome, int column)
 {
     if (column == Planner)
         return QString::fromUtf8(plannerName(outcome.planner));

@@ -38,8 +38,8 @@ public:
     static QString failureSummary(const Error &error);
 
 private:
-    QVariant display(const PlannerOutcome &outcome, int column) const;
-    QVariant sortValue(const PlannerOutcome &outcome, int column) const;
+    static QVariant display(const PlannerOutcome &outcome, int column);
+    static QVariant sortValue(const PlannerOutcome &outcome, int column);
 
     std::vector<PlannerOutcome> m_outcomes;
 };

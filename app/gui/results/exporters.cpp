@@ -1,5 +1,6 @@
 #include "results/exporters.h"
 
+#include "core/cost/phase_key.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "results/plan_view.h"
@@ -104,9 +105,8 @@ QString breakdownCsv(const ShownPlan &shown)
                                        : QStringLiteral("pipeline_%1_s"))
                       .arg(p);
     QString csv = header.join(QLatin1Char(',')) + QLatin1Char('\n');
-    static const char *const kParts[] = {"compute", "tp_comm", "pp_comm", "dp_comm", "bubble"};
-    for (size_t part = 0; part < std::size(kParts); ++part) {
-        QStringList row{QString::fromLatin1(kParts[part])};
+    for (size_t part = 0; part < std::size(kBreakdownPhases); ++part) {
+        QStringList row{QString::fromStdString(std::string(phaseName(kBreakdownPhases[part])))};
         row << QString::number(ResultsText::breakdownValues(e.breakdown)[part], 'g', 17);
         for (const PipelineTiming &p : e.pipelines)
             row << QString::number(ResultsText::breakdownValues(p.breakdown)[part], 'g', 17);

@@ -122,7 +122,7 @@ QWidget *PlannerSettingsDialog::parameterEditor(const QString &name) const
     return nullptr;
 }
 
-double PlannerSettingsDialog::editorValue(const QWidget *editor) const
+double PlannerSettingsDialog::editorValue(const QWidget *editor)
 {
     if (const auto *check = qobject_cast<const QCheckBox *>(editor))
         return check->isChecked() ? 1 : 0;

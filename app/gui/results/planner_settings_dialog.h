@@ -38,8 +38,8 @@ public:
 
 private:
     void addParameterRows();
-    double editorValue(const QWidget *editor) const;
-    void setEditorValue(QWidget *editor, double value);
+    static double editorValue(const QWidget *editor);
+    static void setEditorValue(QWidget *editor, double value);
 
     PlannerKind m_planner;
     std::vector<std::pair<std::string, QWidget *>> m_parameters; // name, editor

@@ -94,7 +94,7 @@ private:
 
 PlannerOutcome runOne(QPromise<PlannerOutcome> &promise, const PlanRequest &request,
                       const CostModel &costModel, PlanningShared &shared, int index,
-                      std::stop_token stop)
+                      const std::stop_token &stop)
 {
     PlannerOutcome outcome;
     outcome.planner = request.planners[size_t(index)];

@@ -261,7 +261,7 @@ void ResultsPanel::onProgress()
     showProgressFraction(*request, p);
 }
 
-void ResultsPanel::showProgressFraction(const PlanRequest &request, const PlanningProgress &p)
+void ResultsPanel::showProgressFraction(const PlanRequest &request, const PlanningProgress &p) const
 {
     // A bound known in advance (a time limit, an iteration count) fills the bar; without one
     // it only moves from planner to planner, so a single planner gets a busy indicator.

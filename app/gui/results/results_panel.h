@@ -62,7 +62,7 @@ public:
     void followDocument(Document *document);
     // Selection both ways with the canvas: a stage's GPUs are highlighted on the cards, a
     // selected machine highlights its stages, a clicked problem selects its culprit.
-    void connectScene(ClusterScene *scene);
+    void connectScene(ClusterScene *scene) const;
 
     void setModel(const ModelSpec &model);
     void setWorkload(const Workload &workload);
@@ -119,7 +119,7 @@ public Q_SLOTS:
     void choosePlanner(std::optional<hetplan::PlannerKind> planner);
     void chooseCostModel(hetplan::CostModelKind costModel);
     // A selection on the canvas: highlight the stages holding these GPUs ("A:0").
-    void highlightGpus(const QStringList &gpuNames);
+    void highlightGpus(const QStringList &gpuNames) const;
     // The same for whole machines (a canvas selection): every GPU of each.
     void highlightMachines(const std::vector<hetplan::gui::ItemId> &ids);
 
@@ -144,7 +144,7 @@ private:
     void start(std::vector<PlannerKind> planners);
     void onClusterChanged();
     void onProgress();
-    void showProgressFraction(const PlanRequest &request, const PlanningProgress &progress);
+    void showProgressFraction(const PlanRequest &request, const PlanningProgress &progress) const;
     void onPlannerFinished(int index);
     void onFinished(bool cancelled);
     // The status line for a finished search: training per iteration and MFU, inference the

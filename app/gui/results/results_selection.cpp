@@ -7,7 +7,7 @@
 
 namespace hetplan::gui {
 
-void ResultsPanel::connectScene(ClusterScene *scene)
+void ResultsPanel::connectScene(ClusterScene *scene) const
 {
     connect(this, &ResultsPanel::gpusSelected, scene, [scene](const QStringList &gpuNames) {
         std::vector<std::string> names;
@@ -44,7 +44,7 @@ void ResultsPanel::onStageSelected(const QStringList &gpuNames)
     Q_EMIT gpusSelected(gpuNames, machines);
 }
 
-void ResultsPanel::highlightGpus(const QStringList &gpuNames)
+void ResultsPanel::highlightGpus(const QStringList &gpuNames) const
 {
     m_docks.planView->highlightGpus(gpuNames);
 }

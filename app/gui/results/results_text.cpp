@@ -1,5 +1,7 @@
 #include "results/results_text.h"
 
+#include "core/cost/phase_key.h"
+
 #include <QLocale>
 
 #include <array>
@@ -102,7 +104,11 @@ QStringList ResultsText::breakdownParts()
 
 std::vector<double> ResultsText::breakdownValues(const Breakdown &b)
 {
-    return {b.computeS, b.tpCommS, b.ppCommS, b.dpCommS, b.bubbleS};
+    std::vector<double> values;
+    values.reserve(std::size(kBreakdownPhases));
+    for (const Phase phase : kBreakdownPhases)
+        values.push_back(b.*phaseField(phase));
+    return values;
 }
 
 std::vector<QColor> ResultsText::breakdownColors()

@@ -118,6 +118,7 @@ void SweepView::startSweep(int targetIndex)
     // kPoints bandwidths, evenly spaced on a log scale from 0.1× to 10× of the drawn value.
     const double drawnGBps = drawnBandwidthGBps(cluster, target);
     std::vector<double> bandwidths;
+    bandwidths.reserve(kPoints);
     for (int i = 0; i < kPoints; ++i)
         bandwidths.push_back(drawnGBps * std::pow(10.0, -1.0 + 2.0 * i / (kPoints - 1)));
 

@@ -36,7 +36,7 @@ public:
     ~WhatIfPanel() override;
 
     // By value: clear() drops what `shown` may refer to (the re-planned plan).
-    void setBase(ShownPlan shown, CostModelKind costModel, PlannerKind planner);
+    void setBase(ShownPlan base, CostModelKind costModel, PlannerKind planner);
     void clear();
 
     // Slider positions are hundredths of a decade: factor = 10^(position / 100).
