@@ -349,7 +349,7 @@ Result<Cluster> parseCluster(std::string_view text, std::string_view source)
     });
 }
 
-std::string writeCluster(const Cluster &cluster)
+OrderedJson jsonio::clusterDocument(const Cluster &cluster)
 {
     OrderedJson j;
     j["format"] = kClusterFormat;
@@ -402,7 +402,12 @@ std::string writeCluster(const Cluster &cluster)
     // Only imported or calibrated clusters carry one; drawn ones stay as they were.
     if (!cluster.origin.empty())
         j["origin"] = originJson(cluster.origin);
-    return dumpPretty(j);
+    return j;
+}
+
+std::string writeCluster(const Cluster &cluster)
+{
+    return dumpPretty(jsonio::clusterDocument(cluster));
 }
 
 } // namespace hetplan

@@ -4,10 +4,13 @@
 // gpu_types and the GPU catalog), models (model files and the model catalog), workloads
 // (workload files and plans). Internal to core/io.
 
+#include "core/io/hosts_json.h"
 #include "core/io/json_util.h"
 #include "core/model/gpu_type.h"
 #include "core/model/model_spec.h"
+#include "core/model/topology.h"
 #include "core/model/workload.h"
+#include "core/plan/plan.h"
 
 #include <set>
 #include <span>
@@ -37,5 +40,11 @@ void writeModelFields(OrderedJson &j, const ModelSpec &m);
 // receives the fields of the mode the object left out (core/io/workload_origin.h).
 Workload readWorkloadFields(Object &object, std::set<WorkloadField> *defaulted = nullptr);
 void writeWorkloadFields(OrderedJson &j, const Workload &w);
+
+// Whole documents as objects, for a file that nests them (the project file); writeCluster,
+// writePlan and writeHosts (core/io/formats.h, hosts_json.h) print these.
+OrderedJson clusterDocument(const Cluster &cluster);
+OrderedJson planDocument(const Plan &plan, const Topology &topology);
+OrderedJson hostsDocument(const HostsFile &hosts);
 
 } // namespace hetplan::jsonio

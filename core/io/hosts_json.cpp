@@ -2,6 +2,7 @@
 #include "core/io/hosts_json.h"
 
 #include "core/io/files.h"
+#include "core/io/format_objects.h"
 #include "core/io/json_util.h"
 #include "core/model/cluster.h"
 
@@ -89,7 +90,7 @@ Result<HostsFile> parseHosts(std::string_view text, std::string_view source)
     return readDocument(text, source, kHostsFormat, [](Object &root) { return readHosts(root); });
 }
 
-std::string writeHosts(const HostsFile &hosts)
+OrderedJson jsonio::hostsDocument(const HostsFile &hosts)
 {
     OrderedJson j;
     j["format"] = kHostsFormat;
@@ -107,7 +108,12 @@ std::string writeHosts(const HostsFile &hosts)
         o["worker"] = e.worker;
         list.push_back(std::move(o));
     }
-    return dumpPretty(j);
+    return j;
+}
+
+std::string writeHosts(const HostsFile &hosts)
+{
+    return dumpPretty(jsonio::hostsDocument(hosts));
 }
 
 Status saveHosts(const std::string &path, const HostsFile &hosts)

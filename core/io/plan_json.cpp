@@ -209,7 +209,7 @@ Result<Plan> parsePlan(std::string_view text, std::string_view source, const Top
     });
 }
 
-std::string writePlan(const Plan &plan, const Topology &topology)
+OrderedJson jsonio::planDocument(const Plan &plan, const Topology &topology)
 {
     OrderedJson j;
     j["format"] = kPlanFormat;
@@ -244,7 +244,12 @@ std::string writePlan(const Plan &plan, const Topology &topology)
     }
     if (plan.estimate)
         j["estimate"] = estimateJson(*plan.estimate, topology);
-    return dumpPretty(j);
+    return j;
+}
+
+std::string writePlan(const Plan &plan, const Topology &topology)
+{
+    return dumpPretty(jsonio::planDocument(plan, topology));
 }
 
 } // namespace hetplan

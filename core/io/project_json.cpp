@@ -166,7 +166,7 @@ std::string writeProject(const Project &project)
 {
     OrderedJson j;
     j["format"] = kProjectFormat;
-    j["cluster"] = OrderedJson::parse(writeCluster(project.cluster));
+    j["cluster"] = clusterDocument(project.cluster);
     if (project.customModel) {
         OrderedJson model;
         writeModelFields(model, *project.customModel);
@@ -183,14 +183,14 @@ std::string writeProject(const Project &project)
         // Its GPU names are those of the cluster it was made for.
         auto topology = Topology::build(project.planCluster(), builtinGpuCatalog());
         if (topology) {
-            j["plan"] = OrderedJson::parse(writePlan(*project.lastPlan, *topology));
+            j["plan"] = planDocument(*project.lastPlan, *topology);
             if (project.lastPlanCluster
                 && !samePlanningCluster(*project.lastPlanCluster, project.cluster))
-                j["plan_cluster"] = OrderedJson::parse(writeCluster(*project.lastPlanCluster));
+                j["plan_cluster"] = clusterDocument(*project.lastPlanCluster);
         }
     }
     if (!project.hosts.hosts.empty())
-        j["hosts"] = OrderedJson::parse(writeHosts(project.hosts));
+        j["hosts"] = hostsDocument(project.hosts);
     return dumpPretty(j);
 }
 
