@@ -10,7 +10,7 @@ export CCACHE_NOHASHDIR := 1
 export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
 CLI       := $(BUILD_DIR)/bin/hetplan-cli
 
-.PHONY: all deps configure build build-app run test lint bench fuzz core package install clean gpu-host-bundle
+.PHONY: all deps configure build build-app run test lint bench fuzz core package install clean gpu-host-bundle gpu-check gpu-check-pack
 
 all: build
 
@@ -72,6 +72,18 @@ fuzz:
 # build/hetplan-gpu-host/ and build/hetplan-gpu-host.tar.gz.
 gpu-host-bundle: deps
 	@scripts/gpu-host-bundle.sh $(BUILD_DIR)
+
+# The GPU check (docs/gpu-host.md#the-gpu-check). On a GPU host with the full build: builds the
+# programs it runs and runs it (report in build/gpu-check/). gpu-check-pack makes the archive
+# that a bare GPU host runs it from: scripts/gpu-check.sh --pack build/hetplan-gpu-check.tar.xz.
+GPU_CHECK_PROGRAMS := hetplan-worker hetplan-probe hetplan-cli gpu-tests hetplan-bench
+gpu-check: configure
+	@cmake --build --preset $(PRESET) -j $(JOBS) --target $(GPU_CHECK_PROGRAMS)
+	scripts/gpu-check.sh --programs $(BUILD_DIR)/bin
+
+gpu-check-pack: configure
+	@cmake --build --preset $(PRESET) -j $(JOBS) --target $(GPU_CHECK_PROGRAMS)
+	@scripts/gpu-check-pack.sh $(BUILD_DIR) $(BUILD_DIR)
 
 # Debian packages (hetplan, hetplan-cli, hetplan-runtime) into build/: `apt install ./build/hetplan*.deb`.
 # Packages carry GPU code for every supported architecture; test builds compile one.

@@ -11,9 +11,13 @@
 
 namespace hetplan::runtime::test {
 
+// The runtime tests' data files. HETPLAN_TEST_SOURCE_DIR points at another checkout where the
+// test programs run away from the tree they were built in (scripts/gpu-check.sh on a GPU host).
 inline QString runtimeData(const char *name)
 {
-    return QStringLiteral(HETPLAN_SOURCE_DIR "/tests/runtime/data/") + QString::fromUtf8(name);
+    const QString moved = qEnvironmentVariable("HETPLAN_TEST_SOURCE_DIR");
+    const QString root = moved.isEmpty() ? QStringLiteral(HETPLAN_SOURCE_DIR) : moved;
+    return root + QStringLiteral("/tests/runtime/data/") + QString::fromUtf8(name);
 }
 
 struct CliRun
