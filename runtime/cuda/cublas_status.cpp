@@ -1,0 +1,21 @@
+#include "runtime/cuda/cublas_status.h"
+
+#include "runtime/cuda/call_site.h"
+
+#include <string>
+
+namespace hetplan::runtime::cuda {
+
+Status cublasCall(cublasStatus_t code, std::string_view what, const char *file, int line)
+{
+    if (code == CUBLAS_STATUS_SUCCESS)
+        return okStatus();
+    std::string message(what);
+    message += " failed at ";
+    message += callSite(file, line);
+    message += ": ";
+    message += cublasGetStatusString(code);
+    return Error{ErrorKind::Internal, std::move(message)};
+}
+
+} // namespace hetplan::runtime::cuda
