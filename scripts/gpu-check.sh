@@ -11,7 +11,8 @@
 # --pack FILE      the archive scripts/gpu-check-pack.sh made: unpacked and used instead
 # --report-dir DIR where gpu-check-report.md and gpu-check.log go (default: build/gpu-check)
 # --budget-s S     the whole run's time budget in seconds (default 480)
-# --layers N       Llama-2 7B layers in the one-GPU training run (default 8)
+# --layers N       at most this many Llama-2 7B layers in the one-GPU runs (default 32;
+#                  fewer where the cost model's memory check says they do not fit)
 set -uo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -19,7 +20,7 @@ programs="$repo/build/bin"
 pack=""
 report_dir="$repo/build/gpu-check"
 budget_s=480
-layers=8
+layers=32
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -150,29 +151,54 @@ if step "probe --quick" 120 "$programs/hetplan-probe" --quick --host-name gpu-ch
         --out "$work/cluster.json" --report -
 fi
 
-# 6. One rank trains Llama-2 7B's first layers; measured phases beside the prediction.
-if [ -z "$gpu_reason" ] && [ -f "$work/cluster.json" ]; then
-    cat >"$work/model.json" <<JSON
-{"format": "hetplan.model/1", "name": "llama2-7b-${layers}l", "layers": ${layers},
+# 6. One rank trains Llama-2 7B's first layers, as many as the model says fit (at most
+# --layers), with 4 micro-batches; `calibrate` fits the cluster to that run; a second run, half the
+# layers and 8 micro-batches, is then predicted by the calibrated cluster (docs/calibration.md).
+write_case() { # NAME LAYERS MICRO_BATCHES
+    cat >"$work/$1.model.json" <<JSON
+{"format": "hetplan.model/1", "name": "llama2-7b-$2l", "layers": $2,
  "hidden": 4096, "ffn_hidden": 11008, "heads": 32, "kv_heads": 32, "vocab": 32000,
  "max_seq_len": 4096, "mlp": "swiglu"}
 JSON
-    cat >"$work/plan.json" <<JSON
+    cat >"$work/$1.plan.json" <<JSON
 {"format": "hetplan.plan/1", "planner": "hand", "cost_model": "hetplan",
- "cluster": "imported", "model": "llama2-7b-${layers}l",
- "workload": {"mode": "train", "global_batch": 4, "micro_batch": 1, "seq_len": 4096,
+ "cluster": "imported", "model": "llama2-7b-$2l",
+ "workload": {"mode": "train", "global_batch": $3, "micro_batch": 1, "seq_len": 4096,
               "precision": "bf16", "recompute": false},
- "pipelines": [{"micro_batch": 1, "micro_batches": 4,
-   "stages": [{"gpus": ["gpu-check:0"], "layers": [0, ${layers}]}]}]}
+ "pipelines": [{"micro_batch": 1, "micro_batches": $3,
+   "stages": [{"gpus": ["gpu-check:0"], "layers": [0, $2]}]}]}
 JSON
-    if step "run --backend cuda (Llama-2 7B, ${layers} layers)" 200 "$programs/hetplan-cli" run \
-        --plan "$work/plan.json" --cluster "$work/cluster.json" --model "$work/model.json" \
-        --iterations 3 --backend cuda --timeout-s 180 --out "$work/measured.json"; then
-        step "evaluate --measured" 30 "$programs/hetplan-cli" evaluate --plan "$work/plan.json" \
-            --cluster "$work/cluster.json" --model "$work/model.json" \
-            --measured "$work/measured.json" &&
-            cat "$work/out" >>"$numbers"
-        cp "$work/measured.json" "$report_dir/gpu-check-measured.json"
+}
+fits() { # NAME: the model's memory check passes on the probed GPU
+    "$programs/hetplan-cli" evaluate --plan "$work/$1.plan.json" --cluster "$work/cluster.json" \
+        --model "$work/$1.model.json" >/dev/null 2>&1
+}
+run_case() { # NAME CLUSTER: trains 3 iterations, then the prediction beside the measurement
+    step "run $1 --backend cuda ($(grep -o '"layers": [0-9]*' "$work/$1.model.json" | head -1))" 200 \
+        "$programs/hetplan-cli" run --plan "$work/$1.plan.json" --cluster "$work/cluster.json" \
+        --model "$work/$1.model.json" --iterations 3 --backend cuda --timeout-s 180 \
+        --out "$work/$1.measured.json" || return 1
+    cp "$work/$1.measured.json" "$report_dir/gpu-check-$1.measured.json"
+    step "evaluate $1 --measured ($(basename "$2"))" 30 "$programs/hetplan-cli" evaluate \
+        --plan "$work/$1.plan.json" --cluster "$2" --model "$work/$1.model.json" \
+        --measured "$work/$1.measured.json" &&
+        { echo "$1 on $(basename "$2"):"; sed -n '/predicted beside measured/,$p' "$work/out"; } >>"$numbers"
+}
+if [ -z "$gpu_reason" ] && [ -f "$work/cluster.json" ]; then
+    fitted=$layers
+    while [ "$fitted" -gt 1 ]; do
+        write_case fit "$fitted" 4
+        fits fit && break
+        fitted=$((fitted - 1))
+    done
+    write_case calibration "$fitted" 4
+    write_case check $(((fitted + 1) / 2)) 8
+    if run_case calibration "$work/cluster.json" &&
+        step "calibrate" 60 "$programs/hetplan-cli" calibrate --cluster "$work/cluster.json" \
+            --measured "$work/calibration.measured.json" --plan "$work/calibration.plan.json" \
+            --model "$work/calibration.model.json" --out "$work/calibrated.json"; then
+        grep -iE 'achieved|fraction|residual' "$work/out" | head -8 >>"$numbers"
+        run_case check "$work/calibrated.json"
     fi
 else
     skip "run --backend cuda" "${gpu_reason:-the probe gave no cluster}"

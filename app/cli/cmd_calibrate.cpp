@@ -21,7 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const Args::Spec kSpec{{"cluster", "measured", "out", "plan"}, {"json"}};
+const Args::Spec kSpec{{"cluster", "measured", "out", "plan", "model"}, {"json"}};
 
 std::vector<std::string> commaList(const std::string &text)
 {
@@ -50,8 +50,9 @@ std::string planOf(const Measurement &measured, const std::string &measurementPa
     return fs::exists(beside, ec) ? beside.string() : given.string();
 }
 
+// `model`: --model where given (every run's model), else the plan's, else the measurement's.
 Result<CalibrationRun> loadRun(const std::string &measurementPath, std::string planPath,
-                               const Topology &topology)
+                               const std::string &model, const Topology &topology)
 {
     auto measured = loadMeasurement(measurementPath);
     if (!measured)
@@ -68,10 +69,14 @@ Result<CalibrationRun> loadRun(const std::string &measurementPath, std::string p
     auto plan = parsePlan(*text, planPath, topology);
     if (!plan)
         return plan.error();
-    auto model = loadModel(plan->model.empty() ? measured->run.model : plan->model);
-    if (!model)
-        return badInput(planPath + ": model: " + model.error().message);
-    return runtime::measuredRun(*plan, *model, *measured, measurementPath);
+    const std::string &name = !model.empty()        ? model
+                              : !plan->model.empty() ? plan->model
+                                                     : measured->run.model;
+    auto loaded = loadModel(name);
+    if (!loaded)
+        return badInput((model.empty() ? planPath + ": model: " : "--model: ")
+                        + loaded.error().message);
+    return runtime::measuredRun(*plan, *loaded, *measured, measurementPath);
 }
 
 } // namespace
@@ -111,7 +116,8 @@ int runCalibrate(const std::vector<std::string> &words)
         return fail(badInput(*clusterPath + ": " + topology.error().message));
     std::vector<CalibrationRun> runs;
     for (size_t i = 0; i < measurements.size(); ++i) {
-        auto run = loadRun(measurements[i], plans.empty() ? std::string() : plans[i], *topology);
+        auto run = loadRun(measurements[i], plans.empty() ? std::string() : plans[i],
+                           args->value("model").value_or(""), *topology);
         if (!run)
             return fail(run.error());
         runs.push_back(std::move(run).value());

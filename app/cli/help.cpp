@@ -32,7 +32,8 @@ Commands:
             options] [--command WORD...]   (the ranks on other hosts over SSH)
   import    FILE|DIR... --out CLUSTER [--report FILE|-] [--name NAME] [--network KIND]
             [--cpu-memory-gib G]   (probe files, nccl-tests logs, topo -m, nvbandwidth)
-  calibrate --cluster FILE --measured M [M...] --out CLUSTER [--plan P1,P2,...] [--json]
+  calibrate --cluster FILE --measured M [M...] --out CLUSTER [--plan P1,P2,...]
+            [--model NAME|FILE] [--json]
             (fit the cluster's figures to measured runs)
   --version print the version
 
@@ -223,6 +224,7 @@ was fitted from.
   --measured M [M...]     measurement files; further ones follow as plain arguments
   --plan P1,P2,...        the plan of each measurement, in order (default: the plan each
                           measurement names in run.plan, as given or beside the file)
+  --model NAME|FILE       the model every run trained (default: the one each plan names)
   --out CLUSTER|-         the calibrated cluster, written atomically
   --json                  the report as JSON
 )");
