@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <set>
+#include <vector>
 
 namespace hetplan::jsonio {
 
@@ -90,6 +92,44 @@ std::size_t editDistance(std::string_view a, std::string_view b)
     return row[b.size()];
 }
 
+// The first key repeated within one object, found in one linear pass: a set of keys per open
+// object, dropped when the object closes.
+struct DuplicateKeyFinder : nlohmann::json_sax<Json>
+{
+    std::vector<std::set<std::string, std::less<>>> keysPerObject;
+    std::optional<std::string> duplicate;
+
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t &) override { return true; }
+    bool string(string_t &) override { return true; }
+    bool binary(binary_t &) override { return true; }
+    bool start_object(std::size_t) override
+    {
+        keysPerObject.emplace_back();
+        return true;
+    }
+    bool key(string_t &key) override
+    {
+        if (!keysPerObject.back().insert(key).second)
+            duplicate = key;
+        return !duplicate; // the first repeated key is enough
+    }
+    bool end_object() override
+    {
+        keysPerObject.pop_back();
+        return true;
+    }
+    bool start_array(std::size_t) override { return true; }
+    bool end_array() override { return true; }
+    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &) override
+    {
+        return false;
+    }
+};
+
 std::string prefixed(const std::string &source, std::string_view path, std::string_view what)
 {
     std::string message = source;
@@ -116,24 +156,14 @@ Result<Json> parseDocument(std::string_view text, std::string_view source)
                         + std::to_string(kMaxDepth) + " levels; HetPlan files are shallow");
     try {
         // nlohmann keeps the last of repeated keys; a person who wrote one twice meant one of
-        // them, so the file is refused instead of silently dropping the other.
-        std::vector<std::set<std::string>> keysPerObject;
-        std::optional<std::string> duplicate;
-        const Json::parser_callback_t noteKeys = [&](int, Json::parse_event_t event, Json &parsed) {
-            if (event == Json::parse_event_t::object_start) {
-                keysPerObject.emplace_back();
-            } else if (event == Json::parse_event_t::object_end && !keysPerObject.empty()) {
-                keysPerObject.pop_back();
-            } else if (event == Json::parse_event_t::key && !keysPerObject.empty()) {
-                std::string key = parsed.get<std::string>();
-                if (!keysPerObject.back().insert(key).second && !duplicate)
-                    duplicate = std::move(key);
-            }
-            return true;
-        };
-        Json json = Json::parse(text.begin(), text.end(), noteKeys);
-        if (duplicate)
-            return badInput(name + ": key '" + *duplicate
+        // them, so the file is refused instead of silently dropping the other. The keys are
+        // checked in a SAX pass of their own: the DOM parser's callback would rescan each
+        // parent container at every object's end, quadratic in an array's length.
+        Json json = Json::parse(text.begin(), text.end());
+        DuplicateKeyFinder finder;
+        Json::sax_parse(text.begin(), text.end(), &finder);
+        if (finder.duplicate)
+            return badInput(name + ": key '" + *finder.duplicate
                             + "' appears twice in one object; give each key once");
         return json;
     } catch (const Json::exception &e) {
