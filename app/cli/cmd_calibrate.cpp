@@ -69,7 +69,7 @@ Result<CalibrationRun> loadRun(const std::string &measurementPath, std::string p
     auto plan = parsePlan(*text, planPath, topology);
     if (!plan)
         return plan.error();
-    const std::string &name = !model.empty()        ? model
+    const std::string &name = !model.empty()         ? model
                               : !plan->model.empty() ? plan->model
                                                      : measured->run.model;
     auto loaded = loadModel(name);

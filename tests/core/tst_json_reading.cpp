@@ -41,9 +41,11 @@ private Q_SLOTS:
         QTest::newRow("top level") << R"({"format": "hetplan.cluster/1", "name": "a", "name": "b"})"
                                    << "name";
         QTest::newRow("inside an array's object")
-            << R"({"format": "hetplan.cluster/1", "_x": [{"a": 1}, {"b": 1, "b": 2}]})" << "b";
-        QTest::newRow("nested object") << R"({"format": "hetplan.cluster/1", "_x": {"y": {"c": 1, "c": 1}}})"
-                                       << "c";
+            << R"({"format": "hetplan.cluster/1", "_x": [{"a": 1}, {"b": 1, "b": 2}]})"
+            << "b";
+        QTest::newRow("nested object")
+            << R"({"format": "hetplan.cluster/1", "_x": {"y": {"c": 1, "c": 1}}})"
+            << "c";
     }
     void repeatedKeysAreRefusedAtAnyDepth()
     {
@@ -52,7 +54,8 @@ private Q_SLOTS:
         auto cluster = parseCluster(text.toStdString(), "c.json");
         QVERIFY(!cluster.ok());
         const QString message = QString::fromStdString(cluster.error().message);
-        QVERIFY2(message.startsWith(QStringLiteral("c.json: key '") + key + QLatin1String("' appears twice")),
+        QVERIFY2(message.startsWith(QStringLiteral("c.json: key '") + key
+                                    + QLatin1String("' appears twice")),
                  qPrintable(message));
     }
 
