@@ -87,8 +87,13 @@ int runCalibrate(const std::vector<std::string> &words)
     if (!args)
         return fail(args.error());
     auto clusterPath = args->required("cluster");
-    auto out = args->required("out");
     auto first = args->required("measured");
+    auto out = args->required("out");
+    if (out) {
+        auto checked = outputFromArgs(*args);
+        if (!checked)
+            return fail(checked.error());
+    }
     for (const auto *required : {&clusterPath, &out, &first})
         if (!*required)
             return fail(required->error());
@@ -100,13 +105,11 @@ int runCalibrate(const std::vector<std::string> &words)
         return fail(badInput("--plan names " + std::to_string(plans.size()) + " plans for "
                              + std::to_string(measurements.size())
                              + " measurements; give one plan per measurement, in order"));
-    for (const std::string &input : measurements)
-        if (sameFile(*out, input) || sameFile(*out, *clusterPath))
-            return fail(
-                badInput("--out " + *out + " is one of the inputs; refusing to overwrite it"));
-    if (*out != kStandardOutput)
-        if (Status writable = checkWritable(*out); !writable)
-            return fail(badInput("--out: " + writable.error().message));
+    for (const std::string &plan : plans)
+        if (sameFile(*out, plan))
+            return fail(badInput("--out " + *out
+                                 + " is one of the --plan files; refusing to "
+                                   "overwrite an input"));
 
     auto cluster = loadCluster(*clusterPath);
     if (!cluster)

@@ -49,17 +49,14 @@ int runImport(const std::vector<std::string> &words)
     if (args->positional().empty())
         return fail(badInput("import: name the files or folders to import (probe files, "
                              "nccl-tests logs, nvidia-smi topo -m or nvbandwidth outputs)"));
-    auto out = args->required("out");
+    if (!args->has("out"))
+        return fail(args->required("out").error());
+    auto out = outputFromArgs(*args, "out");
     if (!out)
         return fail(out.error());
-    for (const std::string &input : args->positional())
-        if (sameFile(*out, input))
-            return fail(badInput("--out " + *out
-                                 + " is one of the files to import; refusing "
-                                   "to overwrite an input"));
-    if (*out != kStandardOutput)
-        if (Status writable = checkWritable(*out); !writable)
-            return fail(badInput("--out: " + writable.error().message));
+    auto reportOut = outputFromArgs(*args, "report");
+    if (!reportOut)
+        return fail(reportOut.error());
     auto options = optionsFromArgs(*args);
     if (!options)
         return fail(options.error());
@@ -71,18 +68,19 @@ int runImport(const std::vector<std::string> &words)
         return fail(result.error());
     for (const std::string &skipped : files->skipped)
         result->notes.push_back(skipped + ": skipped: not a file HetPlan imports");
-    if (Status written = writeOutput(*out, writeCluster(result->cluster)); !written)
+    const std::string &clusterPath = **out;
+    if (Status written = writeOutput(clusterPath, writeCluster(result->cluster)); !written)
         return fail(written.error());
     const std::string report = importReport(*result);
-    const std::string reportPath = args->value("report").value_or(kStandardOutput);
+    const std::string reportPath = reportOut->value_or(kStandardOutput);
     if (reportPath == kStandardOutput) {
         // The cluster went to standard output: the report must not mix into it.
-        (*out == kStandardOutput ? std::cerr : std::cout) << report;
+        (clusterPath == kStandardOutput ? std::cerr : std::cout) << report;
     } else if (Status written = writeFileAtomic(reportPath, report); !written) {
         return fail(written.error());
     }
-    if (*out != kStandardOutput)
-        std::cerr << "wrote " << *out << '\n';
+    if (clusterPath != kStandardOutput)
+        std::cerr << "wrote " << clusterPath << '\n';
     return 0;
 }
 

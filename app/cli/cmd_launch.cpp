@@ -4,6 +4,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/launch_output.h"
 #include "app/cli/measured_report.h"
+#include "app/cli/output.h"
 #include "app/cli/run_results.h"
 #include "app/cli/setup.h"
 #include "app/cli/signals.h"
@@ -146,6 +147,9 @@ int runLaunch(const std::vector<std::string> &allWords)
     if (out && !launch->command.empty())
         return fail(badInput("--out needs hetplan-worker ranks: a --command job has no "
                              "measurement"));
+    // Checked now, not after the job: a run is never lost to a bad --out.
+    if (auto checked = outputFromArgs(*args); !checked)
+        return fail(checked.error());
 
     LaunchOutput output(std::cout, std::cerr);
     LaunchJob job;

@@ -3,6 +3,7 @@
 // hetplan.probe/1 file is fetched and saved.
 #include "app/cli/commands.h"
 #include "app/cli/launch_output.h"
+#include "app/cli/output.h"
 #include "app/cli/setup.h"
 #include "app/cli/signals.h"
 #include "core/io/files.h"
@@ -31,6 +32,9 @@ int runProbeHosts(const std::vector<std::string> &words)
     auto out = args->required("out");
     if (!hostsPath || !out)
         return fail(!hostsPath ? hostsPath.error() : out.error());
+    // Checked now, not after the probe: a measurement is never lost to a bad --out.
+    if (auto checked = outputFromArgs(*args); !checked)
+        return fail(checked.error());
     auto hostsText = readTextFile(*hostsPath);
     if (!hostsText)
         return fail(hostsText.error());

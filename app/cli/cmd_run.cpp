@@ -2,6 +2,7 @@
 // over Gloo or with --backend cuda on its GPUs over NCCL (docs/runtime.md). The plan is compiled
 // and checked here first, so a plan that cannot run is refused before any process starts.
 #include "app/cli/commands.h"
+#include "app/cli/output.h"
 #include "app/cli/rank_processes.h"
 #include "app/cli/run_results.h"
 #include "app/cli/setup.h"
@@ -156,6 +157,9 @@ int runRun(const std::vector<std::string> &words)
     auto planPath = args->required("plan");
     if (!planPath)
         return fail(planPath.error());
+    // Checked now, not after the job: a run is never lost to a bad --out.
+    if (auto out = outputFromArgs(*args); !out)
+        return fail(out.error());
     auto scale = args->integer("scale", 1, 1 << 16);
     if (!scale)
         return fail(scale.error());

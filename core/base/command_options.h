@@ -44,6 +44,11 @@ public:
     // Every value of an option, in command-line order.
     std::vector<std::string> values(const std::string &name) const;
     const std::vector<std::string> &positional() const { return m_positional; }
+    // Every option given with a value, by name (without the "--").
+    const std::map<std::string, std::vector<std::string>> &valuedOptions() const
+    {
+        return m_values;
+    }
 
     // Typed access; errors name the option and the valid range.
     Result<std::optional<int>> integer(const std::string &name, int min, int max) const;

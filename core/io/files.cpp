@@ -182,7 +182,10 @@ Status checkWritable(const std::string &path)
     };
     if (path.empty())
         return fileError("''", "is not a file name", 0);
-    if (::stat(path.c_str(), &existing) == 0) {
+    const int found = ::stat(path.c_str(), &existing);
+    if (found != 0 && errno == ELOOP)
+        return fileError(path, "is a loop of symbolic links; name a file", 0);
+    if (found == 0) {
         if (S_ISDIR(existing.st_mode))
             return fileError(path, "is a folder; cannot write a file there", 0);
         // The mode bits too: root may write anything, yet a read-only file is a person's
