@@ -6,12 +6,26 @@
 #include "core/io/catalog_json.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
+#include "core/io/hosts_json.h"
 #include "core/io/loaders.h"
+#include "core/io/measurement_json.h"
+#include "core/io/probe_file.h"
+#include "core/io/project_json.h"
 
+#include <functional>
 #include <iostream>
+#include <map>
 
 namespace hetplan::cli {
 namespace {
+
+template<typename T>
+Status statusOf(const Result<T> &read)
+{
+    if (!read)
+        return read.error();
+    return okStatus();
+}
 
 // Problems of one file; empty when it is valid.
 std::vector<std::string> problemsOfPlan(const std::string &path, const std::string &text,
@@ -27,9 +41,10 @@ std::vector<std::string> problemsOfPlan(const std::string &path, const std::stri
     auto plan = parsePlan(text, path, *topology);
     if (!plan)
         return {plan.error().message};
-    auto model = loadModel(args.value("model").value_or(plan->model));
+    const std::optional<std::string> modelArg = args.value("model");
+    auto model = loadModel(modelArg.value_or(plan->model));
     if (!model)
-        return {model.error().message};
+        return {(modelArg ? "--model: " : path + ": model: ") + model.error().message};
     auto costModel = costModelFromArgs(
         args, plan->costModel.empty() ? std::nullopt : std::optional(plan->costModel));
     if (!costModel)
@@ -58,19 +73,36 @@ std::vector<std::string> problemsOf(const std::string &path, const Args &args)
             return {path + ": " + topology.error().message};
         return {};
     }
-    if (kind == "hetplan.model") {
-        auto model = parseModel(*text, path);
-        return model ? std::vector<std::string>{} : std::vector{model.error().message};
-    }
-    if (kind == "hetplan.workload") {
-        auto workload = parseWorkload(*text, path);
-        return workload ? std::vector<std::string>{} : std::vector{workload.error().message};
-    }
     if (kind == "hetplan.plan")
         return problemsOfPlan(path, *text, args);
-    return {path + ": format: '" + *format
-            + "' is not a HetPlan file; valid: hetplan.cluster/1, hetplan.model/1, "
-              "hetplan.workload/1, hetplan.plan/1"};
+    // The formats whose reader is the whole check.
+    using Reader = Status (*)(std::string_view, std::string_view);
+    static const std::map<std::string, Reader, std::less<>> kReaders{
+        {"hetplan.model",
+         [](std::string_view t, std::string_view p) { return statusOf(parseModel(t, p)); }},
+        {"hetplan.workload",
+         [](std::string_view t, std::string_view p) { return statusOf(parseWorkload(t, p)); }},
+        {"hetplan.hosts",
+         [](std::string_view t, std::string_view p) { return statusOf(parseHosts(t, p)); }},
+        {"hetplan.probe",
+         [](std::string_view t, std::string_view p) { return statusOf(parseProbe(t, p)); }},
+        {"hetplan.measurement",
+         [](std::string_view t, std::string_view p) { return statusOf(parseMeasurement(t, p)); }},
+        {"hetplan.project",
+         [](std::string_view t, std::string_view p) { return statusOf(parseProject(t, p)); }},
+        {"hetplan.gpu-catalog",
+         [](std::string_view t, std::string_view p) { return statusOf(readGpuCatalog(t, p)); }},
+        {"hetplan.model-catalog",
+         [](std::string_view t, std::string_view p) { return statusOf(readModelCatalog(t, p)); }},
+    };
+    if (const auto reader = kReaders.find(kind); reader != kReaders.end()) {
+        const Status read = reader->second(*text, path);
+        return read ? std::vector<std::string>{} : std::vector{read.error().message};
+    }
+    std::string valid = "hetplan.cluster/1, hetplan.plan/1";
+    for (const auto &[name, reader] : kReaders)
+        valid += ", " + name + "/1";
+    return {path + ": format: '" + *format + "' is not a format HetPlan reads; valid: " + valid};
 }
 
 } // namespace

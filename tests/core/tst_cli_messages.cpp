@@ -195,6 +195,46 @@ private Q_SLOTS:
                  run.err.constData());
     }
 
+    // validate reads every format HetPlan writes or reads, not only the planning ones.
+    void validateReadsEveryFormat()
+    {
+        QTemporaryDir dir;
+        const QString hosts = writeFile(dir, "hosts.json", R"({"format": "hetplan.hosts/1",
+          "hosts": [{"machine": "A", "host": "10.0.0.5", "workdir": "/scratch/hetplan"}]})");
+        const Run good = cli({"validate"}, {hosts});
+        QVERIFY2(good.exitCode == 0 && good.out.contains("hosts.json: ok"), good.err.constData());
+
+        const QString badHosts = writeFile(dir, "bad-hosts.json", R"({"format": "hetplan.hosts/1",
+          "hosts": [{"machine": "A", "host": "-oProxyCommand=x", "workdir": "/w"}]})");
+        const Run bad = cli({"validate"}, {badHosts});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("bad-hosts.json: hosts[0].host"), bad.err.constData());
+
+        const QString probe = writeFile(dir, "p.json", R"({"format": "hetplan.probe/1"})");
+        const Run probeRun = cli({"validate"}, {probe});
+        QCOMPARE(probeRun.exitCode, 2);
+        QVERIFY2(probeRun.err.contains("p.json: ") && !probeRun.err.contains("not a"),
+                 probeRun.err.constData());
+
+        const QString unknown = writeFile(dir, "u.json", R"({"format": "hetplan.bogus/1"})");
+        const Run unknownRun = cli({"validate"}, {unknown});
+        QCOMPARE(unknownRun.exitCode, 2);
+        QVERIFY2(unknownRun.err.contains("hetplan.measurement/1")
+                     && unknownRun.err.contains("hetplan.hosts/1"),
+                 unknownRun.err.constData());
+    }
+
+    // A plan's model that cannot be loaded is named as the plan's field.
+    void validateNamesThePlansModelField()
+    {
+        const Run run
+            = cli({"validate"},
+                  {QStringLiteral(HETPLAN_SOURCE_DIR "/tests/runtime/data/one-stage.plan.json")});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("one-stage.plan.json: model: 'runtime-tiny'"),
+                 run.err.constData());
+    }
+
     void duplicateKeysAreRefused()
     {
         QTemporaryDir dir;

@@ -48,11 +48,12 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString input = copyOf(importSample(), dir.filePath(QStringLiteral("in.topo.txt")));
         const QByteArray before = contentOf(input);
-        const Run run = cli({"import"}, {input, QStringLiteral("--out"),
-                                         dir.filePath(QStringLiteral("c.json")),
-                                         QStringLiteral("--report"), input});
+        const Run run = cli({"import"},
+                            {input, QStringLiteral("--out"), dir.filePath(QStringLiteral("c.json")),
+                             QStringLiteral("--report"), input});
         QCOMPARE(run.exitCode, 2);
-        QVERIFY2(run.err.contains("--report") && run.err.contains("in.topo.txt"), run.err.constData());
+        QVERIFY2(run.err.contains("--report") && run.err.contains("in.topo.txt"),
+                 run.err.constData());
         QCOMPARE(contentOf(input), before);
         QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("c.json"))));
     }
@@ -99,20 +100,35 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("words");
         QTest::addColumn<QString>("mentions");
-        const QString plan = QStringLiteral(HETPLAN_SOURCE_DIR "/tests/runtime/data/one-stage.plan.json");
-        const QString model = QStringLiteral(HETPLAN_SOURCE_DIR "/tests/runtime/data/tiny.model.json");
+        const QString plan
+            = QStringLiteral(HETPLAN_SOURCE_DIR "/tests/runtime/data/one-stage.plan.json");
+        const QString model
+            = QStringLiteral(HETPLAN_SOURCE_DIR "/tests/runtime/data/tiny.model.json");
         QTest::newRow("run --out in a missing folder")
-            << QStringList{QStringLiteral("run"), QStringLiteral("--plan"), plan,
-                           QStringLiteral("--model"), model, QStringLiteral("--out"),
+            << QStringList{QStringLiteral("run"),
+                           QStringLiteral("--plan"),
+                           plan,
+                           QStringLiteral("--model"),
+                           model,
+                           QStringLiteral("--out"),
                            QStringLiteral("/nonexistent-folder/m.json")}
             << QStringLiteral("does not exist");
-        QTest::newRow("run --out onto its model")
-            << QStringList{QStringLiteral("run"), QStringLiteral("--plan"), plan,
-                           QStringLiteral("--model"), model, QStringLiteral("--out"), model}
-            << QStringLiteral("--model");
+        QTest::newRow("run --out onto its model") << QStringList{QStringLiteral("run"),
+                                                                 QStringLiteral("--plan"),
+                                                                 plan,
+                                                                 QStringLiteral("--model"),
+                                                                 model,
+                                                                 QStringLiteral("--out"),
+                                                                 model}
+                                                  << QStringLiteral("--model");
         QTest::newRow("calibrate --out onto its cluster")
-            << QStringList{QStringLiteral("calibrate"), QStringLiteral("--cluster"), plan,
-                           QStringLiteral("--measured"), model, QStringLiteral("--out"), plan}
+            << QStringList{QStringLiteral("calibrate"),
+                           QStringLiteral("--cluster"),
+                           plan,
+                           QStringLiteral("--measured"),
+                           model,
+                           QStringLiteral("--out"),
+                           plan}
             << QStringLiteral("--cluster");
     }
     void outputsAreCheckedBeforeTheWork()
