@@ -15,8 +15,9 @@
 namespace hetplan::cli {
 namespace {
 
-// Prints the problems of an invalid plan, as JSON or as lines on stderr; exit 2. A plan with
-// thousands of broken pipelines gets the first few and a count, not megabytes of text.
+// Prints the problems of an invalid plan, as JSON (every one: a script must see them all) and as
+// lines on stderr; exit 2. On the terminal a plan with thousands of broken pipelines gets the
+// first few and a count, not megabytes of text.
 int reportInvalid(const std::string &planPath, const std::vector<PlanIssue> &issues, bool json)
 {
     std::vector<std::string> messages;
@@ -25,7 +26,7 @@ int reportInvalid(const std::string &planPath, const std::vector<PlanIssue> &iss
         messages.push_back(issue.message);
     const std::vector<std::string> shown = firstLines(messages);
     if (json)
-        std::cout << invalidPlanReportJson(shown, issues.size()) << '\n';
+        std::cout << invalidPlanReportJson(messages) << '\n';
     std::cerr << "hetplan-cli: error: " << planPath << " is not a valid plan (" << issues.size()
               << (issues.size() == 1 ? " problem" : " problems") << "):\n";
     for (const std::string &message : shown)

@@ -109,11 +109,11 @@ std::string evaluateReportJson(const Evaluation &evaluation, const Topology &top
     return out.dump(2);
 }
 
-std::string invalidPlanReportJson(std::span<const std::string> shown, std::size_t errorCount)
+std::string invalidPlanReportJson(std::span<const std::string> errors)
 {
     return Json{{"valid", false},
-                {"errors", std::vector<std::string>(shown.begin(), shown.end())},
-                {"error_count", errorCount}}
+                {"errors", std::vector<std::string>(errors.begin(), errors.end())},
+                {"error_count", errors.size()}}
         .dump(2);
 }
 

@@ -40,8 +40,8 @@ std::string compareReportJson(std::string_view costModel, std::span<const Compar
 std::string evaluateReportJson(const Evaluation &evaluation, const Topology &topology,
                                const Workload &workload, const WorkloadOrigin &origin,
                                const std::vector<Comparison> *measured);
-// `evaluate --json` of an invalid plan: {"valid": false, "errors": shown, "error_count"}.
-std::string invalidPlanReportJson(std::span<const std::string> shown, std::size_t errorCount);
+// `evaluate --json` of an invalid plan: {"valid": false, "errors": every one, "error_count"}.
+std::string invalidPlanReportJson(std::span<const std::string> errors);
 
 // `sweep --json`: {"target", "points": [{"bandwidth_GBps", "current_plan_s", then
 // "replanned_s", "mfu", "strategy_changed", "pipelines" or "error"}, …]}.

@@ -286,6 +286,13 @@ private Q_SLOTS:
         QCOMPARE(validated.exitCode, 2);
         QVERIFY2(validated.err.contains("more"), validated.err.left(2000).constData());
         QVERIFY2(validated.err.size() < 20000, "validate's errors were not capped");
+        // --json is for scripts: every problem, and the count that says so.
+        const Run json = cli({"evaluate", "--json", "--plan"}, {path});
+        QCOMPARE(json.exitCode, 2);
+        const QJsonObject report = QJsonDocument::fromJson(json.out).object();
+        const int count = report.value(QStringLiteral("error_count")).toInt();
+        QVERIFY(count > 20);
+        QCOMPARE(report.value(QStringLiteral("errors")).toArray().size(), count);
     }
 
     void outputSaysWhichWorkloadAndDefaults()
