@@ -57,18 +57,27 @@ Result<CalibrationRun> loadRun(const std::string &measurementPath, std::string p
     auto measured = loadMeasurement(measurementPath);
     if (!measured)
         return measured.error();
-    if (planPath.empty())
+    // A plan the measurement names is read on its word: every message says where the path came
+    // from, so a measurement naming another file is seen as such.
+    const bool named = planPath.empty();
+    if (named)
         planPath = planOf(*measured, measurementPath);
     if (planPath.empty())
         return badInput(measurementPath + ": run.plan is empty; give the plan with --plan");
+    const auto fromMeasurement = [&](const Error &error) {
+        if (!named)
+            return error;
+        return Error{error.kind, measurementPath + ": run.plan names " + planPath
+                                     + " (give the plans with --plan P1,P2,... in the order of "
+                                       "the measurements): "
+                                     + error.message};
+    };
     auto text = readTextFile(planPath);
     if (!text)
-        return badInput(measurementPath + ": its plan: " + text.error().message
-                        + " (give the plans with --plan P1,P2,... in the order of the "
-                          "measurements)");
+        return fromMeasurement(badInput(text.error().message));
     auto plan = parsePlan(*text, planPath, topology);
     if (!plan)
-        return plan.error();
+        return fromMeasurement(plan.error());
     const std::string &name = !model.empty()         ? model
                               : !plan->model.empty() ? plan->model
                                                      : measured->run.model;

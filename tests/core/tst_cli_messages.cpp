@@ -235,6 +235,24 @@ private Q_SLOTS:
                  run.err.constData());
     }
 
+    // A plan path read from a measurement is shown as the measurement's word, not as if the
+    // person had named it.
+    void calibrateSaysWhereAPlanPathCameFrom()
+    {
+        QFile sample(
+            QStringLiteral(HETPLAN_SOURCE_DIR "/tests/fuzz/corpus/measurement/two-ranks.json"));
+        QVERIFY(sample.open(QIODevice::ReadOnly));
+        QByteArray text = sample.readAll();
+        text.replace("tests/runtime/data/pipeline.plan.json", "/etc/hostname");
+        QTemporaryDir dir;
+        const QString measured = writeFile(dir, "m.json", text);
+        const Run run
+            = cli({"calibrate", "--cluster", "case-study", "--out"},
+                  {dir.filePath(QStringLiteral("c.json")), QStringLiteral("--measured"), measured});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("m.json: run.plan names /etc/hostname"), run.err.constData());
+    }
+
     void duplicateKeysAreRefused()
     {
         QTemporaryDir dir;
