@@ -118,9 +118,9 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
     auto input = jobInput(spec);
     if (!input)
         return input.error();
-    auto job = runtime::loadJob(*input);
+    auto job = runtime::loadJob(*input); // its messages name the plan as the person gave it
     if (!job)
-        return Error{job.error().kind, spec.planName + ": " + job.error().message};
+        return job.error();
 
     JobLayout layout;
     layout.jobId = jobId;

@@ -53,7 +53,7 @@ Result<Job> loadJob(const JobInput &input)
         return badInput(planName + ": a serving plan; the runtime trains (mode train)");
     auto model = input.model ? Result<ModelSpec>(*input.model) : loadModel(plan->model);
     if (!model)
-        return model.error();
+        return Error{model.error().kind, planName + ": model: " + model.error().message};
     auto scaled = scaleModel(*model, plan->workload.train.seqLen, input.scale);
     if (!scaled)
         return Error{scaled.error().kind, planName + ": " + scaled.error().message};
