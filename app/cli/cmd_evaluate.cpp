@@ -46,6 +46,14 @@ int runEvaluate(const std::vector<std::string> &words)
         return fail(args.error());
     if (Status none = args->noPositional(spec); !none)
         return fail(none.error());
+    // Every input is read before any work: a broken measurement is refused as such.
+    std::optional<Measurement> measured;
+    if (const auto path = args->value("measured")) {
+        auto loaded = loadMeasurement(*path);
+        if (!loaded)
+            return fail(loaded.error());
+        measured = std::move(loaded).value();
+    }
     auto planFile = planFromArgs(*args);
     if (!planFile)
         return fail(planFile.error());
@@ -69,15 +77,11 @@ int runEvaluate(const std::vector<std::string> &words)
 
     Evaluation evaluation = (*costModel)->evaluate(*problem, plan);
     addServingFigures(*problem, **costModel, plan, evaluation);
-    std::optional<Measurement> measured;
     std::vector<Comparison> comparison;
-    if (const auto path = args->value("measured")) {
-        auto loaded = loadMeasurement(*path);
-        if (!loaded)
-            return fail(loaded.error());
-        measured = std::move(loaded).value();
+    if (measured) {
+        const std::string path = *args->value("measured");
         // The run is predicted as it trained: its --scale, sequence length and precision.
-        auto run = runtime::measuredRun(plan, problem->model, *measured, *path);
+        auto run = runtime::measuredRun(plan, problem->model, *measured, path);
         if (!run)
             return fail(run.error());
         const Problem asRun{problem->topology, run->model, run->workload};

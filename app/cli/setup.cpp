@@ -402,7 +402,10 @@ Result<PlanFromArgs> planFromArgs(const Args &args)
     if (!text)
         return text.error();
     std::optional<std::string> planCluster;
-    if (auto named = planClusterName(*text, *path); named && !named->empty())
+    auto named = planClusterName(*text, *path);
+    if (!named && !args.has("cluster"))
+        return named.error(); // the plan cannot be read: say so, not that --cluster is missing
+    if (named && !named->empty())
         planCluster = *named;
     auto topology = topologyFromArgs(args, planCluster);
     if (!topology)

@@ -77,7 +77,8 @@ void benchReaders()
             std::printf(" %9.1f ms", seconds * 1e3);
             std::fflush(stdout);
         }
-        std::printf("   %.1f → %.1f%s\n", first, last, allRead ? "" : "  (a grown file was refused)");
+        std::printf("   %.1f → %.1f%s\n", first, last,
+                    allRead ? "" : "  (a grown file was refused)");
     }
 }
 
