@@ -179,6 +179,7 @@ void LaunchActions::launch()
 
     LaunchSpec spec = baseSpec(*hosts);
     spec.planText = writePlan(shown.plan, topology);
+    spec.planName = tr("the plan shown").toStdString(); // it has no file: messages name it so
     spec.clusterText = writeCluster(topology.cluster());
     spec.modelText = writeModel(shown.problem->model);
     spec.scale = m_panel->scale();
