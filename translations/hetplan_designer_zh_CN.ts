@@ -317,6 +317,10 @@ Accept it only if the host&apos;s administrator confirms this fingerprint; it is
         <source>Probe files (*.probe.json);;All files (*)</source>
         <translation>探测文件 (*.probe.json);;所有文件 (*)</translation>
     </message>
+    <message>
+        <source>the plan shown</source>
+        <translation>当前显示的计划</translation>
+    </message>
 </context>
 <context>
     <name>hetplan::gui::LaunchPanel</name>
@@ -574,10 +578,6 @@ Accept it only if the host&apos;s administrator confirms this fingerprint; it is
     <message>
         <source>&amp;Clear Menu</source>
         <translation>清除菜单(&amp;C)</translation>
-    </message>
-    <message>
-        <source>&amp;Tools</source>
-        <translation>工具(&amp;T)</translation>
     </message>
 </context>
 <context>
