@@ -22,6 +22,34 @@ namespace {
 constexpr double kBf16Tolerance = 1e-2; // outputs rounded to bf16: 2⁻⁹ each, a few per result
 constexpr double kFloatTolerance = 1e-5;
 
+// Every element of `actual` within 2⁻⁸ of `expected` (a bf16 result: half an ulp is 2⁻⁹ of it)
+// plus `fp32Bound(row)`; above the diagonal of each [seqLen × seqLen] matrix, exactly +0.
+template<typename Bound>
+void compareRows(const std::vector<float> &actual, const std::vector<double> &expected,
+                 std::size_t seqLen, Bound fp32Bound)
+{
+    QCOMPARE(actual.size(), expected.size());
+    for (std::size_t at = 0; at < actual.size(); ++at) {
+        const std::size_t row = at / seqLen;
+        const std::size_t column = at % seqLen;
+        if (column > row % seqLen) {
+            if (actual[at] != 0.0f || std::signbit(actual[at]))
+                QFAIL(qPrintable(QStringLiteral("masked row %1 column %2: %3")
+                                     .arg(row)
+                                     .arg(column)
+                                     .arg(double(actual[at]))));
+            continue;
+        }
+        const double bound = 0x1p-8 * std::abs(expected[at]) + fp32Bound(row);
+        if (!(std::abs(actual[at] - expected[at]) <= bound)) // NaN fails too
+            QFAIL(qPrintable(QStringLiteral("row %1 column %2: %3, expected %4")
+                                 .arg(row)
+                                 .arg(column)
+                                 .arg(double(actual[at]))
+                                 .arg(expected[at])));
+    }
+}
+
 } // namespace
 
 class TestCudaModelKernels : public QObject
@@ -137,11 +165,102 @@ private Q_SLOTS:
         }
     }
 
+    // Rows of 8 (below a warp), 37 and 300 (not a multiple of 8: one column per load, more
+    // columns than threads), 1032 (16-byte loads, 129 of them per row: more than a block's
+    // threads, not a multiple of 32 columns), and 1032 starting off a 16-byte boundary.
+    void fusedSoftmaxMatchesFp64_data()
+    {
+        QTest::addColumn<int>("seqLen");
+        QTest::addColumn<int>("offset"); // elements before the first row
+        QTest::newRow("seq 8") << 8 << 0;
+        QTest::newRow("seq 37") << 37 << 0;
+        QTest::newRow("seq 300") << 300 << 0;
+        QTest::newRow("seq 1032") << 1032 << 0;
+        QTest::newRow("seq 1032, unaligned rows") << 1032 << 1;
+    }
+
+    void fusedSoftmaxMatchesFp64()
+    {
+        QFETCH(int, seqLen);
+        QFETCH(int, offset);
+        const int matrices = 3;
+        const float scale = 0.3f;
+        const auto n = std::size_t(seqLen);
+        const std::size_t count = std::size_t(matrices) * n * n;
+        std::vector<float> scores = bf16Random(count + std::size_t(offset), 15, 4.0f);
+        const std::vector<float> dProbs = bf16Random(count + std::size_t(offset), 16);
+
+        // Forward, fp64: p = softmax(scale · s) over [0, position].
+        std::vector<double> expected(count, 0.0);
+        for (std::size_t r = 0; r < std::size_t(matrices) * n; ++r) {
+            const float *row = scores.data() + std::size_t(offset) + r * n;
+            const std::size_t visible = r % n + 1;
+            double maxScore = -INFINITY;
+            for (std::size_t j = 0; j < visible; ++j)
+                maxScore = std::max(maxScore, double(scale) * row[j]);
+            double sum = 0;
+            for (std::size_t j = 0; j < visible; ++j)
+                sum += std::exp(double(scale) * row[j] - maxScore);
+            for (std::size_t j = 0; j < visible; ++j)
+                expected[r * n + j] = std::exp(double(scale) * row[j] - maxScore) / sum;
+        }
+        const DeviceBuffer device = deviceBf16(scores);
+        Bf16 *probs = device.as<Bf16>() + offset;
+        orFail(kernels::scaledCausalSoftmax(probs, matrices, seqLen, scale, nullptr));
+        orFail(kernels::lastLaunchError("scaledCausalSoftmax"));
+        const std::vector<float> p
+            = orFail(copyToHost(std::span<const Bf16>(probs, count), nullptr));
+        // bf16 rounding of the result: 2⁻⁹ of it; fp32 exp and sums: a few 2⁻²⁴ of p ≤ 1.
+        compareRows(p, expected, n, [](std::size_t) { return 0x1p-20; });
+
+        // Backward, fp64 from the bf16 P the forward wrote: dS = scale · P ∘ (dP − Σ P ∘ dP).
+        std::vector<double> expectedDs(count, 0.0);
+        std::vector<double> rowBound(std::size_t(matrices) * n);
+        for (std::size_t r = 0; r < std::size_t(matrices) * n; ++r) {
+            const float *dRow = dProbs.data() + std::size_t(offset) + r * n;
+            const std::size_t visible = r % n + 1;
+            double dot = 0;
+            double magnitude = 0;
+            for (std::size_t j = 0; j < visible; ++j) {
+                dot += double(p[r * n + j]) * dRow[j];
+                magnitude += std::abs(double(p[r * n + j]) * dRow[j]);
+            }
+            for (std::size_t j = 0; j < visible; ++j)
+                expectedDs[r * n + j] = scale * p[r * n + j] * (dRow[j] - dot);
+            // The fp32 row sum is off by a few 2⁻²⁴ of Σ |P ∘ dP| per addition (at most seqLen).
+            rowBound[r] = scale * magnitude * double(visible) * 0x1p-22;
+        }
+        const DeviceBuffer dDevice = deviceBf16(dProbs);
+        Bf16 *dS = dDevice.as<Bf16>() + offset;
+        orFail(kernels::scaledCausalSoftmaxBackward(probs, dS, matrices, seqLen, scale, nullptr));
+        orFail(kernels::lastLaunchError("scaledCausalSoftmaxBackward"));
+        compareRows(orFail(copyToHost(std::span<const Bf16>(dS, count), nullptr)), expectedDs, n,
+                    [&](std::size_t r) { return rowBound[r]; });
+    }
+
+    void causalAttentionMatchesTheCpu_data()
+    {
+        QTest::addColumn<int>("kvHeads");
+        QTest::addColumn<int>("seqLen");
+        QTest::addColumn<int>("chunkGroups"); // KV heads per attention chunk, 0: the default
+        // tinyConfig has 8 query heads; 300 is longer than a block of threads, 256 takes
+        // 16-byte loads.
+        QTest::newRow("GQA groups of 2, one chunk") << 4 << 300 << 0;
+        QTest::newRow("GQA groups of 2, one chunk, seq 256") << 4 << 256 << 0;
+        QTest::newRow("MHA in chunks of 3, 3, 2 heads") << 8 << 300 << 3;
+        QTest::newRow("groups of 4, a KV head per chunk (KV stride 0)") << 2 << 256 << 1;
+        QTest::newRow("groups of 4, both KV heads in one chunk (KV stride 0)") << 2 << 300 << 0;
+        QTest::newRow("one KV head for all (KV stride 0)") << 1 << 300 << 0;
+    }
+
     void causalAttentionMatchesTheCpu()
     {
-        // GQA: two query heads per KV head; a sequence longer than a block of threads.
+        QFETCH(int, kvHeads);
+        QFETCH(int, seqLen);
+        QFETCH(int, chunkGroups);
         ModelConfig config = runtime::test::tinyConfig(MlpKind::SwiGlu);
-        config.seqLen = 300;
+        config.kvHeads = kvHeads;
+        config.seqLen = seqLen;
         const ShardDims dims = ShardDims::of(config, 1);
         const int samples = 2;
         const std::size_t tokens = dims.tokens(samples);
@@ -160,8 +279,15 @@ private Q_SLOTS:
         const MicroBatchLayout layout = MicroBatchLayout::of(dims, samples, 1, false);
         const DeviceBuffer stashBuffer = deviceZeros(layout.bytes);
         const LayerStash stash = LayerStash::at(stashBuffer.as<std::byte>(), layout.layer);
-        const ScratchLayout scratchLayout = ScratchLayout::of(dims, samples, false);
-        const DeviceBuffer scratchBuffer = deviceZeros(scratchLayout.bytes);
+        const std::size_t groupBytes = std::size_t(dims.groupSize()) * std::size_t(seqLen)
+                                       * std::size_t(seqLen) * 2 * sizeof(Bf16);
+        const ScratchLayout scratchLayout = ScratchLayout::of(
+            dims, samples, false,
+            chunkGroups == 0 ? kAttentionScratchBytes : std::size_t(chunkGroups) * groupBytes);
+        QCOMPARE(scratchLayout.attentionKvHeads, chunkGroups == 0 ? kvHeads : chunkGroups);
+        // Scratch garbage must not leak into a result: everything read is written first.
+        const DeviceBuffer scratchBuffer
+            = deviceBf16(std::vector<float>(scratchLayout.bytes / sizeof(Bf16), std::nanf("")));
         orFail(uploadNow(stash.q, std::span<const Bf16>(toBf16(q))));
         orFail(uploadNow(stash.k, std::span<const Bf16>(toBf16(k))));
         orFail(uploadNow(stash.v, std::span<const Bf16>(toBf16(v))));
@@ -176,8 +302,13 @@ private Q_SLOTS:
         orFail(attentionForward(c, stash));
         orFail(attentionBackward(c, stash));
         const auto attn = orFail(copyToHost(std::span<const Bf16>(stash.attn, qCount), nullptr));
-        HETPLAN_COMPARE_CLOSE(attn, out, kBf16Tolerance);
-        // Probabilities and dS are bf16 operands here: a few roundings more per element.
+        // The scores are bf16 before the softmax: q, k ~ N(0, 2²) over headDim 4 make scaled
+        // scores of rms 4, each off by up to 2⁻⁹ of itself (rms 4 · 2⁻⁹/√3 ≈ 0.0045), which moves
+        // each probability by as much, relative. With the bf16 probabilities and output (2⁻⁹/√3
+        // ≈ 0.1 % each) that is about 0.8 % relative L2 (the host emulation's figure), against
+        // about 0.3 % with fp32 scores: twice kBf16Tolerance keeps a margin of 2.5.
+        HETPLAN_COMPARE_CLOSE(attn, out, 2 * kBf16Tolerance);
+        // Probabilities, dP and dS are bf16 operands here: a few roundings more per element.
         HETPLAN_COMPARE_CLOSE(orFail(copyToHost(c.scratch.qF, qCount, nullptr)), dq, 3e-2);
         HETPLAN_COMPARE_CLOSE(orFail(copyToHost(c.scratch.kF, kvCount, nullptr)), dk, 3e-2);
         HETPLAN_COMPARE_CLOSE(orFail(copyToHost(c.scratch.vF, kvCount, nullptr)), dv, 3e-2);

@@ -13,7 +13,7 @@ namespace hetplan::runtime::cuda::kernels {
 
 namespace {
 
-constexpr int kSoftmaxThreads = 128;                 // per row: 4 loads per thread at seqLen 4096
+constexpr int kSoftmaxThreads = 128;                   // per row: 4 loads per thread at seqLen 4096
 constexpr std::size_t kDefaultSharedBytes = 48 * 1024; // what a launch gets without opting in
 
 // kWidth consecutive bf16 columns as floats: one 16-byte load when kWidth is 8.
@@ -115,8 +115,8 @@ __global__ void scaledCausalSoftmaxKernel(__nv_bfloat16 *scores, int seqLen, flo
 
 // dS = scale · P ∘ (dP − Σ P ∘ dP) over the visible columns, 0 beyond, over dP.
 template<int kWidth>
-__global__ void scaledCausalSoftmaxBackwardKernel(const __nv_bfloat16 *probs,
-                                                  __nv_bfloat16 *dProbs, int seqLen, float scale)
+__global__ void scaledCausalSoftmaxBackwardKernel(const __nv_bfloat16 *probs, __nv_bfloat16 *dProbs,
+                                                  int seqLen, float scale)
 {
     extern __shared__ __align__(16) unsigned char rowCache[];
     __shared__ float shared[32];
@@ -167,9 +167,9 @@ Status allowSharedBytes(Kernel *kernel, std::size_t bytes, int seqLen)
     what += " bytes of shared memory for rows of ";
     what += std::to_string(seqLen);
     what += " columns";
-    return cudaCall(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         int(bytes)),
-                    what);
+    return cudaCall(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+        what);
 }
 
 template<int kWidth>
@@ -188,8 +188,7 @@ Status launchSoftmaxBackward(const Bf16 *probs, Bf16 *dProbs, unsigned rows, int
                              float scale, Stream stream)
 {
     const std::size_t bytes = 2 * std::size_t(seqLen) * sizeof(__nv_bfloat16);
-    if (Status st = allowSharedBytes(scaledCausalSoftmaxBackwardKernel<kWidth>, bytes, seqLen);
-        !st)
+    if (Status st = allowSharedBytes(scaledCausalSoftmaxBackwardKernel<kWidth>, bytes, seqLen); !st)
         return st;
     scaledCausalSoftmaxBackwardKernel<kWidth>
         <<<rows, kSoftmaxThreads, bytes, stream>>>(bf(probs), bf(dProbs), seqLen, scale);

@@ -118,42 +118,75 @@ Status forEachChunk(const LayerContext &c, Step step)
     return okStatus();
 }
 
+// The chunk's three kinds of product, each over its heads' batches. Scores: matrices =
+// rows·kvᵀ per query head (q·kᵀ, dO·Vᵀ), rows q-wide.
+Status scoresProduct(const LayerContext &c, const Chunk &chunk, const Bf16 *rows, const Bf16 *kv,
+                     Bf16 *matrices)
+{
+    const ShardDims &d = c.dims;
+    for (const HeadBatch &b : chunk.batches(d, Output::PerQueryHead)) {
+        const BatchOperands o(d, chunk.sample, b);
+        if (Status st = gemm(c.blas, Transpose::No, Transpose::Yes, d.seqLen, d.seqLen, d.headDim,
+                             1.0f, o.q(rows), o.kv(kv), 0.0f, o.scoresOut(matrices), b.count);
+            !st)
+            return st;
+    }
+    return okStatus();
+}
+
+// out = matrices·kv per query head (P·V, dS·K), out q-wide, bf16 or fp32.
+template<typename Element>
+Status valueProduct(const LayerContext &c, const Chunk &chunk, const Bf16 *matrices, const Bf16 *kv,
+                    Element *out)
+{
+    const ShardDims &d = c.dims;
+    for (const HeadBatch &b : chunk.batches(d, Output::PerQueryHead)) {
+        const BatchOperands o(d, chunk.sample, b);
+        if (Status st = gemm(c.blas, Transpose::No, Transpose::No, d.seqLen, d.headDim, d.seqLen,
+                             1.0f, o.scores(matrices), o.kv(kv), 0.0f, o.qOut(out), b.count);
+            !st)
+            return st;
+    }
+    return okStatus();
+}
+
+// out = Σ over each KV head's group of matrices ᵀ·rows (Pᵀ·dO, dSᵀ·q), out kv-wide fp32: the
+// group's first query head writes, the others add, in head order.
+Status groupSumProduct(const LayerContext &c, const Chunk &chunk, const Bf16 *matrices,
+                       const Bf16 *rows, float *out)
+{
+    const ShardDims &d = c.dims;
+    const std::vector<HeadBatch> batches = chunk.batches(d, Output::SummedPerKvHead);
+    for (std::size_t i = 0; i < batches.size(); ++i) {
+        const BatchOperands o(d, chunk.sample, batches[i]);
+        if (Status st = gemm(c.blas, Transpose::Yes, Transpose::No, d.seqLen, d.headDim, d.seqLen,
+                             1.0f, o.scores(matrices), o.q(rows), i == 0 ? 0.0f : 1.0f,
+                             o.kvOut(out), batches[i].count);
+            !st)
+            return st;
+    }
+    return okStatus();
+}
+
 // scratch.scores = softmax(q·kᵀ / √d) of the chunk's heads (bf16): the raw scores in bf16 from
 // the GEMM, then the fused kernel. The masked half is computed and overwritten with 0: cuBLAS
 // has no triangular GEMM of this shape, and it is a small share of a layer's GEMM time.
 Status chunkProbabilities(const LayerContext &c, const LayerStash &s, const Chunk &chunk)
 {
-    const ShardDims &d = c.dims;
-    for (const HeadBatch &b : chunk.batches(d, Output::PerQueryHead)) {
-        const BatchOperands o(d, chunk.sample, b);
-        if (Status st
-            = gemm(c.blas, Transpose::No, Transpose::Yes, d.seqLen, d.seqLen, d.headDim, 1.0f,
-                   o.q(s.q), o.kv(s.k), 0.0f, o.scoresOut(c.scratch.scores), b.count);
-            !st)
-            return st;
-    }
-    return kernels::scaledCausalSoftmax(c.scratch.scores, chunk.matrices(d), d.seqLen,
-                                        softmaxScale(d), c.stream);
+    if (Status st = scoresProduct(c, chunk, s.q, s.k, c.scratch.scores); !st)
+        return st;
+    return kernels::scaledCausalSoftmax(c.scratch.scores, chunk.matrices(c.dims), c.dims.seqLen,
+                                        softmaxScale(c.dims), c.stream);
 }
 
 } // namespace
 
 Status attentionForward(const LayerContext &c, const LayerStash &s)
 {
-    const ShardDims &d = c.dims;
     const Status done = forEachChunk(c, [&](const Chunk &chunk) -> Status {
         if (Status st = chunkProbabilities(c, s, chunk); !st)
             return st;
-        for (const HeadBatch &b : chunk.batches(d, Output::PerQueryHead)) {
-            const BatchOperands o(d, chunk.sample, b);
-            // out = P · V
-            if (Status st
-                = gemm(c.blas, Transpose::No, Transpose::No, d.seqLen, d.headDim, d.seqLen, 1.0f,
-                       o.scores(c.scratch.scores), o.kv(s.v), 0.0f, o.qOut(s.attn), b.count);
-                !st)
-                return st;
-        }
-        return okStatus();
+        return valueProduct(c, chunk, c.scratch.scores, s.v, s.attn); // out = P·V
     });
     if (!done)
         return done;
@@ -162,56 +195,23 @@ Status attentionForward(const LayerContext &c, const LayerStash &s)
 
 Status attentionBackward(const LayerContext &c, const LayerStash &s)
 {
-    const ShardDims &d = c.dims;
     const Scratch &x = c.scratch;
     const Status done = forEachChunk(c, [&](const Chunk &chunk) -> Status {
         if (Status st = chunkProbabilities(c, s, chunk); !st)
             return st;
-        // dV = Σ over the group of Pᵀ·dO: the first query head of each KV head writes, the
-        // others add, in head order.
-        const std::vector<HeadBatch> summed = chunk.batches(d, Output::SummedPerKvHead);
-        for (std::size_t i = 0; i < summed.size(); ++i) {
-            const BatchOperands o(d, chunk.sample, summed[i]);
-            if (Status st = gemm(c.blas, Transpose::Yes, Transpose::No, d.seqLen, d.headDim,
-                                 d.seqLen, 1.0f, o.scores(x.scores), o.q(x.dAttn),
-                                 i == 0 ? 0.0f : 1.0f, o.kvOut(x.vF), summed[i].count);
-                !st)
-                return st;
-        }
-        const std::vector<HeadBatch> perHead = chunk.batches(d, Output::PerQueryHead);
-        // dP = dO·Vᵀ
-        for (const HeadBatch &b : perHead) {
-            const BatchOperands o(d, chunk.sample, b);
-            if (Status st
-                = gemm(c.blas, Transpose::No, Transpose::Yes, d.seqLen, d.seqLen, d.headDim, 1.0f,
-                       o.q(x.dAttn), o.kv(s.v), 0.0f, o.scoresOut(x.dScores), b.count);
-                !st)
-                return st;
-        }
+        if (Status st = groupSumProduct(c, chunk, x.scores, x.dAttn, x.vF); !st) // dV = Σ Pᵀ·dO
+            return st;
+        if (Status st = scoresProduct(c, chunk, x.dAttn, s.v, x.dScores); !st) // dP = dO·Vᵀ
+            return st;
         // dS = P ∘ (dP − rowsum(P ∘ dP)) / √d, over dP.
-        if (Status st = kernels::scaledCausalSoftmaxBackward(x.scores, x.dScores, chunk.matrices(d),
-                                                             d.seqLen, softmaxScale(d), c.stream);
+        if (Status st
+            = kernels::scaledCausalSoftmaxBackward(x.scores, x.dScores, chunk.matrices(c.dims),
+                                                   c.dims.seqLen, softmaxScale(c.dims), c.stream);
             !st)
             return st;
-        // dQ = dS·K
-        for (const HeadBatch &b : perHead) {
-            const BatchOperands o(d, chunk.sample, b);
-            if (Status st
-                = gemm(c.blas, Transpose::No, Transpose::No, d.seqLen, d.headDim, d.seqLen, 1.0f,
-                       o.scores(x.dScores), o.kv(s.k), 0.0f, o.qOut(x.qF), b.count);
-                !st)
-                return st;
-        }
-        // dK = Σ over the group of dSᵀ·Q, as dV.
-        for (std::size_t i = 0; i < summed.size(); ++i) {
-            const BatchOperands o(d, chunk.sample, summed[i]);
-            if (Status st = gemm(c.blas, Transpose::Yes, Transpose::No, d.seqLen, d.headDim,
-                                 d.seqLen, 1.0f, o.scores(x.dScores), o.q(s.q),
-                                 i == 0 ? 0.0f : 1.0f, o.kvOut(x.kF), summed[i].count);
-                !st)
-                return st;
-        }
-        return okStatus();
+        if (Status st = valueProduct(c, chunk, x.dScores, s.k, x.qF); !st) // dQ = dS·K
+            return st;
+        return groupSumProduct(c, chunk, x.dScores, s.q, x.kF); // dK = Σ dSᵀ·q
     });
     if (!done)
         return done;
