@@ -98,10 +98,10 @@ Status layerBackward(const LayerContext &c, const LayerWeights &w, const LayerSt
 
 // Causal attention over this shard's heads (causal_attention.h; docs/gpu-model.md#kernels): one
 // sample at a time, the heads in chunks of scratch.attentionKvHeads KV heads, each chunk's heads
-// in strided-batched GEMMs with bf16 scores and the fused scaled causal softmax; grouped-query
-// heads read KV head h / (qHeads / kvHeads). Forward writes s.attn; backward recomputes the
-// probabilities, takes dAttn (scratch) and writes the gradients of the rotated q, k and v into
-// the fp32 scratch qF, kF, vF.
+// in strided-batched GEMMs (by causal blocks of query rows) with bf16 scores and the fused scaled
+// causal softmax; grouped-query heads read KV head h / (qHeads / kvHeads). Forward writes s.attn;
+// backward recomputes the probabilities, takes dAttn (scratch) and writes the gradients of the
+// rotated q, k and v into the fp32 scratch qF, kF, vF.
 Status attentionForward(const LayerContext &c, const LayerStash &s);
 Status attentionBackward(const LayerContext &c, const LayerStash &s);
 
