@@ -149,6 +149,8 @@ template<typename Step>
 Status forEachChunk(const LayerContext &c, Step step)
 {
     const int perChunk = c.scratch.attentionKvHeads;
+    if (perChunk < 1) // a Scratch not made by Scratch::at
+        return Error{ErrorKind::Internal, "attention: the scratch has no attention chunk size"};
     for (int sample = 0; sample < c.samples; ++sample) {
         for (int first = 0; first < c.dims.kvHeads; first += perChunk) {
             if (Status st = step(Chunk{sample, first, std::min(perChunk, c.dims.kvHeads - first)});
