@@ -23,12 +23,14 @@ __device__ void loadColumns(const __nv_bfloat16 *at, float (&x)[kWidth])
     if constexpr (kWidth == 8) {
         const uint4 raw = *reinterpret_cast<const uint4 *>(at);
         const auto *pairs = reinterpret_cast<const __nv_bfloat162 *>(&raw);
+#pragma unroll
         for (int i = 0; i < 4; ++i) {
             const float2 f = __bfloat1622float2(pairs[i]);
             x[2 * i] = f.x;
             x[2 * i + 1] = f.y;
         }
     } else {
+#pragma unroll
         for (int i = 0; i < kWidth; ++i)
             x[i] = __bfloat162float(at[i]);
     }
@@ -41,10 +43,12 @@ __device__ void storeColumns(const float (&x)[kWidth], __nv_bfloat16 *at)
     if constexpr (kWidth == 8) {
         uint4 raw;
         auto *pairs = reinterpret_cast<__nv_bfloat162 *>(&raw);
+#pragma unroll
         for (int i = 0; i < 4; ++i)
             pairs[i] = __floats2bfloat162_rn(x[2 * i], x[2 * i + 1]);
         *reinterpret_cast<uint4 *>(at) = raw;
     } else {
+#pragma unroll
         for (int i = 0; i < kWidth; ++i)
             at[i] = __float2bfloat16_rn(x[i]);
     }
@@ -88,6 +92,7 @@ __global__ void scaledCausalSoftmaxKernel(__nv_bfloat16 *scores, int seqLen, flo
     for (int g = int(threadIdx.x); g < r.visibleGroups; g += int(blockDim.x)) {
         float x[kWidth];
         loadColumns<kWidth>(row + std::size_t(g) * kWidth, x);
+#pragma unroll
         for (int i = 0; i < kWidth; ++i) {
             const float s = g * kWidth + i < r.visible ? x[i] * scale : -INFINITY;
             cache[i * r.groups + g] = s;
@@ -97,6 +102,7 @@ __global__ void scaledCausalSoftmaxKernel(__nv_bfloat16 *scores, int seqLen, flo
     maxScore = blockReduce(maxScore, MaxOp{}, -INFINITY, shared);
     float sum = 0;
     for (int g = int(threadIdx.x); g < r.visibleGroups; g += int(blockDim.x)) {
+#pragma unroll
         for (int i = 0; i < kWidth; ++i) {
             const float e = expf(cache[i * r.groups + g] - maxScore); // 0 where masked
             cache[i * r.groups + g] = e;
@@ -107,6 +113,7 @@ __global__ void scaledCausalSoftmaxKernel(__nv_bfloat16 *scores, int seqLen, flo
     const float inverse = 1.0f / sum;
     for (int g = int(threadIdx.x); g < r.groups; g += int(blockDim.x)) {
         float p[kWidth];
+#pragma unroll
         for (int i = 0; i < kWidth; ++i)
             p[i] = g * kWidth + i < r.visible ? cache[i * r.groups + g] * inverse : 0.0f;
         storeColumns<kWidth>(p, row + std::size_t(g) * kWidth);
@@ -130,6 +137,7 @@ __global__ void scaledCausalSoftmaxBackwardKernel(const __nv_bfloat16 *probs, __
         float dp[kWidth];
         loadColumns<kWidth>(probs + r.base + std::size_t(g) * kWidth, p);
         loadColumns<kWidth>(dRow + std::size_t(g) * kWidth, dp);
+#pragma unroll
         for (int i = 0; i < kWidth; ++i) {
             const bool seen = g * kWidth + i < r.visible;
             cachedP[i * r.groups + g] = __float2bfloat16_rn(seen ? p[i] : 0.0f);
@@ -140,6 +148,7 @@ __global__ void scaledCausalSoftmaxBackwardKernel(const __nv_bfloat16 *probs, __
     dot = blockReduce(dot, SumOp{}, 0.0f, shared);
     for (int g = int(threadIdx.x); g < r.groups; g += int(blockDim.x)) {
         float ds[kWidth];
+#pragma unroll
         for (int i = 0; i < kWidth; ++i) {
             const float p = __bfloat162float(cachedP[i * r.groups + g]);
             const float dp = __bfloat162float(cachedDp[i * r.groups + g]);

@@ -247,7 +247,7 @@ Status chunkProbabilities(const LayerContext &c, const LayerStash &s, const Chun
 
 Status attentionForward(const LayerContext &c, const LayerStash &s)
 {
-    const Status done = forEachChunk(c, [&](const Chunk &chunk) -> Status {
+    Status done = forEachChunk(c, [&](const Chunk &chunk) -> Status {
         if (Status st = chunkProbabilities(c, s, chunk); !st)
             return st;
         return valueProduct(c, chunk, c.scratch.scores, s.v, s.attn); // out = P·V
@@ -260,7 +260,7 @@ Status attentionForward(const LayerContext &c, const LayerStash &s)
 Status attentionBackward(const LayerContext &c, const LayerStash &s)
 {
     const Scratch &x = c.scratch;
-    const Status done = forEachChunk(c, [&](const Chunk &chunk) -> Status {
+    Status done = forEachChunk(c, [&](const Chunk &chunk) -> Status {
         if (Status st = chunkProbabilities(c, s, chunk); !st)
             return st;
         if (Status st = groupSumProduct(c, chunk, x.scores, x.dAttn, x.vF); !st) // dV = Σ Pᵀ·dO
