@@ -317,6 +317,26 @@ private Q_SLOTS:
         cublasDestroy(blas);
     }
 
+    // cuBLAS refuses a leading dimension below the row length; the Error names the GEMM's shape
+    // and where it was called (cublas_status.h).
+    void gemmFailureNamesTheCallAndItsPlace()
+    {
+        const DeviceBuffer a = deviceZeros(64 * sizeof(Bf16));
+        const DeviceBuffer out = deviceZeros(64 * sizeof(float));
+        cublasHandle_t blas = nullptr;
+        QCOMPARE(cublasCreate(&blas), CUBLAS_STATUS_SUCCESS);
+        const Status st
+            = gemm(blas, Transpose::No, Transpose::No, 4, 4, 4, 1.0f, {a.as<Bf16>(), 2, 0},
+                   {a.as<Bf16>(), 4, 0}, 0.0f, GemmOut::f32(out.as<float>(), 4));
+        cublasDestroy(blas);
+        QVERIFY(!st);
+        const std::string &message = st.error().message;
+        QVERIFY2(message.find("cublasGemmStridedBatchedEx (4×4×4, batch 1) failed at "
+                              "runtime/cuda/model/cublas_gemm.cpp:")
+                     != std::string::npos,
+                 message.c_str());
+    }
+
     void crossEntropyMatchesTheCpu()
     {
         const kernels::TokenSource tokens{17, 3, 2, 40, 1000};
