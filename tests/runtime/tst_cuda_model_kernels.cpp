@@ -22,33 +22,72 @@ namespace {
 constexpr double kBf16Tolerance = 1e-2; // outputs rounded to bf16: 2⁻⁹ each, a few per result
 constexpr double kFloatTolerance = 1e-5;
 
-// Every element of `actual` within (2⁻⁸ + 2⁻¹⁴)·|expected| plus `fp32Bound(row)`, and above the
-// diagonal of each [seqLen × seqLen] matrix exactly +0. 2⁻⁸ is bf16's unit roundoff (8
-// significant bits, round to nearest); 2⁻¹⁴ leaves room for the fp32 arithmetic before it (a few
-// 2⁻²⁴ per operation, relative), far below what a wrong formula makes.
-template<typename Bound>
-void compareRows(const std::vector<float> &actual, const std::vector<double> &expected,
-                 std::size_t seqLen, Bound fp32Bound)
+// The fp64 softmax of one score row at query position `position` (columns [0, position]
+// visible), 0 beyond.
+std::vector<double> softmaxReference(const float *scores, std::size_t seqLen, std::size_t position,
+                                     float scale)
 {
-    QCOMPARE(actual.size(), expected.size());
-    for (std::size_t at = 0; at < actual.size(); ++at) {
-        const std::size_t row = at / seqLen;
-        const std::size_t column = at % seqLen;
-        if (column > row % seqLen) {
-            if (actual[at] != 0.0f || std::signbit(actual[at]))
+    std::vector<double> p(seqLen, 0.0);
+    double maxScore = -INFINITY;
+    for (std::size_t j = 0; j <= position; ++j)
+        maxScore = std::max(maxScore, double(scale) * scores[j]);
+    double sum = 0;
+    for (std::size_t j = 0; j <= position; ++j)
+        sum += std::exp(double(scale) * scores[j] - maxScore);
+    for (std::size_t j = 0; j <= position; ++j)
+        p[j] = std::exp(double(scale) * scores[j] - maxScore) / sum;
+    return p;
+}
+
+// The fp64 dS = scale · P ∘ (dP − Σ P ∘ dP) of one row, and what the kernel's fp32 row sum may
+// add to each element's error: a few 2⁻²⁴ of Σ |P ∘ dP| per addition (at most seqLen).
+struct SoftmaxBackwardReference
+{
+    std::vector<double> dS;
+    double fp32Bound = 0;
+};
+
+SoftmaxBackwardReference softmaxBackwardReference(const float *p, const float *dp,
+                                                  std::size_t seqLen, std::size_t position,
+                                                  float scale)
+{
+    SoftmaxBackwardReference r{std::vector<double>(seqLen, 0.0), 0.0};
+    double dot = 0;
+    double magnitude = 0;
+    for (std::size_t j = 0; j <= position; ++j) {
+        dot += double(p[j]) * dp[j];
+        magnitude += std::abs(double(p[j]) * dp[j]);
+    }
+    for (std::size_t j = 0; j <= position; ++j)
+        r.dS[j] = scale * p[j] * (dp[j] - dot);
+    r.fp32Bound = scale * magnitude * double(position + 1) * 0x1p-22;
+    return r;
+}
+
+// Every visible element of a kernel's bf16 row within (2⁻⁸ + 2⁻¹⁴)·|expected| + fp32Bound, and
+// every masked one exactly +0. 2⁻⁸ is bf16's unit roundoff (8 significant bits, round to
+// nearest); 2⁻¹⁴ leaves room for the fp32 arithmetic before it (a few 2⁻²⁴ per operation,
+// relative), far below what a wrong formula makes. `row` names the row in a failure.
+void compareRow(const float *actual, const std::vector<double> &expected, std::size_t position,
+                double fp32Bound, std::size_t row)
+{
+    for (std::size_t column = 0; column < expected.size(); ++column) {
+        const float x = actual[column];
+        if (column > position) {
+            if (x != 0.0f || std::signbit(x))
                 QFAIL(qPrintable(QStringLiteral("masked row %1 column %2: %3")
                                      .arg(row)
                                      .arg(column)
-                                     .arg(double(actual[at]))));
+                                     .arg(double(x))));
             continue;
         }
-        const double bound = (0x1p-8 + 0x1p-14) * std::abs(expected[at]) + fp32Bound(row);
-        if (!(std::abs(actual[at] - expected[at]) <= bound)) // NaN fails too
+        const double bound = (0x1p-8 + 0x1p-14) * std::abs(expected[column]) + fp32Bound;
+        if (!(std::abs(x - expected[column]) <= bound)) // NaN fails too
             QFAIL(qPrintable(QStringLiteral("row %1 column %2: %3, expected %4")
                                  .arg(row)
                                  .arg(column)
-                                 .arg(double(actual[at]))
-                                 .arg(expected[at])));
+                                 .arg(double(x))
+                                 .arg(expected[column])));
     }
 }
 
@@ -189,55 +228,79 @@ private Q_SLOTS:
         const float scale = 0.3f;
         const auto n = std::size_t(seqLen);
         const std::size_t count = std::size_t(matrices) * n * n;
-        std::vector<float> scores = bf16Random(count + std::size_t(offset), 15, 4.0f);
+        const std::vector<float> scores = bf16Random(count + std::size_t(offset), 15, 4.0f);
         const std::vector<float> dProbs = bf16Random(count + std::size_t(offset), 16);
 
-        // Forward, fp64: p = softmax(scale · s) over [0, position].
-        std::vector<double> expected(count, 0.0);
-        for (std::size_t r = 0; r < std::size_t(matrices) * n; ++r) {
-            const float *row = scores.data() + std::size_t(offset) + r * n;
-            const std::size_t visible = r % n + 1;
-            double maxScore = -INFINITY;
-            for (std::size_t j = 0; j < visible; ++j)
-                maxScore = std::max(maxScore, double(scale) * row[j]);
-            double sum = 0;
-            for (std::size_t j = 0; j < visible; ++j)
-                sum += std::exp(double(scale) * row[j] - maxScore);
-            for (std::size_t j = 0; j < visible; ++j)
-                expected[r * n + j] = std::exp(double(scale) * row[j] - maxScore) / sum;
-        }
         const DeviceBuffer device = deviceBf16(scores);
         Bf16 *probs = device.as<Bf16>() + offset;
         orFail(kernels::scaledCausalSoftmax(probs, matrices, seqLen, scale, nullptr));
         orFail(kernels::lastLaunchError("scaledCausalSoftmax"));
         const std::vector<float> p
             = orFail(copyToHost(std::span<const Bf16>(probs, count), nullptr));
-        // Beyond the relative bound: nothing but the fp32 rounding of tiny p, 2⁻²⁰ absolute.
-        compareRows(p, expected, n, [](std::size_t) { return 0x1p-20; });
-
-        // Backward, fp64 from the bf16 P the forward wrote: dS = scale · P ∘ (dP − Σ P ∘ dP).
-        std::vector<double> expectedDs(count, 0.0);
-        std::vector<double> rowBound(std::size_t(matrices) * n);
-        for (std::size_t r = 0; r < std::size_t(matrices) * n; ++r) {
-            const float *dRow = dProbs.data() + std::size_t(offset) + r * n;
-            const std::size_t visible = r % n + 1;
-            double dot = 0;
-            double magnitude = 0;
-            for (std::size_t j = 0; j < visible; ++j) {
-                dot += double(p[r * n + j]) * dRow[j];
-                magnitude += std::abs(double(p[r * n + j]) * dRow[j]);
-            }
-            for (std::size_t j = 0; j < visible; ++j)
-                expectedDs[r * n + j] = scale * p[r * n + j] * (dRow[j] - dot);
-            // The fp32 row sum is off by a few 2⁻²⁴ of Σ |P ∘ dP| per addition (at most seqLen).
-            rowBound[r] = scale * magnitude * double(visible) * 0x1p-22;
-        }
         const DeviceBuffer dDevice = deviceBf16(dProbs);
         Bf16 *dS = dDevice.as<Bf16>() + offset;
         orFail(kernels::scaledCausalSoftmaxBackward(probs, dS, matrices, seqLen, scale, nullptr));
         orFail(kernels::lastLaunchError("scaledCausalSoftmaxBackward"));
-        compareRows(orFail(copyToHost(std::span<const Bf16>(dS, count), nullptr)), expectedDs, n,
-                    [&](std::size_t r) { return rowBound[r]; });
+        const std::vector<float> ds = orFail(copyToHost(std::span<const Bf16>(dS, count), nullptr));
+        for (std::size_t r = 0; r < std::size_t(matrices) * n && !QTest::currentTestFailed(); ++r) {
+            const std::size_t position = r % n;
+            const std::size_t at = r * n;
+            // Beyond the relative bound: nothing but the fp32 rounding of tiny p, 2⁻²⁰ absolute.
+            compareRow(p.data() + at,
+                       softmaxReference(scores.data() + offset + at, n, position, scale), position,
+                       0x1p-20, r);
+            // From the bf16 P the forward wrote.
+            const SoftmaxBackwardReference expected = softmaxBackwardReference(
+                p.data() + at, dProbs.data() + offset + at, n, position, scale);
+            compareRow(ds.data() + at, expected.dS, position, expected.fp32Bound, r);
+        }
+    }
+
+    // Rows of 12 304 columns: 48 KiB and a little more of shared memory per block (forward: fp32,
+    // backward: two bf16 per column), which a launch only gets by opting in. One matrix (300
+    // MB of bf16), a few of its rows checked.
+    void fusedSoftmaxTakesLongRows()
+    {
+        const int seqLen = 12304;
+        const float scale = 0.1f;
+        const auto n = std::size_t(seqLen);
+        std::vector<Bf16> scores(n * n);
+        std::vector<Bf16> dProbs(n * n);
+        for (std::size_t i = 0; i < n * n; ++i) { // cheap pseudo-random values in [−4, 4)
+            const std::uint64_t bits = (i + 1) * 0x9e3779b97f4a7c15ULL;
+            scores[i] = toBf16(float((bits >> 40) % 8192) / 1024.0f - 4.0f);
+            dProbs[i] = toBf16(float((bits >> 20) % 8192) / 1024.0f - 4.0f);
+        }
+        DeviceBuffer device;
+        orFail(device.reserve(n * n * sizeof(Bf16)));
+        orFail(uploadNow(device.as<void>(), std::span<const Bf16>(scores)));
+        DeviceBuffer dDevice;
+        orFail(dDevice.reserve(n * n * sizeof(Bf16)));
+        orFail(uploadNow(dDevice.as<void>(), std::span<const Bf16>(dProbs)));
+        orFail(kernels::scaledCausalSoftmax(device.as<Bf16>(), 1, seqLen, scale, nullptr));
+        orFail(kernels::scaledCausalSoftmaxBackward(device.as<Bf16>(), dDevice.as<Bf16>(), 1,
+                                                    seqLen, scale, nullptr));
+        orFail(kernels::lastLaunchError("the fused softmax on long rows"));
+        for (const std::size_t r : {0, 1, 7, 8, 4095, 6151, 12295, 12303}) {
+            const auto rowOf = [&](const std::vector<Bf16> &m) {
+                std::vector<float> row(n);
+                for (std::size_t j = 0; j < n; ++j)
+                    row[j] = fromBf16(m[r * n + j]);
+                return row;
+            };
+            const std::vector<float> p
+                = orFail(copyToHost(std::span<const Bf16>(device.as<Bf16>() + r * n, n), nullptr));
+            compareRow(p.data(), softmaxReference(rowOf(scores).data(), n, r, scale), r, 0x1p-20,
+                       r);
+            const SoftmaxBackwardReference expected
+                = softmaxBackwardReference(p.data(), rowOf(dProbs).data(), n, r, scale);
+            compareRow(
+                orFail(copyToHost(std::span<const Bf16>(dDevice.as<Bf16>() + r * n, n), nullptr))
+                    .data(),
+                expected.dS, r, expected.fp32Bound, r);
+            if (QTest::currentTestFailed())
+                return;
+        }
     }
 
     void causalAttentionMatchesTheCpu_data()
