@@ -161,75 +161,72 @@ Status forEachChunk(const LayerContext &c, Step step)
     return okStatus();
 }
 
-// The chunk's three kinds of product, each over its heads' batches and the causal blocks.
-// Scores: matrices = rows·kvᵀ per query head (q·kᵀ, dO·Vᵀ), rows q-wide; block i's rows against
-// the keys before its end.
-Status scoresProduct(const LayerContext &c, const Chunk &chunk, const Bf16 *rows, const Bf16 *kv,
-                     Bf16 *matrices)
+// Runs `blockGemm(operands, batch size, first batch?, block)` for each of the chunk's batches
+// (for `output`) and each causal block, in order, up to the first failure.
+template<typename BlockGemm>
+Status forEachBatchAndBlock(const LayerContext &c, const Chunk &chunk, Output output,
+                            BlockGemm blockGemm)
 {
-    const ShardDims &d = c.dims;
-    for (const HeadBatch &b : chunk.batches(d, Output::PerQueryHead)) {
-        const BatchOperands o(d, chunk.sample, b);
-        for (int i = 0; i < kCausalBlocks; ++i) {
-            const RowBlock r = causalBlock(d.seqLen, i);
-            if (r.end == r.begin)
+    const std::vector<HeadBatch> batches = chunk.batches(c.dims, output);
+    for (std::size_t i = 0; i < batches.size(); ++i) {
+        const BatchOperands o(c.dims, chunk.sample, batches[i]);
+        for (int j = 0; j < kCausalBlocks; ++j) {
+            const RowBlock block = causalBlock(c.dims.seqLen, j);
+            if (block.end == block.begin)
                 continue;
-            if (Status st = gemm(c.blas, Transpose::No, Transpose::Yes, r.end - r.begin, r.end,
-                                 d.headDim, 1.0f, o.q(rows, r.begin), o.kv(kv, 0), 0.0f,
-                                 o.scoresOut(matrices, r.begin), b.count);
-                !st)
+            if (Status st = blockGemm(o, batches[i].count, i == 0, block); !st)
                 return st;
         }
     }
     return okStatus();
 }
 
-// out = matrices·kv per query head (P·V, dS·K), out q-wide, bf16 or fp32; block i's rows from
+// The chunk's three kinds of product. Scores: matrices = rows·kvᵀ per query head (q·kᵀ,
+// dO·Vᵀ), rows q-wide; a block's rows against the keys before its end.
+Status scoresProduct(const LayerContext &c, const Chunk &chunk, const Bf16 *rows, const Bf16 *kv,
+                     Bf16 *matrices)
+{
+    const ShardDims &d = c.dims;
+    return forEachBatchAndBlock(c, chunk, Output::PerQueryHead,
+                                [&](const BatchOperands &o, int count, bool, const RowBlock &r) {
+                                    return gemm(c.blas, Transpose::No, Transpose::Yes,
+                                                r.end - r.begin, r.end, d.headDim, 1.0f,
+                                                o.q(rows, r.begin), o.kv(kv, 0), 0.0f,
+                                                o.scoresOut(matrices, r.begin), count);
+                                });
+}
+
+// out = matrices·kv per query head (P·V, dS·K), out q-wide, bf16 or fp32; a block's rows from
 // the keys before its end.
 template<typename Element>
 Status valueProduct(const LayerContext &c, const Chunk &chunk, const Bf16 *matrices, const Bf16 *kv,
                     Element *out)
 {
     const ShardDims &d = c.dims;
-    for (const HeadBatch &b : chunk.batches(d, Output::PerQueryHead)) {
-        const BatchOperands o(d, chunk.sample, b);
-        for (int i = 0; i < kCausalBlocks; ++i) {
-            const RowBlock r = causalBlock(d.seqLen, i);
-            if (r.end == r.begin)
-                continue;
-            if (Status st = gemm(c.blas, Transpose::No, Transpose::No, r.end - r.begin, d.headDim,
-                                 r.end, 1.0f, o.scores(matrices, r.begin, 0), o.kv(kv, 0), 0.0f,
-                                 o.qOut(out, r.begin), b.count);
-                !st)
-                return st;
-        }
-    }
-    return okStatus();
+    return forEachBatchAndBlock(c, chunk, Output::PerQueryHead,
+                                [&](const BatchOperands &o, int count, bool, const RowBlock &r) {
+                                    return gemm(c.blas, Transpose::No, Transpose::No,
+                                                r.end - r.begin, d.headDim, r.end, 1.0f,
+                                                o.scores(matrices, r.begin, 0), o.kv(kv, 0), 0.0f,
+                                                o.qOut(out, r.begin), count);
+                                });
 }
 
 // out = Σ over each KV head's group of matricesᵀ·rows (Pᵀ·dO, dSᵀ·q), out kv-wide fp32: the
-// group's first query head writes, the others add, in head order. Block j's keys take the rows
-// from its beginning on (earlier rows do not see them).
+// group's first query head writes, the others add, in head order. A block of keys takes the
+// rows from its beginning on (earlier rows do not see it).
 Status groupSumProduct(const LayerContext &c, const Chunk &chunk, const Bf16 *matrices,
                        const Bf16 *rows, float *out)
 {
     const ShardDims &d = c.dims;
-    const std::vector<HeadBatch> batches = chunk.batches(d, Output::SummedPerKvHead);
-    for (std::size_t i = 0; i < batches.size(); ++i) {
-        const BatchOperands o(d, chunk.sample, batches[i]);
-        for (int j = 0; j < kCausalBlocks; ++j) {
-            const RowBlock keys = causalBlock(d.seqLen, j);
-            if (keys.end == keys.begin)
-                continue;
-            if (Status st = gemm(c.blas, Transpose::Yes, Transpose::No, keys.end - keys.begin,
-                                 d.headDim, d.seqLen - keys.begin, 1.0f,
-                                 o.scores(matrices, keys.begin, keys.begin), o.q(rows, keys.begin),
-                                 i == 0 ? 0.0f : 1.0f, o.kvOut(out, keys.begin), batches[i].count);
-                !st)
-                return st;
-        }
-    }
-    return okStatus();
+    return forEachBatchAndBlock(
+        c, chunk, Output::SummedPerKvHead,
+        [&](const BatchOperands &o, int count, bool first, const RowBlock &keys) {
+            return gemm(c.blas, Transpose::Yes, Transpose::No, keys.end - keys.begin, d.headDim,
+                        d.seqLen - keys.begin, 1.0f, o.scores(matrices, keys.begin, keys.begin),
+                        o.q(rows, keys.begin), first ? 0.0f : 1.0f, o.kvOut(out, keys.begin),
+                        count);
+        });
 }
 
 // scratch.scores = softmax(q·kᵀ / √d) of the chunk's heads (bf16): the raw scores in bf16 from
