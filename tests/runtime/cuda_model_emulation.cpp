@@ -128,6 +128,13 @@ cublasStatus_t CUBLASWINAPI cublasGemmStridedBatchedEx(
         || ldc < std::max(1, m) || compute != CUBLAS_COMPUTE_32F || typeA != CUDA_R_16BF
         || typeB != CUDA_R_16BF)
         return CUBLAS_STATUS_INVALID_VALUE;
+    // Batches whose results share an element race on a GPU (inputs may, as with a stride of 0):
+    // results are either whole blocks apart or side by side within the leading dimension.
+    const long long apart = std::abs(strideC);
+    const bool disjointBlocks = apart >= static_cast<long long>(std::max(n, 1) - 1) * ldc + m;
+    const bool sideBySide = apart >= m && static_cast<long long>(batch - 1) * apart + m <= ldc;
+    if (batch > 1 && !disjointBlocks && !sideBySide)
+        return CUBLAS_STATUS_INVALID_VALUE;
     const float scaleAB = *static_cast<const float *>(alpha);
     const float scaleC = *static_cast<const float *>(beta);
     for (int batchIndex = 0; batchIndex < batch; ++batchIndex) {
@@ -300,40 +307,47 @@ void rotary(const float *x, int samples, int seqLen, int heads, int headDim, con
     }
 }
 
-void causalSoftmax(float *scores, int batch, int seqLen, Bf16 *probs, Stream)
+// attention_kernels.cu's two kernels, row by row: the same formulas, the sums in column order.
+Status scaledCausalSoftmax(Bf16 *scores, int matrices, int seqLen, float scale, Stream)
 {
     const auto n = std::size_t(seqLen);
-    for (std::size_t r = 0; r < std::size_t(batch) * n; ++r) {
-        float *row = scores + r * n;
+    std::vector<float> cache(n);
+    for (std::size_t r = 0; r < std::size_t(matrices) * n; ++r) {
+        Bf16 *row = scores + r * n;
         const std::size_t visible = r % n + 1;
         float maxScore = -INFINITY;
-        for (std::size_t j = 0; j < visible; ++j)
-            maxScore = std::max(maxScore, row[j]);
+        for (std::size_t j = 0; j < visible; ++j) {
+            cache[j] = fromBf16(row[j]) * scale;
+            maxScore = std::max(maxScore, cache[j]);
+        }
         float sum = 0;
         for (std::size_t j = 0; j < visible; ++j) {
-            row[j] = std::exp(row[j] - maxScore);
-            sum += row[j];
+            cache[j] = std::exp(cache[j] - maxScore);
+            sum += cache[j];
         }
-        for (std::size_t j = 0; j < n; ++j) {
-            row[j] = j < visible ? row[j] * (1.0f / sum) : 0.0f;
-            probs[r * n + j] = cuda::toBf16(row[j]);
-        }
+        const float inverse = 1.0f / sum;
+        for (std::size_t j = 0; j < n; ++j)
+            row[j] = cuda::toBf16(j < visible ? cache[j] * inverse : 0.0f);
     }
+    return okStatus();
 }
 
-void causalSoftmaxBackward(const float *probs, const float *dProbs, int batch, int seqLen,
-                           Bf16 *dScores, Stream)
+Status scaledCausalSoftmaxBackward(const Bf16 *probs, Bf16 *dProbs, int matrices, int seqLen,
+                                   float scale, Stream)
 {
     const auto n = std::size_t(seqLen);
-    for (std::size_t r = 0; r < std::size_t(batch) * n; ++r) {
+    for (std::size_t r = 0; r < std::size_t(matrices) * n; ++r) {
+        const Bf16 *p = probs + r * n;
+        Bf16 *dp = dProbs + r * n;
         const std::size_t visible = r % n + 1;
         float dot = 0;
         for (std::size_t j = 0; j < visible; ++j)
-            dot += probs[r * n + j] * dProbs[r * n + j];
+            dot += fromBf16(p[j]) * fromBf16(dp[j]);
         for (std::size_t j = 0; j < n; ++j)
-            dScores[r * n + j]
-                = cuda::toBf16(j < visible ? probs[r * n + j] * (dProbs[r * n + j] - dot) : 0.0f);
+            dp[j] = cuda::toBf16(j < visible ? fromBf16(p[j]) * (fromBf16(dp[j]) - dot) * scale
+                                             : 0.0f);
     }
+    return okStatus();
 }
 
 void embeddingGather(const float *table, const TokenSource &tokens, int width, float *x, Stream)

@@ -195,21 +195,67 @@ private Q_SLOTS:
         QVERIFY(head.logits != BufferPlan::kNone);
         QCOMPARE(body.logits, BufferPlan::kNone);
         const std::size_t n = d.tokens(2);
-        const std::size_t square = 2 * std::size_t(d.seqLen) * std::size_t(d.seqLen);
+        // At the default bound the tiny model's heads are one attention chunk.
+        QCOMPARE(head.attentionKvHeads, d.kvHeads);
+        const std::size_t scores
+            = std::size_t(d.qHeads) * std::size_t(d.seqLen) * std::size_t(d.seqLen) * 2;
         QVERIFY(piecesFit({{head.residual, n * std::size_t(d.hidden) * 4},
-                           {head.scores, square * 4},
-                           {head.dScores, square * 4},
-                           {head.probsBf16, square * 2},
+                           {head.scores, scores},
+                           {head.dScores, scores},
                            {head.logits, n * std::size_t(d.vocab) * 4},
                            {head.inputGrad, n * std::size_t(d.hidden) * 2}},
                           head.bytes));
         QVERIFY(head.bytes >= body.bytes + n * std::size_t(d.vocab) * 4);
-        // Twice the samples, twice the bytes, but for the norms' gain partials (fixed) and the
-        // alignment padding: nothing else is sized for a fixed number of samples.
+        // Twice the samples, twice the bytes, but for the norms' gain partials and the attention's
+        // scores (one sample at a time) and the alignment padding: nothing else is sized for a
+        // fixed number of samples.
         const std::size_t fixedBytes
-            = std::size_t(kernels::kGainChunks) * std::size_t(d.hidden) * 4;
+            = std::size_t(kernels::kGainChunks) * std::size_t(d.hidden) * 4 + 2 * scores;
         QVERIFY(ScratchLayout::of(d, 4, false).bytes
                 >= 2 * body.bytes - fixedBytes - 32 * BufferPlan::kAlignment);
+    }
+
+    void attentionScratchStaysWithinItsBound_data()
+    {
+        QTest::addColumn<int>("qHeads");
+        QTest::addColumn<int>("kvHeads");
+        QTest::addColumn<int>("seqLen");
+        QTest::addColumn<qulonglong>("boundBytes");
+        QTest::addColumn<int>("chunkKvHeads");
+        const qulonglong gib = kAttentionScratchBytes;
+        QTest::newRow("Llama-2 7B, seq 4096: two chunks of 16 heads")
+            << 32 << 32 << 4096 << gib << 16;
+        QTest::newRow("Llama-2 7B, seq 2048: one chunk") << 32 << 32 << 2048 << gib << 32;
+        QTest::newRow("Llama-2 70B, seq 4096: two groups of 8 per chunk")
+            << 64 << 8 << 4096 << gib << 2;
+        QTest::newRow("one group above the bound still makes a chunk")
+            << 8 << 1 << 32768 << gib << 1;
+        QTest::newRow("a bound of one group") << 8 << 4 << 8 << qulonglong(2 * 8 * 8 * 4) << 1;
+        QTest::newRow("a bound of three groups")
+            << 8 << 4 << 8 << qulonglong(3 * 2 * 8 * 8 * 4) << 3;
+    }
+
+    void attentionScratchStaysWithinItsBound()
+    {
+        QFETCH(int, qHeads);
+        QFETCH(int, kvHeads);
+        QFETCH(int, seqLen);
+        QFETCH(qulonglong, boundBytes);
+        QFETCH(int, chunkKvHeads);
+        ShardDims d = ShardDims::of(test::tinyConfig(MlpKind::SwiGlu), 1);
+        d.qHeads = qHeads;
+        d.kvHeads = kvHeads;
+        d.seqLen = seqLen;
+        QCOMPARE(attentionChunkKvHeads(d, boundBytes), chunkKvHeads);
+        // bf16 scores and their gradients, seqLen² each per query head.
+        const std::size_t perKvHead
+            = std::size_t(d.groupSize()) * std::size_t(seqLen) * std::size_t(seqLen) * 2 * 2;
+        QVERIFY(std::size_t(chunkKvHeads) * perKvHead <= boundBytes || chunkKvHeads == 1);
+        const ScratchLayout s = ScratchLayout::of(d, 1, false, boundBytes);
+        QCOMPARE(s.attentionKvHeads, chunkKvHeads);
+        QCOMPARE(s.dScores - s.scores,
+                 (std::size_t(chunkKvHeads) * perKvHead / 2 + BufferPlan::kAlignment - 1)
+                     / BufferPlan::kAlignment * BufferPlan::kAlignment);
     }
 };
 

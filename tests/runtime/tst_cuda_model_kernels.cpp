@@ -22,6 +22,75 @@ namespace {
 constexpr double kBf16Tolerance = 1e-2; // outputs rounded to bf16: 2⁻⁹ each, a few per result
 constexpr double kFloatTolerance = 1e-5;
 
+// The fp64 softmax of one score row at query position `position` (columns [0, position]
+// visible), 0 beyond.
+std::vector<double> softmaxReference(const float *scores, std::size_t seqLen, std::size_t position,
+                                     float scale)
+{
+    std::vector<double> p(seqLen, 0.0);
+    double maxScore = -INFINITY;
+    for (std::size_t j = 0; j <= position; ++j)
+        maxScore = std::max(maxScore, double(scale) * scores[j]);
+    double sum = 0;
+    for (std::size_t j = 0; j <= position; ++j)
+        sum += std::exp(double(scale) * scores[j] - maxScore);
+    for (std::size_t j = 0; j <= position; ++j)
+        p[j] = std::exp(double(scale) * scores[j] - maxScore) / sum;
+    return p;
+}
+
+// The fp64 dS = scale · P ∘ (dP − Σ P ∘ dP) of one row, and what the kernel's fp32 row sum may
+// add to each element's error: a few 2⁻²⁴ of Σ |P ∘ dP| per addition (at most seqLen).
+struct SoftmaxBackwardReference
+{
+    std::vector<double> dS;
+    double fp32Bound = 0;
+};
+
+SoftmaxBackwardReference softmaxBackwardReference(const float *p, const float *dp,
+                                                  std::size_t seqLen, std::size_t position,
+                                                  float scale)
+{
+    SoftmaxBackwardReference r{std::vector<double>(seqLen, 0.0), 0.0};
+    double dot = 0;
+    double magnitude = 0;
+    for (std::size_t j = 0; j <= position; ++j) {
+        dot += double(p[j]) * dp[j];
+        magnitude += std::abs(double(p[j]) * dp[j]);
+    }
+    for (std::size_t j = 0; j <= position; ++j)
+        r.dS[j] = scale * p[j] * (dp[j] - dot);
+    r.fp32Bound = scale * magnitude * double(position + 1) * 0x1p-22;
+    return r;
+}
+
+// Every visible element of a kernel's bf16 row within (2⁻⁸ + 2⁻¹⁴)·|expected| + fp32Bound, and
+// every masked one exactly +0. 2⁻⁸ is bf16's unit roundoff (8 significant bits, round to
+// nearest); 2⁻¹⁴ leaves room for the fp32 arithmetic before it (a few 2⁻²⁴ per operation,
+// relative), far below what a wrong formula makes. `row` names the row in a failure.
+void compareRow(const float *actual, const std::vector<double> &expected, std::size_t position,
+                double fp32Bound, std::size_t row)
+{
+    for (std::size_t column = 0; column < expected.size(); ++column) {
+        const float x = actual[column];
+        if (column > position) {
+            if (x != 0.0f || std::signbit(x))
+                QFAIL(qPrintable(QStringLiteral("masked row %1 column %2: %3")
+                                     .arg(row)
+                                     .arg(column)
+                                     .arg(double(x))));
+            continue;
+        }
+        const double bound = (0x1p-8 + 0x1p-14) * std::abs(expected[column]) + fp32Bound;
+        if (!(std::abs(x - expected[column]) <= bound)) // NaN fails too
+            QFAIL(qPrintable(QStringLiteral("row %1 column %2: %3, expected %4")
+                                 .arg(row)
+                                 .arg(column)
+                                 .arg(double(x))
+                                 .arg(expected[column])));
+    }
+}
+
 } // namespace
 
 class TestCudaModelKernels : public QObject
@@ -137,11 +206,126 @@ private Q_SLOTS:
         }
     }
 
+    // Rows of 8 (below a warp), 37 and 300 (not a multiple of 8: one column per load, more
+    // columns than threads), 1032 (16-byte loads, 129 of them per row: more than a block's
+    // threads, not a multiple of 32 columns), and 1032 starting off a 16-byte boundary.
+    void fusedSoftmaxMatchesFp64_data()
+    {
+        QTest::addColumn<int>("seqLen");
+        QTest::addColumn<int>("offset"); // elements before the first row
+        QTest::newRow("seq 8") << 8 << 0;
+        QTest::newRow("seq 37") << 37 << 0;
+        QTest::newRow("seq 300") << 300 << 0;
+        QTest::newRow("seq 1032") << 1032 << 0;
+        QTest::newRow("seq 1032, unaligned rows") << 1032 << 1;
+    }
+
+    void fusedSoftmaxMatchesFp64()
+    {
+        QFETCH(int, seqLen);
+        QFETCH(int, offset);
+        const int matrices = 3;
+        const float scale = 0.3f;
+        const auto n = std::size_t(seqLen);
+        const std::size_t count = std::size_t(matrices) * n * n;
+        const std::vector<float> scores = bf16Random(count + std::size_t(offset), 15, 4.0f);
+        const std::vector<float> dProbs = bf16Random(count + std::size_t(offset), 16);
+
+        const DeviceBuffer device = deviceBf16(scores);
+        Bf16 *probs = device.as<Bf16>() + offset;
+        orFail(kernels::scaledCausalSoftmax(probs, matrices, seqLen, scale, nullptr));
+        orFail(kernels::lastLaunchError("scaledCausalSoftmax"));
+        const std::vector<float> p
+            = orFail(copyToHost(std::span<const Bf16>(probs, count), nullptr));
+        const DeviceBuffer dDevice = deviceBf16(dProbs);
+        Bf16 *dS = dDevice.as<Bf16>() + offset;
+        orFail(kernels::scaledCausalSoftmaxBackward(probs, dS, matrices, seqLen, scale, nullptr));
+        orFail(kernels::lastLaunchError("scaledCausalSoftmaxBackward"));
+        const std::vector<float> ds = orFail(copyToHost(std::span<const Bf16>(dS, count), nullptr));
+        for (std::size_t r = 0; r < std::size_t(matrices) * n && !QTest::currentTestFailed(); ++r) {
+            const std::size_t position = r % n;
+            const std::size_t at = r * n;
+            // Beyond the relative bound: nothing but the fp32 rounding of tiny p, 2⁻²⁰ absolute.
+            compareRow(p.data() + at,
+                       softmaxReference(scores.data() + offset + at, n, position, scale), position,
+                       0x1p-20, r);
+            // From the bf16 P the forward wrote.
+            const SoftmaxBackwardReference expected = softmaxBackwardReference(
+                p.data() + at, dProbs.data() + offset + at, n, position, scale);
+            compareRow(ds.data() + at, expected.dS, position, expected.fp32Bound, r);
+        }
+    }
+
+    // Rows of 12 304 columns: 48 KiB and a little more of shared memory per block (forward: fp32,
+    // backward: two bf16 per column), which a launch only gets by opting in. One matrix (300
+    // MB of bf16), a few of its rows checked.
+    void fusedSoftmaxTakesLongRows()
+    {
+        const int seqLen = 12304;
+        const float scale = 0.1f;
+        const auto n = std::size_t(seqLen);
+        std::vector<Bf16> scores(n * n);
+        std::vector<Bf16> dProbs(n * n);
+        for (std::size_t i = 0; i < n * n; ++i) { // cheap pseudo-random values in [−4, 4)
+            const std::uint64_t bits = (i + 1) * 0x9e3779b97f4a7c15ULL;
+            scores[i] = toBf16(float((bits >> 40) % 8192) / 1024.0f - 4.0f);
+            dProbs[i] = toBf16(float((bits >> 20) % 8192) / 1024.0f - 4.0f);
+        }
+        DeviceBuffer device;
+        orFail(device.reserve(n * n * sizeof(Bf16)));
+        orFail(uploadNow(device.as<void>(), std::span<const Bf16>(scores)));
+        DeviceBuffer dDevice;
+        orFail(dDevice.reserve(n * n * sizeof(Bf16)));
+        orFail(uploadNow(dDevice.as<void>(), std::span<const Bf16>(dProbs)));
+        orFail(kernels::scaledCausalSoftmax(device.as<Bf16>(), 1, seqLen, scale, nullptr));
+        orFail(kernels::scaledCausalSoftmaxBackward(device.as<Bf16>(), dDevice.as<Bf16>(), 1,
+                                                    seqLen, scale, nullptr));
+        orFail(kernels::lastLaunchError("the fused softmax on long rows"));
+        for (const std::size_t r : {0, 1, 7, 8, 4095, 6151, 12295, 12303}) {
+            const auto rowOf = [&](const std::vector<Bf16> &m) {
+                std::vector<float> row(n);
+                for (std::size_t j = 0; j < n; ++j)
+                    row[j] = fromBf16(m[r * n + j]);
+                return row;
+            };
+            const std::vector<float> p
+                = orFail(copyToHost(std::span<const Bf16>(device.as<Bf16>() + r * n, n), nullptr));
+            compareRow(p.data(), softmaxReference(rowOf(scores).data(), n, r, scale), r, 0x1p-20,
+                       r);
+            const SoftmaxBackwardReference expected
+                = softmaxBackwardReference(p.data(), rowOf(dProbs).data(), n, r, scale);
+            compareRow(
+                orFail(copyToHost(std::span<const Bf16>(dDevice.as<Bf16>() + r * n, n), nullptr))
+                    .data(),
+                expected.dS, r, expected.fp32Bound, r);
+            if (QTest::currentTestFailed())
+                return;
+        }
+    }
+
+    void causalAttentionMatchesTheCpu_data()
+    {
+        QTest::addColumn<int>("kvHeads");
+        QTest::addColumn<int>("seqLen");
+        QTest::addColumn<int>("chunkGroups"); // KV heads per attention chunk, 0: the default
+        // tinyConfig has 8 query heads; 300 is longer than a block of threads, 256 takes
+        // 16-byte loads.
+        QTest::newRow("GQA groups of 2, one chunk") << 4 << 300 << 0;
+        QTest::newRow("GQA groups of 2, one chunk, seq 256") << 4 << 256 << 0;
+        QTest::newRow("MHA in chunks of 3, 3, 2 heads") << 8 << 300 << 3;
+        QTest::newRow("groups of 4, a KV head per chunk (KV stride 0)") << 2 << 256 << 1;
+        QTest::newRow("groups of 4, both KV heads in one chunk (KV stride 0)") << 2 << 300 << 0;
+        QTest::newRow("one KV head for all (KV stride 0)") << 1 << 300 << 0;
+    }
+
     void causalAttentionMatchesTheCpu()
     {
-        // GQA: two query heads per KV head; a sequence longer than a block of threads.
+        QFETCH(int, kvHeads);
+        QFETCH(int, seqLen);
+        QFETCH(int, chunkGroups);
         ModelConfig config = runtime::test::tinyConfig(MlpKind::SwiGlu);
-        config.seqLen = 300;
+        config.kvHeads = kvHeads;
+        config.seqLen = seqLen;
         const ShardDims dims = ShardDims::of(config, 1);
         const int samples = 2;
         const std::size_t tokens = dims.tokens(samples);
@@ -160,8 +344,15 @@ private Q_SLOTS:
         const MicroBatchLayout layout = MicroBatchLayout::of(dims, samples, 1, false);
         const DeviceBuffer stashBuffer = deviceZeros(layout.bytes);
         const LayerStash stash = LayerStash::at(stashBuffer.as<std::byte>(), layout.layer);
-        const ScratchLayout scratchLayout = ScratchLayout::of(dims, samples, false);
-        const DeviceBuffer scratchBuffer = deviceZeros(scratchLayout.bytes);
+        const std::size_t groupBytes = std::size_t(dims.groupSize()) * std::size_t(seqLen)
+                                       * std::size_t(seqLen) * 2 * sizeof(Bf16);
+        const ScratchLayout scratchLayout = ScratchLayout::of(
+            dims, samples, false,
+            chunkGroups == 0 ? kAttentionScratchBytes : std::size_t(chunkGroups) * groupBytes);
+        QCOMPARE(scratchLayout.attentionKvHeads, chunkGroups == 0 ? kvHeads : chunkGroups);
+        // Scratch garbage must not leak into a result: everything read is written first.
+        const DeviceBuffer scratchBuffer
+            = deviceBf16(std::vector<float>(scratchLayout.bytes / sizeof(Bf16), std::nanf("")));
         orFail(uploadNow(stash.q, std::span<const Bf16>(toBf16(q))));
         orFail(uploadNow(stash.k, std::span<const Bf16>(toBf16(k))));
         orFail(uploadNow(stash.v, std::span<const Bf16>(toBf16(v))));
@@ -176,12 +367,37 @@ private Q_SLOTS:
         orFail(attentionForward(c, stash));
         orFail(attentionBackward(c, stash));
         const auto attn = orFail(copyToHost(std::span<const Bf16>(stash.attn, qCount), nullptr));
-        HETPLAN_COMPARE_CLOSE(attn, out, kBf16Tolerance);
-        // Probabilities and dS are bf16 operands here: a few roundings more per element.
+        // The scores are bf16 before the softmax: q, k ~ N(0, 2²) over headDim 4 make scaled
+        // scores of rms 4, each off by up to 2⁻⁹ of itself (rms 4 · 2⁻⁹/√3 ≈ 0.0045), which moves
+        // each probability by as much, relative. With the bf16 probabilities and output (2⁻⁹/√3
+        // ≈ 0.1 % each) that is about 0.8 % relative L2 (the host emulation's figure), against
+        // about 0.3 % with fp32 scores: twice kBf16Tolerance keeps a margin of 2.5.
+        HETPLAN_COMPARE_CLOSE(attn, out, 2 * kBf16Tolerance);
+        // Probabilities, dP and dS are bf16 operands here: a few roundings more per element.
         HETPLAN_COMPARE_CLOSE(orFail(copyToHost(c.scratch.qF, qCount, nullptr)), dq, 3e-2);
         HETPLAN_COMPARE_CLOSE(orFail(copyToHost(c.scratch.kF, kvCount, nullptr)), dk, 3e-2);
         HETPLAN_COMPARE_CLOSE(orFail(copyToHost(c.scratch.vF, kvCount, nullptr)), dv, 3e-2);
         cublasDestroy(blas);
+    }
+
+    // cuBLAS refuses a leading dimension below the row length; the Error names the GEMM's shape
+    // and where it was called (cublas_status.h).
+    void gemmFailureNamesTheCallAndItsPlace()
+    {
+        const DeviceBuffer a = deviceZeros(64 * sizeof(Bf16));
+        const DeviceBuffer out = deviceZeros(64 * sizeof(float));
+        cublasHandle_t blas = nullptr;
+        QCOMPARE(cublasCreate(&blas), CUBLAS_STATUS_SUCCESS);
+        const Status st
+            = gemm(blas, Transpose::No, Transpose::No, 4, 4, 4, 1.0f, {a.as<Bf16>(), 2, 0},
+                   {a.as<Bf16>(), 4, 0}, 0.0f, GemmOut::f32(out.as<float>(), 4));
+        cublasDestroy(blas);
+        QVERIFY(!st);
+        const std::string &message = st.error().message;
+        QVERIFY2(message.find("cublasGemmStridedBatchedEx (4×4×4, batch 1) failed at "
+                              "runtime/cuda/model/cublas_gemm.cpp:")
+                     != std::string::npos,
+                 message.c_str());
     }
 
     void crossEntropyMatchesTheCpu()

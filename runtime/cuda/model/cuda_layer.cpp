@@ -136,9 +136,9 @@ Scratch Scratch::at(std::byte *base, const ScratchLayout &l)
     s.kBf16 = piece<Bf16>(base, l.kBf16);
     s.vBf16 = piece<Bf16>(base, l.vBf16);
     s.dAttn = piece<Bf16>(base, l.dAttn);
-    s.scores = piece<float>(base, l.scores);
-    s.dScores = piece<float>(base, l.dScores);
-    s.probsBf16 = piece<Bf16>(base, l.probsBf16);
+    s.scores = piece<Bf16>(base, l.scores);
+    s.dScores = piece<Bf16>(base, l.dScores);
+    s.attentionKvHeads = l.attentionKvHeads;
     s.logits = piece<float>(base, l.logits);
     s.rowLoss = piece<float>(base, l.rowLoss);
     s.inputGrad = piece<Bf16>(base, l.inputGrad);

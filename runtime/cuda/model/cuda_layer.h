@@ -64,9 +64,9 @@ struct Scratch
     Bf16 *kBf16 = nullptr;
     Bf16 *vBf16 = nullptr;
     Bf16 *dAttn = nullptr;
-    float *scores = nullptr;
-    float *dScores = nullptr;
-    Bf16 *probsBf16 = nullptr;
+    Bf16 *scores = nullptr;   // a chunk's score matrices, then their probabilities
+    Bf16 *dScores = nullptr;  // their gradients (dP, then dS)
+    int attentionKvHeads = 0; // KV heads per attention chunk (ScratchLayout)
     float *logits = nullptr;  // head shard only
     float *rowLoss = nullptr; // head shard only
     Bf16 *inputGrad = nullptr;
@@ -96,10 +96,12 @@ std::vector<float> rotaryCosSin(int seqLen, int headDim);
 Status layerForward(const LayerContext &c, const LayerWeights &w, const LayerStash &s);
 Status layerBackward(const LayerContext &c, const LayerWeights &w, const LayerStash &s);
 
-// Causal attention over this shard's heads (causal_attention.h), one query head at a time with
-// every sample of the micro-batch in one strided-batched GEMM; grouped-query heads read KV head
-// h / (qHeads / kvHeads). Forward writes s.attn; backward takes dAttn (scratch) and writes the
-// gradients of the rotated q, k and v into the fp32 scratch qF, kF, vF.
+// Causal attention over this shard's heads (causal_attention.h; docs/gpu-model.md#kernels): one
+// sample at a time, the heads in chunks of scratch.attentionKvHeads KV heads, each chunk's heads
+// in strided-batched GEMMs (by causal blocks of query rows) with bf16 scores and the fused scaled
+// causal softmax; grouped-query heads read KV head h / (qHeads / kvHeads). Forward writes s.attn;
+// backward recomputes the probabilities, takes dAttn (scratch) and writes the gradients of the
+// rotated q, k and v into the fp32 scratch qF, kF, vF.
 Status attentionForward(const LayerContext &c, const LayerStash &s);
 Status attentionBackward(const LayerContext &c, const LayerStash &s);
 

@@ -50,12 +50,18 @@ void geluBackward(const float *dh, const Bf16 *up, std::size_t n, Bf16 *dUp, Str
 void rotary(const float *x, int samples, int seqLen, int heads, int headDim, const float *cosSin,
             bool inverse, Bf16 *y, Stream stream);
 
-// Causal softmax of `batch` square [seqLen × seqLen] score matrices, in place (fp32, kept for the
-// backward) and as bf16 (for the GEMM with V); entries above the diagonal become 0.
-void causalSoftmax(float *scores, int batch, int seqLen, Bf16 *probs, Stream stream);
-// dScores = P ∘ (dP − rowsum(P ∘ dP)) below the diagonal, 0 above.
-void causalSoftmaxBackward(const float *probs, const float *dProbs, int batch, int seqLen,
-                           Bf16 *dScores, Stream stream);
+// Megatron-LM's scaled masked softmax, causal (docs/gpu-model.md#kernels): `matrices` square
+// [seqLen × seqLen] bf16 score matrices q·kᵀ, unscaled, in place. Row r (query position
+// r mod seqLen) becomes softmax(scale · its scores [0, position]), fp32 inside, and exactly 0
+// beyond. One block per row; the row's visible part is read once, cached in shared memory
+// (4 · seqLen bytes), and the whole row written once. Fails only where a device cannot give a
+// block that much shared memory (rows of more than about 25 000 columns on sm_86/89, about
+// 58 000 on sm_90).
+Status scaledCausalSoftmax(Bf16 *scores, int matrices, int seqLen, float scale, Stream stream);
+// Its backward, in place of dProbs: dS = scale · P ∘ (dP − rowsum(P ∘ dP)) up to the diagonal,
+// exactly 0 beyond; P as the forward wrote it.
+Status scaledCausalSoftmaxBackward(const Bf16 *probs, Bf16 *dProbs, int matrices, int seqLen,
+                                   float scale, Stream stream);
 
 // The synthetic tokens of model_init.h for samples [firstSample, firstSample + samples).
 struct TokenSource

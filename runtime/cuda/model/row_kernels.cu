@@ -1,5 +1,6 @@
-// Row-wise kernels of the GPU model, one block per row: RMSNorm, the causal softmax and the
-// cross-entropy (kernels.h; the CPU counterparts are in runtime/model/layer_kernels.cpp).
+// Row-wise kernels of the GPU model, one block per row: RMSNorm and the cross-entropy (kernels.h;
+// the CPU counterparts are in runtime/model/layer_kernels.cpp). The attention's softmax is in
+// attention_kernels.cu.
 
 #include "runtime/cuda/model/kernel_support.cuh"
 
@@ -77,48 +78,6 @@ __global__ void rmsNormGainSumKernel(const float *partials, int width, float *dG
     dGain[i] += sum;
 }
 
-// Row r of the batch is query position r mod seqLen: it sees keys [0, position].
-__global__ void causalSoftmaxKernel(float *scores, int seqLen, __nv_bfloat16 *probs)
-{
-    __shared__ float shared[32];
-    const int position = int(blockIdx.x % unsigned(seqLen));
-    float *row = scores + std::size_t(blockIdx.x) * std::size_t(seqLen);
-    __nv_bfloat16 *out = probs + std::size_t(blockIdx.x) * std::size_t(seqLen);
-    float maxScore = -INFINITY;
-    for (int j = int(threadIdx.x); j <= position; j += int(blockDim.x))
-        maxScore = fmaxf(maxScore, row[j]);
-    maxScore = blockReduce(maxScore, MaxOp{}, -INFINITY, shared);
-    float sum = 0;
-    for (int j = int(threadIdx.x); j <= position; j += int(blockDim.x)) {
-        const float e = expf(row[j] - maxScore);
-        row[j] = e;
-        sum += e;
-    }
-    sum = blockReduce(sum, SumOp{}, 0.0f, shared);
-    const float scale = 1.0f / sum;
-    for (int j = int(threadIdx.x); j < seqLen; j += int(blockDim.x)) {
-        const float p = j <= position ? row[j] * scale : 0.0f;
-        row[j] = p;
-        out[j] = __float2bfloat16_rn(p);
-    }
-}
-
-__global__ void causalSoftmaxBackwardKernel(const float *probs, const float *dProbs, int seqLen,
-                                            __nv_bfloat16 *dScores)
-{
-    __shared__ float shared[32];
-    const int position = int(blockIdx.x % unsigned(seqLen));
-    const std::size_t base = std::size_t(blockIdx.x) * std::size_t(seqLen);
-    float dot = 0;
-    for (int j = int(threadIdx.x); j <= position; j += int(blockDim.x))
-        dot += probs[base + j] * dProbs[base + j];
-    dot = blockReduce(dot, SumOp{}, 0.0f, shared);
-    for (int j = int(threadIdx.x); j < seqLen; j += int(blockDim.x)) {
-        const float d = j <= position ? probs[base + j] * (dProbs[base + j] - dot) : 0.0f;
-        dScores[base + j] = __float2bfloat16_rn(d);
-    }
-}
-
 __global__ void crossEntropyKernel(const float *logits, TokenSource tokens, float lossScale,
                                    __nv_bfloat16 *dLogits, float *rowLoss)
 {
@@ -164,19 +123,6 @@ void rmsNormBackward(const float *dNormed, const Bf16 *x, const float *invRms, c
     rmsNormGainPartialKernel<<<dim3(columnBlocks, unsigned(kGainChunks)), kThreads, 0, stream>>>(
         dNormed, bf(x), invRms, rows, width, gainPartials);
     rmsNormGainSumKernel<<<columnBlocks, kThreads, 0, stream>>>(gainPartials, width, dGain);
-}
-
-void causalSoftmax(float *scores, int batch, int seqLen, Bf16 *probs, Stream stream)
-{
-    const unsigned rows = unsigned(batch) * unsigned(seqLen);
-    causalSoftmaxKernel<<<rows, kThreads, 0, stream>>>(scores, seqLen, bf(probs));
-}
-
-void causalSoftmaxBackward(const float *probs, const float *dProbs, int batch, int seqLen,
-                           Bf16 *dScores, Stream stream)
-{
-    const unsigned rows = unsigned(batch) * unsigned(seqLen);
-    causalSoftmaxBackwardKernel<<<rows, kThreads, 0, stream>>>(probs, dProbs, seqLen, bf(dScores));
 }
 
 void crossEntropy(const float *logits, const TokenSource &tokens, float lossScale, Bf16 *dLogits,

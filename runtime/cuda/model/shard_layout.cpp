@@ -2,6 +2,8 @@
 
 #include "runtime/cuda/model/kernels.h"
 
+#include <algorithm>
+
 namespace hetplan::runtime::cuda {
 
 namespace {
@@ -70,15 +72,26 @@ MicroBatchLayout MicroBatchLayout::of(const ShardDims &d, int samples, int layer
     return result;
 }
 
-ScratchLayout ScratchLayout::of(const ShardDims &d, int samples, bool hasHead)
+int attentionChunkKvHeads(const ShardDims &d, std::size_t scratchBytes)
+{
+    const std::size_t square = std::size_t(d.seqLen) * std::size_t(d.seqLen);
+    const std::size_t groupBytes = std::size_t(d.groupSize()) * square * 2 * kHalfBytes;
+    const std::size_t fit = scratchBytes / groupBytes;
+    return int(std::clamp<std::size_t>(fit, 1, std::size_t(d.kvHeads)));
+}
+
+ScratchLayout ScratchLayout::of(const ShardDims &d, int samples, bool hasHead,
+                                std::size_t attentionScratchBytes)
 {
     const std::size_t n = d.tokens(samples);
     const auto h = std::size_t(d.hidden);
     const auto ffn = std::size_t(d.ffnWidth);
     const auto qw = std::size_t(d.qWidth());
     const auto kvw = std::size_t(d.kvWidth());
-    const std::size_t square = std::size_t(samples) * std::size_t(d.seqLen) * std::size_t(d.seqLen);
     ScratchLayout s;
+    s.attentionKvHeads = attentionChunkKvHeads(d, attentionScratchBytes);
+    const std::size_t scoreCount = std::size_t(s.attentionKvHeads) * std::size_t(d.groupSize())
+                                   * std::size_t(d.seqLen) * std::size_t(d.seqLen);
     BufferPlan plan;
     s.residual = plan.add(n * h, kFloatBytes);
     s.partial = plan.add(n * h, kFloatBytes);
@@ -93,9 +106,8 @@ ScratchLayout ScratchLayout::of(const ShardDims &d, int samples, bool hasHead)
     s.kBf16 = plan.add(n * kvw, kHalfBytes);
     s.vBf16 = plan.add(n * kvw, kHalfBytes);
     s.dAttn = plan.add(n * qw, kHalfBytes);
-    s.scores = plan.add(square, kFloatBytes);
-    s.dScores = plan.add(square, kFloatBytes);
-    s.probsBf16 = plan.add(square, kHalfBytes);
+    s.scores = plan.add(scoreCount, kHalfBytes);
+    s.dScores = plan.add(scoreCount, kHalfBytes);
     if (hasHead) {
         s.logits = plan.add(n * std::size_t(d.vocab), kFloatBytes);
         s.rowLoss = plan.add(n, kFloatBytes);

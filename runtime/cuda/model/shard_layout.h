@@ -25,6 +25,7 @@ struct ShardDims
 
     static ShardDims of(const ModelConfig &config, int tpDegree);
     int qWidth() const { return qHeads * headDim; }
+    int groupSize() const { return qHeads / kvHeads; } // query heads per KV head
     int kvWidth() const { return kvHeads * headDim; }
     std::size_t tokens(int samples) const { return std::size_t(samples) * std::size_t(seqLen); }
 };
@@ -74,22 +75,34 @@ struct MicroBatchLayout
     static MicroBatchLayout of(const ShardDims &dims, int samples, int layers, bool hasHead);
 };
 
+// The attention's bound on its score scratch (docs/gpu-model.md#kernels): the bf16 score
+// matrices of a chunk of heads and their gradients, seqLen² · 2 · 2 bytes per query head, stay
+// within this, except that a chunk holds at least one KV head's group of query heads.
+// Default: 1 GiB, 16 query heads of seq 4096 (half of Llama-2 7B's, in two chunks).
+constexpr std::size_t kAttentionScratchBytes = std::size_t(1) << 30;
+
+// The KV heads of one attention chunk (each with its groupSize() query heads): as many as fit
+// `scratchBytes` (at least one, at most all of the shard's).
+int attentionChunkKvHeads(const ShardDims &dims, std::size_t scratchBytes);
+
 // The scratch one forward or backward call uses, for `samples` samples: fp32 residual stream
-// and partial sums, bf16 GEMM operands, the attention's score matrices of one head for every
-// sample, the head's logits, the input gradient handed to the previous stage, and the norms'
-// per-chunk gain sums.
+// and partial sums, bf16 GEMM operands, the attention's score matrices and their gradients of
+// one chunk of heads (one sample at a time), the head's logits, the input gradient handed to
+// the previous stage, and the norms' per-chunk gain sums.
 struct ScratchLayout
 {
     std::size_t residual = 0, partial = 0, residualBf16 = 0;
     std::size_t ffn = 0, ffnBf16 = 0, ffnBf16b = 0;
     std::size_t qF = 0, kF = 0, vF = 0, qBf16 = 0, kBf16 = 0, vBf16 = 0, dAttn = 0;
-    std::size_t scores = 0, dScores = 0, probsBf16 = 0;
+    std::size_t scores = 0, dScores = 0; // bf16, attentionKvHeads · groupSize() matrices each
     std::size_t logits = BufferPlan::kNone, rowLoss = BufferPlan::kNone;
     std::size_t inputGrad = 0;
     std::size_t gainPartials = 0; // kernels::rmsNormBackward's, its kGainChunks × hidden
     std::size_t bytes = 0;
+    int attentionKvHeads = 0; // attentionChunkKvHeads for the scratch bound given to of()
 
-    static ScratchLayout of(const ShardDims &dims, int samples, bool hasHead);
+    static ScratchLayout of(const ShardDims &dims, int samples, bool hasHead,
+                            std::size_t attentionScratchBytes = kAttentionScratchBytes);
 };
 
 } // namespace hetplan::runtime::cuda
