@@ -1,5 +1,6 @@
 #include "runtime/cuda/model/cuda_shard.h"
 
+#include "runtime/cuda/cublas_status.h"
 #include "runtime/cuda/model/cuda_shard_state.h"
 #include "runtime/cuda/model/init_kernels.h"
 #include "runtime/cuda/model/kernels.h"
@@ -10,21 +11,10 @@
 
 namespace hetplan::runtime::cuda {
 
-namespace {
-
-Status blasStatus(cublasStatus_t status, const char *what)
-{
-    if (status != CUBLAS_STATUS_SUCCESS)
-        return Error{ErrorKind::Internal, std::string(what) + ": " + cublasGetStatusString(status)};
-    return okStatus();
-}
-
-} // namespace
-
 CudaShardState::~CudaShardState()
 {
     if (blas != nullptr)
-        cublasDestroy(blas);
+        (void)cublasCall(cublasDestroy(blas), "cublasDestroy"); // teardown: nobody to tell
 }
 
 CudaShard::CudaShard(ModelConfig config, ShardSpec shard, TrainingSetup setup, StreamHandle stream)
@@ -50,9 +40,9 @@ Result<CudaShard> CudaShard::create(const ModelConfig &config, const ShardSpec &
     CudaShard result(config, shard, setup, stream);
     CudaShardState &st = *result.m_state;
     st.dims = ShardDims::of(config, shard.tpDegree);
-    if (Status s = blasStatus(cublasCreate(&st.blas), "cublasCreate"); !s)
+    if (Status s = cublasCall(cublasCreate(&st.blas), "cublasCreate"); !s)
         return s.error();
-    if (Status s = blasStatus(cublasSetStream(st.blas, stream), "cublasSetStream"); !s)
+    if (Status s = cublasCall(cublasSetStream(st.blas, stream), "cublasSetStream"); !s)
         return s.error();
 
     std::vector<TensorLayout> tensors = shardTensors(config, shard);
