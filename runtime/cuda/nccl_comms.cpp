@@ -237,7 +237,7 @@ struct NcclComms::Impl
 
     // The ids of the groups with this rank, then every communicator in one NCCL group (created
     // concurrently, so no member waits while a creator sets up an earlier group, and the whole
-    // setup has one budget), then one warm-up all-reduce each, also in one group.
+    // setup has one budget), then one warm-up all-reduce each.
     Status connect(const std::vector<NcclGroup> &specs);
 };
 
@@ -338,23 +338,20 @@ Status NcclComms::Impl::connect(const std::vector<NcclGroup> &specs)
     if (Status s = settle(comms, what, deadline, setupBudget); !s)
         return s;
 
+    // Warmed up one by one in the global group order, as every later call runs: the kernels
+    // of one stream run in order, so every rank must meet its groups in the same order.
     double warmUpS = 0;
-    return runWithin(
-        "the warm-up all-reduces in NCCL groups " + keys, comms,
-        [&] {
-            if (const ncclResult_t r = ncclGroupStart(); r != ncclSuccess)
-                return r;
-            for (std::size_t i = 0; i < comms.size(); ++i) {
-                const ncclResult_t r = ncclAllReduce(warmUp + i, warmUp + i, 1, ncclFloat, ncclSum,
-                                                     comms[i], stream);
-                if (r != ncclSuccess && r != ncclInProgress) {
-                    (void)ncclGroupEnd(); // closes the group; `r` is what to report
-                    return r;
-                }
-            }
-            return ncclGroupEnd();
-        },
-        warmUpS, leftUntil(deadline));
+    for (std::size_t i = 0; i < joining.size(); ++i) {
+        const Communicator &g = *joining[i].group;
+        float *one = warmUp + i;
+        if (Status s = runWithin(
+                describe("the warm-up all-reduce", g.config->config().commName), {g.comm},
+                [&] { return ncclAllReduce(one, one, 1, ncclFloat, ncclSum, g.comm, stream); },
+                warmUpS, leftUntil(deadline));
+            !s)
+            return s;
+    }
+    return okStatus();
 }
 
 Status NcclComms::awaitEveryRankReady()

@@ -81,8 +81,8 @@ private Q_SLOTS:
         cudaFree(echo);
     }
 
-    // Three communicators on one device, created in one NCCL group and warmed up together, then
-    // each used on its own; then the readiness barrier of a world of one.
+    // Three communicators on one device, created in one NCCL group and warmed up, then each used
+    // on its own; then the readiness barrier of a world of one.
     void communicatorsAreCreatedTogether()
     {
         QTemporaryDir dir;
