@@ -39,12 +39,6 @@ std::string describe(std::string_view op, const std::string &group, int peer = -
     return text;
 }
 
-std::chrono::milliseconds leftUntil(Clock::time_point deadline)
-{
-    return std::max(std::chrono::milliseconds(0),
-                    std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
-}
-
 // How the host waits for work that is not done yet without spinning a core: it yields between
 // polls for the first 50 µs (a short collective is seen at once), then sleeps for an eighth of
 // the time waited so far, from 10 µs up to 1 ms. So it notices completion at most about 1/8
@@ -297,7 +291,7 @@ Status NcclComms::Impl::connect(const std::vector<NcclGroup> &specs)
             return Error{ErrorKind::Internal, describe("creating the communicator", spec.key)
                                                   + ": the key is used twice"};
         const int groupRank = int(self - spec.members.begin());
-        auto id = shareUniqueId(*store, spec.key, groupRank == 0, leftUntil(deadline));
+        auto id = shareUniqueId(*store, spec.key, groupRank == 0, timeLeft(deadline));
         if (!id)
             return fail(id.error());
         Communicator &g = groups[spec.key];
@@ -347,7 +341,7 @@ Status NcclComms::Impl::connect(const std::vector<NcclGroup> &specs)
         if (Status s = runWithin(
                 describe("the warm-up all-reduce", g.config->config().commName), {g.comm},
                 [&] { return ncclAllReduce(one, one, 1, ncclFloat, ncclSum, g.comm, stream); },
-                warmUpS, leftUntil(deadline));
+                warmUpS, timeLeft(deadline));
             !s)
             return s;
     }

@@ -2,6 +2,7 @@
 
 #include "runtime/cuda/nccl_status.h"
 
+#include <algorithm>
 #include <cstring>
 #include <gloo/rendezvous/store.h>
 
@@ -36,6 +37,12 @@ std::chrono::milliseconds setupTimeout(double stepTimeoutS)
 {
     return std::chrono::milliseconds(
         static_cast<long long>(kSetupTimeoutFactor * stepTimeoutS * 1000.0));
+}
+
+std::chrono::milliseconds timeLeft(Clock::time_point deadline)
+{
+    return std::max(std::chrono::milliseconds(1),
+                    std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
 }
 
 const char *ncclNetName(const std::optional<Transport> &transport)
@@ -116,9 +123,7 @@ Status awaitEveryRank(gloo::rendezvous::Store &store, const std::string &barrier
     try {
         store.set(readyKey(barrier, worldRank), {'1'});
         for (int rank = 0; rank < worldSize; ++rank) {
-            const auto left
-                = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-            store.wait({readyKey(barrier, rank)}, std::max(left, std::chrono::milliseconds(1)));
+            store.wait({readyKey(barrier, rank)}, timeLeft(deadline));
         }
         return okStatus();
     } catch (const std::exception &e) {

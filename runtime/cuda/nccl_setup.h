@@ -26,6 +26,10 @@ namespace hetplan::runtime::cuda {
 constexpr double kSetupTimeoutFactor = 10;
 std::chrono::milliseconds setupTimeout(double stepTimeoutS);
 
+// The time from now to `deadline` as a store's wait timeout: at least 1 ms, since Gloo's stores
+// read a timeout of 0 as none.
+std::chrono::milliseconds timeLeft(std::chrono::steady_clock::time_point deadline);
+
 // NCCL's network for a recorded transport: its IB transport serves InfiniBand and RoCE alike,
 // "Socket" is TCP. nullptr (no transport recorded): NCCL's own choice.
 const char *ncclNetName(const std::optional<Transport> &transport);

@@ -167,6 +167,14 @@ private Q_SLOTS:
         QCOMPARE(setupTimeout(0.5).count(), 5000);
     }
 
+    // A store's wait of 0 ms would wait for ever: a deadline already passed leaves 1 ms.
+    void aPassedDeadlineLeavesOneMillisecond()
+    {
+        const auto now = std::chrono::steady_clock::now();
+        QCOMPARE(timeLeft(now - std::chrono::seconds(5)).count(), 1);
+        QVERIFY(timeLeft(now + std::chrono::seconds(5)).count() > 4000);
+    }
+
     // Three worker processes: two wait at the readiness barrier, the third arrives three step
     // timeouts later (its shard took that long); all three pass.
     void aSlowRankPassesTheReadinessBarrier()
