@@ -49,9 +49,9 @@ private Q_SLOTS:
         for (const DeviceParameter &p : shard->parameters())
             for (const std::size_t at : {std::size_t(0), p.count / 2, p.count - 1}) {
                 float onDevice = 0;
-                QCOMPARE(cudaMemcpy(&onDevice, p.value + at, sizeof onDevice,
-                                    cudaMemcpyDeviceToHost),
-                         cudaSuccess);
+                QCOMPARE(
+                    cudaMemcpy(&onDevice, p.value + at, sizeof onDevice, cudaMemcpyDeviceToHost),
+                    cudaSuccess);
                 const float expected = initialWeight(p.tensor, config->layers, setup.seed,
                                                      p.slice.begin + std::int64_t(at));
                 QCOMPARE(std::bit_cast<std::uint32_t>(onDevice),
