@@ -141,7 +141,7 @@ struct NcclComms::Impl
 
     // Whether any of the communicators still has work in progress; NCCL's asynchronous error of
     // any as an Error.
-    Result<bool> inProgress(const std::vector<ncclComm_t> &comms, const std::string &what)
+    static Result<bool> inProgress(const std::vector<ncclComm_t> &comms, const std::string &what)
     {
         bool busy = false;
         for (ncclComm_t c : comms) {
