@@ -1,8 +1,9 @@
 #include "runtime/cuda/nccl_comms.h"
 
 #include "runtime/comm/rendezvous.h"
-#include "runtime/cuda/device.h"
+#include "runtime/cuda/cuda_status.h"
 #include "runtime/cuda/nccl_setup.h"
+#include "runtime/cuda/nccl_status.h"
 
 #include <algorithm>
 #include <chrono>
@@ -19,6 +20,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Communicator
 {
+    std::unique_ptr<NcclConfig> config; // NCCL keeps pointers into it for the communicator's life
     ncclComm_t comm = nullptr;
     std::vector<int> members;
 
@@ -37,51 +39,87 @@ std::string describe(std::string_view op, const std::string &group, int peer = -
     return text;
 }
 
+// How the host waits for work that is not done yet without spinning a core: it yields between
+// polls for the first 50 µs (a short collective is seen at once), then sleeps for an eighth of
+// the time waited so far, from 10 µs up to 1 ms. So it notices completion at most about 1/8
+// (plus Linux's timer slack, about 50 µs) late, and a long wait costs at most a poll per
+// millisecond.
+class Backoff
+{
+public:
+    void pause()
+    {
+        const auto waited = Clock::now() - m_start;
+        if (waited < std::chrono::microseconds(50)) {
+            std::this_thread::yield();
+            return;
+        }
+        std::this_thread::sleep_for(std::clamp<Clock::duration>(
+            waited / 8, std::chrono::microseconds(10), std::chrono::milliseconds(1)));
+    }
+
+private:
+    Clock::time_point m_start = Clock::now();
+};
+
 } // namespace
 
 struct NcclComms::Impl
 {
     int worldRank = 0;
     int worldSize = 0;
-    std::chrono::milliseconds timeout{60000};
+    std::chrono::milliseconds timeout{60000};      // every call after setup (--timeout-s)
+    std::chrono::milliseconds setupBudget{600000}; // setup's waits (nccl_setup.h setupTimeout)
     std::unique_ptr<gloo::rendezvous::Store> store;
     cudaStream_t compute = nullptr;
     cudaStream_t stream = nullptr;
     cudaEvent_t computeDone = nullptr;
     cudaEvent_t start = nullptr;
     cudaEvent_t end = nullptr;
-    float *warmUp = nullptr; // one device float for the warm-up all-reduces
+    float *warmUp = nullptr; // one device float per communicator, for the warm-up all-reduces
     std::map<std::string, Communicator> groups;
     bool aborted = false;
 
     ~Impl()
     {
-        // Abort rather than finalize: finalizing waits for peers that may be gone.
-        abortAll();
+        // Abort rather than finalize: finalizing waits for peers that may be gone. A teardown
+        // failure has nobody left to report to.
+        (void)abortAll();
         if (warmUp != nullptr)
-            cudaFree(warmUp);
+            (void)cudaCall(cudaFree(warmUp), "freeing the warm-up floats");
         for (cudaEvent_t e : {computeDone, start, end})
             if (e != nullptr)
-                cudaEventDestroy(e);
+                (void)cudaCall(cudaEventDestroy(e), "destroying a communication event");
         if (stream != nullptr)
-            cudaStreamDestroy(stream);
+            (void)cudaCall(cudaStreamDestroy(stream), "destroying the communication stream");
     }
 
-    void abortAll()
+    // The first failure to abort, if any; every communicator is gone either way.
+    Status abortAll()
     {
+        Status result = okStatus();
         for (auto &[key, g] : groups)
             if (g.comm != nullptr) {
-                ncclCommAbort(g.comm);
+                Status s
+                    = ncclCall(ncclCommAbort(g.comm), describe("aborting the communicator", key));
+                if (!s && result)
+                    result = std::move(s);
                 g.comm = nullptr;
             }
         aborted = true;
+        return result;
     }
 
     Error fail(Error error)
     {
-        abortAll();
+        const Status aborting = abortAll();
         error.message
             += "; every NCCL communicator of rank " + std::to_string(worldRank) + " was aborted";
+        if (!aborting) {
+            error.message += " (";
+            error.message += aborting.error().message;
+            error.message += ')';
+        }
         return error;
     }
 
@@ -101,89 +139,100 @@ struct NcclComms::Impl
         return &it->second;
     }
 
-    // Polls the communicators' asynchronous state until none is in progress, up to `deadline`.
-    Status settle(const std::vector<ncclComm_t> &comms, const std::string &what,
-                  Clock::time_point deadline)
+    // Whether any of the communicators still has work in progress; NCCL's asynchronous error of
+    // any as an Error.
+    static Result<bool> inProgress(const std::vector<ncclComm_t> &comms, const std::string &what)
     {
+        bool busy = false;
+        for (ncclComm_t c : comms) {
+            ncclResult_t state = ncclSuccess;
+            if (Status s = ncclCall(ncclCommGetAsyncError(c, &state), what); !s)
+                return s.error();
+            if (state == ncclInProgress)
+                busy = true;
+            else if (Status s = ncclCall(state, what); !s)
+                return s.error();
+        }
+        return busy;
+    }
+
+    // Waits until none of the communicators is in progress, up to `deadline`.
+    Status settle(const std::vector<ncclComm_t> &comms, const std::string &what,
+                  Clock::time_point deadline, std::chrono::milliseconds budget)
+    {
+        Backoff backoff;
         for (;;) {
-            bool busy = false;
-            for (ncclComm_t c : comms) {
-                ncclResult_t state = ncclSuccess;
-                if (ncclResult_t r = ncclCommGetAsyncError(c, &state); r != ncclSuccess)
-                    return fail(ncclFailure(r, what));
-                if (state == ncclInProgress)
-                    busy = true;
-                else if (state != ncclSuccess)
-                    return fail(ncclFailure(state, what));
-            }
+            const Result<bool> busy = inProgress(comms, what);
             if (!busy)
+                return fail(busy.error());
+            if (!*busy)
                 return okStatus();
             if (Clock::now() > deadline)
-                return fail(timedOut(what));
-            std::this_thread::yield();
+                return fail(timedOut(what, budget));
+            backoff.pause();
         }
     }
 
-    Error timedOut(const std::string &what) const
+    static Error timedOut(const std::string &what, std::chrono::milliseconds budget)
     {
         return {ErrorKind::Internal,
-                what + " timed out after " + std::to_string(timeout.count()) + " ms"};
+                what + " timed out after " + std::to_string(budget.count()) + " ms"};
     }
 
     // Runs `enqueue` (NCCL calls on `stream`) after the compute stream's queued work and waits
-    // for it, polling NCCL's asynchronous errors; adds the time on the stream to `spentS`.
+    // for it, up to the step timeout, noticing NCCL's asynchronous errors while it waits; adds
+    // the time on the stream to `spentS`.
     Status run(const std::string &what, const std::vector<ncclComm_t> &comms,
                const std::function<ncclResult_t()> &enqueue, double &spentS)
     {
-        const auto deadline = Clock::now() + timeout;
-        if (cudaError_t e = cudaEventRecord(computeDone, compute); e != cudaSuccess)
-            return fail(cudaError(e, what));
-        cudaStreamWaitEvent(stream, computeDone, 0);
-        cudaEventRecord(start, stream);
-        if (ncclResult_t r = enqueue(); r != ncclSuccess && r != ncclInProgress)
-            return fail(ncclFailure(r, what));
-        if (Status s = settle(comms, what, deadline); !s)
+        return runWithin(what, comms, enqueue, spentS, timeout);
+    }
+
+    Status runWithin(const std::string &what, const std::vector<ncclComm_t> &comms,
+                     const std::function<ncclResult_t()> &enqueue, double &spentS,
+                     std::chrono::milliseconds budget)
+    {
+        const auto deadline = Clock::now() + budget;
+        // A fault of the model's own kernels shows here as such, not as NCCL's.
+        if (const cudaError_t state = cudaStreamQuery(compute); state != cudaErrorNotReady)
+            if (Status s = cudaCall(state, "the compute stream's work before " + what); !s)
+                return fail(s.error());
+        if (Status s = cudaCall(cudaEventRecord(computeDone, compute), what); !s)
+            return fail(s.error());
+        if (Status s = cudaCall(cudaStreamWaitEvent(stream, computeDone, 0), what); !s)
+            return fail(s.error());
+        if (Status s = cudaCall(cudaEventRecord(start, stream), what); !s)
+            return fail(s.error());
+        if (Status s = ncclCall(enqueue(), what); !s)
+            return fail(s.error());
+        if (Status s = settle(comms, what, deadline, budget); !s)
             return s;
-        cudaEventRecord(end, stream);
+        if (Status s = cudaCall(cudaEventRecord(end, stream), what); !s)
+            return fail(s.error());
+        Backoff backoff;
         for (;;) {
             const cudaError_t state = cudaEventQuery(end);
             if (state == cudaSuccess)
                 break;
             if (state != cudaErrorNotReady)
-                return fail(cudaError(state, what));
-            if (Status s = settle(comms, what, deadline); !s)
-                return s;
+                return fail(cudaCall(state, what).error());
+            if (const Result<bool> busy = inProgress(comms, what); !busy)
+                return fail(busy.error());
             if (Clock::now() > deadline)
-                return fail(timedOut(what));
-            std::this_thread::yield();
+                return fail(timedOut(what, budget));
+            backoff.pause();
         }
         float ms = 0;
-        cudaEventElapsedTime(&ms, start, end);
+        if (Status s = cudaCall(cudaEventElapsedTime(&ms, start, end), what); !s)
+            return fail(s.error());
         spentS += double(ms) / 1000.0;
         return okStatus();
     }
 
-    Status create(const NcclGroup &spec, int groupRank)
-    {
-        const std::string what = describe("creating the communicator", spec.key);
-        auto id = shareUniqueId(*store, spec.key, groupRank == 0, timeout);
-        if (!id)
-            return fail(id.error());
-        ncclConfig_t config = ncclConfigFor(spec.key, spec.transport);
-        Communicator &g = groups[spec.key];
-        g.members = spec.members;
-        const ncclResult_t made
-            = ncclCommInitRankConfig(&g.comm, int(spec.members.size()), *id, groupRank, &config);
-        if (made != ncclSuccess && made != ncclInProgress)
-            return fail(ncclFailure(made, what));
-        if (Status s = settle({g.comm}, what, Clock::now() + timeout); !s)
-            return s;
-        double warmUpS = 0;
-        return run(
-            describe("the warm-up all-reduce", spec.key), {g.comm},
-            [&] { return ncclAllReduce(warmUp, warmUp, 1, ncclFloat, ncclSum, g.comm, stream); },
-            warmUpS);
-    }
+    // The ids of the groups with this rank, then every communicator in one NCCL group (created
+    // concurrently, so no member waits while a creator sets up an earlier group, and the whole
+    // setup has one budget), then one warm-up all-reduce each.
+    Status connect(const std::vector<NcclGroup> &specs);
 };
 
 NcclComms::NcclComms(std::unique_ptr<Impl> impl)
@@ -202,34 +251,107 @@ Result<std::unique_ptr<NcclComms>> NcclComms::open(const CommOptions &options, i
     impl->worldRank = worldRank;
     impl->worldSize = worldSize;
     impl->timeout = std::chrono::milliseconds(static_cast<long long>(options.timeoutS * 1000));
+    impl->setupBudget = setupTimeout(options.timeoutS);
     impl->store = std::move(store).value();
     impl->compute = compute;
-    if (cudaError_t e = cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking);
-        e != cudaSuccess)
-        return cudaError(e, "creating the communication stream");
+    if (Status s = cudaCall(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking),
+                            "creating the communication stream");
+        !s)
+        return s.error();
     for (cudaEvent_t *e : {&impl->computeDone, &impl->start, &impl->end})
-        if (cudaError_t made = cudaEventCreate(e); made != cudaSuccess)
-            return cudaError(made, "creating the communication timing events");
-    if (cudaError_t e = cudaMalloc(reinterpret_cast<void **>(&impl->warmUp), sizeof(float));
-        e != cudaSuccess)
-        return cudaError(e, "allocating the warm-up float");
-    cudaMemsetAsync(impl->warmUp, 0, sizeof(float), impl->stream);
+        if (Status s = cudaCall(cudaEventCreate(e), "creating the communication timing events"); !s)
+            return s.error();
     return std::unique_ptr<NcclComms>(new NcclComms(std::move(impl)));
 }
 
 Status NcclComms::connect(const std::vector<NcclGroup> &groups)
 {
-    for (const NcclGroup &spec : groups) {
-        const auto self = std::find(spec.members.begin(), spec.members.end(), m_impl->worldRank);
+    return m_impl->connect(groups);
+}
+
+Status NcclComms::Impl::connect(const std::vector<NcclGroup> &specs)
+{
+    const auto deadline = Clock::now() + setupBudget;
+    struct Joining
+    {
+        Communicator *group;
+        ncclUniqueId id;
+        int rank;
+    };
+    std::vector<Joining> joining;
+    std::vector<ncclComm_t> comms;
+    std::string keys;
+    // The ids in the one global group order: a creator publishes at once, a member waits for
+    // its creator, who waits only for groups earlier in the order.
+    for (const NcclGroup &spec : specs) {
+        const auto self = std::find(spec.members.begin(), spec.members.end(), worldRank);
         if (self == spec.members.end())
             continue;
-        if (m_impl->groups.contains(spec.key))
+        if (groups.contains(spec.key))
             return Error{ErrorKind::Internal, describe("creating the communicator", spec.key)
                                                   + ": the key is used twice"};
-        if (Status s = m_impl->create(spec, int(self - spec.members.begin())); !s)
+        const int groupRank = int(self - spec.members.begin());
+        auto id = shareUniqueId(*store, spec.key, groupRank == 0, timeLeft(deadline));
+        if (!id)
+            return fail(id.error());
+        Communicator &g = groups[spec.key];
+        g.members = spec.members;
+        g.config = std::make_unique<NcclConfig>(spec.key, spec.transport);
+        joining.push_back({&g, *id, groupRank});
+        if (!keys.empty())
+            keys += ", ";
+        keys += spec.key;
+    }
+    if (joining.empty())
+        return okStatus();
+
+    const std::string what = "creating the communicators of NCCL groups " + keys;
+    const std::size_t warmUpBytes = joining.size() * sizeof(float);
+    if (Status s = cudaCall(cudaMalloc(reinterpret_cast<void **>(&warmUp), warmUpBytes),
+                            "allocating the warm-up floats");
+        !s)
+        return fail(s.error());
+    if (Status s
+        = cudaCall(cudaMemsetAsync(warmUp, 0, warmUpBytes, stream), "zeroing the warm-up floats");
+        !s)
+        return fail(s.error());
+    if (Status s = ncclCall(ncclGroupStart(), what); !s)
+        return fail(s.error());
+    for (const Joining &j : joining) {
+        Status s = ncclCall(ncclCommInitRankConfig(&j.group->comm, int(j.group->members.size()),
+                                                   j.id, j.rank, j.group->config->get()),
+                            what);
+        if (!s) {
+            (void)ncclGroupEnd(); // closes the group; the failure above is what to report
+            return fail(s.error());
+        }
+        comms.push_back(j.group->comm);
+    }
+    if (Status s = ncclCall(ncclGroupEnd(), what); !s)
+        return fail(s.error());
+    if (Status s = settle(comms, what, deadline, setupBudget); !s)
+        return s;
+
+    // Warmed up one by one in the global group order, as every later call runs: the kernels
+    // of one stream run in order, so every rank must meet its groups in the same order.
+    double warmUpS = 0;
+    for (std::size_t i = 0; i < joining.size(); ++i) {
+        const Communicator &g = *joining[i].group;
+        float *one = warmUp + i;
+        if (Status s = runWithin(
+                describe("the warm-up all-reduce", g.config->config().commName), {g.comm},
+                [&] { return ncclAllReduce(one, one, 1, ncclFloat, ncclSum, g.comm, stream); },
+                warmUpS, timeLeft(deadline));
+            !s)
             return s;
     }
     return okStatus();
+}
+
+Status NcclComms::awaitEveryRankReady()
+{
+    return awaitEveryRank(*m_impl->store, "nccl-setup", m_impl->worldRank, m_impl->worldSize,
+                          m_impl->setupBudget);
 }
 
 Status NcclComms::exchange(const std::vector<Comm::Transfer> &transfers, double &spentS)
@@ -258,7 +380,8 @@ Status NcclComms::exchange(const std::vector<Comm::Transfer> &transfers, double 
     return m_impl->run(
         what, comms,
         [&] {
-            ncclGroupStart();
+            if (const ncclResult_t r = ncclGroupStart(); r != ncclSuccess)
+                return r;
             for (const Posted &p : posted) {
                 const Comm::Transfer &t = *p.transfer;
                 const int peer = p.group->indexOf(t.peer);
@@ -267,7 +390,7 @@ Status NcclComms::exchange(const std::vector<Comm::Transfer> &transfers, double 
                                               : ncclRecv(t.data, t.count, ncclFloat, peer,
                                                          p.group->comm, m_impl->stream);
                 if (r != ncclSuccess && r != ncclInProgress) {
-                    ncclGroupEnd();
+                    (void)ncclGroupEnd(); // closes the group; `r` is what to report
                     return r;
                 }
             }

@@ -1,13 +1,15 @@
 #pragma once
 
 // The NCCL communicators of one rank (docs/runtime.md, "The GPU backend"): one per program group
-// this rank belongs to, created eagerly in the program's one global group order and warmed up
-// with a one-element all-reduce. Communication runs on its own stream after the compute
+// this rank belongs to, created together in one NCCL group (their ids shared in the program's one
+// global group order) and warmed up with a one-element all-reduce each, all within the setup
+// budget (nccl_setup.h setupTimeout). Communication runs on its own stream after the compute
 // stream's queued work, and every call is timed with CUDA events on that stream.
 //
-// Every call waits for its work to finish while polling NCCL's asynchronous error, up to the
-// run's timeout; on an error or a timeout every communicator of the rank is aborted, so a dead
-// peer makes this rank fail with a message instead of hanging, and its own peers see the abort.
+// Every call waits for its work to finish, sleeping between polls of its CUDA event and of
+// NCCL's asynchronous error, up to the run's timeout; on an error or a timeout every
+// communicator of the rank is aborted, so a dead peer makes this rank fail with a message
+// instead of hanging, and its own peers see the abort.
 
 #include "core/base/result.h"
 #include "runtime/comm/comm.h"
@@ -39,8 +41,12 @@ public:
     NcclComms(const NcclComms &) = delete;
     NcclComms &operator=(const NcclComms &) = delete;
 
-    // Same list, same order on every rank; groups without this rank are skipped.
+    // Same list, same order on every rank; groups without this rank are skipped. Waits up to
+    // the setup budget for the other members.
     Status connect(const std::vector<NcclGroup> &groups);
+    // The readiness barrier after the rank's own setup (its shard built): returns when every
+    // rank of the world has called it, or fails naming the missing ranks after the setup budget.
+    Status awaitEveryRankReady();
 
     // Data pointers are device memory. Each call adds its time on the communication stream to
     // `spentS`. Exchange posts its sends and receives in one NCCL group, so mirror-image

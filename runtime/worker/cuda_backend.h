@@ -23,6 +23,8 @@ public:
 
     // One communicator per group of Executor::groupsToConnect, with the plan's transports.
     Status connect(const JobProgram &program);
+    // Returns once every rank has called it (NcclComms::awaitEveryRankReady).
+    Status awaitEveryRankReady() { return m_comms->awaitEveryRankReady(); }
     cudaStream_t computeStream() const { return m_compute; }
 
     Result<Floats> allocate(std::size_t count) override;

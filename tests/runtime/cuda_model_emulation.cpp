@@ -8,6 +8,7 @@
 // its documented column-major contract, which the GEMM below implements and whose leading
 // dimensions it validates as cuBLAS does. Memory is host memory, streams are in-order no-ops.
 
+#include "runtime/cuda/model/init_kernels.h"
 #include "runtime/cuda/model/kernels.h"
 #include "runtime/model/layer_kernels.h"
 #include "runtime/model/model_init.h"
@@ -197,6 +198,15 @@ void toBf16(const float *x, std::size_t n, Bf16 *y, Stream)
 {
     for (std::size_t i = 0; i < n; ++i)
         y[i] = cuda::toBf16(x[i]);
+}
+
+void initialWeights(const counter_hash::WeightInit &init, std::int64_t firstElement, std::size_t n,
+                    float *value, Bf16 *valueBf16, Stream)
+{
+    for (std::size_t i = 0; i < n; ++i) {
+        value[i] = init.at(firstElement + std::int64_t(i));
+        valueBf16[i] = cuda::toBf16(value[i]);
+    }
 }
 
 void toFloat(const Bf16 *x, std::size_t n, float *y, Stream)

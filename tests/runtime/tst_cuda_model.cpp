@@ -4,6 +4,7 @@
 #include "gpu_test_support.h"
 #include "runtime/cuda/model/cuda_shard.h"
 #include "runtime/cuda/model/in_process_tp.h"
+#include "runtime/model/model_init.h"
 #include "runtime/model/model_shard.h"
 #include "runtime/model/weight_set.h"
 #include "tests/test_registry.h"
@@ -285,6 +286,26 @@ private Q_SLOTS:
             for (std::size_t i = 0; i < rounded.size(); ++i)
                 rounded[i] = fromBf16(toBf16(p.value[i]));
             QCOMPARE(orFail(copyToHost(std::span<const Bf16>(d->valueBf16, d->count), nullptr)),
+                     rounded);
+        }
+    }
+
+    // The weights made on the device are model_init's, bit for bit, in every slice: a TP half
+    // (its slices start inside the full tensors) of a stage without the embedding.
+    void initialWeightsAreTheCpuModels()
+    {
+        const ModelConfig config = runtime::test::tinyConfig(MlpKind::SwiGlu);
+        const ShardSpec half{1, 2, 1, 2, false, true};
+        CudaShard gpu = orFail(CudaShard::create(config, half, setup(), nullptr));
+        QVERIFY(!gpu.parameters().empty());
+        for (const DeviceParameter &d : gpu.parameters()) {
+            std::vector<float> expected(d.count);
+            initialWeights(d.tensor, config.layers, setup().seed, d.slice, expected);
+            QCOMPARE(orFail(copyToHost(d.value, d.count, nullptr)), expected);
+            std::vector<float> rounded(d.count);
+            for (std::size_t i = 0; i < rounded.size(); ++i)
+                rounded[i] = fromBf16(toBf16(expected[i]));
+            QCOMPARE(orFail(copyToHost(std::span<const Bf16>(d.valueBf16, d.count), nullptr)),
                      rounded);
         }
     }

@@ -1,7 +1,8 @@
 // runtime/cuda/nccl_comms on one GPU (label gpu; skipped where none is usable): every call of a
 // one-member communicator (created, warmed up, then all-reduce, broadcast and a send to itself
-// in one group), and a group whose other member never comes: the rank gives up after its
-// timeout with a message naming the group, and aborts instead of hanging.
+// in one group), several communicators created together in one NCCL group, the readiness
+// barrier, and a group whose other member never comes: the rank gives up after its setup
+// budget with a message naming the group, and aborts instead of hanging.
 #include "gpu_test_support.h"
 #include "runtime/cuda/nccl_comms.h"
 #include "tests/test_registry.h"
@@ -26,6 +27,21 @@ std::vector<float> download(const float *device, std::size_t count)
     return host;
 }
 
+// A world of one on a fresh rendezvous directory, with `groups` connected.
+Result<std::unique_ptr<NcclComms>> connectAlone(const QTemporaryDir &dir, cudaStream_t compute,
+                                                const std::vector<NcclGroup> &groups)
+{
+    CommOptions options;
+    options.rendezvous = dir.path().toStdString();
+    options.timeoutS = 30;
+    auto comms = NcclComms::open(options, 0, 1, compute);
+    if (!comms)
+        return comms.error();
+    if (Status connected = (*comms)->connect(groups); !connected)
+        return connected.error();
+    return comms;
+}
+
 } // namespace
 
 class TestNcclDevice : public QObject
@@ -43,13 +59,8 @@ private Q_SLOTS:
     void oneMemberGroupRunsEveryCall()
     {
         QTemporaryDir dir;
-        CommOptions options;
-        options.rendezvous = dir.path().toStdString();
-        options.timeoutS = 30;
-        auto comms = NcclComms::open(options, 0, 1, m_compute);
+        auto comms = connectAlone(dir, m_compute, {{"solo", {0}, Transport::Socket}});
         QVERIFY2(comms, comms ? "" : comms.error().message.c_str());
-        const Status connected = (*comms)->connect({{"solo", {0}, Transport::Socket}});
-        QVERIFY2(connected, connected ? "" : connected.error().message.c_str());
 
         const std::vector<float> values = {1, 2, 3, 4};
         float *data = nullptr;
@@ -70,19 +81,45 @@ private Q_SLOTS:
         cudaFree(echo);
     }
 
+    // Three communicators on one device, created in one NCCL group and warmed up, then each used
+    // on its own; then the readiness barrier of a world of one.
+    void communicatorsAreCreatedTogether()
+    {
+        QTemporaryDir dir;
+        auto comms = connectAlone(dir, m_compute,
+                                  {{"tp/p0/s0/r0", {0}, std::nullopt},
+                                   {"hop/p0/s0-s1/r0-r0", {0}, Transport::Socket},
+                                   {"dp/l0-2/replicated", {0}, std::nullopt}});
+        QVERIFY2(comms, comms ? "" : comms.error().message.c_str());
+        const Status ready = (*comms)->awaitEveryRankReady();
+        QVERIFY2(ready, ready ? "" : ready.error().message.c_str());
+        float *data = nullptr;
+        QCOMPARE(cudaMalloc(reinterpret_cast<void **>(&data), 16), cudaSuccess);
+        const std::vector<float> values = {1, 2, 3, 4};
+        QCOMPARE(cudaMemcpy(data, values.data(), 16, cudaMemcpyHostToDevice), cudaSuccess);
+        double spentS = 0;
+        for (const char *group : {"tp/p0/s0/r0", "hop/p0/s0-s1/r0-r0", "dp/l0-2/replicated"}) {
+            const Status reduced = (*comms)->allReduceSum(group, data, 4, spentS);
+            QVERIFY2(reduced, reduced ? "" : reduced.error().message.c_str());
+        }
+        QCOMPARE(download(data, 4), values);
+        cudaFree(data);
+    }
+
     void absentPeerTimesOutAndAborts()
     {
         QTemporaryDir dir;
         CommOptions options;
         options.rendezvous = dir.path().toStdString();
-        options.timeoutS = 3;
+        options.timeoutS = 1; // setup budget: 10 s
         auto comms = NcclComms::open(options, 0, 2, m_compute);
         QVERIFY(comms);
         QElapsedTimer clock;
         clock.start();
         const Status connected = (*comms)->connect({{"tp/p0/s0/r0", {0, 1}, std::nullopt}});
         QVERIFY(!connected);
-        QVERIFY2(clock.elapsed() < 20000, "gave up long after its timeout");
+        QVERIFY2(clock.elapsed() >= 9000, "gave up before its setup budget");
+        QVERIFY2(clock.elapsed() < 20000, "gave up long after its setup budget");
         const std::string &message = connected.error().message;
         QVERIFY2(message.find("tp/p0/s0/r0") != std::string::npos, message.c_str());
         QVERIFY2(message.find("aborted") != std::string::npos, message.c_str());

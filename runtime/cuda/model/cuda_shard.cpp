@@ -1,6 +1,8 @@
 #include "runtime/cuda/model/cuda_shard.h"
 
+#include "runtime/cuda/cublas_status.h"
 #include "runtime/cuda/model/cuda_shard_state.h"
+#include "runtime/cuda/model/init_kernels.h"
 #include "runtime/cuda/model/kernels.h"
 #include "runtime/model/model_init.h"
 
@@ -9,21 +11,10 @@
 
 namespace hetplan::runtime::cuda {
 
-namespace {
-
-Status blasStatus(cublasStatus_t status, const char *what)
-{
-    if (status != CUBLAS_STATUS_SUCCESS)
-        return Error{ErrorKind::Internal, std::string(what) + ": " + cublasGetStatusString(status)};
-    return okStatus();
-}
-
-} // namespace
-
 CudaShardState::~CudaShardState()
 {
     if (blas != nullptr)
-        cublasDestroy(blas);
+        (void)cublasCall(cublasDestroy(blas), "cublasDestroy"); // teardown: nobody to tell
 }
 
 CudaShard::CudaShard(ModelConfig config, ShardSpec shard, TrainingSetup setup, StreamHandle stream)
@@ -49,9 +40,9 @@ Result<CudaShard> CudaShard::create(const ModelConfig &config, const ShardSpec &
     CudaShard result(config, shard, setup, stream);
     CudaShardState &st = *result.m_state;
     st.dims = ShardDims::of(config, shard.tpDegree);
-    if (Status s = blasStatus(cublasCreate(&st.blas), "cublasCreate"); !s)
+    if (Status s = cublasCall(cublasCreate(&st.blas), "cublasCreate"); !s)
         return s.error();
-    if (Status s = blasStatus(cublasSetStream(st.blas, stream), "cublasSetStream"); !s)
+    if (Status s = cublasCall(cublasSetStream(st.blas, stream), "cublasSetStream"); !s)
         return s.error();
 
     std::vector<TensorLayout> tensors = shardTensors(config, shard);
@@ -88,14 +79,13 @@ Result<CudaShard> CudaShard::create(const ModelConfig &config, const ShardSpec &
         p.adamM = reinterpret_cast<float *>(at(2));
         p.adamV = reinterpret_cast<float *>(at(3));
         p.valueBf16 = reinterpret_cast<Bf16 *>(at(4));
-        std::vector<float> values(p.count);
-        initialWeights(tensors[i], config.layers, setup.seed, p.slice, values);
-        if (Status s = uploadNow(p.value, values); !s)
-            return s.error();
-        if (Status s = uploadNow(p.valueBf16, toBf16(values)); !s)
-            return s.error();
+        // Made on the device: a 7B stage's weights take seconds there, minutes on one host thread.
+        kernels::initialWeights(weightInit(tensors[i], config.layers, setup.seed), p.slice.begin,
+                                p.count, p.value, p.valueBf16, stream);
         p.tensor = std::move(tensors[i]);
     }
+    if (Status s = kernels::lastLaunchError("making the initial weights"); !s)
+        return s.error();
 
     const std::vector<float> table = rotaryCosSin(config.seqLen, config.headDim());
     if (Status s = st.rotary.reserve(table.size() * sizeof(float)); !s)

@@ -86,8 +86,9 @@ class CudaShardState; // device buffers, cuBLAS handle, stashes of the micro-bat
 class CudaShard
 {
 public:
-    // Uploads the initial weights of runtime/model's model_init (same seed → same weights as
-    // ModelShard, rounded to bf16 for the GEMMs). `stream` is not owned and must outlive the shard.
+    // Makes the initial weights of runtime/model's model_init on the device (same seed → same
+    // weights as ModelShard, rounded to bf16 for the GEMMs). `stream` is not owned and must outlive
+    // the shard.
     static Result<CudaShard> create(const ModelConfig &config, const ShardSpec &shard,
                                     const TrainingSetup &setup, StreamHandle stream);
     CudaShard(CudaShard &&) noexcept;
