@@ -1,5 +1,5 @@
+#include "runtime/cuda/device_buffer.h"
 #include "runtime/cuda/model/cuda_layer.h"
-#include "runtime/cuda/model/device_buffer.h"
 #include "runtime/cuda/model/kernels.h"
 
 #include <cmath>

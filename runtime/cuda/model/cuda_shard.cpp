@@ -1,5 +1,6 @@
 #include "runtime/cuda/model/cuda_shard.h"
 
+#include "runtime/cuda/cublas_status.h"
 #include "runtime/cuda/model/cuda_shard_state.h"
 #include "runtime/cuda/model/kernels.h"
 #include "runtime/model/model_init.h"
@@ -9,21 +10,11 @@
 
 namespace hetplan::runtime::cuda {
 
-namespace {
-
-Status blasStatus(cublasStatus_t status, const char *what)
-{
-    if (status != CUBLAS_STATUS_SUCCESS)
-        return Error{ErrorKind::Internal, std::string(what) + ": " + cublasGetStatusString(status)};
-    return okStatus();
-}
-
-} // namespace
-
 CudaShardState::~CudaShardState()
 {
+    // A failed destroy has no caller to tell; it follows an error already reported.
     if (blas != nullptr)
-        cublasDestroy(blas);
+        static_cast<void>(cublasCall(cublasDestroy(blas), "cublasDestroy"));
 }
 
 CudaShard::CudaShard(ModelConfig config, ShardSpec shard, TrainingSetup setup, StreamHandle stream)
@@ -49,9 +40,9 @@ Result<CudaShard> CudaShard::create(const ModelConfig &config, const ShardSpec &
     CudaShard result(config, shard, setup, stream);
     CudaShardState &st = *result.m_state;
     st.dims = ShardDims::of(config, shard.tpDegree);
-    if (Status s = blasStatus(cublasCreate(&st.blas), "cublasCreate"); !s)
+    if (Status s = cublasCall(cublasCreate(&st.blas), "cublasCreate"); !s)
         return s.error();
-    if (Status s = blasStatus(cublasSetStream(st.blas, stream), "cublasSetStream"); !s)
+    if (Status s = cublasCall(cublasSetStream(st.blas, stream), "cublasSetStream"); !s)
         return s.error();
 
     std::vector<TensorLayout> tensors = shardTensors(config, shard);
@@ -133,15 +124,20 @@ const DeviceParameter *CudaShard::findParameter(std::string_view name) const
     return nullptr;
 }
 
-std::size_t CudaShard::bytesHeld() const
+DeviceMemoryTable CudaShard::memoryTable() const
 {
+    // `parameters` holds all values, then all gradients, all moments, all bf16 copies.
     const CudaShardState &st = *m_state;
-    std::size_t bytes = st.parameters.bytes() + st.rotary.bytes() + st.scratch.bytes();
+    DeviceMemoryTable table;
+    table.weightBytes = st.gradientsBegin + (st.parameters.bytes() - st.momentsEnd);
+    table.gradientBytes = st.gradientsEnd - st.gradientsBegin;
+    table.optimizerBytes = st.momentsEnd - st.gradientsEnd;
     for (const auto &[id, stash] : st.inFlight)
-        bytes += stash.buffer.bytes();
+        table.activationBytes += stash.buffer.bytes();
     for (const MicroBatchStash &stash : st.spare)
-        bytes += stash.buffer.bytes();
-    return bytes;
+        table.activationBytes += stash.buffer.bytes();
+    table.workingBytes = st.scratch.bytes() + st.rotary.bytes();
+    return table;
 }
 
 int CudaShard::microBatchesInFlight() const

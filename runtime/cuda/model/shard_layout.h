@@ -86,7 +86,8 @@ struct ScratchLayout
     std::size_t scores = 0, dScores = 0, probsBf16 = 0;
     std::size_t logits = BufferPlan::kNone, rowLoss = BufferPlan::kNone;
     std::size_t inputGrad = 0;
-    std::size_t gainPartials = 0; // kernels::rmsNormBackward's, its kGainChunks × hidden
+    std::size_t gainPartials = 0;   // kernels::rmsNormBackward's, its kGainChunks × hidden
+    std::size_t embeddingIndex = 0; // kernels::embeddingScatterAdd's, embeddingIndexInts ints
     std::size_t bytes = 0;
 
     static ScratchLayout of(const ShardDims &dims, int samples, bool hasHead);
