@@ -2,6 +2,7 @@
 
 #include "core/cost/cost_helpers.h"
 #include "core/cost/hetplan_comm.h"
+#include "core/cost/hetplan_memory.h"
 #include "core/cost/hetplan_terms.h"
 
 #include <algorithm>
@@ -154,73 +155,9 @@ private:
 void TrainingTerms::stageMemory(const Problem &problem, const StageQuery &stage, int dpReplicas,
                                 std::span<double> bytesPerGpu) const
 {
-    const ModelSpec &model = problem.model;
-    const TrainWorkload &train = problem.workload.train;
-    const double bytes = bytesPerElement(train.precision);
-    const double tp = stage.tp;
-    const double s = train.seqLen;
-    const double h = model.hidden;
-    const double a = model.heads;
-    const double layers = stage.layerEnd - stage.layerBegin;
-    const bool firstStage = stage.stageIndex == 0;
-    const bool lastStage = stage.stageIndex + 1 == stage.stageCount;
-
-    // Parameters a GPU holds: its 1/tp of the stage's layers, and of the (vocab-parallel)
-    // embedding and head on the end stages.
-    const double params
-        = (layers * model.paramsPerLayer() + (firstStage ? model.embeddingParams() : 0.0)
-           + (lastStage ? model.headParams() : 0.0))
-          / tp;
-    // ZeRO (Rajbhandari et al., 2020, §3.1): mixed-precision Adam keeps 2-byte weights and
-    // gradients plus fp32 master weights, momentum and variance: 2 + 2 + 12 = 16 bytes per
-    // parameter. SGD keeps one fp32 momentum instead of two moments. In fp32 training the
-    // weights are their own master copy. ZeRO-1 shards the fp32 state over the replicas.
-    const double masterBytes = bytes < 4 ? 4.0 : 0.0;
-    const double momentBytes = train.optimizer == Optimizer::Adam ? 8.0 : 4.0;
-    const double shardedBytes
-        = (masterBytes + momentBytes) / (train.shardOptimizer ? std::max(dpReplicas, 1) : 1);
-    const double staticBytes = params * (2.0 * bytes + shardedBytes);
-
-    // 1F1B (Narayanan et al., SC'21, §2.2): stage j of p holds min(m, p − j) micro-batches'
-    // activations at its peak.
-    const double inFlight
-        = std::max(std::min(stage.microBatches, stage.stageCount - stage.stageIndex), 1);
-
-    double overheadGiB = m_parameters.cudaContextGiB;
-    overheadGiB += stage.tp > 1 ? m_parameters.ncclBuffersGiB : 0.0;
-    overheadGiB += stage.stageCount > 1 ? m_parameters.ncclBuffersGiB : 0.0;
-    overheadGiB += dpReplicas > 1 ? m_parameters.ncclBuffersGiB : 0.0;
-
     for (int r = 0; r < stage.dp; ++r) {
-        const double b = replicaShare(stage, r);
-        const double sbh = s * b * h;
-        // Korthikanti et al., 2022, eq. 2 with TP, no sequence parallelism, for 16-bit
-        // activations: s·b·h·(10 + 24/t + 5·a·s/(h·t)) bytes per layer; selective
-        // recomputation drops the attention-score term (§4.2). Scaled for fp32.
-        const double elementScale = bytes / 2.0;
-        const double fullLayerBytes
-            = sbh * (10.0 + 24.0 / tp + 5.0 * a * s / (h * tp)) * elementScale;
-        const double selectiveLayerBytes = sbh * (10.0 + 24.0 / tp) * elementScale;
-        double activationBytes = 0;
-        switch (train.recompute) {
-        case Recompute::None:
-            activationBytes = inFlight * layers * fullLayerBytes;
-            break;
-        case Recompute::Selective:
-            activationBytes = inFlight * layers * selectiveLayerBytes;
-            break;
-        case Recompute::Full:
-            // Only each layer's input is kept (Korthikanti §4.1: 2·s·b·h per layer), plus one
-            // layer's full activations while it is recomputed for its backward.
-            activationBytes = inFlight * layers * sbh * bytes + fullLayerBytes;
-            break;
-        }
-        // The last stage's fp32 logits for the loss, one micro-batch at a time, split over
-        // the vocab-parallel group.
-        if (lastStage)
-            activationBytes += 4.0 * s * b * double(model.vocab) / tp;
-
-        const double total = staticBytes + activationBytes + overheadGiB * kBytesPerGiB;
+        const double total
+            = trainingStageMemory(problem, stage, dpReplicas, r, m_parameters).totalBytes();
         for (int i = 0; i < stage.tp; ++i)
             bytesPerGpu[size_t(r * stage.tp + i)] = total;
     }

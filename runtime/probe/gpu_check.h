@@ -4,6 +4,7 @@
 
 #include "core/base/result.h"
 #include "runtime/cuda/device.h"
+#include "runtime/cuda/device_buffer.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -34,32 +35,8 @@ inline Status ncclCheck(ncclResult_t code, const std::string &what)
     return Error{ErrorKind::Internal, what + ": " + ncclGetErrorString(code)};
 }
 
-// Device memory freed on every path out.
-class DeviceBuffer
-{
-public:
-    DeviceBuffer() = default;
-    DeviceBuffer(const DeviceBuffer &) = delete;
-    DeviceBuffer &operator=(const DeviceBuffer &) = delete;
-    ~DeviceBuffer()
-    {
-        if (m_data)
-            cudaFree(m_data);
-    }
-    Status allocate(std::size_t bytes, const std::string &what)
-    {
-        return cudaCheck(cudaMalloc(&m_data, bytes),
-                         "cudaMalloc of " + std::to_string(bytes) + " bytes for " + what);
-    }
-    template<typename T>
-    T *as() const
-    {
-        return static_cast<T *>(m_data);
-    }
-
-private:
-    void *m_data = nullptr;
-};
+// Device memory freed on every path out: the runtime's one device buffer type.
+using cuda::DeviceBuffer;
 
 // Calls per timed repetition: enough that one repetition lasts about `targetS`, so launch and
 // event overheads stay small beside short kernels.

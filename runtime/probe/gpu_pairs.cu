@@ -34,11 +34,11 @@ Result<ProbedPair> peerCopies(const std::string &host, int a, int b,
     DeviceBuffer src, dst;
     if (Status s = cudaCheck(cudaSetDevice(b), what); !s)
         return s.error();
-    if (Status s = dst.allocate(maxBytes, what); !s)
+    if (Status s = dst.reserve(maxBytes, what); !s)
         return s.error();
     if (Status s = cudaCheck(cudaSetDevice(a), what); !s)
         return s.error();
-    if (Status s = src.allocate(maxBytes, what); !s)
+    if (Status s = src.reserve(maxBytes, what); !s)
         return s.error();
     int canAccess = 0;
     if (Status s = cudaCheck(cudaDeviceCanAccessPeer(&canAccess, a, b), what); !s)
@@ -154,7 +154,7 @@ Status openNccl(NcclWorld &w, int count, std::size_t maxBytes)
             return s;
         if (Status s = cudaCheck(cudaStreamCreate(&w.streams[std::size_t(d)]), what); !s)
             return s;
-        if (Status s = w.buffers[std::size_t(d)].allocate(maxBytes, what); !s)
+        if (Status s = w.buffers[std::size_t(d)].reserve(maxBytes, what); !s)
             return s;
     }
     return okStatus();

@@ -44,7 +44,7 @@ Result<GemmFigure> gemmFigure(cublasHandle_t handle, const GemmShape &s, int rep
     const std::size_t bCount = std::size_t(s.k) * s.n;
     const std::size_t cCount = std::size_t(s.m) * s.n;
     for (const auto &[buffer, count] : {std::pair{&a, aCount}, {&b, bCount}, {&c, cCount}})
-        if (Status st = buffer->allocate(count * bf16, s.label); !st)
+        if (Status st = buffer->reserve(count * bf16, s.label); !st)
             return st.error();
     for (const auto &[buffer, count] : {std::pair{&a, aCount}, {&b, bCount}})
         if (Status st = fill(*buffer, count); !st)
@@ -79,7 +79,7 @@ Result<MemoryFigure> memoryFigure(const cudaDeviceProp &props, int repetitions, 
     const std::size_t count = bytes / sizeof(float4);
     DeviceBuffer a, b, c;
     for (DeviceBuffer *buffer : {&a, &b, &c})
-        if (Status st = buffer->allocate(bytes, "the triad"); !st)
+        if (Status st = buffer->reserve(bytes, "the triad"); !st)
             return st.error();
     for (DeviceBuffer *buffer : {&b, &c})
         if (Status st = cudaCheck(cudaMemset(buffer->as<void>(), 0, bytes), "cudaMemset"); !st)

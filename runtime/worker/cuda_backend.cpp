@@ -1,6 +1,7 @@
 #include "runtime/worker/cuda_backend.h"
 
 #include "runtime/cuda/device.h"
+#include "runtime/cuda/device_buffer.h"
 #include "runtime/cuda/float_ops.h"
 #include "runtime/worker/executor.h"
 
@@ -39,6 +40,10 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::open(const CommOptions &option
                         + std::to_string(devices.count - 1));
     if (Status s = checked(cudaSetDevice(device), "cudaSetDevice(" + std::to_string(device) + ")");
         !s)
+        return s.error();
+    // The step's allocations stay mapped between synchronisations (docs/runtime.md
+    // "Device memory").
+    if (Status s = cuda::keepPoolReserved(); !s)
         return s.error();
     cudaStream_t compute = nullptr;
     if (Status s = checked(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking),

@@ -3,8 +3,8 @@
 // measured nothing where no GPU is usable.
 #include "core/io/catalog_json.h"
 #include "runtime/cuda/device.h"
+#include "runtime/cuda/device_buffer.h"
 #include "runtime/cuda/model/cuda_shard.h"
-#include "runtime/cuda/model/device_buffer.h"
 #include "tests/bench/bench_util.h"
 
 #include <cstdio>

@@ -19,7 +19,19 @@
 #include <cstring>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <map>
 #include <vector>
+
+namespace {
+
+// The emulated pool's attributes (cudaMemPoolSetAttribute below).
+std::map<int, std::uint64_t> &poolAttributes()
+{
+    static std::map<int, std::uint64_t> attributes;
+    return attributes;
+}
+
+} // namespace
 
 extern "C" {
 
@@ -80,6 +92,29 @@ cudaError_t cudaStreamCreate(cudaStream_t *stream)
 }
 cudaError_t cudaStreamDestroy(cudaStream_t)
 {
+    return cudaSuccess;
+}
+// One device with one stream-ordered pool whose attributes read back what was set (its usage
+// figures stay 0: nothing here allocates from it).
+cudaError_t cudaGetDevice(int *device)
+{
+    *device = 0;
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int)
+{
+    static int onlyPool = 0;
+    *pool = reinterpret_cast<cudaMemPool_t>(&onlyPool);
+    return cudaSuccess;
+}
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, cudaMemPoolAttr attribute, void *value)
+{
+    poolAttributes()[int(attribute)] = *static_cast<const std::uint64_t *>(value);
+    return cudaSuccess;
+}
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t, cudaMemPoolAttr attribute, void *value)
+{
+    *static_cast<std::uint64_t *>(value) = poolAttributes()[int(attribute)];
     return cudaSuccess;
 }
 cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
@@ -367,11 +402,48 @@ void embeddingGather(const float *table, const TokenSource &tokens, int width, f
         std::memcpy(x + t * w, table + std::size_t(tokenAt(tokens, t, 0)) * w, w * sizeof(float));
 }
 
-void embeddingScatterAdd(const float *dx, const TokenSource &tokens, int width, float *grad, Stream)
+// The kernels' index in `index` (ids, unordered rows, sorted rows; counts, starts, fill), then each
+// token's group of rows added in row order.
+void embeddingScatterAdd(const float *dx, const TokenSource &tokens, int width, float *grad,
+                         int *index, Stream)
 {
+    const std::size_t rows = rowsOf(tokens);
+    const auto vocab = std::size_t(tokens.vocab);
+    int *ids = index;
+    int *unordered = index + rows;
+    int *sorted = index + 2 * rows;
+    int *counts = index + 3 * rows;
+    int *starts = counts + vocab;
+    int *fill = starts + vocab;
+    std::fill(counts, counts + vocab, 0);
+    std::fill(fill, fill + vocab, 0);
+    for (std::size_t t = 0; t < rows; ++t) {
+        ids[t] = tokenAt(tokens, t, 0);
+        ++counts[ids[t]];
+    }
+    int running = 0;
+    for (std::size_t v = 0; v < vocab; ++v) {
+        starts[v] = running;
+        running += counts[v];
+    }
+    // The atomics' arrival order is any order: the reverse one here.
+    for (std::size_t t = rows; t-- > 0;)
+        unordered[starts[ids[t]] + fill[ids[t]]++] = int(t);
+    for (std::size_t t = 0; t < rows; ++t) {
+        const int *group = unordered + starts[ids[t]];
+        const auto rank
+            = std::count_if(group, group + counts[ids[t]], [t](int row) { return row < int(t); });
+        sorted[starts[ids[t]] + rank] = int(t);
+    }
     const auto w = std::size_t(width);
-    for (std::size_t t = 0; t < rowsOf(tokens); ++t)
-        addInto(grad + std::size_t(tokenAt(tokens, t, 0)) * w, dx + t * w, w, nullptr);
+    for (std::size_t p = 0; p < rows; ++p) {
+        const int token = ids[sorted[p]];
+        if (int(p) != starts[token])
+            continue;
+        for (int j = 0; j < counts[token]; ++j)
+            addInto(grad + std::size_t(token) * w, dx + std::size_t(sorted[p + std::size_t(j)]) * w,
+                    w, nullptr);
+    }
 }
 
 void crossEntropy(const float *logits, const TokenSource &tokens, float lossScale, Bf16 *dLogits,

@@ -4,8 +4,8 @@
 // data (so the CPU and the GPU see the same inputs), and the comparison the tests use.
 
 #include "model_test_support.h"
+#include "runtime/cuda/device_buffer.h"
 #include "runtime/cuda/model/cuda_shard.h"
-#include "runtime/cuda/model/device_buffer.h"
 
 #include <QtTest>
 

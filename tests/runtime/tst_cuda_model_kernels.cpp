@@ -429,10 +429,21 @@ private Q_SLOTS:
         HETPLAN_COMPARE_CLOSE(hostBf16(dGrad, n), gradient, kBf16Tolerance);
     }
 
+    void embeddingUsesTheCpuTokens_data()
+    {
+        QTest::addColumn<int>("vocab");
+        QTest::addColumn<int>("width");
+        QTest::newRow("few repeats") << 97 << 24;
+        // Three tokens over 150 rows: groups of about 50 rows, added in row order; more than
+        // one block of columns.
+        QTest::newRow("long groups") << 3 << 300;
+    }
+
     void embeddingUsesTheCpuTokens()
     {
-        const kernels::TokenSource tokens{5, 1, 3, 50, 97};
-        const int width = 24;
+        QFETCH(int, vocab);
+        QFETCH(int, width);
+        const kernels::TokenSource tokens{5, 1, 3, 50, vocab};
         const std::size_t rows = std::size_t(tokens.samples) * std::size_t(tokens.seqLen);
         const std::vector<float> table = bf16Random(std::size_t(tokens.vocab) * width, 13);
         const std::vector<float> dx = bf16Random(rows * std::size_t(width), 14);
@@ -452,8 +463,11 @@ private Q_SLOTS:
         const DeviceBuffer dx_ = deviceFloats(dx);
         const DeviceBuffer x = deviceZeros(gathered.size() * 4);
         const DeviceBuffer dGrad = deviceZeros(grad.size() * 4);
+        const DeviceBuffer index
+            = deviceZeros(kernels::embeddingIndexInts(rows, tokens.vocab) * sizeof(int));
         kernels::embeddingGather(dTable.as<float>(), tokens, width, x.as<float>(), nullptr);
-        kernels::embeddingScatterAdd(dx_.as<float>(), tokens, width, dGrad.as<float>(), nullptr);
+        kernels::embeddingScatterAdd(dx_.as<float>(), tokens, width, dGrad.as<float>(),
+                                     index.as<int>(), nullptr);
         orFail(kernels::lastLaunchError("embedding"));
         QCOMPARE(hostFloats(x, gathered.size()), gathered); // the device's tokens are the CPU's
         QCOMPARE(hostFloats(dGrad, grad.size()), grad);     // added in the same (row) order

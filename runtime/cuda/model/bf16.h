@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <span>
+#include <vector>
 
 namespace hetplan::runtime::cuda {
 
@@ -33,6 +35,15 @@ inline float fromBf16(Bf16 value)
     const std::uint32_t word = std::uint32_t(value.bits) << 16;
     float result = 0;
     std::memcpy(&result, &word, sizeof result);
+    return result;
+}
+
+// Host floats rounded to bf16 (for uploads of weights, and of activations in tests and checks).
+inline std::vector<Bf16> toBf16(std::span<const float> values)
+{
+    std::vector<Bf16> result(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i)
+        result[i] = toBf16(values[i]);
     return result;
 }
 

@@ -1,3 +1,4 @@
+#include "runtime/cuda/device_buffer.h"
 #include "runtime/cuda/model/cuda_layer.h"
 #include "runtime/cuda/model/kernels.h"
 

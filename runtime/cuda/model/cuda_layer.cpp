@@ -143,6 +143,7 @@ Scratch Scratch::at(std::byte *base, const ScratchLayout &l)
     s.rowLoss = piece<float>(base, l.rowLoss);
     s.inputGrad = piece<Bf16>(base, l.inputGrad);
     s.gainPartials = piece<float>(base, l.gainPartials);
+    s.embeddingIndex = piece<int>(base, l.embeddingIndex);
     return s;
 }
 

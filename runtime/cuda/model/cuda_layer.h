@@ -71,6 +71,7 @@ struct Scratch
     float *rowLoss = nullptr; // head shard only
     Bf16 *inputGrad = nullptr;
     float *gainPartials = nullptr;
+    int *embeddingIndex = nullptr;
 
     static Scratch at(std::byte *base, const ScratchLayout &layout);
 };

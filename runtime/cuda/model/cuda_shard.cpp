@@ -13,6 +13,7 @@ namespace hetplan::runtime::cuda {
 
 CudaShardState::~CudaShardState()
 {
+    // A failed destroy has no caller to tell; it follows an error already reported.
     if (blas != nullptr)
         (void)cublasCall(cublasDestroy(blas), "cublasDestroy"); // teardown: nobody to tell
 }
@@ -123,15 +124,20 @@ const DeviceParameter *CudaShard::findParameter(std::string_view name) const
     return nullptr;
 }
 
-std::size_t CudaShard::bytesHeld() const
+DeviceMemoryTable CudaShard::memoryTable() const
 {
+    // `parameters` holds all values, then all gradients, all moments, all bf16 copies.
     const CudaShardState &st = *m_state;
-    std::size_t bytes = st.parameters.bytes() + st.rotary.bytes() + st.scratch.bytes();
+    DeviceMemoryTable table;
+    table.weightBytes = st.gradientsBegin + (st.parameters.bytes() - st.momentsEnd);
+    table.gradientBytes = st.gradientsEnd - st.gradientsBegin;
+    table.optimizerBytes = st.momentsEnd - st.gradientsEnd;
     for (const auto &[id, stash] : st.inFlight)
-        bytes += stash.buffer.bytes();
+        table.activationBytes += stash.buffer.bytes();
     for (const MicroBatchStash &stash : st.spare)
-        bytes += stash.buffer.bytes();
-    return bytes;
+        table.activationBytes += stash.buffer.bytes();
+    table.workingBytes = st.scratch.bytes() + st.rotary.bytes();
+    return table;
 }
 
 int CudaShard::microBatchesInFlight() const

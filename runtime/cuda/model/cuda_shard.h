@@ -75,6 +75,21 @@ struct DeviceForwardOutput
 
 class CudaShardState; // device buffers, cuBLAS handle, stashes of the micro-batches in flight
 
+// The device bytes a shard holds, by what holds them: the categories of the `hetplan` memory
+// model's breakdown (docs/cost-models.md "Memory of a training stage"), so the two are compared.
+struct DeviceMemoryTable
+{
+    std::size_t weightBytes = 0;     // fp32 master values and the bf16 copies the GEMMs read
+    std::size_t gradientBytes = 0;   // fp32
+    std::size_t optimizerBytes = 0;  // Adam's two fp32 moments
+    std::size_t activationBytes = 0; // stashes of the micro-batches in flight, and spare ones
+    std::size_t workingBytes = 0;    // one call's scratch, and the rotary table
+    std::size_t totalBytes() const
+    {
+        return weightBytes + gradientBytes + optimizerBytes + activationBytes + workingBytes;
+    }
+};
+
 // The layers [b, e) of TP index t of T, plus the embedding / final norm + head if it holds them,
 // on the current CUDA device. Gradients mean what ModelShard's do (this shard's additive share
 // of the full-batch gradient of the global mean loss).
@@ -125,7 +140,8 @@ public:
 
     // Device bytes this shard allocated: parameters (value, gradient, moments, bf16 copy), the
     // stashes of the micro-batches in flight and those kept for reuse, and the scratch buffers.
-    std::size_t bytesHeld() const;
+    DeviceMemoryTable memoryTable() const;
+    std::size_t bytesHeld() const { return memoryTable().totalBytes(); }
     int microBatchesInFlight() const;
 
 private:

@@ -187,7 +187,7 @@ Result<std::span<const Bf16>> CudaShard::backward(int microBatch, std::span<cons
         const kernels::TokenSource source{m_setup.seed, stash.rows.first, stash.rows.count,
                                           m_config.seqLen, m_config.vocab};
         kernels::embeddingScatterAdd(c.scratch.residual, source, hidden, st.embedding->grad,
-                                     m_stream);
+                                     c.scratch.embeddingIndex, m_stream);
     } else {
         kernels::toBf16(c.scratch.residual, count, c.scratch.inputGrad, m_stream);
         inputGrad = {c.scratch.inputGrad, count};

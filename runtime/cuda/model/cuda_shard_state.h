@@ -3,8 +3,8 @@
 // CudaShard's private state (cuda_shard.h): the device allocations, the cuBLAS handle and the
 // stashes of the micro-batches in flight. Shared by cuda_shard.cpp and cuda_optimizer.cpp only.
 
+#include "runtime/cuda/device_buffer.h"
 #include "runtime/cuda/model/cuda_layer.h"
-#include "runtime/cuda/model/device_buffer.h"
 #include "runtime/cuda/model/shard_layout.h"
 
 #include <map>

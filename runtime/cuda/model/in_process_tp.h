@@ -5,8 +5,8 @@
 // same bits) and copies the sum back. It synchronises the host with the stream at each call,
 // which the NCCL communicator of the worker does not.
 
+#include "runtime/cuda/device_buffer.h"
 #include "runtime/cuda/model/cuda_shard.h"
-#include "runtime/cuda/model/device_buffer.h"
 
 #include <barrier>
 #include <memory>

@@ -76,9 +76,17 @@ struct TokenSource
 // x[t] = table[input token t] (fp32 rows of `width`).
 void embeddingGather(const float *table, const TokenSource &tokens, int width, float *x,
                      Stream stream);
-// grad[input token t] += dx[t].
+// grad[input token t] += dx[t], parallel over tokens and columns without atomics: the rows are
+// grouped by token (a counting sort, each group in row order), then one block per token adds its
+// rows in row order, as the CPU model does, so the sums are the CPU's bits on every run and TP
+// rank. `index` is device scratch of embeddingIndexInts(rows, vocab) ints.
+constexpr std::size_t embeddingIndexInts(std::size_t rows, int vocab)
+{
+    // per row: its token, its place unordered and sorted; per token: count, start, fill
+    return 3 * rows + 3 * std::size_t(vocab);
+}
 void embeddingScatterAdd(const float *dx, const TokenSource &tokens, int width, float *grad,
-                         Stream stream);
+                         int *index, Stream stream);
 // softmaxCrossEntropy against the target tokens (positions 1 … seqLen): dLogits = the loss
 // gradient · lossScale; rowLoss[t] = −log softmax(logits[t])[target].
 void crossEntropy(const float *logits, const TokenSource &tokens, float lossScale, Bf16 *dLogits,

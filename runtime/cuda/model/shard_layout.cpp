@@ -114,6 +114,7 @@ ScratchLayout ScratchLayout::of(const ShardDims &d, int samples, bool hasHead,
     }
     s.inputGrad = plan.add(n * h, kHalfBytes);
     s.gainPartials = plan.add(std::size_t(kernels::kGainChunks) * h, kFloatBytes);
+    s.embeddingIndex = plan.add(kernels::embeddingIndexInts(n, d.vocab), sizeof(int));
     s.bytes = plan.bytes();
     return s;
 }

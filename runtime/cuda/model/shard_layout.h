@@ -97,7 +97,8 @@ struct ScratchLayout
     std::size_t scores = 0, dScores = 0; // bf16, attentionKvHeads · groupSize() matrices each
     std::size_t logits = BufferPlan::kNone, rowLoss = BufferPlan::kNone;
     std::size_t inputGrad = 0;
-    std::size_t gainPartials = 0; // kernels::rmsNormBackward's, its kGainChunks × hidden
+    std::size_t gainPartials = 0;   // kernels::rmsNormBackward's, its kGainChunks × hidden
+    std::size_t embeddingIndex = 0; // kernels::embeddingScatterAdd's, embeddingIndexInts ints
     std::size_t bytes = 0;
     int attentionKvHeads = 0; // attentionChunkKvHeads for the scratch bound given to of()
 
