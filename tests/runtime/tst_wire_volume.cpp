@@ -3,22 +3,26 @@
 // tallies, per group and element type, what it would put on the wire, with the wire type of the
 // GPU backend and of the CPU one. The volume per group must be what the `hetplan` model charges
 // for a measured run of that backend (the problem `measuredRun` builds), element size included;
-// the gradient buckets must cover every gradient once, each within the bucket size.
+// the gradient buckets must cover every gradient once, each within the bucket size, and train
+// the same weights in many small buckets as in one (ranks on threads with Gloo).
 #include "core/cost/hetplan_comm.h"
 #include "core/cost/problem.h"
 #include "core/model/backend_kind.h"
 #include "run_test_support.h"
 #include "runtime/worker/executor.h"
+#include "runtime/worker/gloo_backend.h"
 #include "runtime/worker/job.h"
 #include "runtime/worker/measured_run.h"
 #include "runtime/worker/stage_model.h"
 #include "tests/test_registry.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cstdio>
 #include <map>
 #include <set>
+#include <thread>
 
 using namespace hetplan;
 using namespace hetplan::runtime;
@@ -126,9 +130,8 @@ Result<JobVolume> runVolume(const Job &job, Precision wire, std::size_t bucketEl
 // The sequences replica `replica` of `stage` computes in one iteration of `pipeline`.
 double replicaSequences(const Pipeline &pipeline, const Stage &stage, int replica)
 {
-    const double share = stage.dpSplit.empty()
-                             ? double(pipeline.microBatch) / stage.dp
-                             : double(stage.dpSplit[std::size_t(replica)]);
+    const double share = stage.dpSplit.empty() ? double(pipeline.microBatch) / stage.dp
+                                               : double(stage.dpSplit[std::size_t(replica)]);
     return share * pipeline.microBatches;
 }
 
@@ -195,6 +198,51 @@ std::map<std::string, double> byPrefix(const JobVolume &volume,
     return sent;
 }
 
+// Every rank's parameters after one iteration of `job` on the CPU backend, ranks on threads
+// talking Gloo over loopback, gradient sync in buckets of `bucketElements`.
+Result<std::vector<std::vector<float>>> trainedOnThreads(const Job &job, std::size_t bucketElements,
+                                                         const std::string &rendezvous)
+{
+    const int world = int(job.program.ranks.size());
+    std::vector<std::vector<float>> weights(static_cast<std::size_t>(world));
+    std::vector<Status> results(std::size_t(world), okStatus());
+    const auto rankBody = [&](int r) -> Status {
+        const Rank &rank = job.program.ranks[std::size_t(r)];
+        const StageRun run{job.plan.workload.train.seqLen, 1, 7, job.program.globalBatch,
+                           job.plan.workload.train.optimizer};
+        const ShardPlacement placement{rank.layerBegin, rank.layerEnd,  rank.tpIndex,
+                                       rank.tpDegree,   rank.embedding, rank.head};
+        auto model = StageModel::create(job.model, run, placement);
+        if (!model)
+            return model.error();
+        CommOptions options;
+        options.rendezvous = rendezvous;
+        options.timeoutS = 60;
+        auto comm = Comm::open(options, r, world);
+        if (!comm)
+            return comm.error();
+        if (Status s = (*comm)->connect(Executor::groupsToConnect(job.program)); !s)
+            return s;
+        GlooBackend backend(**comm, bucketElements);
+        Executor executor(job.program, r, backend, **model);
+        if (auto iteration = executor.runIteration(); !iteration)
+            return iteration.error();
+        for (const ParamView &p : (*model)->parameters())
+            weights[std::size_t(r)].insert(weights[std::size_t(r)].end(), p.value,
+                                           p.value + (p.sliceEnd - p.sliceBegin));
+        return okStatus();
+    };
+    std::vector<std::thread> threads;
+    for (int r = 0; r < world; ++r)
+        threads.emplace_back([&, r] { results[std::size_t(r)] = rankBody(r); });
+    for (std::thread &t : threads)
+        t.join();
+    for (const Status &s : results)
+        if (!s)
+            return s.error();
+    return weights;
+}
+
 std::vector<std::string> dpSegments(const JobVolume &volume)
 {
     std::set<std::string> segments;
@@ -215,7 +263,8 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("plan");
         QTest::addColumn<int>("backend");
-        for (const char *plan : {"asymmetric.plan.json", "uneven-dp.plan.json", "tp2-tp1.plan.json"})
+        for (const char *plan :
+             {"asymmetric.plan.json", "uneven-dp.plan.json", "tp2-tp1.plan.json"})
             for (BackendKind kind : {BackendKind::Cuda, BackendKind::Gloo})
                 QTest::addRow("%s %s", plan,
                               std::string(backendName(kind, BackendSpelling::Option)).c_str())
@@ -256,20 +305,47 @@ private Q_SLOTS:
         for (const auto &[group, bytes] : sent) {
             const auto it = charged.find(group);
             QVERIFY2(it != charged.end(), ("the model charges nothing for " + group).c_str());
-            QVERIFY2(bytes == it->second, (group + ": the runtime sends " + std::to_string(bytes)
-                                           + " bytes, the model charges "
-                                           + std::to_string(it->second))
-                                              .c_str());
+            QVERIFY2(bytes == it->second,
+                     (group + ": the runtime sends " + std::to_string(bytes)
+                      + " bytes, the model charges " + std::to_string(it->second))
+                         .c_str());
         }
         for (const auto &[group, bytes] : charged)
             QVERIFY2(sent.contains(group), ("the runtime sends nothing for " + group).c_str());
     }
 
+    // Gradient sync in many small buckets trains the same weights as in one bucket.
+    void smallBucketsTrainLikeOneBucket()
+    {
+        JobSource source;
+        source.planPath = runtimeData("asymmetric.plan.json").toStdString();
+        source.model = runtimeData("tiny.model.json").toStdString();
+        auto job = loadJob(source);
+        QVERIFY2(job, job ? "" : job.error().message.c_str());
+        setRankBlasThreads(1);
+        QTemporaryDir one;
+        QTemporaryDir many;
+        auto whole = trainedOnThreads(*job, Backend::kBucketElements, one.path().toStdString());
+        QVERIFY2(whole, whole ? "" : whole.error().message.c_str());
+        auto bucketed = trainedOnThreads(*job, 97, many.path().toStdString());
+        QVERIFY2(bucketed, bucketed ? "" : bucketed.error().message.c_str());
+        QCOMPARE(bucketed->size(), whole->size());
+        for (std::size_t r = 0; r < whole->size(); ++r) {
+            const std::vector<float> &a = (*whole)[r];
+            const std::vector<float> &b = (*bucketed)[r];
+            QCOMPARE(b.size(), a.size());
+            for (std::size_t i = 0; i < a.size(); ++i)
+                // Gloo may add three or more members' values in another order per bucket.
+                QVERIFY2(std::abs(a[i] - b[i]) <= 1e-6f * (1.0f + std::abs(a[i])),
+                         ("rank " + std::to_string(r) + " weight " + std::to_string(i)).c_str());
+        }
+    }
+
     void bucketsCoverEveryPieceOnceInOrder()
     {
         std::vector<float> grads(2600);
-        const std::vector<FloatPiece> pieces = {
-            {grads.data(), 700}, {grads.data() + 700, 1500}, {grads.data() + 2200, 400}};
+        const std::vector<FloatPiece> pieces
+            = {{grads.data(), 700}, {grads.data() + 700, 1500}, {grads.data() + 2200, 400}};
         const auto buckets = gradientBuckets(pieces, 1000);
         QCOMPARE(buckets.size(), std::size_t(3));
         const float *next = grads.data();
