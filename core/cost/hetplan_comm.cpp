@@ -268,8 +268,8 @@ double asymmetricGradientSyncS(const Problem &problem, const Plan &plan, const P
     const ModelSpec &model = problem.model;
     // Gradients are reduced in the training precision, as ZeRO's 16 bytes/param accounting
     // (2-byte gradients) and HexiScale eq. 4 (B_type) assume, and as the runtime sends them
-    // (docs/cost-models.md, "Bytes on the wire"). Megatron-LM reduces bf16 gradients in bf16
-    // too unless asked to accumulate them in fp32, which would double this term.
+    // (docs/cost-models.md, "Bytes on the wire"). Megatron-LM's default for bf16 accumulates
+    // and reduces in fp32 (bf16 only with --grad-reduce-in-bf16), which would double this term.
     const double gradientBytes = wireBytes(problem).element;
     SyncScratch &s = syncScratch();
     s.gpuS.assign(size_t(topology.gpuCount()), 0.0);
