@@ -11,6 +11,19 @@
 
 namespace hetplan {
 
+WireBytes wireBytes(const Problem &problem)
+{
+    const double element = bytesPerElement(problem.workload.train.precision);
+    return {element, double(problem.workload.train.seqLen) * problem.model.hidden * element};
+}
+
+int tpAllReducesPerLayer(Recompute recompute, bool backward)
+{
+    if (!backward)
+        return 2;
+    return recompute == Recompute::Full ? 4 : 2;
+}
+
 GroupLinks groupLinks(const Topology &topology, std::span<const int> group, PathKind path)
 {
     GroupLinks result{kInfinity, 0};
@@ -254,9 +267,10 @@ double asymmetricGradientSyncS(const Problem &problem, const Plan &plan, const P
     const Topology &topology = problem.topology;
     const ModelSpec &model = problem.model;
     // Gradients are reduced in the training precision, as ZeRO's 16 bytes/param accounting
-    // (2-byte gradients) and HexiScale eq. 4 (B_type) assume. Megatron's default for bf16
-    // accumulates and reduces in fp32, which would double this term.
-    const double gradientBytes = bytesPerElement(problem.workload.train.precision);
+    // (2-byte gradients) and HexiScale eq. 4 (B_type) assume, and as the runtime sends them
+    // (docs/cost-models.md, "Bytes on the wire"). Megatron-LM's default for bf16 accumulates
+    // and reduces in fp32 (bf16 only with --grad-reduce-in-bf16), which would double this term.
+    const double gradientBytes = wireBytes(problem).element;
     SyncScratch &s = syncScratch();
     s.gpuS.assign(size_t(topology.gpuCount()), 0.0);
     s.machineS.assign(topology.cluster().machines.size(), 0.0);

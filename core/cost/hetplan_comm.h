@@ -6,6 +6,7 @@
 // Topology's effective figures: their transport's efficiency and per-hop latency applied.
 
 #include "core/model/topology.h"
+#include "core/model/workload.h"
 
 #include <span>
 
@@ -16,6 +17,22 @@ struct Problem;
 struct LayerSegments;
 class PlanPaths;
 struct StageQuery;
+
+// Bytes on the wire of the `hetplan` training terms (docs/cost-models.md, "Bytes on the wire"):
+// every tensor they move travels in the workload's precision, as the runtime sends it
+// (wirePrecision, core/model/backend_kind.h). The runtime's volume per group is held to these.
+struct WireBytes
+{
+    double element = 0;     // one element: bytesPerElement(train.precision)
+    double perSequence = 0; // one sequence's activations (s·h elements): a TP all-reduce's
+                            // share, or what a hop moves each way
+};
+WireBytes wireBytes(const Problem &problem);
+
+// TP all-reduces per layer and micro-batch (Megatron-LM, Shoeybi et al., 2019, §3): two of the
+// b·s·h activations in the forward, two in the backward, two more when full recomputation
+// reruns the forward.
+int tpAllReducesPerLayer(Recompute recompute, bool backward);
 
 // The slowest link and the worst latency among every pair of a group.
 struct GroupLinks

@@ -68,14 +68,13 @@ ReplicaTiming replicaTiming(const Problem &problem, const StageQuery &stage, int
     timing.backwardComputeS = backwardFlops / flopsPerS;
 
     if (stage.tp > 1) {
-        // Megatron (Shoeybi et al., 2019, §3): two all-reduces of the b·s·h activations per
-        // layer in the forward, two in the backward, two more when full recomputation reruns
-        // the forward.
-        const double bytes = b * s * h * bytesPerElement(train.precision);
+        // Each all-reduce carries the b·s·h activations (docs/cost-models.md, "Bytes on the
+        // wire").
+        const double bytes = b * wireBytes(problem).perSequence;
         const double allReduceS
             = ringAllReduceS(stage.tp, bytes, groupLinks(problem.topology, gpus, stage.tpPath));
-        timing.forwardTpS = 2.0 * layers * allReduceS;
-        timing.backwardTpS = (train.recompute == Recompute::Full ? 4.0 : 2.0) * layers * allReduceS;
+        timing.forwardTpS = tpAllReducesPerLayer(train.recompute, false) * layers * allReduceS;
+        timing.backwardTpS = tpAllReducesPerLayer(train.recompute, true) * layers * allReduceS;
     }
     return timing;
 }
@@ -114,8 +113,7 @@ public:
     {
         if (from.gpus.empty() || to.gpus.empty())
             return 0;
-        const double bytesPerSequence = double(problem.workload.train.seqLen) * problem.model.hidden
-                                        * bytesPerElement(problem.workload.train.precision);
+        const double bytesPerSequence = wireBytes(problem).perSequence;
         const Topology &topology = problem.topology;
         // HexiScale §3.2: the activation goes leader to leader, then the receiving leader
         // broadcasts it in its TP group; the gradient takes the same way back. Into (or back

@@ -6,6 +6,7 @@
 
 #include "core/base/enum_names.h"
 #include "core/base/result.h"
+#include "core/model/workload.h"
 
 #include <array>
 #include <optional>
@@ -18,6 +19,16 @@ enum class BackendKind {
     Gloo, // the CPU: the CPU model on host floats, Gloo over TCP
     Cuda, // NVIDIA GPUs: the GPU model on device memory, NCCL
 };
+
+// The element type a backend's ranks put on the wire (docs/cost-models.md, "Bytes on the
+// wire"): TP partial sums, pipeline hops and data-parallel gradients all travel in it. The CPU
+// backend is the fp32 reference; the GPU backend sends bf16, the precision of its GEMMs. The
+// cost model predicting a run of `kind` charges bytesPerElement(wirePrecision(kind)), and the
+// CUDA backend picks its NCCL element type from it.
+constexpr Precision wirePrecision(BackendKind kind)
+{
+    return kind == BackendKind::Gloo ? Precision::Fp32 : Precision::Bf16;
+}
 
 // Where a backend's name is written.
 enum class BackendSpelling {

@@ -15,13 +15,6 @@ unsigned blocksFor(std::size_t count)
     return unsigned(blocks < kMaxBlocks ? blocks : kMaxBlocks);
 }
 
-__global__ void scaleKernel(float *data, std::size_t count, float factor)
-{
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
-         i += std::size_t(gridDim.x) * blockDim.x)
-        data[i] *= factor;
-}
-
 __global__ void toFloatKernel(const __nv_bfloat16 *in, std::size_t count, float *out)
 {
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
@@ -29,24 +22,16 @@ __global__ void toFloatKernel(const __nv_bfloat16 *in, std::size_t count, float 
         out[i] = __bfloat162float(in[i]);
 }
 
-__global__ void toBf16Kernel(const float *in, std::size_t count, __nv_bfloat16 *out)
+__global__ void toBf16Kernel(const float *in, std::size_t count, float factor, __nv_bfloat16 *out)
 {
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
          i += std::size_t(gridDim.x) * blockDim.x)
-        out[i] = __float2bfloat16_rn(in[i]);
+        out[i] = __float2bfloat16_rn(in[i] * factor);
 }
 
 } // namespace
 
-int scaleFloats(float *data, std::size_t count, float factor, CUstream_st *stream)
-{
-    if (count == 0 || factor == 1.0f)
-        return cudaSuccess;
-    scaleKernel<<<blocksFor(count), kThreads, 0, stream>>>(data, count, factor);
-    return cudaGetLastError();
-}
-
-int bf16ToFloat(const std::uint16_t *in, std::size_t count, float *out, CUstream_st *stream)
+cudaError_t bf16ToFloat(const std::uint16_t *in, std::size_t count, float *out, CUstream_st *stream)
 {
     if (count == 0)
         return cudaSuccess;
@@ -55,11 +40,12 @@ int bf16ToFloat(const std::uint16_t *in, std::size_t count, float *out, CUstream
     return cudaGetLastError();
 }
 
-int floatToBf16(const float *in, std::size_t count, std::uint16_t *out, CUstream_st *stream)
+cudaError_t floatToBf16(const float *in, std::size_t count, std::uint16_t *out, CUstream_st *stream,
+                        float factor)
 {
     if (count == 0)
         return cudaSuccess;
-    toBf16Kernel<<<blocksFor(count), kThreads, 0, stream>>>(in, count,
+    toBf16Kernel<<<blocksFor(count), kThreads, 0, stream>>>(in, count, factor,
                                                             reinterpret_cast<__nv_bfloat16 *>(out));
     return cudaGetLastError();
 }

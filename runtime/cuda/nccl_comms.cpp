@@ -31,6 +31,20 @@ struct Communicator
     }
 };
 
+// The NCCL element type of a buffer of `type`.
+ncclDataType_t ncclTypeOf(Precision type)
+{
+    switch (type) {
+    case Precision::Bf16:
+        return ncclBfloat16;
+    case Precision::Fp16:
+        return ncclFloat16;
+    case Precision::Fp32:
+        return ncclFloat32;
+    }
+    return ncclFloat32;
+}
+
 std::string describe(std::string_view op, const std::string &group, int peer = -1)
 {
     std::string text = std::string(op) + " in NCCL group " + group;
@@ -354,16 +368,17 @@ Status NcclComms::awaitEveryRankReady()
                           m_impl->setupBudget);
 }
 
-Status NcclComms::exchange(const std::vector<Comm::Transfer> &transfers, double &spentS)
+Status NcclComms::exchange(const std::vector<NcclTransfer> &transfers, Precision type,
+                           double &spentS)
 {
     struct Posted
     {
         Communicator *group;
-        const Comm::Transfer *transfer;
+        const NcclTransfer *transfer;
     };
     std::vector<Posted> posted;
     std::vector<ncclComm_t> comms;
-    for (const Comm::Transfer &t : transfers) {
+    for (const NcclTransfer &t : transfers) {
         auto g = m_impl->find(t.send ? "send" : "recv", t.group, t.peer);
         if (!g)
             return g.error();
@@ -373,7 +388,7 @@ Status NcclComms::exchange(const std::vector<Comm::Transfer> &transfers, double 
     }
     if (transfers.empty())
         return okStatus();
-    const Comm::Transfer &first = transfers.front();
+    const NcclTransfer &first = transfers.front();
     const std::string what = describe(transfers.size() == 1 ? (first.send ? "send" : "recv")
                                                             : "an exchange of transfers",
                                       first.group, first.peer);
@@ -383,11 +398,11 @@ Status NcclComms::exchange(const std::vector<Comm::Transfer> &transfers, double 
             if (const ncclResult_t r = ncclGroupStart(); r != ncclSuccess)
                 return r;
             for (const Posted &p : posted) {
-                const Comm::Transfer &t = *p.transfer;
+                const NcclTransfer &t = *p.transfer;
                 const int peer = p.group->indexOf(t.peer);
-                const ncclResult_t r = t.send ? ncclSend(t.data, t.count, ncclFloat, peer,
+                const ncclResult_t r = t.send ? ncclSend(t.data, t.count, ncclTypeOf(type), peer,
                                                          p.group->comm, m_impl->stream)
-                                              : ncclRecv(t.data, t.count, ncclFloat, peer,
+                                              : ncclRecv(t.data, t.count, ncclTypeOf(type), peer,
                                                          p.group->comm, m_impl->stream);
                 if (r != ncclSuccess && r != ncclInProgress) {
                     (void)ncclGroupEnd(); // closes the group; `r` is what to report
@@ -399,8 +414,8 @@ Status NcclComms::exchange(const std::vector<Comm::Transfer> &transfers, double 
         spentS);
 }
 
-Status NcclComms::broadcast(const std::string &group, int root, float *data, std::size_t count,
-                            double &spentS)
+Status NcclComms::broadcast(const std::string &group, int root, void *data, std::size_t count,
+                            Precision type, double &spentS)
 {
     auto g = m_impl->find("broadcast", group, root);
     if (!g)
@@ -409,14 +424,14 @@ Status NcclComms::broadcast(const std::string &group, int root, float *data, std
     return m_impl->run(
         describe("broadcast", group, root), {c.comm},
         [&] {
-            return ncclBroadcast(data, data, count, ncclFloat, c.indexOf(root), c.comm,
+            return ncclBroadcast(data, data, count, ncclTypeOf(type), c.indexOf(root), c.comm,
                                  m_impl->stream);
         },
         spentS);
 }
 
-Status NcclComms::allReduceSum(const std::string &group, float *data, std::size_t count,
-                               double &spentS)
+Status NcclComms::allReduceSum(const std::string &group, void *data, std::size_t count,
+                               Precision type, double &spentS)
 {
     auto g = m_impl->find("all-reduce", group, -1);
     if (!g)
@@ -425,7 +440,8 @@ Status NcclComms::allReduceSum(const std::string &group, float *data, std::size_
     return m_impl->run(
         describe("all-reduce", group), {c.comm},
         [&] {
-            return ncclAllReduce(data, data, count, ncclFloat, ncclSum, c.comm, m_impl->stream);
+            return ncclAllReduce(data, data, count, ncclTypeOf(type), ncclSum, c.comm,
+                                 m_impl->stream);
         },
         spentS);
 }

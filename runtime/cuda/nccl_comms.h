@@ -12,6 +12,7 @@
 // instead of hanging, and its own peers see the abort.
 
 #include "core/base/result.h"
+#include "core/model/workload.h"
 #include "runtime/comm/comm.h"
 #include "runtime/program/program.h"
 
@@ -22,6 +23,17 @@
 #include <vector>
 
 namespace hetplan::runtime::cuda {
+
+// One send or receive of `count` elements of its call's element type at `data` (device
+// memory), with world rank `peer` of `group`.
+struct NcclTransfer
+{
+    std::string group;
+    int peer = 0;
+    void *data = nullptr;
+    std::size_t count = 0;
+    bool send = true;
+};
 
 struct NcclGroup
 {
@@ -48,13 +60,15 @@ public:
     // rank of the world has called it, or fails naming the missing ranks after the setup budget.
     Status awaitEveryRankReady();
 
-    // Data pointers are device memory. Each call adds its time on the communication stream to
-    // `spentS`. Exchange posts its sends and receives in one NCCL group, so mirror-image
-    // neighbours cannot deadlock.
-    Status exchange(const std::vector<Comm::Transfer> &transfers, double &spentS);
-    Status broadcast(const std::string &group, int root, float *data, std::size_t count,
-                     double &spentS);
-    Status allReduceSum(const std::string &group, float *data, std::size_t count, double &spentS);
+    // Data pointers are device memory holding `count` elements of `type` (ncclFloat32,
+    // ncclBfloat16 or ncclFloat16; docs/runtime.md, "Bytes on the wire"). Each call adds its
+    // time on the communication stream to `spentS`. Exchange posts its sends and receives in
+    // one NCCL group, so mirror-image neighbours cannot deadlock.
+    Status exchange(const std::vector<NcclTransfer> &transfers, Precision type, double &spentS);
+    Status broadcast(const std::string &group, int root, void *data, std::size_t count,
+                     Precision type, double &spentS);
+    Status allReduceSum(const std::string &group, void *data, std::size_t count, Precision type,
+                        double &spentS);
 
     bool aborted() const;
 

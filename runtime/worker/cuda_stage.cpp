@@ -1,6 +1,6 @@
 #include "runtime/worker/cuda_stage.h"
 
-#include "runtime/cuda/device.h"
+#include "runtime/cuda/cuda_status.h"
 #include "runtime/cuda/float_ops.h"
 #include "runtime/cuda/model/cuda_shard.h"
 #include "runtime/worker/stage_config.h"
@@ -11,11 +11,7 @@ namespace hetplan::runtime {
 namespace {
 
 using cuda::Bf16;
-
-Status launched(int code, std::string_view what)
-{
-    return code == cudaSuccess ? okStatus() : Status(cuda::cudaError(code, what));
-}
+using cuda::cudaCall;
 
 const std::uint16_t *bits(const Bf16 *values)
 {
@@ -112,7 +108,7 @@ private:
         }
         auto *out = reinterpret_cast<std::uint16_t *>(scratch.data);
         if (Status s
-            = launched(cuda::floatToBf16(values.data(), values.size(), out, m_shard.stream()),
+            = cudaCall(cuda::floatToBf16(values.data(), values.size(), out, m_shard.stream()),
                        "converting a stage's input to bf16");
             !s)
             return s.error();
@@ -124,7 +120,7 @@ private:
         auto floats = m_backend.allocate(values.size());
         if (!floats)
             return floats.error();
-        if (Status s = launched(cuda::bf16ToFloat(bits(values.data()), values.size(), floats->data,
+        if (Status s = cudaCall(cuda::bf16ToFloat(bits(values.data()), values.size(), floats->data,
                                                   m_shard.stream()),
                                 "converting a stage's output to fp32");
             !s)

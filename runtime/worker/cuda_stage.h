@@ -1,8 +1,9 @@
 #pragma once
 
 // The GPU stage: the CUDA model shard (runtime/cuda/model/cuda_shard.h) behind StageCompute.
-// The shard keeps activations in bf16; between stages they travel as fp32 (backend.h's Floats),
-// converted on the compute stream at the shard's edges.
+// The shard keeps activations in bf16; the executor holds them as fp32 (backend.h's Floats),
+// converted on the compute stream at the shard's edges, and the backend sends them as bf16
+// (docs/runtime.md, "Bytes on the wire"), so the round trip loses nothing.
 
 #include "core/model/model_spec.h"
 #include "runtime/worker/stage_compute.h"

@@ -248,7 +248,7 @@ Status Executor::exchange(const Exchange &op, Buffers &buffers)
         payloads.push_back({group, t.peer, buffer->data + offset, count,
                             slotOf(t.microBatch, t.payload, false), send});
     }
-    if (Status s = m_backend.exchange(handshakes, m_phases.bubbleS); !s)
+    if (Status s = m_backend.exchange(handshakes, m_phases.bubbleS, Traffic::Handshake); !s)
         return s;
     return m_backend.exchange(payloads, m_phases.ppCommS);
 }
@@ -273,7 +273,9 @@ Status Executor::broadcast(const Broadcast &op, Buffers &buffers)
     auto token = handshakeTokens();
     if (!token)
         return token.error();
-    if (Status s = m_backend.broadcast(group, op.root, *token, 1, m_phases.bubbleS); !s)
+    if (Status s
+        = m_backend.broadcast(group, op.root, *token, 1, m_phases.bubbleS, Traffic::Handshake);
+        !s)
         return s;
     return m_backend.broadcast(group, op.root, buffer.data + offset, count, m_phases.ppCommS);
 }

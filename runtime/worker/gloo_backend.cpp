@@ -1,5 +1,6 @@
 #include "runtime/worker/gloo_backend.h"
 
+#include "core/model/backend_kind.h"
 #include "runtime/worker/peak_memory.h"
 
 #include <algorithm>
@@ -17,6 +18,15 @@ Status timedOnHost(double &spentS, Call call)
     return status;
 }
 
+// Gloo sums fp32 only: the CPU backend is the fp32 reference (docs/runtime.md, "Bytes on the
+// wire").
+Status fp32Only(Precision type)
+{
+    if (type == Precision::Fp32)
+        return okStatus();
+    return Error{ErrorKind::Internal, "the Gloo backend sends fp32 only"};
+}
+
 } // namespace
 
 Floats Floats::hold(std::vector<float> values)
@@ -25,25 +35,37 @@ Floats Floats::hold(std::vector<float> values)
     return {owner, owner->data(), owner->size()};
 }
 
+GlooBackend::GlooBackend(Comm &comm, std::size_t bucketElements)
+    : Backend(wirePrecision(BackendKind::Gloo), bucketElements)
+    , m_comm(comm)
+{}
+
 Result<Floats> GlooBackend::allocate(std::size_t count)
 {
     return Floats::hold(std::vector<float>(count, 0.0f));
 }
 
-Status GlooBackend::exchange(const std::vector<Comm::Transfer> &transfers, double &spentS)
+Status GlooBackend::exchangeAs(const std::vector<Comm::Transfer> &transfers, Precision type,
+                               double &spentS)
 {
+    if (Status s = fp32Only(type); !s)
+        return s;
     return timedOnHost(spentS, [&] { return m_comm.exchange(transfers); });
 }
 
-Status GlooBackend::broadcast(const std::string &group, int root, float *data, std::size_t count,
-                              double &spentS)
+Status GlooBackend::broadcastAs(const std::string &group, int root, float *data, std::size_t count,
+                                Precision type, double &spentS)
 {
+    if (Status s = fp32Only(type); !s)
+        return s;
     return timedOnHost(spentS, [&] { return m_comm.broadcast(group, root, data, count); });
 }
 
-Status GlooBackend::allReduceSum(const std::string &group, float *data, std::size_t count,
-                                 double &spentS)
+Status GlooBackend::allReduceSumAs(const std::string &group, float *data, std::size_t count,
+                                   Precision type, double &spentS)
 {
+    if (Status s = fp32Only(type); !s)
+        return s;
     return timedOnHost(spentS, [&] { return m_comm.allReduceSum(group, data, count); });
 }
 
@@ -52,19 +74,28 @@ Status GlooBackend::allReduceHostSum(const std::string &group, float *values, st
     return m_comm.allReduceSum(group, values, count);
 }
 
-Status GlooBackend::gather(const std::vector<FloatPiece> &pieces, float factor, float *packed)
+Status GlooBackend::reduceBucket(const std::string &group, const std::vector<FloatPiece> &pieces,
+                                 float factor, Precision type, double &spentS)
 {
+    if (Status s = fp32Only(type); !s)
+        return s;
+    std::size_t total = 0;
+    for (const FloatPiece &piece : pieces)
+        total += piece.count;
+    if (m_bucket.size() < total)
+        m_bucket.resize(total);
+    float *packed = m_bucket.data();
     for (const FloatPiece &piece : pieces)
         packed = std::transform(piece.data, piece.data + piece.count, packed,
                                 [&](float g) { return g * factor; });
-    return okStatus();
-}
-
-Status GlooBackend::scatter(const float *packed, const std::vector<FloatPiece> &pieces)
-{
+    if (Status s
+        = timedOnHost(spentS, [&] { return m_comm.allReduceSum(group, m_bucket.data(), total); });
+        !s)
+        return s;
+    const float *from = m_bucket.data();
     for (const FloatPiece &piece : pieces) {
-        std::copy_n(packed, piece.count, piece.data);
-        packed += piece.count;
+        std::copy_n(from, piece.count, piece.data);
+        from += piece.count;
     }
     return okStatus();
 }

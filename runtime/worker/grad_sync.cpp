@@ -44,27 +44,23 @@ Status Executor::gradSync(const GradSync &op)
     auto pieces = piecesOf(op, params);
     if (!pieces)
         return pieces.error();
-    // The shard's gradients already carry its share of the global batch (model_shard.h); a
-    // weight every TP rank holds whole is counted once per TP group.
-    const float factor = 1.0f / float(op.tpCopies);
-    std::size_t total = 0;
-    for (const FloatPiece &piece : *pieces)
-        total += piece.count;
-    auto packed = m_backend.allocate(total);
-    if (!packed)
-        return packed.error();
-    if (Status s = m_backend.gather(*pieces, factor, packed->data); !s)
-        return s;
-
     const std::string &group = m_program.groups[std::size_t(op.group)].key;
     auto token = handshakeTokens();
     if (!token)
         return token.error();
-    if (Status s = m_backend.allReduceSum(group, *token, 1, m_phases.bubbleS); !s)
+    if (Status s = m_backend.allReduceSum(group, *token, 1, m_phases.bubbleS, Traffic::Handshake);
+        !s)
         return s;
-    if (Status s = m_backend.allReduceSum(group, packed->data, total, m_phases.dpCommS); !s)
-        return s;
-    return m_backend.scatter(packed->data, *pieces);
+    // The shard's gradients already carry its share of the global batch (model_shard.h); a
+    // weight every TP rank holds whole is counted once per TP group. The sum runs bucket by
+    // bucket in the backend's wire type, so its extra memory is one bucket, not a copy of
+    // every gradient (docs/runtime.md, "Bytes on the wire").
+    const float factor = 1.0f / float(op.tpCopies);
+    for (const std::vector<FloatPiece> &bucket :
+         gradientBuckets(*pieces, m_backend.bucketElements()))
+        if (Status s = m_backend.allReduceGradients(group, bucket, factor, m_phases.dpCommS); !s)
+            return s;
+    return okStatus();
 }
 
 } // namespace hetplan::runtime

@@ -42,10 +42,9 @@ Result<CalibrationRun> measuredRun(const Plan &plan, const ModelSpec &full,
     out.workload.train.seqLen = config->seqLen;
     out.workload.train.globalBatch = run.globalBatch;
     // The CPU backend computes and sends fp32 (docs/runtime-model.md), the GPU backend bf16
-    // GEMMs and hops (docs/gpu-model.md); both recompute the attention probabilities in
+    // GEMMs and wire (docs/gpu-model.md); both recompute the attention probabilities in
     // backward, which is selective recomputation (Korthikanti et al., §4.2).
-    out.workload.train.precision
-        = run.backend == BackendKind::Gloo ? Precision::Fp32 : Precision::Bf16;
+    out.workload.train.precision = wirePrecision(run.backend);
     out.workload.train.recompute = Recompute::Selective;
     out.plan.workload = out.workload;
     return out;

@@ -69,14 +69,28 @@ private Q_SLOTS:
         QCOMPARE(cudaMalloc(reinterpret_cast<void **>(&echo), 16), cudaSuccess);
         QCOMPARE(cudaMemcpy(data, values.data(), 16, cudaMemcpyHostToDevice), cudaSuccess);
         double spentS = 0;
-        QVERIFY((*comms)->allReduceSum("solo", data, 4, spentS));
-        QVERIFY((*comms)->broadcast("solo", 0, data, 4, spentS));
+        QVERIFY((*comms)->allReduceSum("solo", data, 4, Precision::Fp32, spentS));
+        QVERIFY((*comms)->broadcast("solo", 0, data, 4, Precision::Fp32, spentS));
         const Status sent = (*comms)->exchange(
-            {{"solo", 0, data, 4, 0, true}, {"solo", 0, echo, 4, 0, false}}, spentS);
+            {{"solo", 0, data, 4, true}, {"solo", 0, echo, 4, false}}, Precision::Fp32, spentS);
         QVERIFY2(sent, sent ? "" : sent.error().message.c_str());
         QCOMPARE(download(data, 4), values);
         QCOMPARE(download(echo, 4), values);
         QVERIFY(spentS > 0);
+
+        // bf16 on the wire: 8 bytes are 4 bf16 elements, and only those move.
+        const std::vector<std::uint16_t> halves = {0x3f80, 0x4000, 0x4040, 0x4080}; // 1 2 3 4
+        QCOMPARE(cudaMemcpy(data, halves.data(), 8, cudaMemcpyHostToDevice), cudaSuccess);
+        QCOMPARE(cudaMemset(echo, 0, 16), cudaSuccess);
+        QVERIFY((*comms)->allReduceSum("solo", data, 4, Precision::Bf16, spentS));
+        const Status sentBf16 = (*comms)->exchange(
+            {{"solo", 0, data, 4, true}, {"solo", 0, echo, 4, false}}, Precision::Bf16, spentS);
+        QVERIFY2(sentBf16, sentBf16 ? "" : sentBf16.error().message.c_str());
+        std::vector<std::uint16_t> back(8, 0xffff);
+        QCOMPARE(cudaMemcpy(back.data(), echo, 16, cudaMemcpyDeviceToHost), cudaSuccess);
+        QCOMPARE(std::vector<std::uint16_t>(back.begin(), back.begin() + 4), halves);
+        QCOMPARE(std::vector<std::uint16_t>(back.begin() + 4, back.end()),
+                 std::vector<std::uint16_t>(4, 0));
         cudaFree(data);
         cudaFree(echo);
     }
@@ -126,7 +140,7 @@ private Q_SLOTS:
         QVERIFY((*comms)->aborted());
         double spentS = 0;
         float *none = nullptr;
-        QVERIFY(!(*comms)->allReduceSum("tp/p0/s0/r0", none, 0, spentS));
+        QVERIFY(!(*comms)->allReduceSum("tp/p0/s0/r0", none, 0, Precision::Fp32, spentS));
     }
 
     void cleanupTestCase()
