@@ -88,8 +88,7 @@ private Q_SLOTS:
     {
         FakeDevice device;
         const TimingPlan plan = gpuTiming(true, true);
-        auto seconds = timeRepetitions(plan, 5,
-                                       [&](int calls) { return device.timeCalls(calls); });
+        auto seconds = timeRepetitions(plan, 5, [&](int calls) { return device.timeCalls(calls); });
         QVERIFY(seconds.ok());
         QCOMPARE(seconds->size(), std::size_t(5));
         for (double s : *seconds)
@@ -99,7 +98,8 @@ private Q_SLOTS:
         for (int calls : timed)
             QVERIFY(calls * device.sustainedS >= plan.repetitionS);
         // Warm-up: everything but the timed repetitions, at least the plan's.
-        const int warmUpCalls = std::accumulate(device.batches.begin(), device.batches.end() - 5, 0);
+        const int warmUpCalls
+            = std::accumulate(device.batches.begin(), device.batches.end() - 5, 0);
         QVERIFY(warmUpCalls > 1);
         QVERIFY(device.workS - 5 * timed.front() * device.sustainedS >= plan.warmUpS);
     }
@@ -107,8 +107,8 @@ private Q_SLOTS:
     void noWarmUpMeansOneUntimedCall()
     {
         FakeDevice device;
-        auto seconds = timeRepetitions(TimingPlan{}, 3,
-                                       [&](int calls) { return device.timeCalls(calls); });
+        auto seconds
+            = timeRepetitions(TimingPlan{}, 3, [&](int calls) { return device.timeCalls(calls); });
         QVERIFY(seconds.ok());
         QCOMPARE(device.batches, (std::vector<int>{1, 1, 1, 1}));
         int bodyCalls = 0;

@@ -1,5 +1,7 @@
 #include "runtime/cuda/model/cublas_gemm.h"
 
+#include "runtime/cuda/cublas_status.h"
+
 #include <cublas_v2.h>
 #include <string>
 
@@ -24,12 +26,18 @@ Status gemm(BlasHandle handle, Transpose transA, Transpose transB, int m, int n,
         b.stride, a.data, CUDA_R_16BF, a.ld, a.stride, &beta, c.data,
         c.bf16 ? CUDA_R_16BF : CUDA_R_32F, c.ld, c.stride, batch, CUBLAS_COMPUTE_32F,
         CUBLAS_GEMM_DEFAULT);
-    if (status != CUBLAS_STATUS_SUCCESS)
-        return Error{ErrorKind::Internal, "cublasGemmStridedBatchedEx (" + std::to_string(m) + "×"
-                                              + std::to_string(n) + "×" + std::to_string(k)
-                                              + ", batch " + std::to_string(batch)
-                                              + "): " + cublasGetStatusString(status)};
-    return okStatus();
+    if (status == CUBLAS_STATUS_SUCCESS)
+        return okStatus();
+    std::string what = "cublasGemmStridedBatchedEx (";
+    for (const int extent : {m, n}) {
+        what += std::to_string(extent);
+        what += "×";
+    }
+    what += std::to_string(k);
+    what += ", batch ";
+    what += std::to_string(batch);
+    what += ')';
+    return cublasCall(status, what);
 }
 
 } // namespace hetplan::runtime::cuda
