@@ -8,7 +8,9 @@
 #include "runtime/probe/probe_timing.h"
 
 #include <cuda_runtime_api.h>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace hetplan::runtime::probe {
@@ -40,29 +42,36 @@ private:
     void *m_data = nullptr;
 };
 
-// Events destroyed on every path out.
-class EventPair
+// A CUDA library's handle, released by `destroy` on every path out.
+template<typename Handle, auto destroy>
+struct Release
 {
-public:
-    EventPair() = default;
-    EventPair(const EventPair &) = delete;
-    EventPair &operator=(const EventPair &) = delete;
-    ~EventPair()
-    {
-        for (cudaEvent_t e : {start, stop})
-            if (e)
-                cudaEventDestroy(e);
-    }
-    Status create()
-    {
-        if (Status s = cuda::cudaCall(cudaEventCreate(&start), "cudaEventCreate"); !s)
-            return s;
-        return cuda::cudaCall(cudaEventCreate(&stop), "cudaEventCreate");
-    }
-
-    cudaEvent_t start = nullptr;
-    cudaEvent_t stop = nullptr;
+    void operator()(Handle handle) const { (void)destroy(handle); }
 };
+template<typename Handle, auto destroy>
+using Owned = std::unique_ptr<std::remove_pointer_t<Handle>, Release<Handle, destroy>>;
+using OwnedStream = Owned<cudaStream_t, cudaStreamDestroy>;
+using OwnedEvent = Owned<cudaEvent_t, cudaEventDestroy>;
+
+// A stream of the current device.
+inline Result<OwnedStream> makeStream()
+{
+    cudaStream_t stream = nullptr;
+    if (Status s = cuda::cudaCall(cudaStreamCreate(&stream), "cudaStreamCreate"); !s)
+        return s.error();
+    return OwnedStream(stream);
+}
+
+// An event of the current device (cudaEventDisableTiming where it only orders streams).
+inline Result<OwnedEvent> makeEvent(unsigned flags = cudaEventDefault)
+{
+    cudaEvent_t event = nullptr;
+    if (Status s
+        = cuda::cudaCall(cudaEventCreateWithFlags(&event, flags), "cudaEventCreateWithFlags");
+        !s)
+        return s.error();
+    return OwnedEvent(event);
+}
 
 // Seconds per call of `launch` (which enqueues one call and returns a Status), per repetition,
 // as `plan` says (probe_timing.h), timed with CUDA events on `stream`: from before the first
@@ -71,22 +80,25 @@ template<typename Launch>
 Result<std::vector<double>> timeOnStream(cudaStream_t stream, const TimingPlan &plan,
                                          int repetitions, Launch launch)
 {
-    EventPair events;
-    if (Status s = events.create(); !s)
-        return s.error();
+    auto start = makeEvent();
+    if (!start)
+        return start.error();
+    auto stop = makeEvent();
+    if (!stop)
+        return stop.error();
     return timeRepetitions(plan, repetitions, [&](int calls) -> Result<double> {
-        if (Status s = cuda::cudaCall(cudaEventRecord(events.start, stream), "cudaEventRecord"); !s)
+        if (Status s = cuda::cudaCall(cudaEventRecord(start->get(), stream), "cudaEventRecord"); !s)
             return s.error();
         for (int c = 0; c < calls; ++c)
             if (Status s = launch(); !s)
                 return s.error();
-        if (Status s = cuda::cudaCall(cudaEventRecord(events.stop, stream), "cudaEventRecord"); !s)
+        if (Status s = cuda::cudaCall(cudaEventRecord(stop->get(), stream), "cudaEventRecord"); !s)
             return s.error();
-        if (Status s = cuda::cudaCall(cudaEventSynchronize(events.stop), "cudaEventSynchronize");
+        if (Status s = cuda::cudaCall(cudaEventSynchronize(stop->get()), "cudaEventSynchronize");
             !s)
             return s.error();
         float ms = 0;
-        if (Status s = cuda::cudaCall(cudaEventElapsedTime(&ms, events.start, events.stop),
+        if (Status s = cuda::cudaCall(cudaEventElapsedTime(&ms, start->get(), stop->get()),
                                       "cudaEventElapsedTime");
             !s)
             return s.error();

@@ -68,29 +68,24 @@ Status enablePeerAccess(int from, int to)
 struct PeerEnd
 {
     DeviceBuffer buffer;
-    cudaStream_t stream = nullptr;
-    cudaEvent_t sent = nullptr;
+    OwnedStream stream;
+    OwnedEvent sent;
 
-    PeerEnd() = default;
-    PeerEnd(const PeerEnd &) = delete;
-    PeerEnd &operator=(const PeerEnd &) = delete;
-    ~PeerEnd()
-    {
-        if (sent)
-            cudaEventDestroy(sent);
-        if (stream)
-            cudaStreamDestroy(stream);
-    }
     Status open(int device, std::size_t bytes, const std::string &what)
     {
         if (Status s = cuda::cudaCall(cudaSetDevice(device), "cudaSetDevice"); !s)
             return s;
         if (Status s = buffer.allocate(bytes, what); !s)
             return s;
-        if (Status s = cuda::cudaCall(cudaStreamCreate(&stream), "cudaStreamCreate"); !s)
-            return s;
-        return cuda::cudaCall(cudaEventCreateWithFlags(&sent, cudaEventDisableTiming),
-                              "cudaEventCreateWithFlags");
+        auto madeStream = makeStream();
+        if (!madeStream)
+            return madeStream.error();
+        stream = std::move(*madeStream);
+        auto madeEvent = makeEvent(cudaEventDisableTiming);
+        if (!madeEvent)
+            return madeEvent.error();
+        sent = std::move(*madeEvent);
+        return okStatus();
     }
 };
 
@@ -111,20 +106,22 @@ Result<ProbedPair> peerCopies(const std::string &host, int a, int b,
     if (Status s = cuda::cudaCall(cudaSetDevice(a), "cudaSetDevice"); !s)
         return s.error();
     const int device[2] = {a, b};
-    auto seconds = sweep(ends[0].stream, sizesBytes, repetitions, [&](std::size_t bytes) {
+    auto seconds = sweep(ends[0].stream.get(), sizesBytes, repetitions, [&](std::size_t bytes) {
         for (int from : {0, 1}) {
             PeerEnd &src = ends[std::size_t(from)];
             PeerEnd &dst = ends[std::size_t(1 - from)];
-            if (Status s = cuda::cudaCall(
-                    cudaMemcpyPeerAsync(dst.buffer.as<void>(), device[1 - from],
-                                        src.buffer.as<void>(), device[from], bytes, src.stream),
-                    "cudaMemcpyPeerAsync");
+            if (Status s
+                = cuda::cudaCall(cudaMemcpyPeerAsync(dst.buffer.as<void>(), device[1 - from],
+                                                     src.buffer.as<void>(), device[from], bytes,
+                                                     src.stream.get()),
+                                 "cudaMemcpyPeerAsync");
                 !s)
                 return s;
-            if (Status s = cuda::cudaCall(cudaEventRecord(src.sent, src.stream), "cudaEventRecord");
+            if (Status s = cuda::cudaCall(cudaEventRecord(src.sent.get(), src.stream.get()),
+                                          "cudaEventRecord");
                 !s)
                 return s;
-            if (Status s = cuda::cudaCall(cudaStreamWaitEvent(dst.stream, src.sent, 0),
+            if (Status s = cuda::cudaCall(cudaStreamWaitEvent(dst.stream.get(), src.sent.get(), 0),
                                           "cudaStreamWaitEvent");
                 !s)
                 return s;
@@ -139,16 +136,15 @@ Result<ProbedPair> peerCopies(const std::string &host, int a, int b,
 struct NcclWorld
 {
     std::vector<ncclComm_t> comms;
-    std::vector<cudaStream_t> streams;
+    std::vector<OwnedStream> streams;
     std::vector<DeviceBuffer> buffers;
 
     ~NcclWorld()
     {
-        for (cudaStream_t s : streams)
-            if (s) {
-                cudaStreamSynchronize(s);
-                cudaStreamDestroy(s);
-            }
+        // Nothing to report to from here; the communicators go once their work has.
+        for (const OwnedStream &s : streams)
+            if (s)
+                (void)cudaStreamSynchronize(s.get());
         for (ncclComm_t c : comms)
             if (c)
                 ncclCommDestroy(c);
@@ -164,9 +160,9 @@ Status ncclMessage(NcclWorld &w, int from, int to, std::size_t bytes)
     if (Status s = cuda::ncclCall(ncclGroupStart(), "ncclGroupStart"); !s)
         return s;
     const ncclResult_t sent
-        = ncclSend(w.buffers[f].as<void>(), bytes, ncclChar, to, w.comms[f], w.streams[f]);
+        = ncclSend(w.buffers[f].as<void>(), bytes, ncclChar, to, w.comms[f], w.streams[f].get());
     const ncclResult_t received
-        = ncclRecv(w.buffers[t].as<void>(), bytes, ncclChar, from, w.comms[t], w.streams[t]);
+        = ncclRecv(w.buffers[t].as<void>(), bytes, ncclChar, from, w.comms[t], w.streams[t].get());
     const ncclResult_t ended = ncclGroupEnd();
     if (Status s = cuda::ncclCall(sent, "ncclSend"); !s)
         return s;
@@ -183,7 +179,7 @@ Result<ProbedPair> ncclPair(NcclWorld &w, const std::string &host, int a, int b,
         = "NCCL send/recv GPU " + std::to_string(a) + " ⇄ GPU " + std::to_string(b);
     if (Status s = cuda::cudaCall(cudaSetDevice(a), "cudaSetDevice"); !s)
         return s.error();
-    auto seconds = sweep(w.streams[std::size_t(a)], sizesBytes, repetitions,
+    auto seconds = sweep(w.streams[std::size_t(a)].get(), sizesBytes, repetitions,
                          [&](std::size_t bytes) -> Status {
                              if (Status s = ncclMessage(w, a, b, bytes); !s)
                                  return s;
@@ -197,7 +193,7 @@ Result<ProbedPair> ncclPair(NcclWorld &w, const std::string &host, int a, int b,
 Status openNccl(NcclWorld &w, int count, std::size_t maxBytes)
 {
     w.comms.assign(std::size_t(count), nullptr);
-    w.streams.assign(std::size_t(count), nullptr);
+    w.streams.resize(std::size_t(count));
     w.buffers = std::vector<DeviceBuffer>(std::size_t(count));
     if (Status s
         = cuda::ncclCall(ncclCommInitAll(w.comms.data(), count, nullptr), "ncclCommInitAll");
@@ -208,10 +204,10 @@ Status openNccl(NcclWorld &w, int count, std::size_t maxBytes)
         what += std::to_string(d);
         if (Status s = cuda::cudaCall(cudaSetDevice(d), "cudaSetDevice"); !s)
             return s;
-        if (Status s
-            = cuda::cudaCall(cudaStreamCreate(&w.streams[std::size_t(d)]), "cudaStreamCreate");
-            !s)
-            return s;
+        auto stream = makeStream();
+        if (!stream)
+            return stream.error();
+        w.streams[std::size_t(d)] = std::move(*stream);
         if (Status s = w.buffers[std::size_t(d)].allocate(maxBytes, what); !s)
             return s;
     }

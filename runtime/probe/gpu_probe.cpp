@@ -17,32 +17,24 @@ namespace {
 constexpr double kGiB = double(1u << 30);
 constexpr double kMiB = double(1u << 20);
 
-// A stream and a cuBLAS handle bound to it, as the runtime's shard makes them; both released on
-// every path out.
-class BlasOnStream
+// A stream and a cuBLAS handle bound to it, as the runtime's shard makes them.
+struct BlasOnStream
 {
-public:
-    BlasOnStream() = default;
-    BlasOnStream(const BlasOnStream &) = delete;
-    BlasOnStream &operator=(const BlasOnStream &) = delete;
-    ~BlasOnStream()
-    {
-        if (handle)
-            cublasDestroy(handle);
-        if (stream)
-            cudaStreamDestroy(stream);
-    }
+    OwnedStream stream;
+    Owned<cublasHandle_t, cublasDestroy> handle; // destroyed before its stream
+
     Status open()
     {
-        if (Status s = cuda::cudaCall(cudaStreamCreate(&stream), "cudaStreamCreate"); !s)
+        auto made = makeStream();
+        if (!made)
+            return made.error();
+        stream = std::move(*made);
+        cublasHandle_t h = nullptr;
+        if (Status s = cuda::cublasCall(cublasCreate(&h), "cublasCreate"); !s)
             return s;
-        if (Status s = cuda::cublasCall(cublasCreate(&handle), "cublasCreate"); !s)
-            return s;
-        return cuda::cublasCall(cublasSetStream(handle, stream), "cublasSetStream");
+        handle.reset(h);
+        return cuda::cublasCall(cublasSetStream(h, stream.get()), "cublasSetStream");
     }
-
-    cudaStream_t stream = nullptr;
-    cublasHandle_t handle = nullptr;
 };
 
 // The shape as the runtime's forward pass multiplies it: its layouts and output type, bf16
@@ -61,7 +53,7 @@ Result<GemmFigure> gemmFigure(const BlasOnStream &blas, const GemmShape &s, cons
         if (Status st = buffer->allocate(bytes, s.label); !st)
             return st.error();
     for (const auto &[buffer, count] : {std::pair{&a, aCount}, {&b, bCount}})
-        if (Status st = fillDistinctBf16(buffer->as<void>(), count, blas.stream); !st)
+        if (Status st = fillDistinctBf16(buffer->as<void>(), count, blas.stream.get()); !st)
             return st.error();
     // Row-major, as the runtime holds them: activations m × k; weights n × k when stored
     // transposed (out × in), else k × n.
@@ -70,9 +62,9 @@ Result<GemmFigure> gemmFigure(const BlasOnStream &blas, const GemmShape &s, cons
     const cuda::GemmOut out = s.outputBf16 ? cuda::GemmOut::b16(c.as<cuda::Bf16>(), s.n)
                                            : cuda::GemmOut::f32(c.as<float>(), s.n);
     const Transpose transB = s.weightsTransposed ? Transpose::Yes : Transpose::No;
-    auto seconds = timeOnStream(blas.stream, plan, repetitions, [&] {
-        return cuda::gemm(blas.handle, Transpose::No, transB, s.m, s.n, s.k, 1.0f, activations,
-                          weights, 0.0f, out);
+    auto seconds = timeOnStream(blas.stream.get(), plan, repetitions, [&] {
+        return cuda::gemm(blas.handle.get(), Transpose::No, transB, s.m, s.n, s.k, 1.0f,
+                          activations, weights, 0.0f, out);
     });
     if (!seconds)
         return Error{seconds.error().kind, s.label + ": " + seconds.error().message};
@@ -140,7 +132,8 @@ Result<ProbedGpu> probeGpu(int device, const std::vector<GemmShape> &shapes, int
         first = false;
         gpu.gemm.push_back(std::move(*figure));
     }
-    auto memory = memoryFigure(props, blas.stream, gpuTiming(quick, first), repetitions, quick);
+    auto memory
+        = memoryFigure(props, blas.stream.get(), gpuTiming(quick, first), repetitions, quick);
     if (!memory)
         return memory.error();
     gpu.memory = std::move(*memory);
