@@ -96,16 +96,16 @@ Result<ProbedPair> peerCopies(const std::string &host, int a, int b,
 {
     const std::string what = "peer copies GPU " + std::to_string(a) + " ⇄ GPU " + std::to_string(b);
     const std::size_t maxBytes = std::size_t(sizesBytes.back());
+    const int device[2] = {a, b};
     std::array<PeerEnd, 2> ends;
-    for (const auto &[end, device] : {std::pair{&ends[0], a}, {&ends[1], b}})
-        if (Status s = end->open(device, maxBytes, what); !s)
+    for (std::size_t e = 0; e < ends.size(); ++e)
+        if (Status s = ends[e].open(device[e], maxBytes, what); !s)
             return Error{s.error().kind, what + ": " + s.error().message};
     for (const auto &[from, to] : {std::pair{a, b}, {b, a}})
         if (Status s = enablePeerAccess(from, to); !s)
             return Error{s.error().kind, what + ": " + s.error().message};
     if (Status s = cuda::cudaCall(cudaSetDevice(a), "cudaSetDevice"); !s)
         return s.error();
-    const int device[2] = {a, b};
     auto seconds = sweep(ends[0].stream.get(), sizesBytes, repetitions, [&](std::size_t bytes) {
         for (int from : {0, 1}) {
             PeerEnd &src = ends[std::size_t(from)];

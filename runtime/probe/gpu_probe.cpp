@@ -46,7 +46,9 @@ Result<GemmFigure> gemmFigure(const BlasOnStream &blas, const GemmShape &s, cons
     const std::size_t bCount = std::size_t(s.k) * std::size_t(s.n);
     const std::size_t cBytes
         = std::size_t(s.m) * std::size_t(s.n) * (s.outputBf16 ? sizeof(cuda::Bf16) : sizeof(float));
-    DeviceBuffer a, b, c;
+    DeviceBuffer a;
+    DeviceBuffer b;
+    DeviceBuffer c;
     for (const auto &[buffer, bytes] : {std::pair{&a, aCount * sizeof(cuda::Bf16)},
                                         {&b, bCount * sizeof(cuda::Bf16)},
                                         {&c, cBytes}})
@@ -85,7 +87,9 @@ Result<MemoryFigure> memoryFigure(const cudaDeviceProp &props, cudaStream_t stre
     std::size_t bytes = std::max<std::size_t>(std::size_t(quick ? 128 : 256) << 20, 8 * l2);
     bytes -= bytes % (4 * sizeof(float));
     const std::size_t count = bytes / (4 * sizeof(float));
-    DeviceBuffer a, b, c;
+    DeviceBuffer a;
+    DeviceBuffer b;
+    DeviceBuffer c;
     for (DeviceBuffer *buffer : {&a, &b, &c})
         if (Status st = buffer->allocate(bytes, "the triad"); !st)
             return st.error();
