@@ -175,8 +175,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 }
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t event, unsigned int)
 {
-    return reinterpret_cast<Event *>(event)->atS < 0 ? cudaErrorInvalidResourceHandle
-                                                     : cudaSuccess;
+    return reinterpret_cast<Event *>(event)->atS < 0 ? cudaErrorInvalidResourceHandle : cudaSuccess;
 }
 cudaError_t cudaDeviceCanAccessPeer(int *canAccess, int device, int peer)
 {
@@ -274,8 +273,7 @@ ncclResult_t ncclSend(const void *data, size_t count, ncclDataType_t type, int p
 {
     if (type != ncclChar)
         return ncclInvalidArgument;
-    groupSends.push_back(
-        {const_cast<void *>(data), count, *reinterpret_cast<int *>(comm), peer});
+    groupSends.push_back({const_cast<void *>(data), count, *reinterpret_cast<int *>(comm), peer});
     return ncclSuccess;
 }
 ncclResult_t ncclRecv(void *data, size_t count, ncclDataType_t type, int peer, ncclComm_t comm,
