@@ -1,7 +1,7 @@
 #pragma once
 
-// Whether this process can use a CUDA device, and the CUDA runtime's errors as the runtime's
-// Errors. The only CUDA header a C++ file of the runtime needs to see (docs/gpu-host.md).
+// Whether this process can use a CUDA device. Needs no CUDA header (docs/gpu-host.md); the CUDA
+// runtime's errors become Errors through cudaCall (cuda_status.h).
 
 #include "core/base/result.h"
 
@@ -20,6 +20,8 @@ struct DeviceCount
 DeviceCount deviceCount();
 
 // A failed CUDA runtime call (its cudaError_t as int) as an Error: "<what>: <CUDA's message>".
+// New code calls cudaCall (cuda_status.h), which also names the call's file and line; this is
+// left for the callers that have not moved to it yet.
 Error cudaError(int code, std::string_view what);
 
 } // namespace hetplan::runtime::cuda

@@ -2,6 +2,7 @@
 
 #include "runtime/model/blas_gemm.h"
 #include "runtime/model/model_shard.h"
+#include "runtime/probe/probe_timing.h"
 
 #include <algorithm>
 #include <fstream>

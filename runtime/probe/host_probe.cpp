@@ -54,9 +54,12 @@ Result<ProbedHost> measureHost(const ProbeArgs &args, const std::string &name,
     host.cpuModel = cpuModel();
     host.cpuCores = cpuCores();
     host.blasThreads = args.blasThreads;
-    host.cpuGemm = cpuGemm(shapes, args.repetitions, args.blasThreads);
-    host.cpuMemory = cpuMemory(args.repetitions, args.quick, args.triadMiB);
     host.noGpuReason = whyNoGpu(args);
+    // A GPU host's devices are its GPUs (hetplan import reads only their figures), and its CPU
+    // GEMMs at full layer shapes would take longer than everything else the probe does.
+    if (!host.noGpuReason.empty())
+        host.cpuGemm = cpuGemm(shapes, args.repetitions, args.blasThreads);
+    host.cpuMemory = cpuMemory(args.repetitions, args.quick, args.triadMiB);
 #ifdef HETPLAN_PROBE_CUDA
     if (host.noGpuReason.empty()) {
         host.backend = BackendKind::Cuda;

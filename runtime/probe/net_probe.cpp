@@ -1,6 +1,7 @@
 #include "runtime/probe/net_probe.h"
 
 #include "runtime/probe/probe_shapes.h"
+#include "runtime/probe/probe_timing.h"
 
 #include <cstdint>
 #include <cstring>
@@ -51,11 +52,7 @@ Result<ProbedPair> pingPong(Comm &comm, int peer, bool initiator,
         });
         if (!status)
             return status.error();
-        std::vector<double> oneWayS;
-        oneWayS.reserve(seconds.size());
-        for (double roundTripS : seconds)
-            oneWayS.push_back(roundTripS / 2);
-        pair.sizes.push_back(sizePoint(bytes, oneWayS));
+        pair.sizes.push_back(roundTripPoint(bytes, seconds));
     }
     summarizePair(pair);
     return pair;

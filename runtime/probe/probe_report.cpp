@@ -65,6 +65,8 @@ void printReport(std::ostream &out, const Probe &probe)
             << (h.cpuModel.empty() ? "unknown CPU" : h.cpuModel) << ", " << h.cpuCores << " cores, "
             << h.blasThreads << " BLAS threads)\n";
         gemmLines(out, h.cpuGemm, "  CPU ", 0);
+        if (h.cpuGemm.empty() && !h.gpus.empty())
+            out << "  CPU GEMMs not measured: the GPUs are this host's devices\n";
         memoryLine(out, h.cpuMemory, "  CPU ", 0);
         if (!h.noGpuReason.empty())
             out << "  no GPU probed: " << h.noGpuReason << "\n";

@@ -11,11 +11,12 @@ std::vector<GemmShape> layerGemmShapes(const ModelSpec &model, int microBatch, i
     const int mlpInputs = model.mlp == MlpKind::SwiGlu ? 2 : 1;
     // A shard never gets less than one column: TP beyond the heads is the planner's concern.
     const auto shard = [tp](int width) { return std::max(1, width / tp); };
+    // The output types are the majority's: q and k are fp32 beside a bf16 v, gate and up bf16.
     return {
-        {"qkv", tokens, shard(model.hidden + 2 * kvWidth), model.hidden},
-        {"attn_out", tokens, model.hidden, shard(model.hidden)},
-        {"mlp_up", tokens, shard(mlpInputs * model.ffnHidden), model.hidden},
-        {"mlp_down", tokens, model.hidden, shard(model.ffnHidden)},
+        {"qkv", tokens, shard(model.hidden + 2 * kvWidth), model.hidden, true, false},
+        {"attn_out", tokens, model.hidden, shard(model.hidden), false, false},
+        {"mlp_up", tokens, shard(mlpInputs * model.ffnHidden), model.hidden, true, true},
+        {"mlp_down", tokens, model.hidden, shard(model.ffnHidden), false, false},
     };
 }
 

@@ -8,13 +8,20 @@
 
 namespace hetplan::runtime::probe {
 
-// C[m×n] = A[m×k]·B[k×n], one of a transformer layer's forward GEMMs on one TP shard.
+// C[m×n] = A[m×k]·B[k×n], one of a transformer layer's forward GEMMs on one TP shard, and how
+// the GPU runtime's forward pass makes it (runtime/cuda/model/cuda_layer.cpp: projectOutIn for
+// the weights stored out × in, projectInOut for those stored in × out).
 struct GemmShape
 {
     std::string label;
     int m = 0;
     int n = 0;
     int k = 0;
+    // B stored n × k and read transposed (the q, k, v, gate and up weights), else k × n.
+    bool weightsTransposed = false;
+    // C in bf16 where the runtime multiplies it again (v, gate, up), else fp32 (q, k, and the
+    // attention-output and MLP-down partials that are summed across TP).
+    bool outputBf16 = false;
 };
 
 // The forward GEMMs of one layer for micro-batch × seq-len tokens, with Megatron's TP cuts
@@ -47,24 +54,14 @@ inline SizePoint sizePoint(double bytes, const std::vector<double> &oneWaySecond
     return {bytes, spreadOf(std::move(timeUs)), rateSpread(oneWaySeconds, bytes / 1e9)};
 }
 
-// Repeats `body` (after one warm-up call) and returns each call's seconds.
-template<typename Body>
-std::vector<double> timedRepetitions(int repetitions, Body body);
+// One message size of a ping-pong sweep: the one-way time is half of each round trip.
+inline SizePoint roundTripPoint(double bytes, const std::vector<double> &roundTripSeconds)
+{
+    std::vector<double> oneWayS;
+    oneWayS.reserve(roundTripSeconds.size());
+    for (double t : roundTripSeconds)
+        oneWayS.push_back(t / 2);
+    return sizePoint(bytes, oneWayS);
+}
 
 } // namespace hetplan::runtime::probe
-
-#include <chrono>
-
-template<typename Body>
-std::vector<double> hetplan::runtime::probe::timedRepetitions(int repetitions, Body body)
-{
-    body();
-    std::vector<double> seconds;
-    for (int r = 0; r < repetitions; ++r) {
-        const auto start = std::chrono::steady_clock::now();
-        body();
-        seconds.push_back(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    return seconds;
-}

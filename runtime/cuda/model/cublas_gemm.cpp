@@ -29,14 +29,14 @@ Status gemm(BlasHandle handle, Transpose transA, Transpose transB, int m, int n,
     if (status == CUBLAS_STATUS_SUCCESS)
         return okStatus();
     std::string what = "cublasGemmStridedBatchedEx (";
-    what += std::to_string(m);
-    what += "×";
-    what += std::to_string(n);
-    what += "×";
+    for (const int extent : {m, n}) {
+        what += std::to_string(extent);
+        what += "×";
+    }
     what += std::to_string(k);
     what += ", batch ";
     what += std::to_string(batch);
-    what += ")";
+    what += ')';
     return cublasCall(status, what);
 }
 
