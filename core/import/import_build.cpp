@@ -4,6 +4,7 @@
 #include "core/import/text_lines.h"
 #include "core/io/catalog_json.h"
 #include "core/io/cluster_check.h"
+#include "core/io/json_util.h"
 #include "core/model/topology.h"
 
 #include <algorithm>
@@ -58,12 +59,17 @@ public:
         for (const MachineDraft &m : m_evidence.machines)
             machine(m);
         network();
+        if (m_outOfRange)
+            return *m_outOfRange;
         auto topology = Topology::build(c, builtinGpuCatalog());
         if (!topology)
-            return badInput("the imported cluster is not valid: " + topology.error().message);
+            return badInput("the cluster imported from " + sourcesText()
+                            + " is not valid: " + topology.error().message);
         overrides(*topology);
+        if (m_outOfRange)
+            return *m_outOfRange;
         // What is written must read back unchanged (names and texts within the format's limits).
-        if (Status valid = checkCluster(c, "the imported cluster"); !valid)
+        if (Status valid = checkCluster(c, "the cluster imported from " + sourcesText()); !valid)
             return valid.error();
         m_result.notes.insert(m_result.notes.begin(), m_evidence.notes.begin(),
                               m_evidence.notes.end());
@@ -78,8 +84,18 @@ private:
         m_result.figures.push_back({f, value});
     }
 
+    // A figure the cluster file cannot hold is refused here, naming the input it came from
+    // (the check after the build could name only the cluster's field).
     void record(const std::string &field, double value, const Candidate &from)
     {
+        using jsonio::Range;
+        const Range range = field.ends_with("latency_us") ? Range::nonNegative()
+                            : field.ends_with("achieved_fraction") ? Range::positive(1)
+                                                                   : Range::positive();
+        if (!range.contains(value) && !m_outOfRange)
+            m_outOfRange = badInput(from.source + ": " + figureText(value, 6) + " for the "
+                                    + "imported cluster's " + field + " is out of range ("
+                                    + range.describe() + "); " + from.how);
         record(field, figureText(value, 6), from);
     }
 
@@ -141,10 +157,11 @@ private:
     std::optional<Candidate> fromPairs(const MachineDraft &m, Figures PairDraft::*field) const
     {
         std::vector<Candidate> chosen;
-        for (const auto &[names, pair] : m_evidence.gpuPairs)
-            if (names.first.starts_with(m.name + ":"))
-                if (auto c = (pair.*field).chosen())
-                    chosen.push_back(*c);
+        const std::string prefix = m.name + ":";
+        for (auto it = m_evidence.gpuPairs.lower_bound({prefix, {}});
+             it != m_evidence.gpuPairs.end() && it->first.first.starts_with(prefix); ++it)
+            if (auto c = (it->second.*field).chosen())
+                chosen.push_back(*c);
         if (chosen.empty())
             return std::nullopt;
         const Priority best = std::ranges::max(chosen, {}, &Candidate::priority).priority;
@@ -213,6 +230,22 @@ private:
             {a, b, m_evidence.options.network, bandwidthGBps, latencyUs});
     }
 
+    // A pair's own figures and those of every run that holds both machines.
+    PairDraft withRuns(const NamePair &names, const PairDraft &pair) const
+    {
+        PairDraft all = pair;
+        if (m_evidence.runs.empty())
+            return all;
+        const MachineDraft *a = m_evidence.machine(names.first);
+        const MachineDraft *b = m_evidence.machine(names.second);
+        for (const RunDraft &run : m_evidence.runs)
+            if (run.holds(m_evidence.indexOf(*a)) && run.holds(m_evidence.indexOf(*b)))
+                for (Figures PairDraft::*field : {&PairDraft::bandwidthGBps, &PairDraft::latencyUs})
+                    for (const Candidate &c : (run.figures.*field).candidates)
+                        (all.*field).add(c);
+        return all;
+    }
+
     // Two machines: one link of their measured pair. More: a switch with one link per machine
     // (docs/import.md, "Links between machines").
     void network()
@@ -237,25 +270,40 @@ private:
                 record(path + "latency_us", l->value, *l);
             return;
         }
-        std::string hub = "switch";
-        while (m_evidence.machine(hub))
-            hub += "-net";
-        m_result.cluster.switches.push_back({hub, {}});
-        for (const MachineDraft &m : ms) {
+        // Each machine's measured figures in one pass over the pairs and the runs.
+        struct Measured
+        {
             std::optional<Candidate> fastest;
             std::optional<Candidate> quickest;
-            int pairs = 0;
-            for (const auto &[names, pair] : m_evidence.machinePairs) {
-                if (names.first != m.name && names.second != m.name)
-                    continue;
+            std::size_t pairs = 0;
+
+            void add(const PairDraft &pair, std::size_t count)
+            {
                 const auto b = pair.bandwidthGBps.chosen();
                 const auto l = pair.latencyUs.chosen();
-                pairs += b ? 1 : 0;
+                pairs += b ? count : 0;
                 if (b && (!fastest || b->value > fastest->value))
                     fastest = b;
                 if (l && (!quickest || l->value < quickest->value))
                     quickest = l;
             }
+        };
+        std::vector<Measured> measured(ms.size());
+        for (const auto &[names, pair] : m_evidence.machinePairs) {
+            const PairDraft all = withRuns(names, pair);
+            measured[m_evidence.indexOf(*m_evidence.machine(names.first))].add(all, 1);
+            measured[m_evidence.indexOf(*m_evidence.machine(names.second))].add(all, 1);
+        }
+        for (const RunDraft &run : m_evidence.runs)
+            for (std::size_t i : run.machines)
+                measured[i].add(run.figures, run.machines.size() - 1);
+        std::string hub = "switch";
+        while (m_evidence.machine(hub))
+            hub += "-net";
+        m_result.cluster.switches.push_back({hub, {}});
+        for (std::size_t i = 0; i < ms.size(); ++i) {
+            const MachineDraft &m = ms[i];
+            auto &[fastest, quickest, pairs] = measured[i];
             if (!fastest) {
                 m_result.notes.push_back("nothing measured between " + m.name
                                          + " and another machine: no link drawn");
@@ -304,23 +352,40 @@ private:
     {
         for (const auto &[names, pair] : m_evidence.gpuPairs)
             override(topology, names.first, names.second, pair);
+        // Pairs measured by themselves; a run's figure is a floor for each of its pairs, which
+        // the links already give (docs/import.md, "Links between machines").
         for (const auto &[names, pair] : m_evidence.machinePairs) {
             const MachineDraft *a = m_evidence.machine(names.first);
             const MachineDraft *b = m_evidence.machine(names.second);
+            const PairDraft all = withRuns(names, pair);
             for (int i = 0; i < a->count; ++i)
                 for (int j = 0; j < b->count; ++j)
-                    override(topology, a->gpuName(i), b->gpuName(j), pair);
+                    override(topology, a->gpuName(i), b->gpuName(j), all);
         }
+    }
+
+    std::string sourcesText() const
+    {
+        constexpr std::size_t kShown = 3;
+        const std::vector<std::string> &all = m_evidence.sources;
+        std::string text;
+        for (std::size_t i = 0; i < all.size() && i < kShown; ++i)
+            text += (i == 0 ? "" : ", ") + all[i];
+        if (all.size() > kShown)
+            text += " and " + std::to_string(all.size() - kShown) + " more";
+        return text;
     }
 
     Evidence m_evidence;
     ImportResult m_result;
+    std::optional<Error> m_outOfRange; // the first figure the cluster file cannot hold
 };
 
 } // namespace
 
 Result<ImportResult> buildCluster(Evidence evidence)
 {
+    nameMachines(evidence);
     return Builder(std::move(evidence)).build();
 }
 
