@@ -90,8 +90,8 @@ Result<ImportResult> importMeasurements(const std::vector<ImportInput> &inputs,
         const bool namesItsHosts = *kind == ImportKind::Probe || *kind == ImportKind::NcclTests;
         if (namesItsHosts)
             if (const auto [it, added] = byContent.emplace(input.text, &input); !added) {
-                evidence.notes.push_back(input.path + ": the same content as "
-                                         + it->second->path + "; read once");
+                evidence.notes.push_back(input.path + ": the same content as " + it->second->path
+                                         + "; read once");
                 continue;
             }
         files.push_back({&input, *kind});

@@ -4,7 +4,6 @@
 #include "core/import/text_lines.h"
 #include "core/io/catalog_json.h"
 #include "core/io/cluster_check.h"
-#include "core/io/json_util.h"
 #include "core/model/topology.h"
 
 #include <algorithm>
@@ -59,18 +58,14 @@ public:
         for (const MachineDraft &m : m_evidence.machines)
             machine(m);
         network();
-        if (m_outOfRange)
-            return *m_outOfRange;
         auto topology = Topology::build(c, builtinGpuCatalog());
         if (!topology)
             return badInput("the cluster imported from " + sourcesText()
                             + " is not valid: " + topology.error().message);
         overrides(*topology);
-        if (m_outOfRange)
-            return *m_outOfRange;
         // What is written must read back unchanged (names and texts within the format's limits).
         if (Status valid = checkCluster(c, "the cluster imported from " + sourcesText()); !valid)
-            return valid.error();
+            return withOrigin(valid.error());
         m_result.notes.insert(m_result.notes.begin(), m_evidence.notes.begin(),
                               m_evidence.notes.end());
         return std::move(m_result);
@@ -82,21 +77,49 @@ private:
         MeasuredFigure f{field, from.source, from.how};
         m_result.cluster.origin.figures.push_back(f);
         m_result.figures.push_back({f, value});
+        m_filePaths.push_back(filePathOf(field));
     }
 
-    // A figure the cluster file cannot hold is refused here, naming the input it came from
-    // (the check after the build could name only the cluster's field).
     void record(const std::string &field, double value, const Candidate &from)
     {
-        using jsonio::Range;
-        const Range range = field.ends_with("latency_us") ? Range::nonNegative()
-                            : field.ends_with("achieved_fraction") ? Range::positive(1)
-                                                                   : Range::positive();
-        if (!range.contains(value) && !m_outOfRange)
-            m_outOfRange = badInput(from.source + ": " + figureText(value, 6) + " for the "
-                                    + "imported cluster's " + field + " is out of range ("
-                                    + range.describe() + "); " + from.how);
         record(field, figureText(value, 6), from);
+    }
+
+    // Where `field` ("/links/A/B/bandwidth_GBps") is in the written file ("links[3].
+    // bandwidth_GBps"), as the cluster check names it: a type and a machine are added after
+    // their figures are recorded, a link and an override before.
+    std::string filePathOf(const std::string &field) const
+    {
+        const Cluster &c = m_result.cluster;
+        const std::string leaf = field.substr(field.find_last_of('/') + 1);
+        const auto at = [&](const char *array, std::size_t index, const char *inner = "") {
+            return std::string(array) + "[" + std::to_string(index) + "]." + inner + leaf;
+        };
+        if (field.starts_with("/gpu_types/"))
+            return at("gpu_types", c.gpuTypes.size());
+        if (field.starts_with("/machines/"))
+            return at("machines", c.machines.size(), "intra.");
+        if (field.starts_with("/links/"))
+            return at("links", c.links.size() - 1);
+        return at("pair_overrides", c.pairOverrides.size() - 1);
+    }
+
+    // The cluster check's error with the input the refused figure came from in front:
+    // "all_reduce_perf.log:38: /links/A/B/bandwidth_GBps = 2e+07 (how): the cluster imported
+    // from …: links[0].bandwidth_GBps: … is out of range …".
+    Error withOrigin(const Error &error) const
+    {
+        for (std::size_t i = 0; i < m_filePaths.size(); ++i) {
+            if (error.message.find(": " + m_filePaths[i] + ":") == std::string::npos)
+                continue;
+            const ImportedFigure &f = m_result.figures[i];
+            std::string message = f.figure.source;
+            message += ": ";
+            message += f.figure.field + " = " + f.value + " (" + f.figure.how + ") is refused: ";
+            message += error.message;
+            return badInput(message);
+        }
+        return error;
     }
 
     Status type(const TypeDraft &draft)
@@ -378,7 +401,7 @@ private:
 
     Evidence m_evidence;
     ImportResult m_result;
-    std::optional<Error> m_outOfRange; // the first figure the cluster file cannot hold
+    std::vector<std::string> m_filePaths; // per figure: its path in the written file
 };
 
 } // namespace

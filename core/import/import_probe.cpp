@@ -214,10 +214,10 @@ private:
             it != end.machine->devices.end())
             end.device = it->second;
         else if (e.gpu >= 0 || end.machine->cudaDevices.empty())
-            return badInput(at(path + ".gpu") + ": " + quotedForMessage(e.host)
-                            + (e.gpu < 0 ? " has no CPU rank"
-                                         : " has no GPU " + std::to_string(e.gpu))
-                            + " among hosts[]; valid: a device its host entry lists");
+            return badInput(
+                at(path + ".gpu") + ": " + quotedForMessage(e.host)
+                + (e.gpu < 0 ? " has no CPU rank" : " has no GPU " + std::to_string(e.gpu))
+                + " among hosts[]; valid: a device its host entry lists");
         return end;
     }
 

@@ -202,8 +202,8 @@ public:
                                      + " is not a number; " + valid);
             else if (value && (*value < 0 || (positive && *value <= 0) || *value > kMaxRowFigure)
                      && !error)
-                error = at(line, std::string(name) + " " + words[column] + " is out of range; "
-                                     + valid);
+                error = at(line,
+                           std::string(name) + " " + words[column] + " is out of range; " + valid);
             return value.value_or(0);
         };
         r.bytes = number(c.size, "size", true);
