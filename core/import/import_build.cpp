@@ -58,11 +58,15 @@ public:
         for (const MachineDraft &m : m_evidence.machines)
             machine(m);
         network();
-        auto topology = Topology::build(c, builtinGpuCatalog());
-        if (!topology)
-            return badInput("the cluster imported from " + sourcesText()
-                            + " is not valid: " + topology.error().message);
-        overrides(*topology);
+        // Overrides compare measured pairs with the links; without such pairs (logs of three or
+        // more machines alone) there is nothing to compare, and no topology to build for it.
+        if (!m_evidence.gpuPairs.empty() || !m_evidence.machinePairs.empty()) {
+            auto topology = Topology::build(c, builtinGpuCatalog());
+            if (!topology)
+                return badInput("the cluster imported from " + sourcesText()
+                                + " is not valid: " + topology.error().message);
+            overrides(*topology);
+        }
         // What is written must read back unchanged (names and texts within the format's limits).
         if (Status valid = checkCluster(c, "the cluster imported from " + sourcesText()); !valid)
             return withOrigin(valid.error());
