@@ -144,6 +144,9 @@ private:
         if (auto status = claim(host, path); !status)
             return status;
         MachineDraft &machine = *m_evidence.machine(hostOf(host.name));
+        if (hasControlCharacter(host.cpuModel))
+            return badInput(at(path + ".cpu_model") + ": " + quotedForMessage(host.cpuModel)
+                            + " holds a control character; valid: printable text");
         if (host.gpus.empty()) {
             // A CPU rank is one device of its host's machine.
             // Within the cluster file's 128 characters for a name.

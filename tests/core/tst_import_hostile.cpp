@@ -239,6 +239,8 @@ private Q_SLOTS:
             << 3 << QStringLiteral("p.json: hosts[1].rank: rank 0 is also hosts[0]'s");
         QTest::newRow("terminal escape in a host")
             << 4 << QStringLiteral("p.json: hosts[1].name: \"node-\\x1b[31mb\" holds a control");
+        QTest::newRow("newline in a CPU model")
+            << 5 << QStringLiteral("p.json: hosts[0].cpu_model: \"Xeon\\x0a\" holds a control");
     }
 
     void hostilePairsRefused()
@@ -260,6 +262,8 @@ private Q_SLOTS:
             hosts[1].rank = 0;
         if (which == 4)
             hosts[1].name = "node-\x1b[31mb";
+        if (which == 5)
+            hosts[0].cpuModel = "Xeon\n";
         const auto result = importMeasurements({{"p.json", probeText(hosts, pairs)}});
         const QString message = messageOf(result);
         QVERIFY2(message.contains(expected), qPrintable(message));
