@@ -72,7 +72,8 @@ std::string importReport(const ImportResult &result);
 
 // The files named: a file as itself, a folder as the files in it and below, sorted. Files in a
 // folder that are of no import kind are left out (listed in `skipped`); a named file that
-// cannot be read is an error.
+// cannot be read is an error. A file met again (the same canonical path) is not read again: its
+// input has no text, and importMeasurements notes it as read once.
 struct ImportFiles
 {
     std::vector<ImportInput> inputs;
