@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace hetplan {
 
@@ -47,7 +49,7 @@ Result<ImportKind> detectImportKind(std::string_view text, std::string_view path
         return ImportKind::NcclTests;
     if (looksLikeNvbandwidth(text))
         return ImportKind::Nvbandwidth;
-    for (const std::string &line : splitLines(start))
+    for (const std::string_view line : splitLines(start))
         if (!trimmed(line).empty())
             if (line.find("GPU0") != std::string::npos)
                 return ImportKind::NvidiaTopo;
@@ -68,17 +70,34 @@ Result<ImportResult> importMeasurements(const std::vector<ImportInput> &inputs,
         const ImportInput *input;
         ImportKind kind;
     };
+    Evidence evidence;
+    evidence.options = options;
     std::vector<Classified> files;
+    std::unordered_map<std::string_view, const ImportInput *> byFile;
+    std::unordered_map<std::string_view, const ImportInput *> byContent;
     for (const ImportInput &input : inputs) {
+        const std::string &file = input.identity.empty() ? input.path : input.identity;
+        if (const auto [it, added] = byFile.emplace(file, &input); !added) {
+            evidence.notes.push_back(input.path + ": the same file as " + it->second->path
+                                     + "; read once");
+            continue;
+        }
         auto kind = detectImportKind(input.text, input.path);
         if (!kind)
             return kind.error();
+        // A topo matrix or nvbandwidth output is about the host its file name gives: two hosts
+        // may well print the same one.
+        const bool namesItsHosts = *kind == ImportKind::Probe || *kind == ImportKind::NcclTests;
+        if (namesItsHosts)
+            if (const auto [it, added] = byContent.emplace(input.text, &input); !added) {
+                evidence.notes.push_back(input.path + ": the same content as " + it->second->path
+                                         + "; read once");
+                continue;
+            }
         files.push_back({&input, *kind});
     }
     // Files that define machines before those that refer to them.
     std::ranges::stable_sort(files, {}, [](const Classified &c) { return int(c.kind); });
-    Evidence evidence;
-    evidence.options = options;
     for (const Classified &f : files) {
         const std::string &path = f.input->path;
         const std::string &text = f.input->text;
@@ -146,10 +165,20 @@ Result<ImportFiles> readImportFiles(const std::vector<std::string> &paths)
     // files are no measurement HetPlan reads.
     constexpr std::size_t kMaxFolderFiles = 10000;
     constexpr std::uintmax_t kMaxMeasurementBytes = 16u << 20;
+    std::unordered_set<std::string> read; // canonical paths
+
     const auto add = [&](const std::string &path, bool named) -> Status {
         std::error_code sizeError;
         if (!named && fs::file_size(path, sizeError) > kMaxMeasurementBytes) {
             files.skipped.push_back(path);
+            return okStatus();
+        }
+        std::error_code canonicalError;
+        std::string identity = fs::weakly_canonical(path, canonicalError).string();
+        if (canonicalError)
+            identity.clear();
+        if (!identity.empty() && !read.insert(identity).second) {
+            files.inputs.push_back({path, {}, identity}); // the import notes it, reads it once
             return okStatus();
         }
         auto text = readTextFile(path);
@@ -159,7 +188,7 @@ Result<ImportFiles> readImportFiles(const std::vector<std::string> &paths)
             files.skipped.push_back(path);
             return okStatus();
         }
-        files.inputs.push_back({path, std::move(text).value()});
+        files.inputs.push_back({path, std::move(text).value(), identity});
         return okStatus();
     };
     for (const std::string &path : paths) {

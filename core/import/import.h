@@ -9,6 +9,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace hetplan {
@@ -22,8 +23,17 @@ Result<ImportKind> detectImportKind(std::string_view text, std::string_view path
 
 struct ImportInput
 {
+    ImportInput(std::string named, std::string content, std::string canonical = {})
+        : path(std::move(named))
+        , text(std::move(content))
+        , identity(std::move(canonical))
+    {}
+
     std::string path; // as the user named it; messages and `origin` cite it
     std::string text;
+    // The file itself (its canonical path), where known: a file named twice, or named and in a
+    // named folder, is read once.
+    std::string identity;
 };
 
 struct ImportOptions
@@ -49,6 +59,8 @@ struct ImportResult
     std::vector<std::string> notes;      // defaults taken, inputs skipped, choices made
 };
 
+// An input that is the same file as an earlier one, or a probe file or nccl-tests log of the
+// same content (they name their hosts inside), is read once; a note says so.
 // Refuses bad or inconsistent input with the file, the line (or JSON path) and what would
 // be valid: a host in two probe files, a log whose devices disagree with the probe's, a topo
 // matrix for a machine nothing else defines.
@@ -60,7 +72,8 @@ std::string importReport(const ImportResult &result);
 
 // The files named: a file as itself, a folder as the files in it and below, sorted. Files in a
 // folder that are of no import kind are left out (listed in `skipped`); a named file that
-// cannot be read is an error.
+// cannot be read is an error. A file met again (the same canonical path) is not read again: its
+// input has no text, and importMeasurements notes it as read once.
 struct ImportFiles
 {
     std::vector<ImportInput> inputs;

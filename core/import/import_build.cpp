@@ -58,13 +58,18 @@ public:
         for (const MachineDraft &m : m_evidence.machines)
             machine(m);
         network();
-        auto topology = Topology::build(c, builtinGpuCatalog());
-        if (!topology)
-            return badInput("the imported cluster is not valid: " + topology.error().message);
-        overrides(*topology);
+        // Overrides compare measured pairs with the links; without such pairs (logs of three or
+        // more machines alone) there is nothing to compare, and no topology to build for it.
+        if (!m_evidence.gpuPairs.empty() || !m_evidence.machinePairs.empty()) {
+            auto topology = Topology::build(c, builtinGpuCatalog());
+            if (!topology)
+                return badInput("the cluster imported from " + sourcesText()
+                                + " is not valid: " + topology.error().message);
+            overrides(*topology);
+        }
         // What is written must read back unchanged (names and texts within the format's limits).
-        if (Status valid = checkCluster(c, "the imported cluster"); !valid)
-            return valid.error();
+        if (Status valid = checkCluster(c, "the cluster imported from " + sourcesText()); !valid)
+            return withOrigin(valid.error());
         m_result.notes.insert(m_result.notes.begin(), m_evidence.notes.begin(),
                               m_evidence.notes.end());
         return std::move(m_result);
@@ -76,11 +81,49 @@ private:
         MeasuredFigure f{field, from.source, from.how};
         m_result.cluster.origin.figures.push_back(f);
         m_result.figures.push_back({f, value});
+        m_filePaths.push_back(filePathOf(field));
     }
 
     void record(const std::string &field, double value, const Candidate &from)
     {
         record(field, figureText(value, 6), from);
+    }
+
+    // Where `field` ("/links/A/B/bandwidth_GBps") is in the written file ("links[3].
+    // bandwidth_GBps"), as the cluster check names it: a type and a machine are added after
+    // their figures are recorded, a link and an override before.
+    std::string filePathOf(const std::string &field) const
+    {
+        const Cluster &c = m_result.cluster;
+        const std::string leaf = field.substr(field.find_last_of('/') + 1);
+        const auto at = [&](const char *array, std::size_t index, const char *inner = "") {
+            return std::string(array) + "[" + std::to_string(index) + "]." + inner + leaf;
+        };
+        if (field.starts_with("/gpu_types/"))
+            return at("gpu_types", c.gpuTypes.size());
+        if (field.starts_with("/machines/"))
+            return at("machines", c.machines.size(), "intra.");
+        if (field.starts_with("/links/"))
+            return at("links", c.links.size() - 1);
+        return at("pair_overrides", c.pairOverrides.size() - 1);
+    }
+
+    // The cluster check's error with the input the refused figure came from in front:
+    // "all_reduce_perf.log:38: /links/A/B/bandwidth_GBps = 2e+07 (how): the cluster imported
+    // from …: links[0].bandwidth_GBps: … is out of range …".
+    Error withOrigin(const Error &error) const
+    {
+        for (std::size_t i = 0; i < m_filePaths.size(); ++i) {
+            if (error.message.find(": " + m_filePaths[i] + ":") == std::string::npos)
+                continue;
+            const ImportedFigure &f = m_result.figures[i];
+            std::string message = f.figure.source;
+            message += ": ";
+            message += f.figure.field + " = " + f.value + " (" + f.figure.how + ") is refused: ";
+            message += error.message;
+            return badInput(message);
+        }
+        return error;
     }
 
     Status type(const TypeDraft &draft)
@@ -141,10 +184,11 @@ private:
     std::optional<Candidate> fromPairs(const MachineDraft &m, Figures PairDraft::*field) const
     {
         std::vector<Candidate> chosen;
-        for (const auto &[names, pair] : m_evidence.gpuPairs)
-            if (names.first.starts_with(m.name + ":"))
-                if (auto c = (pair.*field).chosen())
-                    chosen.push_back(*c);
+        const std::string prefix = m.name + ":";
+        for (auto it = m_evidence.gpuPairs.lower_bound({prefix, {}});
+             it != m_evidence.gpuPairs.end() && it->first.first.starts_with(prefix); ++it)
+            if (auto c = (it->second.*field).chosen())
+                chosen.push_back(*c);
         if (chosen.empty())
             return std::nullopt;
         const Priority best = std::ranges::max(chosen, {}, &Candidate::priority).priority;
@@ -213,6 +257,22 @@ private:
             {a, b, m_evidence.options.network, bandwidthGBps, latencyUs});
     }
 
+    // A pair's own figures and those of every run that holds both machines.
+    PairDraft withRuns(const NamePair &names, const PairDraft &pair) const
+    {
+        PairDraft all = pair;
+        if (m_evidence.runs.empty())
+            return all;
+        const MachineDraft *a = m_evidence.machine(names.first);
+        const MachineDraft *b = m_evidence.machine(names.second);
+        for (const RunDraft &run : m_evidence.runs)
+            if (run.holds(m_evidence.indexOf(*a)) && run.holds(m_evidence.indexOf(*b)))
+                for (Figures PairDraft::*field : {&PairDraft::bandwidthGBps, &PairDraft::latencyUs})
+                    for (const Candidate &c : (run.figures.*field).candidates)
+                        (all.*field).add(c);
+        return all;
+    }
+
     // Two machines: one link of their measured pair. More: a switch with one link per machine
     // (docs/import.md, "Links between machines").
     void network()
@@ -237,25 +297,40 @@ private:
                 record(path + "latency_us", l->value, *l);
             return;
         }
-        std::string hub = "switch";
-        while (m_evidence.machine(hub))
-            hub += "-net";
-        m_result.cluster.switches.push_back({hub, {}});
-        for (const MachineDraft &m : ms) {
+        // Each machine's measured figures in one pass over the pairs and the runs.
+        struct Measured
+        {
             std::optional<Candidate> fastest;
             std::optional<Candidate> quickest;
-            int pairs = 0;
-            for (const auto &[names, pair] : m_evidence.machinePairs) {
-                if (names.first != m.name && names.second != m.name)
-                    continue;
+            std::size_t pairs = 0;
+
+            void add(const PairDraft &pair, std::size_t count)
+            {
                 const auto b = pair.bandwidthGBps.chosen();
                 const auto l = pair.latencyUs.chosen();
-                pairs += b ? 1 : 0;
+                pairs += b ? count : 0;
                 if (b && (!fastest || b->value > fastest->value))
                     fastest = b;
                 if (l && (!quickest || l->value < quickest->value))
                     quickest = l;
             }
+        };
+        std::vector<Measured> measured(ms.size());
+        for (const auto &[names, pair] : m_evidence.machinePairs) {
+            const PairDraft all = withRuns(names, pair);
+            measured[m_evidence.indexOf(*m_evidence.machine(names.first))].add(all, 1);
+            measured[m_evidence.indexOf(*m_evidence.machine(names.second))].add(all, 1);
+        }
+        for (const RunDraft &run : m_evidence.runs)
+            for (std::size_t i : run.machines)
+                measured[i].add(run.figures, run.machines.size() - 1);
+        std::string hub = "switch";
+        while (m_evidence.machine(hub))
+            hub += "-net";
+        m_result.cluster.switches.push_back({hub, {}});
+        for (std::size_t i = 0; i < ms.size(); ++i) {
+            const MachineDraft &m = ms[i];
+            auto &[fastest, quickest, pairs] = measured[i];
             if (!fastest) {
                 m_result.notes.push_back("nothing measured between " + m.name
                                          + " and another machine: no link drawn");
@@ -304,23 +379,40 @@ private:
     {
         for (const auto &[names, pair] : m_evidence.gpuPairs)
             override(topology, names.first, names.second, pair);
+        // Pairs measured by themselves; a run's figure is a floor for each of its pairs, which
+        // the links already give (docs/import.md, "Links between machines").
         for (const auto &[names, pair] : m_evidence.machinePairs) {
             const MachineDraft *a = m_evidence.machine(names.first);
             const MachineDraft *b = m_evidence.machine(names.second);
+            const PairDraft all = withRuns(names, pair);
             for (int i = 0; i < a->count; ++i)
                 for (int j = 0; j < b->count; ++j)
-                    override(topology, a->gpuName(i), b->gpuName(j), pair);
+                    override(topology, a->gpuName(i), b->gpuName(j), all);
         }
+    }
+
+    std::string sourcesText() const
+    {
+        constexpr std::size_t kShown = 3;
+        const std::vector<std::string> &all = m_evidence.sources;
+        std::string text;
+        for (std::size_t i = 0; i < all.size() && i < kShown; ++i)
+            text += (i == 0 ? "" : ", ") + all[i];
+        if (all.size() > kShown)
+            text += " and " + std::to_string(all.size() - kShown) + " more";
+        return text;
     }
 
     Evidence m_evidence;
     ImportResult m_result;
+    std::vector<std::string> m_filePaths; // per figure: its path in the written file
 };
 
 } // namespace
 
 Result<ImportResult> buildCluster(Evidence evidence)
 {
+    nameMachines(evidence);
     return Builder(std::move(evidence)).build();
 }
 

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -86,23 +87,57 @@ inline NamePair sortedPair(std::string a, std::string b)
     return a < b ? NamePair{std::move(a), std::move(b)} : NamePair{std::move(b), std::move(a)};
 }
 
+// One run over three or more machines (an nccl-tests log): its figure holds for every pair of
+// them, and is kept once rather than once per pair (docs/import.md, "Links between machines").
+struct RunDraft
+{
+    std::vector<std::size_t> machines; // indices into Evidence::machines, ascending
+    PairDraft figures;
+
+    bool holds(std::size_t machine) const;
+};
+
 struct Evidence
 {
     ImportOptions options;
     std::vector<std::string> sources;
+    // Until nameMachines: each machine's name is its host, so distinct hosts stay distinct.
     std::vector<MachineDraft> machines;
     std::vector<TypeDraft> types;
     std::map<NamePair, PairDraft> gpuPairs;     // "A:0", "A:1"
-    std::map<NamePair, PairDraft> machinePairs; // "A", "B"
+    std::map<NamePair, PairDraft> machinePairs; // "A", "B": pairs measured by themselves
+    std::vector<RunDraft> runs;
     std::vector<std::string> notes;
 
     MachineDraft *machine(std::string_view name);
+    const MachineDraft *machine(std::string_view name) const;
+    std::size_t indexOf(const MachineDraft &m) const { return std::size_t(&m - machines.data()); }
+    // The machine of a host as a file names it: the same host, or the one machine whose short
+    // name ("node-a") is the host's first label ("node-a.example.org"), or the other way round.
+    MachineDraft *host(std::string_view host);
+    // Adds a machine named after its host; refused, naming `where`, beyond kMaxMachines.
+    Result<MachineDraft *> addMachine(MachineDraft draft, const std::string &where);
     TypeDraft *type(std::string_view name);
+    void reindex(); // after machines were renamed
+
+private:
+    static constexpr std::size_t kAmbiguous = std::size_t(-1);
+    void index(std::size_t machine);
+    std::unordered_map<std::string, std::size_t> m_byName;
+    // First label of a dotted name → its machine, kAmbiguous where several share it.
+    std::unordered_map<std::string, std::size_t> m_byLabel;
 };
 
-// A host name as a machine name: up to the first '.' and '#', ':' replaced (machine names
-// cannot hold it).
-std::string machineNameOf(std::string_view host);
+// The host a probe's host entry or a log's rank is on: "node-a#2" (a second CPU rank) is
+// node-a.
+std::string hostOf(std::string_view name);
+// A host's name up to its first '.'; an IPv4 address whole.
+std::string firstLabel(std::string_view host);
+
+// Gives each machine its name in the cluster file (docs/import.md, "Machine names"): the host
+// up to its first '.', more of the domain where that is not unique, "-2" where nothing else
+// is; notes say how each name that is not the host itself was made.
+void nameMachines(Evidence &evidence);
 
 // Each adds what one file says; errors name the file and line or JSON path.
 Status addProbe(Evidence &evidence, const Probe &probe, const std::string &source);

@@ -54,14 +54,15 @@ public:
     Status read()
     {
         m_evidence.sources.push_back(m_source);
-        std::vector<std::string> machines; // names: adding a machine moves the others
+        std::vector<std::size_t> machines; // indices: adding a machine moves the others
         for (const NcclRank &r : m_log.ranks) {
             auto machine = machineOf(r);
             if (!machine)
                 return machine.error();
-            if (std::ranges::find(machines, (*machine)->name) == machines.end())
-                machines.push_back((*machine)->name);
+            machines.push_back(m_evidence.indexOf(**machine));
         }
+        std::ranges::sort(machines);
+        machines.erase(std::ranges::unique(machines).begin(), machines.end());
         const int n = int(m_log.ranks.size());
         if (n < 2) {
             m_evidence.notes.push_back(m_source + ": one rank measures no link; left out");
@@ -70,19 +71,24 @@ public:
         const Candidate bandwidth = bandwidthFigure(n);
         const Candidate latency = latencyFigure(n);
         if (machines.size() == 1) {
-            MachineDraft &only = *m_evidence.machine(machines.front());
+            MachineDraft &only = m_evidence.machines[machines.front()];
             only.intraBandwidthGBps.add(bandwidth);
             only.intraLatencyUs.add(latency);
             return okStatus();
         }
         // Across machines a ring runs at its slowest inter-machine hop: that is what busBw
-        // measures, and every machine pair of the run gets at least it.
-        for (std::size_t i = 0; i < machines.size(); ++i)
-            for (std::size_t j = i + 1; j < machines.size(); ++j) {
-                PairDraft &pair = m_evidence.machinePairs[sortedPair(machines[i], machines[j])];
-                pair.bandwidthGBps.add(bandwidth);
-                pair.latencyUs.add(latency);
-            }
+        // measures, and every machine pair of the run gets at least it. Two machines are one
+        // measured pair; more are one run, kept once and not once per pair.
+        PairDraft *figures = nullptr;
+        if (machines.size() == 2) {
+            figures = &m_evidence.machinePairs[sortedPair(m_evidence.machines[machines[0]].name,
+                                                          m_evidence.machines[machines[1]].name)];
+        } else {
+            m_evidence.runs.push_back({std::move(machines), {}});
+            figures = &m_evidence.runs.back().figures;
+        }
+        figures->bandwidthGBps.add(bandwidth);
+        figures->latencyUs.add(latency);
         return okStatus();
     }
 
@@ -94,8 +100,7 @@ private:
 
     Result<MachineDraft *> machineOf(const NcclRank &r)
     {
-        const std::string name = machineNameOf(r.host);
-        MachineDraft *m = m_evidence.machine(name);
+        MachineDraft *m = m_evidence.host(r.host);
         if (!m) {
             const std::string type = catalogTypeOf(r.deviceName);
             if (type.empty())
@@ -106,14 +111,20 @@ private:
                                       + " with this log, which "
                                         "measures its GPUs");
             MachineDraft draft;
-            draft.name = name;
             draft.host = r.host;
             draft.gpu = type;
             draft.definedBy = m_source;
-            m_evidence.machines.push_back(std::move(draft));
-            m = &m_evidence.machines.back();
+            auto added = m_evidence.addMachine(std::move(draft), lineOf(m_source, r.line));
+            if (!added)
+                return added.error();
+            m = *added;
         }
         if (m->definedBy == m_source && !m->cudaDevices.contains(r.device)) {
+            if (m->count >= kMaxGpusPerMachine)
+                return at(r.line, "rank " + std::to_string(r.rank) + " would be GPU "
+                                      + std::to_string(m->count + 1) + " of " + r.host
+                                      + "; a machine holds at most "
+                                      + std::to_string(kMaxGpusPerMachine));
             m->cudaDevices[r.device] = m->count;
             m->devices[{m->host, r.device}] = m->count++;
         }

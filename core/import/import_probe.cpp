@@ -5,6 +5,7 @@
 #include "core/io/catalog_json.h"
 
 #include <algorithm>
+#include <map>
 
 namespace hetplan::importing {
 namespace {
@@ -56,11 +57,27 @@ public:
     Status read()
     {
         m_evidence.sources.push_back(m_source);
-        for (std::size_t h = 0; h < m_probe.hosts.size(); ++h)
+        std::map<int, std::size_t> ranks; // rank → its host entry
+        for (std::size_t h = 0; h < m_probe.hosts.size(); ++h) {
+            const ProbedHost &entry = m_probe.hosts[h];
+            const std::string path = "hosts[" + std::to_string(h) + "]";
+            if (const auto [it, added] = ranks.emplace(entry.rank, h); !added)
+                return badInput(at(path + ".rank") + ": rank " + std::to_string(entry.rank)
+                                + " is also hosts[" + std::to_string(it->second)
+                                + "]'s; each rank of a probe run is one host entry");
+            if (hasControlCharacter(entry.name))
+                return badInput(at(path + ".name") + ": " + quotedForMessage(entry.name)
+                                + " holds a control character; valid: printable text");
+            if (hostOf(entry.name).empty())
+                return badInput(at(path + ".name") + ": " + quotedForMessage(entry.name)
+                                + " names no host; valid: a host name, \"node-a\" or "
+                                  "\"node-a#2\" for its second CPU rank");
             if (auto status = host(h); !status)
                 return status;
+        }
         for (std::size_t p = 0; p < m_probe.pairs.size(); ++p)
-            pair(p);
+            if (auto status = pair(p); !status)
+                return status;
         return okStatus();
     }
 
@@ -101,9 +118,9 @@ private:
                                               + std::to_string(memory->bandwidthGBps.repetitions)});
     }
 
-    Status claim(const std::string &machine, const ProbedHost &host, const std::string &path)
+    Status claim(const ProbedHost &host, const std::string &path)
     {
-        if (MachineDraft *m = m_evidence.machine(machine)) {
+        if (MachineDraft *m = m_evidence.machine(hostOf(host.name))) {
             if (m->definedBy != m_source)
                 return badInput(at(path) + ": host " + host.name + " is also in " + m->definedBy
                                 + "; give each host in one probe file only");
@@ -113,10 +130,10 @@ private:
             return okStatus();
         }
         MachineDraft draft;
-        draft.name = machine;
-        draft.host = host.name.substr(0, host.name.find('#'));
+        draft.host = hostOf(host.name);
         draft.definedBy = m_source;
-        m_evidence.machines.push_back(std::move(draft));
+        if (auto added = m_evidence.addMachine(std::move(draft), at(path)); !added)
+            return added.error();
         return okStatus();
     }
 
@@ -124,10 +141,12 @@ private:
     {
         const ProbedHost &host = m_probe.hosts[h];
         const std::string path = "hosts[" + std::to_string(h) + "]";
-        const std::string name = machineNameOf(host.name);
-        if (auto status = claim(name, host, path); !status)
+        if (auto status = claim(host, path); !status)
             return status;
-        MachineDraft &machine = *m_evidence.machine(name);
+        MachineDraft &machine = *m_evidence.machine(hostOf(host.name));
+        if (hasControlCharacter(host.cpuModel))
+            return badInput(at(path + ".cpu_model") + ": " + quotedForMessage(host.cpuModel)
+                            + " holds a control character; valid: printable text");
         if (host.gpus.empty()) {
             // A CPU rank is one device of its host's machine.
             // Within the cluster file's 128 characters for a name.
@@ -155,6 +174,12 @@ private:
             const ProbedGpu &gpu = host.gpus[g];
             const std::string gpuPath = path + ".gpus[" + std::to_string(g) + "]";
             const std::string typeName = gpu.catalog.empty() ? gpu.name : gpu.catalog;
+            if (hasControlCharacter(typeName))
+                return badInput(at(gpuPath + ".name") + ": " + quotedForMessage(typeName)
+                                + " holds a control character; valid: printable text");
+            if (machine.cudaDevices.contains(gpu.index))
+                return badInput(at(gpuPath + ".index") + ": device " + std::to_string(gpu.index)
+                                + " of " + host.name + " is listed twice");
             if (!machine.gpu.empty() && machine.gpu != typeName)
                 return badInput(at(gpuPath) + ": " + typeName + " beside " + machine.gpu
                                 + " on host " + host.name
@@ -177,36 +202,50 @@ private:
     struct End
     {
         MachineDraft *machine = nullptr;
-        std::optional<int> device;
+        std::optional<int> device; // none: a GPU host as a whole (its rank's TCP endpoint)
     };
 
-    End resolve(const Endpoint &e)
+    // A pair's end as a host of this file and one of its devices; refused naming the path.
+    Result<End> resolve(const Endpoint &e, const std::string &path)
     {
         End end;
-        end.machine = m_evidence.machine(machineNameOf(e.host));
-        if (end.machine)
-            if (const auto it = end.machine->devices.find({e.host, e.gpu});
-                it != end.machine->devices.end())
-                end.device = it->second;
+        end.machine = m_evidence.machine(hostOf(e.host));
+        if (!end.machine || end.machine->definedBy != m_source)
+            return badInput(at(path + ".host") + ": host " + quotedForMessage(e.host)
+                            + " is not among hosts[]");
+        if (const auto it = end.machine->devices.find({e.host, e.gpu});
+            it != end.machine->devices.end())
+            end.device = it->second;
+        else if (e.gpu >= 0 || end.machine->cudaDevices.empty())
+            return badInput(
+                at(path + ".gpu") + ": " + quotedForMessage(e.host)
+                + (e.gpu < 0 ? " has no CPU rank" : " has no GPU " + std::to_string(e.gpu))
+                + " among hosts[]; valid: a device its host entry lists");
         return end;
     }
 
-    void pair(std::size_t p)
+    Status pair(std::size_t p)
     {
         const ProbedPair &pair = m_probe.pairs[p];
         const std::string path = "pairs[" + std::to_string(p) + "]";
+        const auto a = resolve(pair.a, path + ".a");
+        if (!a)
+            return a.error();
+        const auto b = resolve(pair.b, path + ".b");
+        if (!b)
+            return b.error();
+        if (a->machine == b->machine && a->device == b->device && pair.a.host == pair.b.host)
+            return badInput(at(path) + ": a and b are both " + quotedForMessage(pair.a.host)
+                            + (pair.a.gpu < 0 ? "" : " GPU " + std::to_string(pair.a.gpu))
+                            + "; a pair measures two different devices");
         if (pair.sizes.empty())
-            return;
+            return okStatus();
         if (flagged(m_probe, path)) {
             m_evidence.notes.push_back(at(path)
                                        + ": left out: the probe flagged it as not "
                                          "plausible");
-            return;
+            return okStatus();
         }
-        const End a = resolve(pair.a);
-        const End b = resolve(pair.b);
-        if (!a.machine || !b.machine)
-            return; // the probe reader checks that pairs name its hosts
         const Candidate bandwidth{
             pair.bandwidthGBps,
             pair.method == "cuda-peer-copy" ? Priority::ProbeCopy : Priority::ProbePair,
@@ -218,15 +257,16 @@ private:
         latency.how = pair.method + ", median one-way time at "
                       + figureText(pair.sizes.front().bytes) + " bytes";
         PairDraft *draft = nullptr;
-        if (a.machine != b.machine)
-            draft = &m_evidence.machinePairs[sortedPair(a.machine->name, b.machine->name)];
-        else if (a.device && b.device && *a.device != *b.device)
-            draft = &m_evidence.gpuPairs[sortedPair(a.machine->gpuName(*a.device),
-                                                    b.machine->gpuName(*b.device))];
+        if (a->machine != b->machine)
+            draft = &m_evidence.machinePairs[sortedPair(a->machine->name, b->machine->name)];
+        else if (a->device && b->device)
+            draft = &m_evidence.gpuPairs[sortedPair(a->machine->gpuName(*a->device),
+                                                    b->machine->gpuName(*b->device))];
         if (!draft || bandwidth.value <= 0)
-            return;
+            return okStatus();
         draft->bandwidthGBps.add(bandwidth);
         draft->latencyUs.add(latency);
+        return okStatus();
     }
 
     Evidence &m_evidence;

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 namespace hetplan {
 namespace {
@@ -16,6 +17,8 @@ namespace {
 constexpr std::size_t kMaxLogBytes = 16u << 20;
 constexpr std::size_t kMaxRows = 100000;
 constexpr int kMaxRanks = 65536;
+// Sizes, times and bandwidths beyond this are no measurement.
+constexpr double kMaxRowFigure = 1e15;
 
 struct CollectiveName
 {
@@ -124,7 +127,7 @@ std::optional<NcclRank> rankOf(const std::vector<std::string> &words, int line)
         || device->size() > 6)
         return std::nullopt;
     r.rank = std::stoi(*rank);
-    r.host = host->substr(0, host->find('.'));
+    r.host = *host;
     r.device = std::stoi(*device);
     auto rest = std::ranges::find(words, "device") + 2;
     if (rest != words.end() && rest->starts_with("["))
@@ -156,9 +159,12 @@ public:
         if (r->rank >= kMaxRanks)
             return at(line, "rank " + std::to_string(r->rank) + "; valid: 0.."
                                 + std::to_string(kMaxRanks - 1));
-        for (const NcclRank &other : m_log.ranks) {
-            if (other.rank != r->rank)
-                continue;
+        if (hasControlCharacter(r->host) || hasControlCharacter(r->deviceName))
+            return at(line, "host " + quotedForMessage(r->host) + " device "
+                                + quotedForMessage(r->deviceName)
+                                + " holds a control character; valid: printable text");
+        if (const auto seen = m_rankIndex.find(r->rank); seen != m_rankIndex.end()) {
+            const NcclRank &other = m_log.ranks[seen->second];
             // A multi-process run of a non-MPI build prints the same devices once per process.
             if (other.host == r->host && other.device == r->device)
                 return std::nullopt;
@@ -167,6 +173,7 @@ public:
                                 + std::to_string(other.device) + " on line "
                                 + std::to_string(other.line) + "; one log is one run");
         }
+        m_rankIndex.emplace(r->rank, m_log.ranks.size());
         m_log.ranks.push_back(*r);
         return std::nullopt;
     }
@@ -188,10 +195,15 @@ public:
         std::optional<Error> error;
         const auto number = [&](std::size_t column, std::string_view name, bool positive) {
             const auto value = parseWordNumber(words[column]);
-            if ((!value || *value < 0 || (positive && *value <= 0) || *value > 1e15) && !error)
-                error = at(line, std::string(name) + " \"" + words[column]
-                                     + "\" is not a number; valid: a number "
-                                     + (positive ? "> 0" : ">= 0"));
+            const std::string valid = std::string("valid: a number ") + (positive ? "> 0" : ">= 0")
+                                      + " and <= " + figureText(kMaxRowFigure);
+            if (!value && !error)
+                error = at(line, std::string(name) + " " + quotedForMessage(words[column])
+                                     + " is not a number; " + valid);
+            else if (value && (*value < 0 || (positive && *value <= 0) || *value > kMaxRowFigure)
+                     && !error)
+                error = at(line,
+                           std::string(name) + " " + words[column] + " is out of range; " + valid);
             return value.value_or(0);
         };
         r.bytes = number(c.size, "size", true);
@@ -279,6 +291,7 @@ private:
 
     std::string m_source;
     NcclTestsLog m_log;
+    std::unordered_map<int, std::size_t> m_rankIndex; // rank → its index in m_log.ranks
     std::optional<Columns> m_columns;
     const CollectiveName *m_named = nullptr;
 };
@@ -287,11 +300,11 @@ private:
 
 bool looksLikeNcclTests(std::string_view text)
 {
-    for (const std::string &line :
-         splitLines(text.substr(0, std::min<std::size_t>(text.size(), 1 << 16)))) {
+    LineCursor cursor(text.substr(0, std::min<std::size_t>(text.size(), 1 << 16)));
+    for (std::string_view line; cursor.next(line);) {
         if (!line.starts_with("#"))
             continue;
-        const auto words = splitWords(std::string_view(line).substr(1));
+        const auto words = splitWords(line.substr(1));
         if (isColumnHeader(words) || line.find("nccl-tests") != std::string::npos
             || (!words.empty() && words.front() == "Rank" && rankOf(words, 0)))
             return true;
@@ -305,10 +318,10 @@ Result<NcclTestsLog> parseNcclTests(std::string_view text, std::string_view sour
     if (text.size() > kMaxLogBytes)
         return reader.whole(std::to_string(text.size()) + " bytes; an nccl-tests log is at most "
                             + std::to_string(kMaxLogBytes >> 20) + " MiB");
-    const std::vector<std::string> lines = splitLines(text);
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-        const int number = int(i + 1);
-        const std::string line = trimmed(lines[i]);
+    LineCursor cursor(text);
+    for (std::string_view raw; cursor.next(raw);) {
+        const int number = cursor.number();
+        const std::string line = trimmed(raw);
         std::optional<Error> error;
         if (line.starts_with("#"))
             error = reader.comment(line, number);

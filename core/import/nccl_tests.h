@@ -30,7 +30,7 @@ enum class NcclCollective {
 struct NcclRank
 {
     int rank = 0;
-    std::string host; // as printed: the host name up to its first '.'
+    std::string host; // as printed: the whole host name
     int device = 0;   // CUDA device index on that host
     std::string deviceName;
     int line = 0; // 1-based, for messages

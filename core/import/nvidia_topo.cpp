@@ -34,7 +34,7 @@ std::string withoutEscapes(std::string_view text)
     return out;
 }
 
-std::vector<std::string> fields(const std::string &line)
+std::vector<std::string> fields(std::string_view line)
 {
     std::vector<std::string> out;
     const bool tabs = line.find('\t') != std::string::npos;
@@ -89,7 +89,7 @@ Result<NvidiaTopology> parseNvidiaTopo(std::string_view rawText, std::string_vie
         return badInput(where + ": " + std::to_string(rawText.size())
                         + " bytes; a topology matrix is at most 1 MiB");
     const std::string text = withoutEscapes(rawText);
-    const std::vector<std::string> lines = splitLines(text);
+    const std::vector<std::string_view> lines = splitLines(text);
     std::size_t header = 0;
     while (header < lines.size() && trimmed(lines[header]).empty())
         ++header;

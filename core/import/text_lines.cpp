@@ -1,5 +1,6 @@
 #include "core/import/text_lines.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -18,20 +19,56 @@ std::string trimmed(std::string_view text)
     return std::string(text.substr(begin, end - begin));
 }
 
-std::vector<std::string> splitLines(std::string_view text)
+bool LineCursor::next(std::string_view &line)
 {
-    std::vector<std::string> lines;
-    for (std::size_t start = 0; start < text.size();) {
-        std::size_t end = text.find('\n', start);
-        if (end == std::string_view::npos)
-            end = text.size();
-        std::string line(text.substr(start, end - start));
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        lines.push_back(std::move(line));
-        start = end + 1;
-    }
+    if (m_rest.empty())
+        return false;
+    std::size_t end = m_rest.find('\n');
+    if (end == std::string_view::npos)
+        end = m_rest.size();
+    line = m_rest.substr(0, end);
+    if (!line.empty() && line.back() == '\r')
+        line.remove_suffix(1);
+    m_rest.remove_prefix(std::min(end + 1, m_rest.size()));
+    ++m_number;
+    return true;
+}
+
+std::vector<std::string_view> splitLines(std::string_view text)
+{
+    std::vector<std::string_view> lines;
+    LineCursor cursor(text);
+    for (std::string_view line; cursor.next(line);)
+        lines.push_back(line);
     return lines;
+}
+
+bool hasControlCharacter(std::string_view text)
+{
+    return std::ranges::any_of(text, [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return u < 0x20 || u == 0x7f;
+    });
+}
+
+std::string quotedForMessage(std::string_view text)
+{
+    constexpr std::size_t kShownChars = 80;
+    std::string out = "\"";
+    for (std::size_t i = 0; i < text.size() && i < kShownChars; ++i) {
+        const auto u = static_cast<unsigned char>(text[i]);
+        if (u < 0x20 || u == 0x7f || text[i] == '"' || text[i] == '\\') {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\x%02x", unsigned(u));
+            out += escaped;
+        } else {
+            out += text[i];
+        }
+    }
+    if (text.size() > kShownChars)
+        out += "…";
+    out += '"';
+    return out;
 }
 
 std::vector<std::string> splitWords(std::string_view line)

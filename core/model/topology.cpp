@@ -390,10 +390,21 @@ void Topology::computeWidestPaths()
     };
     m_mixesRdmaNics = hasNic(NicKind::InfiniBand) && hasNic(NicKind::Roce);
     m_measuredIntra.assign(m_cluster.machines.size(), false);
-    for (const MeasuredFigure &figure : m_cluster.origin.figures)
+    // Only intra figures reach the machine loop, compared without building a string each: an
+    // imported cluster has a figure or two per machine.
+    constexpr std::string_view kIntraPrefix = "/machines/";
+    constexpr std::string_view kIntraSuffix = "/intra/bandwidth_GBps";
+    for (const MeasuredFigure &figure : m_cluster.origin.figures) {
+        const std::string_view field = figure.field;
+        if (field.size() < kIntraPrefix.size() + kIntraSuffix.size()
+            || !field.starts_with(kIntraPrefix) || !field.ends_with(kIntraSuffix))
+            continue;
+        const std::string_view name = field.substr(
+            kIntraPrefix.size(), field.size() - kIntraPrefix.size() - kIntraSuffix.size());
         for (size_t m = 0; m < m_cluster.machines.size(); ++m)
-            if (figure.field == "/machines/" + m_cluster.machines[m].name + "/intra/bandwidth_GBps")
+            if (m_cluster.machines[m].name == name)
                 m_measuredIntra[m] = true;
+    }
     if (!m_links.empty() && std::all_of(m_links.begin(), m_links.end(), [&](const NetworkLink &l) {
             return l.kind == m_links.front().kind;
         }))

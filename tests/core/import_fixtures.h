@@ -228,4 +228,48 @@ inline std::vector<GemmFigure> layerGemms(std::string dtype, std::string method,
             {"mlp_up", 1024, 22016, 4096, dtype, method, spread(tflops)}};
 }
 
+// A CPU rank of the probe (Gloo), and a GPU host (CUDA) of H100s; a probe file of them.
+inline ProbedHost cpuRank(const std::string &name, int rank, double tflops)
+{
+    ProbedHost h;
+    h.name = name;
+    h.rank = rank;
+    h.backend = BackendKind::Gloo;
+    h.cpuModel = "Intel Xeon Gold 6348";
+    h.cpuCores = 8;
+    h.blasThreads = 1;
+    h.cpuGemm = layerGemms("fp32", "openblas-sgemm", tflops);
+    h.cpuMemory = MemoryFigure{"cpu-triad", 128, spread(20)};
+    h.noGpuReason = "built without CUDA";
+    return h;
+}
+
+inline ProbedHost gpuHost(const std::string &name, int rank, int gpus, double tflops)
+{
+    ProbedHost h = cpuRank(name, rank, 0.2);
+    h.backend = BackendKind::Cuda;
+    h.noGpuReason.clear();
+    for (int i = 0; i < gpus; ++i) {
+        ProbedGpu g;
+        g.index = i;
+        g.name = "NVIDIA H100 80GB HBM3";
+        g.catalog = "H100-80G";
+        g.memoryGiB = 79.1;
+        g.smCount = 132;
+        g.gemm = layerGemms("bf16", "cublas-gemmex", tflops);
+        g.memory = MemoryFigure{"cuda-triad", 256, spread(3000)};
+        h.gpus.push_back(g);
+    }
+    return h;
+}
+
+inline Probe probeOf(std::vector<ProbedHost> hosts, std::vector<ProbedPair> pairs)
+{
+    Probe p;
+    p.settings = {"llama2-7b", 1, 1024, 1, 10, false};
+    p.hosts = std::move(hosts);
+    p.pairs = std::move(pairs);
+    return p;
+}
+
 } // namespace hetplan::fixtures

@@ -77,6 +77,29 @@ private Q_SLOTS:
         QVERIFY(piped.err.contains("Measured figures"));
     }
 
+    // A file named twice, and again inside a named folder, is read once, and the report says so.
+    void sameFileTwiceReadOnce()
+    {
+        QTemporaryDir dir;
+        QDir(dir.path()).mkpath(QStringLiteral("logs"));
+        const QString log = dir.filePath(QStringLiteral("logs/all_reduce_perf.log"));
+        writeFile(log, ncclLog(twoHostLog()));
+        const QString out = dir.filePath(QStringLiteral("cluster.json"));
+        const auto run = cli({"import"}, {log, log, dir.filePath(QStringLiteral("logs")),
+                                          QStringLiteral("--out"), out});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY2(run.out.contains("the same file as") && run.out.contains("read once"),
+                 run.out.constData());
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        auto cluster = parseCluster(file.readAll().toStdString(), "cluster.json");
+        QVERIFY(cluster.ok());
+        QCOMPARE(cluster->machines.size(), std::size_t(2));
+        for (const Machine &m : cluster->machines)
+            QCOMPARE(m.count, 2);
+        QCOMPARE(cluster->origin.sources.size(), std::size_t(1));
+    }
+
     void badInputWritesNothing()
     {
         QTemporaryDir dir;

@@ -23,49 +23,6 @@ using namespace hetplan::fixtures;
 
 namespace {
 
-ProbedHost cpuRank(const std::string &name, int rank, double tflops)
-{
-    ProbedHost h;
-    h.name = name;
-    h.rank = rank;
-    h.backend = BackendKind::Gloo;
-    h.cpuModel = "Intel Xeon Gold 6348";
-    h.cpuCores = 8;
-    h.blasThreads = 1;
-    h.cpuGemm = layerGemms("fp32", "openblas-sgemm", tflops);
-    h.cpuMemory = MemoryFigure{"cpu-triad", 128, spread(20)};
-    h.noGpuReason = "built without CUDA";
-    return h;
-}
-
-ProbedHost gpuHost(const std::string &name, int rank, int gpus, double tflops)
-{
-    ProbedHost h = cpuRank(name, rank, 0.2);
-    h.backend = BackendKind::Cuda;
-    h.noGpuReason.clear();
-    for (int i = 0; i < gpus; ++i) {
-        ProbedGpu g;
-        g.index = i;
-        g.name = "NVIDIA H100 80GB HBM3";
-        g.catalog = "H100-80G";
-        g.memoryGiB = 79.1;
-        g.smCount = 132;
-        g.gemm = layerGemms("bf16", "cublas-gemmex", tflops);
-        g.memory = MemoryFigure{"cuda-triad", 256, spread(3000)};
-        h.gpus.push_back(g);
-    }
-    return h;
-}
-
-Probe probeOf(std::vector<ProbedHost> hosts, std::vector<ProbedPair> pairs)
-{
-    Probe p;
-    p.settings = {"llama2-7b", 1, 1024, 1, 10, false};
-    p.hosts = std::move(hosts);
-    p.pairs = std::move(pairs);
-    return p;
-}
-
 ImportResult imported(const std::vector<ImportInput> &inputs)
 {
     auto result = importMeasurements(inputs);
@@ -331,7 +288,9 @@ private Q_SLOTS:
         const std::vector<std::vector<ImportInput>> cases{
             {{"a.probe.json", probeA}, {"all_reduce_perf.log", ncclLog(five)}},
             {{"a.probe.json", probeA}, {"node-a.topo.txt", topoMatrix(two)}},
-            {{"a.probe.json", probeA}, {"b.probe.json", probeA}},
+            // Another measurement of node-a (the same content would be read once).
+            {{"a.probe.json", probeA},
+             {"b.probe.json", writeProbe(probeOf({gpuHost("node-a", 0, 4, 590)}, {}))}},
             {{"ab.probe.json", probeAB}, {"gpus.topo.txt", topoMatrix(two)}},
             {{"notes.txt", "remember the milk\n"}},
             {{"c.json", R"({"format": "hetplan.cluster/1", "name": "x", "machines": []})"}},
