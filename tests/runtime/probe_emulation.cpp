@@ -97,6 +97,42 @@ cudaError_t cudaStreamSynchronize(cudaStream_t)
 {
     return cudaSuccess;
 }
+// The rest of the runtime's DeviceBuffer (runtime/cuda/device_buffer.cpp), which the probe
+// shares: host memory stands in for the device's, and the stream-ordered pool has nothing to keep.
+cudaError_t cudaDeviceSynchronize()
+{
+    return cudaSuccess;
+}
+cudaError_t cudaGetDevice(int *device)
+{
+    *device = currentDevice;
+    return cudaSuccess;
+}
+cudaError_t cudaMemcpy(void *to, const void *from, size_t bytes, cudaMemcpyKind)
+{
+    std::memcpy(to, from, bytes);
+    return cudaSuccess;
+}
+cudaError_t cudaMemcpyAsync(void *to, const void *from, size_t bytes, cudaMemcpyKind,
+                            cudaStream_t)
+{
+    std::memcpy(to, from, bytes);
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int)
+{
+    *pool = nullptr;
+    return cudaSuccess;
+}
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, cudaMemPoolAttr, void *)
+{
+    return cudaSuccess;
+}
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t, cudaMemPoolAttr, void *value)
+{
+    *static_cast<unsigned long long *>(value) = 0;
+    return cudaSuccess;
+}
 cudaError_t cudaGetLastError()
 {
     return cudaSuccess;
