@@ -125,7 +125,11 @@ gpu_step "nvidia-smi topo -m" 20 nvidia-smi topo -m
 step libraries 20 bash -c "! ldd '$programs'/* | grep -B1 'not found'"
 
 # 2. The gpu-labelled tests (each skips itself without a usable device).
-for t in tst_gpu_device tst_cuda_model_kernels tst_cuda_model tst_nccl_device tst_gpu_run tst_probe_gpu; do
+# Every test the program holds (it lists them when run without one), the kernels first.
+gpu_tests="$("$programs/gpu-tests" 2>&1 | sed -n 's/^tests: //p')"
+for t in tst_gpu_device tst_cuda_model_kernels $gpu_tests; do
+    case " $done_tests " in *" $t "*) continue ;; esac
+    done_tests="${done_tests:-} $t"
     step "test $t" 120 "$programs/gpu-tests" "$t"
 done
 
