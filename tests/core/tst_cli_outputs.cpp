@@ -1,6 +1,7 @@
-// No output option of the CLI ever overwrites what the command reads (docs/cli.md): each is
-// checked before any work starts, against every other option's value, the positional inputs and
-// the files of a positional folder, and a loop of links is refused instead of replaced.
+// No output option of the CLI ever overwrites what the command reads (docs/formats.md, "Rules
+// every reader follows"): each is checked before any work starts, against every other option's
+// value, the positional inputs and the files of a positional folder, and a loop of links is
+// refused instead of replaced.
 #include "tests/core/cli_runner.h"
 #include "tests/test_registry.h"
 

@@ -1,6 +1,6 @@
-// Every command that reads a file, fed generated hostile files (docs/formats.md, "Reading files"):
-// each is refused with exit code 2, the message names the file the person gave, and the command
-// answers within a bound that grows with the input's size. Nothing here is a copied sample: each
+// Every command that reads a file, fed generated hostile files (docs/formats.md, "Rules every
+// reader follows"): each is refused with exit code 2, the message names the file the person gave,
+// and the command answers within a bound that grows with the input's size. Nothing here is a copied sample: each
 // case is made from a rule (empty, not JSON, a wrong type, nesting, a huge array, control bytes…).
 #include "tests/core/cli_runner.h"
 #include "tests/test_registry.h"
@@ -48,16 +48,23 @@ std::vector<HostileCase> hostileCases(const QByteArray &format)
     return {
         {"empty", [](const QString &p) { writeBytes(p, {}); }},
         {"not JSON", [](const QString &p) { writeBytes(p, "machines:\n  - A100 x8\n"); }},
-        {"binary", [](const QString &p) { writeBytes(p, QByteArray("\x7f" "ELF\x02\x01\x01\0\0\xff\xfe", 12)); }},
+        {"binary",
+         [](const QString &p) {
+             writeBytes(p, QByteArray("\x7f"
+                                      "ELF\x02\x01\x01\0\0\xff\xfe",
+                                      12));
+         }},
         {"cut short", [head](const QString &p) { writeBytes(p, head + ", \"name\": \"x"); }},
         {"array at the top", [](const QString &p) { writeBytes(p, "[1, 2, 3]"); }},
         {"wrong format", [](const QString &p) { writeBytes(p, "{\"format\": \"something/9\"}"); }},
         {"format of another kind",
          [](const QString &p) { writeBytes(p, "{\"format\": \"hetplan.workload/1\"}"); }},
-        {"repeated key", [head](const QString &p) { writeBytes(p, head + ", \"format\": \"x\"}"); }},
+        {"repeated key",
+         [head](const QString &p) { writeBytes(p, head + ", \"format\": \"x\"}"); }},
         {"deep nesting",
          [head](const QString &p) {
-             writeBytes(p, head + ", \"_x\": " + repeated("[", 100000) + repeated("]", 100000) + "}");
+             writeBytes(p,
+                        head + ", \"_x\": " + repeated("[", 100000) + repeated("]", 100000) + "}");
          }},
         {"1 MiB array of objects",
          [head](const QString &p) {
@@ -66,7 +73,8 @@ std::vector<HostileCase> hostileCases(const QByteArray &format)
         {"huge number", [head](const QString &p) { writeBytes(p, head + ", \"_x\": 1e999999}"); }},
         {"control bytes in a string",
          [head](const QString &p) { writeBytes(p, head + ", \"name\": \"a\x1b[2Jb\"}"); }},
-        {"invalid UTF-8", [head](const QString &p) { writeBytes(p, head + ", \"name\": \"\xff\xfe\"}"); }},
+        {"invalid UTF-8",
+         [head](const QString &p) { writeBytes(p, head + ", \"name\": \"\xff\xfe\"}"); }},
         {"a folder", [](const QString &p) { QDir().mkpath(p); }},
         {"missing", [](const QString &) {}},
         {"a loop of links",
@@ -102,8 +110,8 @@ std::vector<Reader> readers()
          "hetplan.cluster/1"},
         {"plan --model", words({"plan", "--cluster", "case-study", "--model", "FILE"}),
          "hetplan.model/1"},
-        {"plan --workload", words({"plan", "--cluster", "case-study", "--model", "llama2-7b",
-                                   "--workload", "FILE"}),
+        {"plan --workload",
+         words({"plan", "--cluster", "case-study", "--model", "llama2-7b", "--workload", "FILE"}),
          "hetplan.workload/1"},
         {"evaluate --plan", words({"evaluate", "--plan", "FILE"}), "hetplan.plan/1"},
         {"evaluate --measured", words({"evaluate", "--plan", "PLAN", "--measured", "FILE"}),
@@ -115,7 +123,8 @@ std::vector<Reader> readers()
          "hetplan.measurement/1"},
         {"export --hosts", words({"export", "--plan", "PLAN", "--slurm", "--hosts", "FILE"}),
          "hetplan.hosts/1"},
-        {"launch --hosts", words({"launch", "--plan", "PLAN", "--hosts", "FILE"}), "hetplan.hosts/1"},
+        {"launch --hosts", words({"launch", "--plan", "PLAN", "--hosts", "FILE"}),
+         "hetplan.hosts/1"},
         {"run --plan", words({"run", "--plan", "FILE"}), "hetplan.plan/1"},
     };
 }
@@ -152,9 +161,9 @@ private Q_SLOTS:
         for (const QString &word : words)
             arguments << (word == QLatin1String("FILE")   ? file
                           : word == QLatin1String("OUT")  ? dir.filePath(QStringLiteral("out.json"))
-                          : word == QLatin1String("PLAN") ? QStringLiteral(HETPLAN_SOURCE_DIR
-                                                                           "/resources/examples/"
-                                                                           "hetero-setting-3-hexiscale.plan.json")
+                          : word == QLatin1String("PLAN") ? QStringLiteral(
+                                HETPLAN_SOURCE_DIR "/resources/examples/"
+                                                   "hetero-setting-3-hexiscale.plan.json")
                                                           : word);
         QFileInfo info(file);
         const qint64 bytes = info.isFile() ? info.size() : 0;
@@ -162,11 +171,14 @@ private Q_SLOTS:
         timer.start();
         const hetplan::test::CliRun run = cli(arguments);
         const qint64 elapsedMs = timer.elapsed();
-        QVERIFY2(run.exitCode == 2, qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(QString::fromUtf8(run.err.left(600)))));
+        QVERIFY2(run.exitCode == 2, qPrintable(QStringLiteral("exit %1: %2")
+                                                   .arg(run.exitCode)
+                                                   .arg(QString::fromUtf8(run.err.left(600)))));
         QVERIFY2(run.err.contains("hostile-input.json"), run.err.left(600).constData());
         // Loose, for a loaded 2-core machine: 1 MiB reads in well under a second (make bench).
         const qint64 boundMs = 15000 + bytes / 100;
-        QVERIFY2(elapsedMs < boundMs, qPrintable(QString::number(elapsedMs) + QLatin1String(" ms")));
+        QVERIFY2(elapsedMs < boundMs,
+                 qPrintable(QString::number(elapsedMs) + QLatin1String(" ms")));
         QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("out.json"))));
     }
 };

@@ -103,8 +103,8 @@ private Q_SLOTS:
     void selectiveStashIsTheLayersTensors()
     {
         const Problem p = llama7b(Precision::Bf16, Recompute::Selective);
-        const StageMemoryBytes one = memoryOf(p, 1, 0, 1, 1, 3);  // a middle stage, 1 layer
-        const StageMemoryBytes two = memoryOf(p, 1, 0, 2, 1, 3);  // the same with 2 layers
+        const StageMemoryBytes one = memoryOf(p, 1, 0, 1, 1, 3); // a middle stage, 1 layer
+        const StageMemoryBytes two = memoryOf(p, 1, 0, 2, 1, 3); // the same with 2 layers
         // One layer more, for each of the two micro-batches in flight at stage 1 of 3.
         const double perLayerPerMicroBatch = (two.activationBytes - one.activationBytes) / 2;
         const double h = p.model.hidden;

@@ -113,8 +113,7 @@ cudaError_t cudaMemcpy(void *to, const void *from, size_t bytes, cudaMemcpyKind)
     std::memcpy(to, from, bytes);
     return cudaSuccess;
 }
-cudaError_t cudaMemcpyAsync(void *to, const void *from, size_t bytes, cudaMemcpyKind,
-                            cudaStream_t)
+cudaError_t cudaMemcpyAsync(void *to, const void *from, size_t bytes, cudaMemcpyKind, cudaStream_t)
 {
     std::memcpy(to, from, bytes);
     return cudaSuccess;

@@ -113,8 +113,7 @@ private Q_SLOTS:
         QCOMPARE(cudaMemcpy(data, values.data(), 16, cudaMemcpyHostToDevice), cudaSuccess);
         double spentS = 0;
         for (const char *group : {"tp/p0/s0/r0", "hop/p0/s0-s1/r0-r0", "dp/l0-2/replicated"}) {
-            const Status reduced
-                = (*comms)->allReduceSum(group, data, 4, Precision::Fp32, spentS);
+            const Status reduced = (*comms)->allReduceSum(group, data, 4, Precision::Fp32, spentS);
             QVERIFY2(reduced, reduced ? "" : reduced.error().message.c_str());
         }
         QCOMPARE(download(data, 4), values);

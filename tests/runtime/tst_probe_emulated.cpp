@@ -84,7 +84,8 @@ private Q_SLOTS:
         QVERIFY(!gpus.ok());
         const std::string &message = gpus.error().message;
         QVERIFY2(message.starts_with("GPU 0: cudaMalloc of "), message.c_str());
-        QVERIFY2(message.find("for huge failed at runtime/probe/gpu_check.h:") != std::string::npos,
+        QVERIFY2(message.find("for huge failed at runtime/cuda/device_buffer.cpp:")
+                     != std::string::npos,
                  message.c_str());
     }
 };
