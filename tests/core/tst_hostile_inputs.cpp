@@ -1,7 +1,8 @@
 // Every command that reads a file, fed generated hostile files (docs/formats.md, "Rules every
 // reader follows"): each is refused with exit code 2, the message names the file the person gave,
-// and the command answers within a bound that grows with the input's size. Nothing here is a copied sample: each
-// case is made from a rule (empty, not JSON, a wrong type, nesting, a huge array, control bytes…).
+// and the command answers within a bound that grows with the input's size. Nothing here is a copied
+// sample: each case is made from a rule (empty, not JSON, a wrong type, nesting, a huge array,
+// control bytes…).
 #include "tests/core/cli_runner.h"
 #include "tests/test_registry.h"
 
