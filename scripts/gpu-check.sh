@@ -127,9 +127,10 @@ step libraries 20 bash -c "! ldd '$programs'/* | grep -B1 'not found'"
 # 2. The gpu-labelled tests (each skips itself without a usable device).
 # Every test the program holds (it lists them when run without one), the kernels first.
 gpu_tests="$("$programs/gpu-tests" 2>&1 | sed -n 's/^tests: //p')"
+done_tests=""
 for t in tst_gpu_device tst_cuda_model_kernels $gpu_tests; do
     case " $done_tests " in *" $t "*) continue ;; esac
-    done_tests="${done_tests:-} $t"
+    done_tests="$done_tests $t"
     step "test $t" 120 "$programs/gpu-tests" "$t"
 done
 
