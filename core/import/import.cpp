@@ -188,7 +188,7 @@ Result<ImportFiles> readImportFiles(const std::vector<std::string> &paths)
             files.skipped.push_back(path);
             return okStatus();
         }
-        files.inputs.push_back({path, std::move(text).value(), identity});
+        files.inputs.emplace_back(path, std::move(text).value(), identity);
         return okStatus();
     };
     for (const std::string &path : paths) {

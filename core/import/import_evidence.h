@@ -122,7 +122,7 @@ struct Evidence
 
 private:
     static constexpr std::size_t kAmbiguous = std::size_t(-1);
-    void index(std::size_t machine);
+    void index(std::size_t i);
     std::unordered_map<std::string, std::size_t> m_byName;
     // First label of a dotted name → its machine, kAmbiguous where several share it.
     std::unordered_map<std::string, std::size_t> m_byLabel;

@@ -62,7 +62,7 @@ public:
             machines.push_back(m_evidence.indexOf(**machine));
         }
         std::ranges::sort(machines);
-        machines.erase(std::ranges::unique(machines).begin(), machines.end());
+        machines.erase(std::unique(machines.begin(), machines.end()), machines.end());
         const int n = int(m_log.ranks.size());
         if (n < 2) {
             m_evidence.notes.push_back(m_source + ": one rank measures no link; left out");
