@@ -21,4 +21,14 @@ std::string callSite(const char *file, int line)
     return site;
 }
 
+std::string failedCall(std::string_view what, const char *file, int line, std::string_view words)
+{
+    std::string message(what);
+    message += " failed at ";
+    message += callSite(file, line);
+    message += ": ";
+    message += words;
+    return message;
+}
+
 } // namespace hetplan::runtime::cuda

@@ -6,10 +6,14 @@
 // and nvcc fill in at the call, also in the C++17 of the .cu files.
 
 #include <string>
+#include <string_view>
 
 namespace hetplan::runtime::cuda {
 
 // "runtime/cuda/nccl_comms.cpp:120": the file from the repository's top folder on.
 std::string callSite(const char *file, int line);
+
+// The start of every boundary's message: "<what> failed at <file:line>: <library's words>".
+std::string failedCall(std::string_view what, const char *file, int line, std::string_view words);
 
 } // namespace hetplan::runtime::cuda

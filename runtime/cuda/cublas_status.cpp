@@ -10,12 +10,7 @@ Status cublasCall(cublasStatus_t code, std::string_view what, const char *file, 
 {
     if (code == CUBLAS_STATUS_SUCCESS)
         return okStatus();
-    std::string message(what);
-    message += " failed at ";
-    message += callSite(file, line);
-    message += ": ";
-    message += cublasGetStatusString(code);
-    return Error{ErrorKind::Internal, std::move(message)};
+    return Error{ErrorKind::Internal, failedCall(what, file, line, cublasGetStatusString(code))};
 }
 
 } // namespace hetplan::runtime::cuda

@@ -10,11 +10,7 @@ Status cudaCall(cudaError_t code, std::string_view what, const char *file, int l
 {
     if (code == cudaSuccess)
         return okStatus();
-    std::string message(what);
-    message += " failed at ";
-    message += callSite(file, line);
-    message += ": ";
-    message += cudaGetErrorString(code);
+    std::string message = failedCall(what, file, line, cudaGetErrorString(code));
     message += " (";
     message += cudaGetErrorName(code);
     message += ')';

@@ -10,11 +10,7 @@ Status ncclCall(ncclResult_t code, std::string_view what, const char *file, int 
 {
     if (code == ncclSuccess || code == ncclInProgress)
         return okStatus();
-    std::string message(what);
-    message += " failed at ";
-    message += callSite(file, line);
-    message += ": ";
-    message += ncclGetErrorString(code);
+    std::string message = failedCall(what, file, line, ncclGetErrorString(code));
     if (const char *last = ncclGetLastError(nullptr); last != nullptr && *last != '\0') {
         message += " (";
         message += last;
