@@ -253,6 +253,26 @@ private Q_SLOTS:
         QVERIFY2(run.err.contains("m.json: run.plan names /etc/hostname"), run.err.constData());
     }
 
+    // launch names the plan as the person gave it, once, before any host is reached.
+    void launchNamesThePlanOnce()
+    {
+        QTemporaryDir dir;
+        QFile sample(QStringLiteral(HETPLAN_SOURCE_DIR "/tests/runtime/data/one-stage.plan.json"));
+        QVERIFY(sample.open(QIODevice::ReadOnly));
+        QByteArray text = sample.readAll();
+        text.replace("\"layers\": [0, 4]", "\"layers\": [0, 9]");
+        const QString plan = writeFile(dir, "too-deep.plan.json", text);
+        const QString hosts = writeFile(dir, "hosts.json", R"({"format": "hetplan.hosts/1",
+          "hosts": [{"machine": "A", "host": "127.0.0.1", "port": 1, "workdir": "/tmp/w"}]})");
+        const Run run
+            = cli({"launch", "--model"},
+                  {QStringLiteral(HETPLAN_SOURCE_DIR "/tests/runtime/data/tiny.model.json"),
+                   QStringLiteral("--plan"), plan, QStringLiteral("--hosts"), hosts});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("too-deep.plan.json: pipeline 0, stage 0"), run.err.constData());
+        QVERIFY2(!run.err.contains("too-deep.plan.json: too-deep.plan.json"), run.err.constData());
+    }
+
     void duplicateKeysAreRefused()
     {
         QTemporaryDir dir;
