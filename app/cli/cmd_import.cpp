@@ -63,14 +63,6 @@ int runImport(const std::vector<std::string> &words)
     auto files = readImportFiles(args->positional());
     if (!files)
         return fail(files.error());
-    if (files->inputs.empty()) {
-        std::string named;
-        for (const std::string &word : args->positional())
-            named += (named.empty() ? "" : ", ") + word;
-        return fail(badInput("nothing to import in " + named
-                             + ": name probe files, nccl-tests logs, topo matrices or "
-                               "nvbandwidth outputs, or folders of them"));
-    }
     auto result = importMeasurements(files->inputs, *options);
     if (!result)
         return fail(result.error());

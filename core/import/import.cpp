@@ -59,12 +59,15 @@ Result<ImportKind> detectImportKind(std::string_view text, std::string_view path
                       "nvbandwidth output");
 }
 
+// What import reads, for the messages that find nothing to read.
+constexpr const char *kWhatToImport = "name probe files, nccl-tests logs, topo matrices or "
+                                      "nvbandwidth outputs, or folders of them";
+
 Result<ImportResult> importMeasurements(const std::vector<ImportInput> &inputs,
                                         const ImportOptions &options)
 {
     if (inputs.empty())
-        return badInput("nothing to import: name probe files, nccl-tests logs, topo matrices "
-                        "or nvbandwidth outputs, or folders of them");
+        return badInput(std::string("nothing to import: ") + kWhatToImport);
     struct Classified
     {
         const ImportInput *input;
@@ -214,6 +217,13 @@ Result<ImportFiles> readImportFiles(const std::vector<std::string> &paths)
         for (const std::string &file : inside)
             if (auto status = add(file, false); !status)
                 return status.error();
+    }
+    if (files.inputs.empty()) {
+        // Named folders that hold nothing importable: say which.
+        std::string named;
+        for (const std::string &path : paths)
+            named += (named.empty() ? "" : ", ") + path;
+        return badInput("nothing to import in " + named + ": " + kWhatToImport);
     }
     return files;
 }
