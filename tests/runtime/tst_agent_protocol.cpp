@@ -2,6 +2,7 @@
 // end writes the other reads back whole, whatever pieces the channel cuts the bytes into, and a
 // stream that breaks the format is refused instead of read as a huge or unknown frame.
 #include "runtime/agent/agent_protocol.h"
+#include "runtime/agent/store_keys.h"
 #include "tests/test_registry.h"
 
 #include <QtTest>
@@ -101,6 +102,45 @@ private Q_SLOTS:
         for (std::size_t cut = 0; cut < bytes.size(); ++cut)
             QVERIFY(!decodeSpec(std::string_view(bytes).substr(0, cut)).ok());
         QVERIFY(!decodeStoreRequest(encodeStoreRequest({1, StoreRequest::Op::Get, {}, ""})).ok());
+    }
+
+    void storeAnswersGetsAndWaitsOnceTheirKeysExist()
+    {
+        // Rank 1 asks for rank 0's address before rank 0 has set it; rank 2 waits for both.
+        StoreKeys keys;
+        QVERIFY(keys.handle(1, {10, StoreRequest::Op::Get, {"addr0"}, ""}).empty());
+        QVERIFY(keys.handle(2, {20, StoreRequest::Op::Wait, {"addr0", "addr1"}, ""}).empty());
+        QCOMPARE(keys.waitingRequests(), std::size_t(2));
+
+        auto due = keys.handle(0, {30, StoreRequest::Op::Set, {"addr0"}, "10.0.0.5:4000"});
+        QCOMPARE(due.size(), std::size_t(2)); // the set's own ok, and rank 1's get
+        QCOMPARE(due[0].asker, 0);
+        QCOMPARE(due[1].asker, 1);
+        QCOMPARE(due[1].reply.id, 10u);
+        QCOMPARE(due[1].reply.value, std::string("10.0.0.5:4000"));
+
+        due = keys.handle(1, {11, StoreRequest::Op::Set, {"addr1"}, "10.0.0.6:4000"});
+        QCOMPARE(due.size(), std::size_t(2));
+        QCOMPARE(due[1].asker, 2);
+        QCOMPARE(due[1].reply.id, 20u);
+        QCOMPARE(keys.waitingRequests(), std::size_t(0));
+
+        // An asker that is gone leaves nothing waiting.
+        QVERIFY(keys.handle(3, {40, StoreRequest::Op::Get, {"never"}, ""}).empty());
+        keys.forget(3);
+        QCOMPARE(keys.waitingRequests(), std::size_t(0));
+    }
+
+    void storeIsBounded()
+    {
+        StoreKeys keys;
+        const std::string big(StoreKeys::kMaxBytes / 2, 'x');
+        QVERIFY(keys.handle(0, {1, StoreRequest::Op::Set, {"a"}, big}).front().reply.ok);
+        // Replacing a value frees the old one's bytes first.
+        QVERIFY(keys.handle(0, {2, StoreRequest::Op::Set, {"a"}, big}).front().reply.ok);
+        const auto refused = keys.handle(0, {3, StoreRequest::Op::Set, {"b"}, big + big});
+        QVERIFY(!refused.front().reply.ok);
+        QVERIFY(refused.front().reply.value.find("full") != std::string::npos);
     }
 };
 
