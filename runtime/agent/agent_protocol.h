@@ -82,8 +82,8 @@ struct RankSpec
 // The job as one host's agent runs it.
 struct AgentSpec
 {
-    std::string jobDir;   // the job folder; the agent runs there and removes it at the end
-    double graceS = 3;    // after TERM, the ranks' process groups get KILL
+    std::string jobDir;      // the job folder; the agent runs there and removes it at the end
+    double graceS = 3;       // after TERM, the ranks' process groups get KILL
     bool serveStore = false; // listen on STORE_SOCKET in the job folder for the ranks' store
     std::vector<RankSpec> ranks;
 };

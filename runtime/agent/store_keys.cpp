@@ -37,9 +37,10 @@ std::vector<StoreKeys::Due> StoreKeys::handle(int asker, const StoreRequest &req
     const std::size_t oldBytes = old == m_values.end() ? 0 : key.size() + old->second.size();
     const std::size_t newBytes = key.size() + request.value.size();
     if (m_bytes - oldBytes + newBytes > kMaxBytes) {
-        due.push_back({asker, {request.id, false,
-                               "the rendezvous store is full (" + std::to_string(kMaxBytes >> 20)
-                                   + " MiB)"}});
+        due.push_back(
+            {asker,
+             {request.id, false,
+              "the rendezvous store is full (" + std::to_string(kMaxBytes >> 20) + " MiB)"}});
         return due;
     }
     m_bytes = m_bytes - oldBytes + newBytes;
