@@ -204,10 +204,9 @@ Status checkHostKey(ssh_session_struct *session, const std::string &destination,
     Result<std::vector<RecordedLine>> found = recordedLines(trust, name);
     // ssh(1) also trusts a key recorded for the host without its port (and so do we); a
     // revocation recorded there counts too (ssh(1) only warns).
-    Result<std::vector<RecordedLine>> portless = target.port == 22
-                                                     ? std::vector<RecordedLine>()
-                                                     : recordedLines(trust, knownHostsName(
-                                                                                target.host, 22));
+    Result<std::vector<RecordedLine>> portless
+        = target.port == 22 ? std::vector<RecordedLine>()
+                            : recordedLines(trust, knownHostsName(target.host, 22));
     if (!found || !portless) {
         decided(HostKeyState::Invalid);
         const Error &e = found ? portless.error() : found.error();
@@ -269,8 +268,8 @@ Status checkHostKey(ssh_session_struct *session, const std::string &destination,
         return okStatus();
     }
     decided(HostKeyState::Unknown);
-    const bool confirmed = trust.acceptAnyNewKey
-                           || trust.confirmedFingerprint == key->info.fingerprint;
+    const bool confirmed
+        = trust.acceptAnyNewKey || trust.confirmedFingerprint == key->info.fingerprint;
     if (!confirmed)
         return badInput(destination + ": the host's " + offered + " is not in "
                         + userFileName(trust)

@@ -108,9 +108,9 @@ std::optional<std::string> decodeBase64(std::string_view text)
 std::string encodeBase64(std::string_view bytes)
 {
     std::string text(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-    const int length = EVP_EncodeBlock(reinterpret_cast<unsigned char *>(text.data()),
-                                       reinterpret_cast<const unsigned char *>(bytes.data()),
-                                       int(bytes.size()));
+    const int length
+        = EVP_EncodeBlock(reinterpret_cast<unsigned char *>(text.data()),
+                          reinterpret_cast<const unsigned char *>(bytes.data()), int(bytes.size()));
     text.resize(std::size_t(length));
     return text;
 }
@@ -482,8 +482,7 @@ Status appendKnownHostsLine(const std::string &path, const std::string &line)
         if (written <= 0) {
             const int error = errno;
             ::close(fd);
-            return knownHostsError(path, std::string("cannot be written: ")
-                                             + std::strerror(error));
+            return knownHostsError(path, std::string("cannot be written: ") + std::strerror(error));
         }
         rest.remove_prefix(std::size_t(written));
     }

@@ -87,7 +87,7 @@ void TestKnownHosts::linesForHost_data()
 {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("name");
-    QTest::addColumn<int>("lines");      // lines that name the host
+    QTest::addColumn<int>("lines");       // lines that name the host
     QTest::addColumn<QString>("problem"); // part of the first line's problem; empty: none
     const QString key = QString::fromLatin1(kKey);
     const QString ed = QStringLiteral("ssh-ed25519 ") + key;
@@ -98,8 +98,8 @@ void TestKnownHosts::linesForHost_data()
         << QStringLiteral("# c\r\n[127.0.0.1]:42222 ") + ed + QStringLiteral("\r\n") << name << 1
         << QString();
     QTest::newRow("crlf after a comment text")
-        << QStringLiteral("[127.0.0.1]:42222\t") + ed + QStringLiteral(" me@there\r\n") << name
-        << 1 << QString();
+        << QStringLiteral("[127.0.0.1]:42222\t") + ed + QStringLiteral(" me@there\r\n") << name << 1
+        << QString();
     QTest::newRow("another port") << QStringLiteral("[127.0.0.1]:2222 ") + ed << name << 0
                                   << QString();
     QTest::newRow("port-less name")
@@ -109,16 +109,15 @@ void TestKnownHosts::linesForHost_data()
     QTest::newRow("negated") << QStringLiteral("!*:42222,* ") + ed << name << 0 << QString();
     QTest::newRow("case") << QStringLiteral("NODE1 ") + ed << QStringLiteral("node1") << 1
                           << QString();
-    QTest::newRow("hashed") << QString::fromLatin1(kHashedName) + QLatin1Char(' ') + ed << name
-                            << 1 << QString();
+    QTest::newRow("hashed") << QString::fromLatin1(kHashedName) + QLatin1Char(' ') + ed << name << 1
+                            << QString();
     QTest::newRow("hashed, another host")
         << QString::fromLatin1(kHashedName) + QLatin1Char(' ') + ed
         << QStringLiteral("[127.0.0.1]:42223") << 0 << QString();
     // ssh(1) cannot tell which host a damaged hash names: such a line names none.
     QTest::newRow("hashed, damaged salt")
         << QStringLiteral("|1|!!|x ") + ed << name << 0 << QString();
-    QTest::newRow("revoked")
-        << QStringLiteral("@revoked * ") + ed << name << 1 << QString();
+    QTest::newRow("revoked") << QStringLiteral("@revoked * ") + ed << name << 1 << QString();
     QTest::newRow("unknown marker")
         << QStringLiteral("@trusted * ") + ed << name << 1 << QStringLiteral("not a marker");
     QTest::newRow("two markers") << QStringLiteral("@revoked @revoked * ") + ed << name << 1
@@ -238,16 +237,16 @@ void TestKnownHosts::decidesAsOpenSsh_data()
         Connected);
     row("second line for the host: another key", file, "{H} {B}\n{H} {A}\n", false, Connected,
         Connected);
-    row("recorded, second line invalid base64", file, "{H} {A}\n{H} ssh-ed25519 AAAA!!!\n",
-        false, Connected, Connected);
+    row("recorded, second line invalid base64", file, "{H} {A}\n{H} ssh-ed25519 AAAA!!!\n", false,
+        Connected, Connected);
     row("changed key", file, "{H} {B}\n", false, Refused, Refused, "HOST KEY HAS CHANGED");
     row("changed key, flag", file, "{H} {B}\n", true, Refused, Refused, "HOST KEY HAS CHANGED");
     row("changed key, CRLF, flag", file, "{H} {B}\r\n", true, Refused, Refused, "line 1");
     row("changed key, cut last line, flag", file, "{H} {B}\n{H} {cutA}", true, Refused, Refused,
         "HOST KEY HAS CHANGED");
     row("changed key hashed, flag", file, "{#H} {B}\n", true, Refused, Refused, "CHANGED");
-    row("changed key, second line invalid base64, flag", file,
-        "{H} {B}\n{H} ssh-ed25519 AAAA!!!\n", true, Refused, Refused, "CHANGED");
+    row("changed key, second line invalid base64, flag", file, "{H} {B}\n{H} ssh-ed25519 AAAA!!!\n",
+        true, Refused, Refused, "CHANGED");
     row("changed key, second line unknown type, flag", file, "{H} {B}\n{H} ssh-foo AAAA\n", true,
         Refused, Refused, "CHANGED");
     row("another type recorded, flag", file, "{H} {R}\n", true, Refused, Refused, "CHANGED");
@@ -256,8 +255,8 @@ void TestKnownHosts::decidesAsOpenSsh_data()
     row("not recorded", file, "{h}:2 {B}\n", false, Refused, Refused, "not in");
     row("not recorded, flag", file, "# nothing yet", true, ConnectedAndRecorded,
         ConnectedAndRecorded);
-    row("not recorded, negated, flag", file, "![127.0.0.1]:*,* {B}\n", true,
-        ConnectedAndRecorded, ConnectedAndRecorded);
+    row("not recorded, negated, flag", file, "![127.0.0.1]:*,* {B}\n", true, ConnectedAndRecorded,
+        ConnectedAndRecorded);
     row("only another port's key without the port, flag", file, "{h} {B}\n", true,
         ConnectedAndRecorded, ConnectedAndRecorded);
     row("only a certificate authority, flag", file, "@cert-authority {H} {B}\n", true,
@@ -415,8 +414,7 @@ void TestKnownHosts::decidesAsOpenSsh()
         // A line ssh reads back as this host's key, on a line of its own.
         const QByteArray after = readAll(files[0]);
         QVERIFY2(after.endsWith(fill(QStringLiteral("{H} {A}\n")).toUtf8()), after.constData());
-        QCOMPARE(knownHostsLinesFor(after.toStdString(),
-                                    fill(QStringLiteral("{H}")).toStdString())
+        QCOMPARE(knownHostsLinesFor(after.toStdString(), fill(QStringLiteral("{H}")).toStdString())
                      .back()
                      .problem,
                  std::string());
