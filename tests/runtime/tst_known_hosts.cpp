@@ -68,12 +68,13 @@ private Q_SLOTS:
     void cleanupTestCase() { m_sshd.stop(); }
     void decidesAsOpenSsh_data();
     void decidesAsOpenSsh();
+    void offersTheRecordedKeyType();
 
 private:
     QString fill(QString text) const;
-    Outcome launcherOutcome(const QString &file, bool acceptNew, bool unreadable,
+    Outcome launcherOutcome(int port, const QString &file, bool acceptNew, bool unreadable,
                             std::string *message);
-    Outcome openSshOutcome(const QString &file, bool acceptNew, bool unreadable);
+    Outcome openSshOutcome(int port, const QString &file, bool acceptNew, bool unreadable);
 
     test::Sshd m_sshd;
     QString m_skip; // why the sshd table cannot run here; empty when it can
@@ -288,12 +289,12 @@ void TestKnownHosts::decidesAsOpenSsh_data()
 
 // The launcher's outcome. `unreadable`: run without root's right to read every file (as the
 // unprivileged user "nobody" while connecting; the test folder is not searchable for it).
-Outcome TestKnownHosts::launcherOutcome(const QString &file, bool acceptNew, bool unreadable,
-                                        std::string *message)
+Outcome TestKnownHosts::launcherOutcome(int port, const QString &file, bool acceptNew,
+                                        bool unreadable, std::string *message)
 {
     SshTarget target;
     target.host = "127.0.0.1";
-    target.port = m_sshd.port();
+    target.port = port;
     target.user = localUser();
     target.identityFile = m_sshd.pathStd(QStringLiteral("user"));
     target.timeoutS = 5;
@@ -317,7 +318,8 @@ Outcome TestKnownHosts::launcherOutcome(const QString &file, bool acceptNew, boo
 
 // OpenSSH's outcome for the same file. `unreadable`: ssh runs without the capabilities that
 // let root read every file (setpriv), so that mode 000 keeps it out.
-Outcome TestKnownHosts::openSshOutcome(const QString &file, bool acceptNew, bool unreadable)
+Outcome TestKnownHosts::openSshOutcome(int port, const QString &file, bool acceptNew,
+                                       bool unreadable)
 {
     QStringList argv{QStringLiteral("-F"),
                      QStringLiteral("/dev/null"),
@@ -333,7 +335,7 @@ Outcome TestKnownHosts::openSshOutcome(const QString &file, bool acceptNew, bool
                      QStringLiteral("-i"),
                      m_sshd.path(QStringLiteral("user")),
                      QStringLiteral("-p"),
-                     QString::number(m_sshd.port()),
+                     QString::number(port),
                      QString::fromStdString(localUser()) + QStringLiteral("@127.0.0.1"),
                      QStringLiteral("true")};
     QString program = test::findTool(QStringLiteral("ssh"));
@@ -400,8 +402,8 @@ void TestKnownHosts::decidesAsOpenSsh()
     }
     const bool unreadable = kind == QStringLiteral("unreadable");
     std::string why;
-    const Outcome ours = launcherOutcome(files[0], acceptNew, unreadable, &why);
-    const Outcome theirs = openSshOutcome(files[1], acceptNew, unreadable);
+    const Outcome ours = launcherOutcome(m_sshd.port(), files[0], acceptNew, unreadable, &why);
+    const Outcome theirs = openSshOutcome(m_sshd.port(), files[1], acceptNew, unreadable);
     QVERIFY2(int(theirs) == openSsh,
              qPrintable(QStringLiteral("ssh ") + QString::fromLatin1(outcomeName(theirs))
                         + QStringLiteral(": ") + m_sshOutput));
@@ -418,6 +420,61 @@ void TestKnownHosts::decidesAsOpenSsh()
                      .back()
                      .problem,
                  std::string());
+    }
+}
+
+// A stock sshd has several host keys. With only one of them recorded, the host must be asked
+// for that one first (as ssh(1) asks), or a recorded host would read as changed.
+void TestKnownHosts::offersTheRecordedKeyType()
+{
+    if (!m_skip.isEmpty())
+        QSKIP(qPrintable(m_skip));
+    const int port = test::freeLoopbackPort();
+    QVERIFY(port > 0);
+    QFile config(m_sshd.path(QStringLiteral("sshd_two_keys")));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write(QStringLiteral("Port %1\nListenAddress 127.0.0.1\nHostKey %2\nHostKey %3\n"
+                                "PidFile none\nAuthorizedKeysFile %4\nStrictModes no\nUsePAM no\n"
+                                "PasswordAuthentication no\nKbdInteractiveAuthentication no\n"
+                                "PermitRootLogin prohibit-password\nLogLevel ERROR\n")
+                     .arg(port)
+                     .arg(m_sshd.path(QStringLiteral("host_a")),
+                          m_sshd.path(QStringLiteral("host_rsa")),
+                          m_sshd.path(QStringLiteral("authorized_keys")))
+                     .toUtf8());
+    config.close();
+    QProcess sshd;
+    sshd.setProcessChannelMode(QProcess::MergedChannels);
+    const auto stop = qScopeGuard([&sshd] {
+        sshd.terminate();
+        if (!sshd.waitForFinished(5000))
+            sshd.kill();
+        sshd.waitForFinished(5000);
+    });
+    sshd.start(test::findTool(QStringLiteral("sshd")),
+               {QStringLiteral("-D"), QStringLiteral("-e"), QStringLiteral("-f"),
+                config.fileName()});
+    for (int i = 0; i < 200 && !test::acceptsConnections(port); ++i) {
+        QVERIFY2(sshd.state() != QProcess::NotRunning, sshd.readAll().constData());
+        QThread::msleep(50);
+    }
+    for (const char *recorded : {"host_rsa.pub", "host_a.pub"}) {
+        const QByteArray line
+            = "[127.0.0.1]:" + QByteArray::number(port) + " "
+              + readAll(m_sshd.path(QString::fromLatin1(recorded))).split(' ').mid(0, 2).join(' ')
+              + "\n";
+        QString files[2];
+        for (int i = 0; i < 2; ++i) {
+            files[i] = m_sshd.path(QStringLiteral("two_keys_%1_%2")
+                                       .arg(i)
+                                       .arg(QString::fromLatin1(recorded)));
+            QFile f(files[i]);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(line);
+        }
+        std::string why;
+        QCOMPARE(openSshOutcome(port, files[1], true, false), Connected);
+        QVERIFY2(launcherOutcome(port, files[0], true, false, &why) == Connected, why.c_str());
     }
 }
 
