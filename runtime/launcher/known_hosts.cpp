@@ -285,7 +285,7 @@ private:
 // empty when nothing is. Certificates are not taken apart: a host offers plain keys here.
 std::string keyStructureProblem(std::string_view inKey, WireReader &key)
 {
-    const std::string cut = "the " + std::string(inKey) + " key is cut short or malformed";
+    std::string cut = "the " + std::string(inKey) + " key is cut short or malformed";
     if (inKey.find("-cert-v01@") != std::string_view::npos)
         return {};
     if (inKey == "ssh-ed25519" || inKey == "sk-ssh-ed25519@openssh.com") {
