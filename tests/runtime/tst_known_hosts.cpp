@@ -451,9 +451,8 @@ void TestKnownHosts::offersTheRecordedKeyType()
             sshd.kill();
         sshd.waitForFinished(5000);
     });
-    sshd.start(test::findTool(QStringLiteral("sshd")),
-               {QStringLiteral("-D"), QStringLiteral("-e"), QStringLiteral("-f"),
-                config.fileName()});
+    sshd.start(test::findTool(QStringLiteral("sshd")), {QStringLiteral("-D"), QStringLiteral("-e"),
+                                                        QStringLiteral("-f"), config.fileName()});
     for (int i = 0; i < 200 && !test::acceptsConnections(port); ++i) {
         QVERIFY2(sshd.state() != QProcess::NotRunning, sshd.readAll().constData());
         QThread::msleep(50);
@@ -465,9 +464,8 @@ void TestKnownHosts::offersTheRecordedKeyType()
               + "\n";
         QString files[2];
         for (int i = 0; i < 2; ++i) {
-            files[i] = m_sshd.path(QStringLiteral("two_keys_%1_%2")
-                                       .arg(i)
-                                       .arg(QString::fromLatin1(recorded)));
+            files[i] = m_sshd.path(
+                QStringLiteral("two_keys_%1_%2").arg(i).arg(QString::fromLatin1(recorded)));
             QFile f(files[i]);
             QVERIFY(f.open(QIODevice::WriteOnly));
             f.write(line);
