@@ -73,7 +73,7 @@ private Q_SLOTS:
 private:
     QString fill(QString text) const;
     Outcome launcherOutcome(int port, const QString &file, bool acceptNew, bool unreadable,
-                            std::string *message);
+                            std::string *message, HostKeyInfo *key = nullptr);
     Outcome openSshOutcome(int port, const QString &file, bool acceptNew, bool unreadable);
 
     test::Sshd m_sshd;
@@ -290,7 +290,7 @@ void TestKnownHosts::decidesAsOpenSsh_data()
 // The launcher's outcome. `unreadable`: run without root's right to read every file (as the
 // unprivileged user "nobody" while connecting; the test folder is not searchable for it).
 Outcome TestKnownHosts::launcherOutcome(int port, const QString &file, bool acceptNew,
-                                        bool unreadable, std::string *message)
+                                        bool unreadable, std::string *message, HostKeyInfo *key)
 {
     SshTarget target;
     target.host = "127.0.0.1";
@@ -306,7 +306,7 @@ Outcome TestKnownHosts::launcherOutcome(int port, const QString &file, bool acce
     const bool dropRoot = unreadable && ::geteuid() == 0;
     if (dropRoot && ::seteuid(65534) != 0)
         qFatal("seteuid(nobody) failed");
-    auto session = SshSession::connect(target, trust);
+    auto session = SshSession::connect(target, trust, key);
     if (dropRoot && ::seteuid(0) != 0)
         qFatal("seteuid(root) failed");
     if (!session.ok()) {
@@ -402,7 +402,9 @@ void TestKnownHosts::decidesAsOpenSsh()
     }
     const bool unreadable = kind == QStringLiteral("unreadable");
     std::string why;
-    const Outcome ours = launcherOutcome(m_sshd.port(), files[0], acceptNew, unreadable, &why);
+    HostKeyInfo key;
+    const Outcome ours
+        = launcherOutcome(m_sshd.port(), files[0], acceptNew, unreadable, &why, &key);
     const Outcome theirs = openSshOutcome(m_sshd.port(), files[1], acceptNew, unreadable);
     QVERIFY2(int(theirs) == openSsh,
              qPrintable(QStringLiteral("ssh ") + QString::fromLatin1(outcomeName(theirs))
@@ -410,8 +412,13 @@ void TestKnownHosts::decidesAsOpenSsh()
     QVERIFY2(int(ours) == launcher,
              qPrintable(QStringLiteral("the launcher ") + QString::fromLatin1(outcomeName(ours))
                         + QStringLiteral(": ") + QString::fromStdString(why)));
-    if (ours == Refused)
+    if (ours == Refused) {
         QVERIFY2(QString::fromStdString(why).contains(message), why.c_str());
+        // Only a host with nothing recorded is "unknown" (the launcher then offers to trust
+        // it); a damaged or unreadable file is never.
+        if (message != QStringLiteral("not in"))
+            QVERIFY(key.state != HostKeyState::Unknown || key.fingerprint.empty());
+    }
     if (ours == ConnectedAndRecorded) {
         // A line ssh reads back as this host's key, on a line of its own.
         const QByteArray after = readAll(files[0]);
