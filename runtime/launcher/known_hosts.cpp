@@ -42,6 +42,18 @@ std::size_t tokenEnd(std::string_view text, std::size_t pos)
     return pos;
 }
 
+// A word of the file as a message quotes it: control characters (a stray "\r", a terminal
+// escape) as '?', and at most 40 characters.
+std::string quoted(std::string_view word)
+{
+    constexpr std::size_t kMaxChars = 40;
+    std::string text = "\"";
+    for (const char c : word.substr(0, kMaxChars))
+        text += std::iscntrl(static_cast<unsigned char>(c)) ? '?' : c;
+    text += word.size() > kMaxChars ? "…\"" : "\"";
+    return text;
+}
+
 std::string lowerCase(std::string_view text)
 {
     std::string lower(text);
@@ -332,7 +344,7 @@ void readKey(std::string_view rest, KnownHostsLine &line)
     line.keyType = std::string(rest.substr(pos, typeEnd - pos));
     const KeyTypeName *type = findKeyType(line.keyType);
     if (type == nullptr) {
-        line.problem = "\"" + line.keyType + "\" is not a key type ssh knows";
+        line.problem = quoted(line.keyType) + " is not a key type ssh knows";
         return;
     }
     pos = skipBlanks(rest, typeEnd);
@@ -353,8 +365,8 @@ void readKey(std::string_view rest, KnownHostsLine &line)
         return;
     }
     if (*inKey != type->inKey) {
-        line.problem = "the key is a \"" + std::string(*inKey) + "\" key, not \"" + line.keyType
-                       + "\" as the line says";
+        line.problem = "the key is a " + quoted(*inKey) + " key, not " + quoted(line.keyType)
+                       + " as the line says";
         return;
     }
     line.problem = keyStructureProblem(*inKey, key);
@@ -383,8 +395,8 @@ std::optional<KnownHostsLine> readLine(std::string_view text, std::string_view n
         else if (marker == "@revoked")
             line.marker = KnownHostsMarker::Revoked;
         else
-            markerProblem = "\"" + std::string(marker)
-                            + "\" is not a marker ssh knows (@revoked, @cert-authority)";
+            markerProblem
+                = quoted(marker) + " is not a marker ssh knows (@revoked, @cert-authority)";
         pos = skipBlanks(text, end);
         if (!markerProblem.empty())
             break;

@@ -125,6 +125,9 @@ void TestKnownHosts::linesForHost_data()
                                  << QStringLiteral("one marker");
     QTest::newRow("unknown key type")
         << QStringLiteral("* ssh-foo ") + key << name << 1 << QStringLiteral("not a key type");
+    QTest::newRow("unknown key type, CRLF, quoted without the CR")
+        << QStringLiteral("* ssh-ed25519\r\n") << name << 1
+        << QStringLiteral("\"ssh-ed25519?\" is not a key type");
     QTest::newRow("short name is no type")
         << QStringLiteral("* ED25519 ") + key << name << 1 << QStringLiteral("not a key type");
     QTest::newRow("invalid base64")
