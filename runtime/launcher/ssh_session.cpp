@@ -13,29 +13,17 @@ namespace hetplan {
 
 namespace {
 
-std::string expandHome(const std::string &path)
-{
-    if (path.rfind("~/", 0) != 0)
-        return path;
-    const char *home = std::getenv("HOME");
-    return std::string(home ? home : "") + path.substr(1);
-}
-
-Status setOptions(ssh_session s, const SshTarget &t, const HostKeyTrust &trust,
-                  const std::string &destination)
+Status setOptions(ssh_session s, const SshTarget &t, const std::string &destination)
 {
     const long timeoutS = t.timeoutS;
     const unsigned int port = unsigned(t.port);
     // ~/.ssh/config is not read: the hosts file is the whole description of a destination,
     // so a launch behaves the same for every user of the same files.
     const int processConfig = 0;
-    const std::string knownHosts
-        = trust.knownHostsFile.empty() ? expandHome("~/.ssh/known_hosts") : trust.knownHostsFile;
     bool ok = ssh_options_set(s, SSH_OPTIONS_HOST, t.host.c_str()) == SSH_OK
               && ssh_options_set(s, SSH_OPTIONS_PORT, &port) == SSH_OK
               && ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &timeoutS) == SSH_OK
-              && ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &processConfig) == SSH_OK
-              && ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, knownHosts.c_str()) == SSH_OK;
+              && ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &processConfig) == SSH_OK;
     if (ok && !t.user.empty())
         ok = ssh_options_set(s, SSH_OPTIONS_USER, t.user.c_str()) == SSH_OK;
     if (!ok)
@@ -90,6 +78,14 @@ Status authenticateByAgent(ssh_session s, const SshTarget &t, const std::string 
 
 } // namespace
 
+std::string expandHome(const std::string &path)
+{
+    if (path.rfind("~/", 0) != 0)
+        return path;
+    const char *home = std::getenv("HOME");
+    return std::string(home ? home : "") + path.substr(1);
+}
+
 std::string destinationOf(const SshTarget &t)
 {
     return (t.user.empty() ? std::string() : t.user + "@") + t.host + ":" + std::to_string(t.port);
@@ -133,7 +129,9 @@ SshSession::connect(const SshTarget &target, const HostKeyTrust &trust, HostKeyI
     // Owned from here on, so every early return below disconnects and frees it.
     std::unique_ptr<SshSession> session(new SshSession(raw, target));
     const std::string &destination = session->destination();
-    if (Status s = setOptions(raw, target, trust, destination); !s)
+    if (Status s = setOptions(raw, target, destination); !s)
+        return s.error();
+    if (Status s = prepareHostKeyCheck(raw, destination, trust); !s)
         return s.error();
     if (ssh_connect(raw) != SSH_OK)
         return sshError(raw, destination, "connecting",

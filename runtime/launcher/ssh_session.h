@@ -39,6 +39,8 @@ struct HostKeyTrust
     // server still offers that very key.
     std::string confirmedFingerprint;
     bool acceptAnyNewKey = false; // `--accept-new-host-keys`: the person confirmed in advance
+    // Read too, never written (ssh(1)'s GlobalKnownHostsFile); empty: none.
+    std::string globalKnownHostsFile = "/etc/ssh/ssh_known_hosts";
 };
 
 enum class HostKeyState {
@@ -46,6 +48,8 @@ enum class HostKeyState {
     Unknown,   // not recorded: ask the person (the fingerprint below)
     Changed,   // a different key is recorded: refused, never accepted
     OtherType, // only keys of other types are recorded: refused, as OpenSSH does
+    Revoked,   // an @revoked line names this key: refused, always
+    Invalid,   // a known-hosts file, or a line of it for this host, cannot be read: refused
 };
 
 // The server's key as it was checked, for showing to a person.
@@ -94,6 +98,9 @@ private:
     SshTarget m_target;
     std::string m_destination;
 };
+
+// `path` with a leading "~/" replaced by the local home folder.
+std::string expandHome(const std::string &path);
 
 // An Error for a failed libssh call: the destination, the step and libssh's own message.
 Error sshError(ssh_session_struct *session, const std::string &destination, const std::string &step,
