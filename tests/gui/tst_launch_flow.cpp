@@ -29,6 +29,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
 #include <QTimer>
@@ -301,6 +302,18 @@ void TestLaunchFlow::launchStreamsRanksAndCancels()
     QVERIFY(m_keyAsked);
     QVERIFY(readAll(m_dir.filePath(QStringLiteral("known_hosts"))).contains(u"ssh-ed25519"));
     QVERIFY2(panel->statusLabel()->text().contains(u"running"), qPrintable(jobState()));
+    // The Job pane told each phase with the host it involved, as it happened.
+    const QString destination = QStringLiteral("%1@127.0.0.1:%2").arg(localUser()).arg(m_sshd.port());
+    const QString told = panel->pane(QStringLiteral("job"))->toPlainText();
+    for (const char *phase : {"connecting", "uploading", "running"}) {
+        const QString line = told.split(u'\n').filter(QString::fromLatin1(phase)).value(0);
+        QVERIFY2(line.contains(destination), qPrintable(told));
+    }
+    // A pane for every rank from the start, silent ones too, titled with the rank's machine.
+    QVERIFY2(panel->pane(QStringLiteral("rank 1")), qPrintable(jobState()));
+    const int rank1Tab = panel->panes()->indexOf(panel->pane(QStringLiteral("rank 1")));
+    QVERIFY2(panel->panes()->tabText(rank1Tab).contains(u"B"),
+             qPrintable(panel->panes()->tabText(rank1Tab)));
     const QString jobId = controller->jobId();
     QVERIFY(!jobId.isEmpty());
     QVERIFY2(!heartbeat.excluding([&] { return processesWith(jobId); }).isEmpty(),
@@ -324,7 +337,14 @@ void TestLaunchFlow::launchStreamsRanksAndCancels()
 
     QSignalSpy ended(controller, &LaunchController::ended);
     QTest::mouseClick(panel->cancelButton(), Qt::LeftButton);
+    // Said at once, before the ranks are gone.
+    QVERIFY2(panel->statusLabel()->text().contains(u"cancelling"),
+             qPrintable(panel->statusLabel()->text()));
+    QVERIFY(panel->pane(QStringLiteral("job"))->toPlainText().contains(u"cancelling"));
     QVERIFY(!ended.isEmpty() || ended.wait(kJobTimeoutMs));
+    const QString cancelled = panel->pane(QStringLiteral("job"))->toPlainText();
+    QVERIFY2(cancelled.contains(u"cancelled") && cancelled.contains(u"stopping took"),
+             qPrintable(cancelled));
     const qint64 stallMs = heartbeat.maxGapMs();
     QCOMPARE(controller->phase(), JobPhase::Cancelled);
     QVERIFY2(panel->statusLabel()->text().contains(u"cancelled"),
@@ -401,11 +421,19 @@ void TestLaunchFlow::probeClusterSavesTheProbeFile()
     });
     QSignalSpy ended(actions()->controller(), &LaunchController::ended);
     actions()->probeAction()->trigger();
-    // A full probe of one host takes about a minute and a half on a busy 2-core machine.
     QVERIFY2(waitFor([&] { return asked; }, 280'000), qPrintable(jobState()));
     QCOMPARE(actions()->controller()->phase(), JobPhase::Done);
     const auto probe = parseProbe(readAll(saved).toStdString(), "cluster.probe.json");
     QVERIFY2(probe.ok(), probe ? "" : probe.error().message.c_str());
+    // The project's own model at its workload's shapes, not the probe's default llama2-7b.
+    QCOMPARE(probe->settings.model, std::string("runtime-tiny"));
+    QCOMPARE(probe->settings.seqLen, 16);
+    QVERIFY(!probe->hosts.empty() && !probe->hosts[0].cpuGemm.empty());
+    QCOMPARE(probe->hosts[0].cpuGemm[0].k, 64); // the tiny model's hidden size
+    // Progress was told while it ran, and the saved file is named.
+    const QString told = actions()->panel()->pane(QStringLiteral("job"))->toPlainText();
+    QVERIFY2(told.contains(u"connecting") && told.contains(u"running") && told.contains(saved),
+             qPrintable(told));
     QVERIFY(actions()->panel()->pane(QStringLiteral("rank 0")));
 }
 
