@@ -303,7 +303,8 @@ void TestLaunchFlow::launchStreamsRanksAndCancels()
     QVERIFY(readAll(m_dir.filePath(QStringLiteral("known_hosts"))).contains(u"ssh-ed25519"));
     QVERIFY2(panel->statusLabel()->text().contains(u"running"), qPrintable(jobState()));
     // The Job pane told each phase with the host it involved, as it happened.
-    const QString destination = QStringLiteral("%1@127.0.0.1:%2").arg(localUser()).arg(m_sshd.port());
+    const QString destination
+        = QStringLiteral("%1@127.0.0.1:%2").arg(localUser()).arg(m_sshd.port());
     const QString told = panel->pane(QStringLiteral("job"))->toPlainText();
     for (const char *phase : {"connecting", "uploading", "running"}) {
         const QString line = told.split(u'\n').filter(QString::fromLatin1(phase)).value(0);
@@ -388,9 +389,13 @@ void TestLaunchFlow::closingWhileRunningStopsTheJob()
     actions()->panel()->findChild<QSpinBox *>(QStringLiteral("launchIterations"))->setValue(100000);
     launch(true);
     LaunchPanel *panel = actions()->panel();
-    QVERIFY2(waitFor([&] { return panel->pane(QStringLiteral("rank 0")); }, kJobTimeoutMs),
-             qPrintable(jobState()));
+    // The rank panes exist from the start: wait for rank 0's first line.
+    QVERIFY2(
+        waitFor([&] { return !panel->pane(QStringLiteral("rank 0"))->toPlainText().isEmpty(); },
+                kJobTimeoutMs),
+        qPrintable(jobState()));
     const QString jobId = actions()->controller()->jobId();
+    QVERIFY(!jobId.isEmpty());
     QVERIFY(!processesWith(jobId).isEmpty());
     bool asked = false;
     whenModal<QMessageBox>(m_window.get(), [&](QMessageBox *box) {

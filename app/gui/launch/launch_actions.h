@@ -7,12 +7,14 @@
 #include <QObject>
 #include <QString>
 
+#include <memory>
 #include <optional>
 
 class QAction;
 class QDockWidget;
 class QMainWindow;
 class QMenu;
+class QTemporaryDir;
 
 namespace hetplan::gui {
 
@@ -87,6 +89,7 @@ private:
     std::optional<ShownPlan> m_launched; // the plan of the running or last job
     QString m_jobDescription;
     std::optional<Measurement> m_lastMeasurement;
+    std::unique_ptr<QTemporaryDir> m_probeModel; // the model file the running probe reads
 };
 
 } // namespace hetplan::gui
