@@ -365,8 +365,12 @@ Accept it only if the host&apos;s administrator confirms this fingerprint; it is
         <translation>探测文件已保存到 %1</translation>
     </message>
     <message>
-        <source>accepted the %1 key %2 of %3; starting again</source>
-        <translation>已接受 %3 的 %1 密钥 %2；重新开始</translation>
+        <source>%1 offered the %2 key %3, which the known hosts file lacks: waiting for you to accept or reject it</source>
+        <translation>%1 提供了 %2 密钥 %3，已知主机文件中没有它：等待您接受或拒绝</translation>
+    </message>
+    <message>
+        <source>accepted the %1 key %2 of %3; connecting again</source>
+        <translation>已接受 %3 的 %1 密钥 %2；重新连接</translation>
     </message>
 </context>
 <context>
@@ -469,12 +473,6 @@ Accept it only if the host&apos;s administrator confirms this fingerprint; it is
         <translation>%2 后%1</translation>
     </message>
     <message numerus="yes">
-        <source>%1 (%n rank(s): %2)</source>
-        <translation>
-            <numerusform>%1（%n 个 rank：%2）</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>connecting to %n host(s) and checking them: %1</source>
         <translation>
             <numerusform>正在连接并检查 %n 台主机：%1</numerusform>
@@ -499,6 +497,14 @@ Accept it only if the host&apos;s administrator confirms this fingerprint; it is
     <message>
         <source>Nothing printed yet</source>
         <translation>尚无输出</translation>
+    </message>
+    <message>
+        <source>%1 (rank %2)</source>
+        <translation>%1（rank %2）</translation>
+    </message>
+    <message>
+        <source>%1 (ranks %2)</source>
+        <translation>%1（rank %2）</translation>
     </message>
 </context>
 <context>

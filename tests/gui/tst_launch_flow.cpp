@@ -278,6 +278,10 @@ void TestLaunchFlow::rejectedKeyStartsNothing()
     QVERIFY2(panel->statusLabel()->text().contains(u"cancelled"),
              qPrintable(panel->statusLabel()->text()));
     QVERIFY(readAll(m_dir.filePath(QStringLiteral("known_hosts"))).isEmpty());
+    // The Job pane said what it waited for, and how it ended.
+    const QString told = panel->pane(QStringLiteral("job"))->toPlainText();
+    QVERIFY2(told.contains(u"waiting for you to accept or reject") && told.contains(u"rejected"),
+             qPrintable(told));
     // The mapping the person entered is the project's now.
     QCOMPARE(m_window->document()->hosts().hosts.size(), std::size_t(3));
 }

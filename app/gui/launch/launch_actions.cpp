@@ -297,6 +297,11 @@ void LaunchActions::saveProbe(const std::string &text)
 void LaunchActions::askHostKeys(const std::vector<LaunchController::UnknownKey> &keys)
 {
     for (const LaunchController::UnknownKey &key : keys) {
+        m_panel->addJobLine(tr("%1 offered the %2 key %3, which the known hosts file lacks: "
+                               "waiting for you to accept or reject it")
+                                .arg(QString::fromStdString(key.destination),
+                                     QString::fromStdString(key.keyType),
+                                     QString::fromStdString(key.fingerprint)));
         QMessageBox box(QMessageBox::Question, tr("Unknown Host Key"),
                         tr("The host %1 is not in your known hosts file.")
                             .arg(QString::fromStdString(key.destination)),
@@ -323,7 +328,7 @@ void LaunchActions::askHostKeys(const std::vector<LaunchController::UnknownKey> 
         }
     }
     for (const LaunchController::UnknownKey &key : keys)
-        m_panel->addJobLine(tr("accepted the %1 key %2 of %3; starting again")
+        m_panel->addJobLine(tr("accepted the %1 key %2 of %3; connecting again")
                                 .arg(QString::fromStdString(key.keyType),
                                      QString::fromStdString(key.fingerprint),
                                      QString::fromStdString(key.destination)));

@@ -187,12 +187,23 @@ QString LaunchPanel::hostsWithRanks() const
 {
     QStringList parts;
     for (const QString &host : m_hosts) {
-        QStringList ranks;
+        std::vector<int> ranks;
         for (const LaunchLog::RankPlace &place : m_ranks)
             if (place.host == host)
-                ranks.push_back(QString::number(place.rank));
-        parts.push_back(tr("%1 (%n rank(s): %2)", nullptr, int(ranks.size()))
-                            .arg(host, ranks.join(QStringLiteral(", "))));
+                ranks.push_back(place.rank);
+        // Consecutive ranks as one run: "0–7, 12".
+        QStringList runs;
+        for (std::size_t i = 0; i < ranks.size();) {
+            std::size_t last = i;
+            while (last + 1 < ranks.size() && ranks[last + 1] == ranks[last] + 1)
+                ++last;
+            runs.push_back(last == i ? QString::number(ranks[i])
+                                     : QStringLiteral("%1–%2").arg(ranks[i]).arg(ranks[last]));
+            i = last + 1;
+        }
+        parts.push_back(ranks.size() == 1
+                            ? tr("%1 (rank %2)").arg(host, runs.join(QString()))
+                            : tr("%1 (ranks %2)").arg(host, runs.join(QStringLiteral(", "))));
     }
     return parts.join(QStringLiteral(", "));
 }
