@@ -165,6 +165,7 @@ private:
     std::unique_ptr<MainWindow> m_window;
     bool m_keyAsked = false;
     QString m_keyText;
+    QString m_hostsProblem; // what the Hosts dialog said when Launch opened it
 };
 
 void TestLaunchFlow::initTestCase()
@@ -230,6 +231,8 @@ void TestLaunchFlow::openPlan()
 
 void TestLaunchFlow::fillHostsDialog(HostsDialog *dialog)
 {
+    m_hostsProblem
+        = dialog->errorLabel()->isVisibleTo(dialog) ? dialog->errorLabel()->text() : QString();
     QTableWidget *table = dialog->table();
     const QString values[] = {QStringLiteral("127.0.0.1"),
                               QString::number(m_sshd.port()),
@@ -282,6 +285,8 @@ void TestLaunchFlow::rejectedKeyStartsNothing()
     const QString told = panel->pane(QStringLiteral("job"))->toPlainText();
     QVERIFY2(told.contains(u"waiting for you to accept or reject") && told.contains(u"rejected"),
              qPrintable(told));
+    // Launch opened Hosts saying why the mapping could not run: the canvas has no hosts.
+    QVERIFY2(m_hostsProblem.startsWith(u"machine A: host"), qPrintable(m_hostsProblem));
     // The mapping the person entered is the project's now.
     QCOMPARE(m_window->document()->hosts().hosts.size(), std::size_t(3));
 }

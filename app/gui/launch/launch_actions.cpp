@@ -127,7 +127,7 @@ LaunchActions::LaunchActions(QMainWindow *window, QMenu *toolsMenu, Document *do
         tr("Measure the hosts' GPUs and links with hetplan-probe and save the probe file"));
     toolsMenu->addAction(m_probeAction);
     connect(m_probeAction, &QAction::triggered, this, &LaunchActions::probe);
-    connect(m_hostsAction, &QAction::triggered, this, &LaunchActions::editHosts);
+    connect(m_hostsAction, &QAction::triggered, this, [this] { editHosts(); });
     connect(m_launchAction, &QAction::triggered, this, &LaunchActions::launch);
 
     connect(m_panel, &LaunchPanel::cancelRequested, m_controller, &LaunchController::cancel);
@@ -167,13 +167,15 @@ void LaunchActions::updateActions()
     m_probeAction->setEnabled(!m_controller->isRunning());
 }
 
-bool LaunchActions::editHosts()
+bool LaunchActions::editHosts(HostsProblem problem)
 {
     // The plan's cluster when a plan is shown (it is what Launch runs), else the canvas.
     const Cluster cluster = m_results->shownPlan()
                                 ? m_results->shownPlan()->problem->topology.cluster()
                                 : m_document->clusterModel()->cluster();
     HostsDialog dialog(cluster, m_document->hosts(), m_window);
+    if (problem == HostsProblem::Show)
+        (void)dialog.validate();
     if (dialog.exec() != QDialog::Accepted)
         return false;
     const HostsFile hosts = dialog.hosts();
@@ -195,7 +197,7 @@ bool LaunchActions::editHosts()
 std::optional<HostsFile> LaunchActions::hostsFor(const Cluster &cluster)
 {
     if (!checkHostsForCluster(hostsForCluster(cluster, m_document->hosts()), cluster)
-        && !editHosts())
+        && !editHosts(HostsProblem::Show))
         return std::nullopt;
     return hostsForCluster(cluster, m_document->hosts());
 }
