@@ -30,9 +30,7 @@ std::string identityProblem(const std::string &identity)
     std::string path = identity;
     if (path.rfind("~/", 0) == 0)
         path = QFile::encodeName(QDir::homePath()).toStdString() + path.substr(1);
-    struct stat info
-    {
-    };
+    struct stat info = {};
     if (::stat(path.c_str(), &info) != 0)
         return "does not exist";
     if (S_ISDIR(info.st_mode))

@@ -64,7 +64,7 @@ Q_SIGNALS:
 private:
     void requestCancel();
     QString phaseLine(JobPhase phase) const;
-    // "user@a:22 (ranks 0, 1), user@b:22 (rank 2)"
+    // "user@a:22 (ranks 0–3, 6), user@b:22 (rank 4)"
     QString hostsWithRanks() const;
     LaunchLog::Grouping grouping() const;
     QPlainTextEdit *paneFor(const QString &name);
