@@ -226,6 +226,37 @@
         <source>%1 has no host for machine %2; those rows are unchanged.</source>
         <translation>%1 中没有机器 %2 的主机；这些行保持不变。</translation>
     </message>
+    <message>
+        <source>machine %1: port: &quot;%2&quot; is not a number; valid: 1–65535</source>
+        <translation>机器 %1：端口：&quot;%2&quot; 不是数字；有效值：1–65535</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::HostsTableEdits</name>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Fill &amp;Down</source>
+        <translation>向下填充(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Copy the top selected cell of each column to the selected cells below it (one cell: the cell above)</source>
+        <translation>将每列选中的最上方单元格复制到其下方选中的单元格（只选一个单元格时：复制上方单元格）</translation>
+    </message>
+    <message>
+        <source>Edit %1</source>
+        <translation>编辑%1</translation>
+    </message>
+    <message>
+        <source>Fill Down</source>
+        <translation>向下填充</translation>
+    </message>
 </context>
 <context>
     <name>hetplan::gui::LaunchActions</name>
@@ -321,6 +352,49 @@ Accept it only if the host&apos;s administrator confirms this fingerprint; it is
         <source>the plan shown</source>
         <translation>当前显示的计划</translation>
     </message>
+    <message>
+        <source>Probe Cluster</source>
+        <translation>探测集群</translation>
+    </message>
+    <message>
+        <source>probing with the GEMM shapes of %1 (micro-batch %2, sequence %3)</source>
+        <translation>使用 %1 的 GEMM 形状进行探测（微批 %2，序列长度 %3）</translation>
+    </message>
+    <message>
+        <source>probe file saved to %1</source>
+        <translation>探测文件已保存到 %1</translation>
+    </message>
+    <message>
+        <source>%1 offered the %2 key %3, which the known hosts file lacks: waiting for you to accept or reject it</source>
+        <translation>%1 提供了 %2 密钥 %3，已知主机文件中没有它：等待您接受或拒绝</translation>
+    </message>
+    <message>
+        <source>accepted the %1 key %2 of %3; connecting again</source>
+        <translation>已接受 %3 的 %1 密钥 %2；重新连接</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::LaunchLog</name>
+    <message>
+        <source>Job</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>rank %1 · %2</source>
+        <translation>rank %1 · %2</translation>
+    </message>
+    <message>
+        <source>What the job does: its phases and messages</source>
+        <translation>作业正在做什么：各阶段及消息</translation>
+    </message>
+    <message>
+        <source>Rank %1 on machine %2, host %3</source>
+        <translation>rank %1，机器 %2，主机 %3</translation>
+    </message>
+    <message>
+        <source>Machines %1; ranks %2</source>
+        <translation>机器 %1；rank %2</translation>
+    </message>
 </context>
 <context>
     <name>hetplan::gui::LaunchPanel</name>
@@ -384,9 +458,53 @@ Accept it only if the host&apos;s administrator confirms this fingerprint; it is
         <source>%1 · %2 · %3</source>
         <translation>%1 · %2 · %3</translation>
     </message>
+    <message numerus="yes">
+        <source>cancelling: stopping every rank on %n host(s)…</source>
+        <translation>
+            <numerusform>正在取消：停止 %n 台主机上的所有 rank…</numerusform>
+        </translation>
+    </message>
     <message>
-        <source>Job</source>
-        <translation>作业</translation>
+        <source>cancelled: every rank was stopped; stopping took %1</source>
+        <translation>已取消：所有 rank 均已停止；停止用时 %1</translation>
+    </message>
+    <message>
+        <source>%1 after %2</source>
+        <translation>%2 后%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>connecting to %n host(s) and checking them: %1</source>
+        <translation>
+            <numerusform>正在连接并检查 %n 台主机：%1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>uploading the job&apos;s files to %n host(s): %1</source>
+        <translation>
+            <numerusform>正在向 %n 台主机上传作业文件：%1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>running %n rank(s) on %1</source>
+        <translation>
+            <numerusform>正在运行 %n 个 rank：%1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Nothing printed yet</source>
+        <translation>尚无输出</translation>
+    </message>
+    <message>
+        <source>%1 (rank %2)</source>
+        <translation>%1（rank %2）</translation>
+    </message>
+    <message>
+        <source>%1 (ranks %2)</source>
+        <translation>%1（rank %2）</translation>
     </message>
 </context>
 <context>

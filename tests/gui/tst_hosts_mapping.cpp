@@ -10,12 +10,18 @@
 #include "model/document.h"
 #include "tests/test_registry.h"
 
+#include <QAction>
+#include <QDir>
 #include <QFile>
+#include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
 
 using namespace hetplan;
 using namespace hetplan::gui;
@@ -44,6 +50,26 @@ void setCell(QTableWidget *table, int row, int column, const QString &text)
     item->setText(text);
 }
 
+QString cell(const QTableWidget *table, int row, int column)
+{
+    const QTableWidgetItem *item = table->item(row, column);
+    return item ? item->text() : QString();
+}
+
+// Every row of the case study's three machines on one valid host.
+void fillValidRows(QTableWidget *table)
+{
+    for (int row = 0; row < table->rowCount(); ++row) {
+        setCell(table, row, HostsDialog::Host, QStringLiteral("10.0.0.7"));
+        setCell(table, row, HostsDialog::Workdir, QStringLiteral("/scratch/hetplan"));
+    }
+}
+
+QAction *dialogAction(const HostsDialog &dialog, const char *name)
+{
+    return dialog.findChild<QAction *>(QString::fromLatin1(name));
+}
+
 } // namespace
 
 class TestHostsMapping : public QObject
@@ -59,6 +85,15 @@ private Q_SLOTS:
     void checkNamesMachineAndField();
     void dialogRefusesInvalidRows();
     void dialogExportsAndImports();
+    void columnsShowHeadersAndValues();
+    void portEditorTakesDigitsOnly();
+    void portThatIsNoNumberSaysSo();
+    void errorFollowsEdits();
+    void fillDownCopiesTheTopCell();
+    void editsUndoAndRedo();
+    void identityMustBeAReadableFile_data();
+    void identityMustBeAReadableFile();
+    void rowsSharingAHostMustAgree();
 
 private:
     QTemporaryDir m_dir;
@@ -223,7 +258,11 @@ void TestHostsMapping::dialogExportsAndImports()
     const Cluster cluster = caseStudy();
     HostsFile saved;
     saved.hosts = {entry("A", "a.example"), entry("B", "b.example"), entry("C", "c.example")};
-    saved.hosts[1].identity = "/keys/id_b";
+    const QString key = m_dir.filePath(QStringLiteral("id_b"));
+    QFile keyFile(key);
+    QVERIFY(keyFile.open(QIODevice::WriteOnly));
+    keyFile.close();
+    saved.hosts[1].identity = key.toStdString();
     const QString path = m_dir.filePath(QStringLiteral("exported.hosts.json"));
     {
         HostsDialog dialog(cluster, saved);
@@ -242,6 +281,226 @@ void TestHostsMapping::dialogExportsAndImports()
     QVERIFY(!fresh.importFile(m_dir.filePath(QStringLiteral("missing.json"))));
     QVERIFY(fresh.errorLabel()->text().contains(u"missing.json"));
     QCOMPARE(fresh.hosts().hosts, saved.hosts);
+}
+
+void TestHostsMapping::columnsShowHeadersAndValues()
+{
+    HostsDialog dialog(caseStudy(), {});
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    QTableWidget *table = dialog.table();
+    const QFontMetrics metrics = table->horizontalHeader()->fontMetrics();
+    for (int column = 0; column < HostsDialog::ColumnCount; ++column) {
+        const QString header = table->horizontalHeaderItem(column)->text();
+        QVERIFY2(
+            table->columnWidth(column) >= metrics.horizontalAdvance(header) + 8,
+            qPrintable(QStringLiteral("%1: %2 px").arg(header).arg(table->columnWidth(column))));
+    }
+    // A five-digit port is not elided.
+    QVERIFY(table->columnWidth(HostsDialog::Port)
+            >= table->fontMetrics().horizontalAdvance(QStringLiteral("65535")) + 8);
+}
+
+void TestHostsMapping::portEditorTakesDigitsOnly()
+{
+    HostsDialog dialog(caseStudy(), {});
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    QTableWidget *table = dialog.table();
+    table->setCurrentCell(1, HostsDialog::Port);
+    table->editItem(table->item(1, HostsDialog::Port));
+    auto *editor = table->viewport()->findChild<QLineEdit *>();
+    QVERIFY(editor);
+    editor->selectAll();
+    QTest::keyClicks(editor, QStringLiteral("2a2b0c1"));
+    QCOMPARE(editor->text(), QStringLiteral("2201"));
+    QTest::keyClick(editor, Qt::Key_Return);
+    QTRY_COMPARE(cell(table, 1, HostsDialog::Port), QStringLiteral("2201"));
+}
+
+void TestHostsMapping::portThatIsNoNumberSaysSo()
+{
+    HostsDialog dialog(caseStudy(), {});
+    QTableWidget *table = dialog.table();
+    fillValidRows(table);
+    // A value that did not come through the editor (an import, a fill-down, a paste).
+    setCell(table, 2, HostsDialog::Port, QStringLiteral("abc"));
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Rejected));
+    QCOMPARE(dialog.errorLabel()->text(),
+             QStringLiteral("machine C: port: \"abc\" is not a number; valid: 1–65535"));
+    QCOMPARE(table->currentRow(), 2);
+    QCOMPARE(table->currentColumn(), int(HostsDialog::Port));
+}
+
+void TestHostsMapping::errorFollowsEdits()
+{
+    HostsDialog dialog(caseStudy(), {});
+    dialog.show();
+    QTableWidget *table = dialog.table();
+    fillValidRows(table);
+    setCell(table, 1, HostsDialog::Workdir, QString());
+    setCell(table, 2, HostsDialog::Port, QStringLiteral("0"));
+    dialog.accept();
+    QVERIFY2(dialog.errorLabel()->text().startsWith(u"machine B: workdir"),
+             qPrintable(dialog.errorLabel()->text()));
+    // Fixing B shows the next problem at once, fixing that one clears the label: no OK needed.
+    setCell(table, 1, HostsDialog::Workdir, QStringLiteral("/scratch/hetplan"));
+    QVERIFY2(dialog.errorLabel()->text().startsWith(u"machine C: port"),
+             qPrintable(dialog.errorLabel()->text()));
+    setCell(table, 2, HostsDialog::Port, QStringLiteral("22"));
+    QVERIFY2(!dialog.errorLabel()->isVisible(), qPrintable(dialog.errorLabel()->text()));
+}
+
+void TestHostsMapping::fillDownCopiesTheTopCell()
+{
+    HostsDialog dialog(caseStudy(), {});
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    QTableWidget *table = dialog.table();
+    setCell(table, 0, HostsDialog::Host, QStringLiteral("gpu-node-1"));
+    setCell(table, 0, HostsDialog::User, QStringLiteral("trainer"));
+    QAction *fillDown = dialogAction(dialog, "hostsFillDown");
+    QVERIFY(fillDown);
+    // Offered in the table's context menu.
+    QCOMPARE(table->contextMenuPolicy(), Qt::ActionsContextMenu);
+    QVERIFY(table->actions().contains(fillDown));
+
+    // Host and User of rows A to C selected: A's values go down both columns.
+    table->setRangeSelected(QTableWidgetSelectionRange(0, HostsDialog::Host, 2, HostsDialog::User),
+                            true);
+    fillDown->trigger();
+    for (int row = 1; row < 3; ++row) {
+        QCOMPARE(cell(table, row, HostsDialog::Host), QStringLiteral("gpu-node-1"));
+        QCOMPARE(cell(table, row, HostsDialog::User), QStringLiteral("trainer"));
+    }
+    // Ctrl+D on one cell copies the cell above, as in a spreadsheet; the Machine column is
+    // never written.
+    setCell(table, 1, HostsDialog::Workdir, QStringLiteral("/scratch/b"));
+    table->clearSelection();
+    table->setCurrentCell(2, HostsDialog::Workdir);
+    QTest::keyClick(table, Qt::Key_D, Qt::ControlModifier);
+    QCOMPARE(cell(table, 2, HostsDialog::Workdir), QStringLiteral("/scratch/b"));
+    table->setRangeSelected(
+        QTableWidgetSelectionRange(0, HostsDialog::Machine, 2, HostsDialog::Machine), true);
+    fillDown->trigger();
+    QCOMPARE(cell(table, 2, HostsDialog::Machine), QStringLiteral("C"));
+}
+
+void TestHostsMapping::editsUndoAndRedo()
+{
+    HostsDialog dialog(caseStudy(), {});
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    QTableWidget *table = dialog.table();
+    QAction *undo = dialogAction(dialog, "hostsUndo");
+    QAction *redo = dialogAction(dialog, "hostsRedo");
+    QVERIFY(undo && redo);
+    QVERIFY(!undo->isEnabled());
+
+    setCell(table, 0, HostsDialog::Host, QStringLiteral("gpu-a"));
+    setCell(table, 1, HostsDialog::Host, QStringLiteral("gpu-b"));
+    QVERIFY(undo->isEnabled());
+    QTest::keyClick(table, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(cell(table, 1, HostsDialog::Host), QString());
+    QCOMPARE(cell(table, 0, HostsDialog::Host), QStringLiteral("gpu-a"));
+    QTest::keyClick(table, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(cell(table, 1, HostsDialog::Host), QStringLiteral("gpu-b"));
+
+    // A fill-down is one step.
+    table->setRangeSelected(QTableWidgetSelectionRange(0, HostsDialog::Host, 2, HostsDialog::Host),
+                            true);
+    dialogAction(dialog, "hostsFillDown")->trigger();
+    QCOMPARE(cell(table, 2, HostsDialog::Host), QStringLiteral("gpu-a"));
+    undo->trigger();
+    QCOMPARE(cell(table, 1, HostsDialog::Host), QStringLiteral("gpu-b"));
+    QCOMPARE(cell(table, 2, HostsDialog::Host), QString());
+    undo->trigger();
+    undo->trigger();
+    QCOMPARE(cell(table, 0, HostsDialog::Host), QString());
+    QVERIFY(!undo->isEnabled());
+    redo->trigger();
+    QCOMPARE(cell(table, 0, HostsDialog::Host), QStringLiteral("gpu-a"));
+}
+
+void TestHostsMapping::identityMustBeAReadableFile_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("expected"); // part of the message; empty: accepted
+
+    QTest::newRow("key file") << "file"
+                              << "";
+    QTest::newRow("missing") << "missing"
+                             << "does not exist";
+    QTest::newRow("folder") << "folder"
+                            << "is a folder";
+    QTest::newRow("fifo") << "fifo"
+                          << "is not a regular file";
+}
+
+void TestHostsMapping::identityMustBeAReadableFile()
+{
+    QFETCH(QString, kind);
+    QFETCH(QString, expected);
+    const QString path = m_dir.filePath(QStringLiteral("identity-") + kind);
+    if (kind == u"file") {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+    } else if (kind == u"folder") {
+        QVERIFY(QDir().mkpath(path));
+    } else if (kind == u"fifo") {
+        QVERIFY(::mkfifo(QFile::encodeName(path).constData(), 0600) == 0 || errno == EEXIST);
+    }
+    const Cluster cluster = caseStudy();
+    HostsFile hosts;
+    hosts.hosts = {entry("A", "h"), entry("B", "h2"), entry("C", "h3")};
+    hosts.hosts[1].identity = path.toStdString();
+    // Never opened: a FIFO would block here.
+    const Status s = checkHostsForCluster(hosts, cluster);
+    if (expected.isEmpty()) {
+        QVERIFY2(s.ok(), s ? "" : s.error().message.c_str());
+        return;
+    }
+    QVERIFY(!s);
+    const QString message = QString::fromStdString(s.error().message);
+    QVERIFY2(message.startsWith(u"machine B: identity: "), qPrintable(message));
+    QVERIFY2(message.contains(path) && message.contains(expected), qPrintable(message));
+
+    // The dialog says the same, with the cell selected.
+    HostsDialog dialog(cluster, hosts);
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Rejected));
+    QCOMPARE(dialog.errorLabel()->text(), message);
+    QCOMPARE(dialog.table()->currentRow(), 1);
+    QCOMPARE(dialog.table()->currentColumn(), int(HostsDialog::Identity));
+}
+
+void TestHostsMapping::rowsSharingAHostMustAgree()
+{
+    const Cluster cluster = caseStudy();
+    HostsFile hosts;
+    hosts.hosts = {entry("A", "h"), entry("B", "other"), entry("C", "h")};
+    QVERIFY(checkHostsForCluster(hosts, cluster).ok());
+    // Same user@host:port, another work folder: which one would the host use?
+    hosts.hosts[2].workdir = "/scratch/elsewhere";
+    Status s = checkHostsForCluster(hosts, cluster);
+    QVERIFY(!s);
+    QString message = QString::fromStdString(s.error().message);
+    QVERIFY2(message.startsWith(u"machine C: workdir: ") && message.contains(u"machine A")
+                 && message.contains(u"/scratch/elsewhere")
+                 && message.contains(u"/scratch/hetplan"),
+             qPrintable(message));
+    // Another port is another destination: no conflict.
+    hosts.hosts[2].port = 2222;
+    QVERIFY(checkHostsForCluster(hosts, cluster).ok());
+    hosts.hosts[2].port = kDefaultSshPort;
+    hosts.hosts[2].workdir = hosts.hosts[0].workdir;
+    hosts.hosts[2].worker = "/opt/hetplan/bin/hetplan-worker";
+    s = checkHostsForCluster(hosts, cluster);
+    QVERIFY(!s);
+    message = QString::fromStdString(s.error().message);
+    QVERIFY2(message.startsWith(u"machine C: worker: ") && message.contains(u"machine A"),
+             qPrintable(message));
 }
 
 HETPLAN_TEST_MAIN(TestHostsMapping)

@@ -29,6 +29,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
 #include <QTimer>
@@ -164,6 +165,7 @@ private:
     std::unique_ptr<MainWindow> m_window;
     bool m_keyAsked = false;
     QString m_keyText;
+    QString m_hostsProblem; // what the Hosts dialog said when Launch opened it
 };
 
 void TestLaunchFlow::initTestCase()
@@ -229,6 +231,8 @@ void TestLaunchFlow::openPlan()
 
 void TestLaunchFlow::fillHostsDialog(HostsDialog *dialog)
 {
+    m_hostsProblem
+        = dialog->errorLabel()->isVisibleTo(dialog) ? dialog->errorLabel()->text() : QString();
     QTableWidget *table = dialog->table();
     const QString values[] = {QStringLiteral("127.0.0.1"),
                               QString::number(m_sshd.port()),
@@ -277,6 +281,12 @@ void TestLaunchFlow::rejectedKeyStartsNothing()
     QVERIFY2(panel->statusLabel()->text().contains(u"cancelled"),
              qPrintable(panel->statusLabel()->text()));
     QVERIFY(readAll(m_dir.filePath(QStringLiteral("known_hosts"))).isEmpty());
+    // The Job pane said what it waited for, and how it ended.
+    const QString told = panel->pane(QStringLiteral("job"))->toPlainText();
+    QVERIFY2(told.contains(u"waiting for you to accept or reject") && told.contains(u"rejected"),
+             qPrintable(told));
+    // Launch opened Hosts saying why the mapping could not run: the canvas has no hosts.
+    QVERIFY2(m_hostsProblem.startsWith(u"machine A: host"), qPrintable(m_hostsProblem));
     // The mapping the person entered is the project's now.
     QCOMPARE(m_window->document()->hosts().hosts.size(), std::size_t(3));
 }
@@ -301,6 +311,19 @@ void TestLaunchFlow::launchStreamsRanksAndCancels()
     QVERIFY(m_keyAsked);
     QVERIFY(readAll(m_dir.filePath(QStringLiteral("known_hosts"))).contains(u"ssh-ed25519"));
     QVERIFY2(panel->statusLabel()->text().contains(u"running"), qPrintable(jobState()));
+    // The Job pane told each phase with the host it involved, as it happened.
+    const QString destination
+        = QStringLiteral("%1@127.0.0.1:%2").arg(localUser()).arg(m_sshd.port());
+    const QString told = panel->pane(QStringLiteral("job"))->toPlainText();
+    for (const char *phase : {"connecting", "uploading", "running"}) {
+        const QString line = told.split(u'\n').filter(QString::fromLatin1(phase)).value(0);
+        QVERIFY2(line.contains(destination), qPrintable(told));
+    }
+    // A pane for every rank from the start, silent ones too, titled with the rank's machine.
+    QVERIFY2(panel->pane(QStringLiteral("rank 1")), qPrintable(jobState()));
+    const int rank1Tab = panel->panes()->indexOf(panel->pane(QStringLiteral("rank 1")));
+    QVERIFY2(panel->panes()->tabText(rank1Tab).contains(u"B"),
+             qPrintable(panel->panes()->tabText(rank1Tab)));
     const QString jobId = controller->jobId();
     QVERIFY(!jobId.isEmpty());
     QVERIFY2(!heartbeat.excluding([&] { return processesWith(jobId); }).isEmpty(),
@@ -324,7 +347,14 @@ void TestLaunchFlow::launchStreamsRanksAndCancels()
 
     QSignalSpy ended(controller, &LaunchController::ended);
     QTest::mouseClick(panel->cancelButton(), Qt::LeftButton);
+    // Said at once, before the ranks are gone.
+    QVERIFY2(panel->statusLabel()->text().contains(u"cancelling"),
+             qPrintable(panel->statusLabel()->text()));
+    QVERIFY(panel->pane(QStringLiteral("job"))->toPlainText().contains(u"cancelling"));
     QVERIFY(!ended.isEmpty() || ended.wait(kJobTimeoutMs));
+    const QString cancelled = panel->pane(QStringLiteral("job"))->toPlainText();
+    QVERIFY2(cancelled.contains(u"cancelled") && cancelled.contains(u"stopping took"),
+             qPrintable(cancelled));
     const qint64 stallMs = heartbeat.maxGapMs();
     QCOMPARE(controller->phase(), JobPhase::Cancelled);
     QVERIFY2(panel->statusLabel()->text().contains(u"cancelled"),
@@ -368,9 +398,13 @@ void TestLaunchFlow::closingWhileRunningStopsTheJob()
     actions()->panel()->findChild<QSpinBox *>(QStringLiteral("launchIterations"))->setValue(100000);
     launch(true);
     LaunchPanel *panel = actions()->panel();
-    QVERIFY2(waitFor([&] { return panel->pane(QStringLiteral("rank 0")); }, kJobTimeoutMs),
-             qPrintable(jobState()));
+    // The rank panes exist from the start: wait for rank 0's first line.
+    QVERIFY2(
+        waitFor([&] { return !panel->pane(QStringLiteral("rank 0"))->toPlainText().isEmpty(); },
+                kJobTimeoutMs),
+        qPrintable(jobState()));
     const QString jobId = actions()->controller()->jobId();
+    QVERIFY(!jobId.isEmpty());
     QVERIFY(!processesWith(jobId).isEmpty());
     bool asked = false;
     whenModal<QMessageBox>(m_window.get(), [&](QMessageBox *box) {
@@ -401,11 +435,19 @@ void TestLaunchFlow::probeClusterSavesTheProbeFile()
     });
     QSignalSpy ended(actions()->controller(), &LaunchController::ended);
     actions()->probeAction()->trigger();
-    // A full probe of one host takes about a minute and a half on a busy 2-core machine.
     QVERIFY2(waitFor([&] { return asked; }, 280'000), qPrintable(jobState()));
     QCOMPARE(actions()->controller()->phase(), JobPhase::Done);
     const auto probe = parseProbe(readAll(saved).toStdString(), "cluster.probe.json");
     QVERIFY2(probe.ok(), probe ? "" : probe.error().message.c_str());
+    // The project's own model at its workload's shapes, not the probe's default llama2-7b.
+    QCOMPARE(probe->settings.model, std::string("runtime-tiny"));
+    QCOMPARE(probe->settings.seqLen, 16);
+    QVERIFY(!probe->hosts.empty() && !probe->hosts[0].cpuGemm.empty());
+    QCOMPARE(probe->hosts[0].cpuGemm[0].k, 64); // the tiny model's hidden size
+    // Progress was told while it ran, and the saved file is named.
+    const QString told = actions()->panel()->pane(QStringLiteral("job"))->toPlainText();
+    QVERIFY2(told.contains(u"connecting") && told.contains(u"running") && told.contains(saved),
+             qPrintable(told));
     QVERIFY(actions()->panel()->pane(QStringLiteral("rank 0")));
 }
 

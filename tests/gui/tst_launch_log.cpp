@@ -44,6 +44,29 @@ private Q_SLOTS:
             log.panes(LaunchLog::Grouping::Rank),
             (QStringList{LaunchLog::jobPane(), LaunchLog::rankPane(0), LaunchLog::rankPane(1)}));
     }
+
+    void ranksHavePanesBeforeTheyPrint()
+    {
+        LaunchLog log;
+        const QString h1 = QStringLiteral("u@h1:22");
+        const QString h2 = QStringLiteral("u@h2:22");
+        log.setRanks({{0, QStringLiteral("A"), h1},
+                      {1, QStringLiteral("B"), h1},
+                      {2, QStringLiteral("C"), h2}});
+        QCOMPARE(log.panes(LaunchLog::Grouping::Rank),
+                 (QStringList{LaunchLog::jobPane(), LaunchLog::rankPane(0), LaunchLog::rankPane(1),
+                              LaunchLog::rankPane(2)}));
+        QCOMPARE(log.panes(LaunchLog::Grouping::Host), (QStringList{LaunchLog::jobPane(), h1, h2}));
+        QCOMPARE(log.title(LaunchLog::Grouping::Rank, LaunchLog::rankPane(1)),
+                 QString::fromUtf8("rank 1 · B"));
+        QVERIFY(log.toolTip(LaunchLog::Grouping::Rank, LaunchLog::rankPane(1)).contains(h1));
+        const QString shared = log.toolTip(LaunchLog::Grouping::Host, h1);
+        QVERIFY2(shared.contains(u"A, B") && shared.contains(u"0, 1"), qPrintable(shared));
+        // A rank's lines go to the pane of the host it was placed on.
+        log.add(outputPiece(2, false, "x\n"));
+        QCOMPARE(lines(log, LaunchLog::Grouping::Host, h2),
+                 QStringList{QStringLiteral("[rank 2] x")});
+    }
 };
 
 HETPLAN_TEST_APPLESS_MAIN(TestLaunchLog)

@@ -2,13 +2,17 @@
 
 #include "core/io/files.h"
 #include "launch/hosts_mapping.h"
+#include "launch/hosts_table_edits.h"
 
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QFileDialog>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpressionValidator>
+#include <QStyledItemDelegate>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -33,6 +37,23 @@ std::string local(const QString &path)
     return QFile::encodeName(path).toStdString();
 }
 
+// The Port editor takes digits only; the range is checked with the other rules.
+class PortDelegate : public QStyledItemDelegate
+{
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    QWidget *createEditor(QWidget *parent, const QStyleOptionViewItem &option,
+                          const QModelIndex &index) const override
+    {
+        QWidget *editor = QStyledItemDelegate::createEditor(parent, option, index);
+        if (auto *line = qobject_cast<QLineEdit *>(editor))
+            line->setValidator(new QRegularExpressionValidator(
+                QRegularExpression(QStringLiteral("[0-9]{0,5}")), line));
+        return editor;
+    }
+};
+
 } // namespace
 
 HostsDialog::HostsDialog(const Cluster &cluster, const HostsFile &saved, QWidget *parent)
@@ -40,6 +61,7 @@ HostsDialog::HostsDialog(const Cluster &cluster, const HostsFile &saved, QWidget
     , m_cluster(cluster)
     , m_table(new QTableWidget(int(cluster.machines.size()), ColumnCount, this))
     , m_error(new QLabel(this))
+    , m_edits(new HostsTableEdits(m_table, Host))
 {
     setWindowTitle(tr("Hosts"));
     setObjectName(QStringLiteral("hostsDialog"));
@@ -64,6 +86,7 @@ HostsDialog::HostsDialog(const Cluster &cluster, const HostsFile &saved, QWidget
     m_table->setWordWrap(false);
     m_table->setTextElideMode(Qt::ElideMiddle); // paths differ at their ends
     m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setItemDelegateForColumn(Port, new PortDelegate(m_table));
     layout->addWidget(m_table, 1);
 
     m_error->setObjectName(QStringLiteral("hostsError"));
@@ -94,20 +117,47 @@ HostsDialog::HostsDialog(const Cluster &cluster, const HostsFile &saved, QWidget
     });
     layout->addWidget(buttons);
 
-    setRows(hostsForCluster(cluster, saved));
-    m_table->resizeColumnsToContents();
-    // Room for a typical value in the columns that start empty.
-    for (const auto &[column, sample] :
-         {std::pair{Host, "gpu-node-17.example.org"}, std::pair{User, "trainer"},
-          std::pair{Identity, "~/.ssh/id_ed25519"}, std::pair{Workdir, "/scratch/hetplan"}})
-        m_table->setColumnWidth(
-            column, std::max(m_table->columnWidth(column),
-                             m_table->fontMetrics().horizontalAdvance(QLatin1String(sample)) + 16));
+    setRows(hostsForCluster(cluster, saved), false);
+    for (int row = 0; row < m_table->rowCount(); ++row)
+        if (QTableWidgetItem *machine = m_table->item(row, Machine))
+            machine->setFlags(machine->flags() & ~Qt::ItemIsEditable);
+    sizeColumns();
     resize(980, 360);
+    // Once a problem shows, every edit checks again, so a fixed row does not stay reported.
+    connect(m_edits, &HostsTableEdits::edited, this, [this] {
+        if (m_error->isHidden())
+            return;
+        if (const std::optional<Problem> problem = check())
+            showError(problem->message);
+        else
+            m_error->hide();
+    });
 }
 
-void HostsDialog::setRows(const HostsFile &hosts)
+void HostsDialog::sizeColumns()
 {
+    m_table->resizeColumnsToContents();
+    // Every header whole, and room for a typical value in the columns that start empty.
+    QHeaderView *header = m_table->horizontalHeader();
+    const QFontMetrics metrics = m_table->fontMetrics();
+    const auto room
+        = [&](const char *sample) { return metrics.horizontalAdvance(QLatin1String(sample)) + 16; };
+    const int samples[ColumnCount] = {0,
+                                      room("gpu-node-17.example.org"),
+                                      room("65535"),
+                                      room("trainer"),
+                                      room("~/.ssh/id_ed25519"),
+                                      room("/scratch/hetplan"),
+                                      0};
+    for (int column = 0; column < ColumnCount; ++column)
+        m_table->setColumnWidth(column,
+                                std::max({m_table->columnWidth(column),
+                                          header->sectionSizeHint(column), samples[column]}));
+}
+
+void HostsDialog::setRows(const HostsFile &hosts, bool undoable)
+{
+    std::vector<HostsTableEdits::Cell> cells;
     for (int row = 0; row < m_table->rowCount(); ++row) {
         const std::string &machine = m_cluster.machines[std::size_t(row)].name;
         const HostEntry *e = hosts.find(machine);
@@ -116,13 +166,13 @@ void HostsDialog::setRows(const HostsFile &hosts)
         const QString values[ColumnCount]
             = {text(machine),     text(e->host),    QString::number(e->port), text(e->user),
                text(e->identity), text(e->workdir), text(e->worker)};
-        for (int column = 0; column < ColumnCount; ++column) {
-            auto *item = new QTableWidgetItem(values[column]);
-            if (column == Machine)
-                item->setFlags(item->flags() & ~Qt::ItemIsEditable);
-            m_table->setItem(row, column, item);
-        }
+        for (int column = 0; column < ColumnCount; ++column)
+            cells.push_back({row, column, values[column]});
     }
+    if (undoable)
+        m_edits->set(cells, tr("Import Hosts"));
+    else
+        m_edits->reset(cells);
 }
 
 HostsFile HostsDialog::hosts() const
@@ -138,7 +188,7 @@ HostsFile HostsDialog::hosts() const
         e.host = cell(row, Host);
         bool ok = false;
         const int port = QString::fromStdString(cell(row, Port)).toInt(&ok);
-        e.port = ok ? port : 0; // 0 is refused by validate() with the valid range
+        e.port = ok ? port : 0; // check() refuses a port that is no number first
         e.user = cell(row, User);
         e.identity = cell(row, Identity);
         e.workdir = cell(row, Workdir);
@@ -148,27 +198,52 @@ HostsFile HostsDialog::hosts() const
     return hosts;
 }
 
-bool HostsDialog::validate()
+std::optional<HostsDialog::Problem> HostsDialog::check() const
 {
+    // A port that is no number cannot reach the hosts file's own rules, which see numbers.
+    for (int row = 0; row < m_table->rowCount(); ++row) {
+        const QTableWidgetItem *item = m_table->item(row, Port);
+        const QString port = item ? item->text().trimmed() : QString();
+        bool number = false;
+        (void)port.toInt(&number);
+        if (!number)
+            return Problem{tr("machine %1: port: \"%2\" is not a number; valid: 1–65535")
+                               .arg(text(m_cluster.machines[std::size_t(row)].name), port),
+                           row, Port};
+    }
     const HostsFile current = hosts();
     const Status s = checkHostsForCluster(current, m_cluster);
-    if (s) {
-        m_error->hide();
-        return true;
-    }
-    showError(QString::fromStdString(s.error().message));
-    // Select the cell the message names: "machine B: workdir: …".
+    if (s)
+        return std::nullopt;
+    Problem problem{QString::fromStdString(s.error().message)};
+    // The cell the message names: "machine B: workdir: …".
     for (int row = 0; row < m_table->rowCount(); ++row) {
-        const std::string prefix = "machine " + current.hosts[std::size_t(row)].machine + ": ";
+        std::string prefix = "machine ";
+        prefix += current.hosts[std::size_t(row)].machine;
+        prefix += ": ";
         if (s.error().message.rfind(prefix, 0) != 0)
             continue;
+        problem.row = row;
         for (int column = Host; column < ColumnCount; ++column)
             if (s.error().message.compare(prefix.size(), std::strlen(kFieldNames[column]),
                                           kFieldNames[column])
                 == 0)
-                m_table->setCurrentCell(row, column);
+                problem.column = column;
         break;
     }
+    return problem;
+}
+
+bool HostsDialog::validate()
+{
+    const std::optional<Problem> problem = check();
+    if (!problem) {
+        m_error->hide();
+        return true;
+    }
+    showError(problem->message);
+    if (problem->row >= 0 && problem->column >= 0)
+        m_table->setCurrentCell(problem->row, problem->column);
     return false;
 }
 
@@ -186,12 +261,11 @@ bool HostsDialog::importFile(const QString &path)
         showError(QString::fromStdString(read.error().message));
         return false;
     }
+    m_error->hide();
+    setRows(*read, true);
     if (const std::string missing = unmappedMachines(*read, m_cluster); !missing.empty())
         showError(tr("%1 has no host for machine %2; those rows are unchanged.")
                       .arg(path, QString::fromStdString(missing)));
-    else
-        m_error->hide();
-    setRows(*read);
     return true;
 }
 

@@ -5,15 +5,20 @@
 
 #include <QDialog>
 
+#include <optional>
+
 class QLabel;
 class QTableWidget;
 
 namespace hetplan::gui {
 
+class HostsTableEdits;
+
 // Tools › Hosts: where each machine of the cluster runs when launching, one row per machine
 // (several machines may share a host). OK is refused, with the reason under the table and the
-// cell selected, until every row is valid (launch/hosts_mapping.h). Import and Export read and
-// write hetplan.hosts/1 files, the CLI's `--hosts`.
+// cell selected, until every row is valid (launch/hosts_mapping.h); once a reason shows, every
+// edit checks again. Edits undo and fill down (launch/hosts_table_edits.h). Import and Export
+// read and write hetplan.hosts/1 files, the CLI's `--hosts`.
 class HostsDialog : public QDialog
 {
     Q_OBJECT
@@ -27,6 +32,7 @@ public:
     HostsFile hosts() const;
     QTableWidget *table() const { return m_table; }
     QLabel *errorLabel() const { return m_error; }
+    HostsTableEdits *edits() const { return m_edits; }
 
     // Checks the table; on a problem shows it, selects the cell and returns false.
     bool validate();
@@ -38,12 +44,22 @@ public:
     void accept() override;
 
 private:
-    void setRows(const HostsFile &hosts);
+    // The problem of the table, and the cell it names (column -1: none).
+    struct Problem
+    {
+        QString message;
+        int row = -1;
+        int column = -1;
+    };
+    std::optional<Problem> check() const;
+    void setRows(const HostsFile &hosts, bool undoable);
     void showError(const QString &message);
+    void sizeColumns();
 
     Cluster m_cluster;
     QTableWidget *m_table;
     QLabel *m_error;
+    HostsTableEdits *m_edits;
 };
 
 } // namespace hetplan::gui

@@ -15,7 +15,8 @@ HostsFile hostsForCluster(const Cluster &cluster, const HostsFile &saved);
 
 // Whether `hosts` can launch on `cluster`: every machine mapped, every entry as strict as a
 // hetplan.hosts/1 file reads it. The message names the machine and the field, for example
-// "machine B: workdir: is empty; valid: …".
+// "machine B: workdir: is empty; valid: …". An identity must be a readable regular file, and
+// rows that share user@host:port must agree on identity, workdir and worker.
 Status checkHostsForCluster(const HostsFile &hosts, const Cluster &cluster);
 
 // The machines of `cluster` that `hosts` does not map, comma-separated (empty: none).

@@ -3,6 +3,7 @@
 #include "core/cost/measured_comparison.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
+#include "core/plan/rank_layout.h"
 #include "launch/hosts_dialog.h"
 #include "launch/hosts_mapping.h"
 #include "launch/launch_panel.h"
@@ -10,6 +11,7 @@
 #include "model/cluster_model.h"
 #include "model/document.h"
 #include "results/results_panel.h"
+#include "runtime/launcher/ssh_session.h"
 
 #include <QAction>
 #include <QDockWidget>
@@ -20,6 +22,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
+#include <QTemporaryDir>
 #include <QTimer>
 
 #include <algorithm>
@@ -57,6 +60,44 @@ HostsFile merged(HostsFile hosts, const HostsFile &changed)
     return hosts;
 }
 
+QString destination(const HostEntry &entry)
+{
+    return QString::fromStdString(destinationOf(sshTarget(entry)));
+}
+
+// The plan's ranks where the launcher will start them: numbered as hetplan-worker numbers them
+// (core/plan/rank_layout.h), each on its machine's SSH destination.
+std::vector<LaunchLog::RankPlace> jobRanks(const Plan &plan, const Topology &topology,
+                                           const HostsFile &hosts)
+{
+    std::vector<std::string> hostOfMachine;
+    for (const Machine &machine : topology.cluster().machines) {
+        const HostEntry *entry = hosts.find(machine.name);
+        hostOfMachine.push_back(entry ? destination(*entry).toStdString() : std::string());
+    }
+    std::vector<LaunchLog::RankPlace> ranks;
+    for (const RankPlacement &p : rankLayout(plan, topology, hostOfMachine))
+        ranks.push_back(
+            {p.rank, QString::fromStdString(p.machineName), QString::fromStdString(p.host)});
+    return ranks;
+}
+
+// A probe's ranks: one per destination, in the order of the hosts file, named after its first
+// machine (LaunchJob::probe).
+std::vector<LaunchLog::RankPlace> probeRanks(const HostsFile &hosts)
+{
+    std::vector<LaunchLog::RankPlace> ranks;
+    QStringList seen;
+    for (const HostEntry &entry : hosts.hosts) {
+        const QString host = destination(entry);
+        if (seen.contains(host))
+            continue;
+        seen.push_back(host);
+        ranks.push_back({int(ranks.size()), QString::fromStdString(entry.machine), host});
+    }
+    return ranks;
+}
+
 } // namespace
 
 LaunchActions::LaunchActions(QMainWindow *window, QMenu *toolsMenu, Document *document,
@@ -86,7 +127,7 @@ LaunchActions::LaunchActions(QMainWindow *window, QMenu *toolsMenu, Document *do
         tr("Measure the hosts' GPUs and links with hetplan-probe and save the probe file"));
     toolsMenu->addAction(m_probeAction);
     connect(m_probeAction, &QAction::triggered, this, &LaunchActions::probe);
-    connect(m_hostsAction, &QAction::triggered, this, &LaunchActions::editHosts);
+    connect(m_hostsAction, &QAction::triggered, this, [this] { editHosts(); });
     connect(m_launchAction, &QAction::triggered, this, &LaunchActions::launch);
 
     connect(m_panel, &LaunchPanel::cancelRequested, m_controller, &LaunchController::cancel);
@@ -126,13 +167,15 @@ void LaunchActions::updateActions()
     m_probeAction->setEnabled(!m_controller->isRunning());
 }
 
-bool LaunchActions::editHosts()
+bool LaunchActions::editHosts(HostsProblem problem)
 {
     // The plan's cluster when a plan is shown (it is what Launch runs), else the canvas.
     const Cluster cluster = m_results->shownPlan()
                                 ? m_results->shownPlan()->problem->topology.cluster()
                                 : m_document->clusterModel()->cluster();
     HostsDialog dialog(cluster, m_document->hosts(), m_window);
+    if (problem == HostsProblem::Show)
+        (void)dialog.validate();
     if (dialog.exec() != QDialog::Accepted)
         return false;
     const HostsFile hosts = dialog.hosts();
@@ -154,7 +197,7 @@ bool LaunchActions::editHosts()
 std::optional<HostsFile> LaunchActions::hostsFor(const Cluster &cluster)
 {
     if (!checkHostsForCluster(hostsForCluster(cluster, m_document->hosts()), cluster)
-        && !editHosts())
+        && !editHosts(HostsProblem::Show))
         return std::nullopt;
     return hostsForCluster(cluster, m_document->hosts());
 }
@@ -185,13 +228,10 @@ void LaunchActions::launch()
     spec.scale = m_panel->scale();
     spec.iterations = m_panel->iterations();
     m_launched = shown;
-    int ranks = 0;
-    for (const Pipeline &pipeline : shown.plan.pipelines)
-        for (const Stage &stage : pipeline.stages)
-            ranks += int(stage.gpus.size());
-    m_jobDescription = tr("%n rank(s) on %1", nullptr, ranks)
+    const std::vector<LaunchLog::RankPlace> ranks = jobRanks(shown.plan, topology, *hosts);
+    m_jobDescription = tr("%n rank(s) on %1", nullptr, int(ranks.size()))
                            .arg(QString::fromStdString(topology.cluster().name));
-    m_panel->startJob(m_jobDescription);
+    m_panel->startJob(m_jobDescription, ranks);
     m_panelDock->show();
     m_panelDock->raise();
     m_controller->start(spec);
@@ -205,11 +245,39 @@ void LaunchActions::probe()
     const std::optional<HostsFile> hosts = hostsFor(cluster);
     if (!hosts)
         return;
+    // The project's own model at its workload's shapes (docs/probe.md), sent as a model file so
+    // that every host reads the same model.
+    const Project project = m_document->project();
+    auto model = project.model();
+    if (!model) {
+        QMessageBox::warning(m_window, tr("Probe Cluster"),
+                             QString::fromStdString(model.error().message));
+        return;
+    }
+    ProbeCommand measure;
+    m_probeModel = std::make_unique<QTemporaryDir>();
+    measure.model
+        = QFile::encodeName(m_probeModel->filePath(QStringLiteral("model.json"))).toStdString();
+    if (Status s = writeFileAtomic(measure.model, writeModel(*model)); !s) {
+        QMessageBox::warning(m_window, tr("Probe Cluster"),
+                             QString::fromStdString(s.error().message));
+        return;
+    }
+    if (project.workload.mode == Mode::Train) {
+        measure.seqLen = project.workload.train.seqLen;
+        measure.microBatch = project.workload.train.microBatchSizes.empty()
+                                 ? measure.microBatch
+                                 : project.workload.train.microBatchSizes.front();
+    }
     m_jobDescription = tr("Probe of %1").arg(QString::fromStdString(cluster.name));
-    m_panel->startJob(m_jobDescription);
+    m_panel->startJob(m_jobDescription, probeRanks(*hosts));
+    m_panel->addJobLine(tr("probing with the GEMM shapes of %1 (micro-batch %2, sequence %3)")
+                            .arg(QString::fromStdString(model->name))
+                            .arg(measure.microBatch)
+                            .arg(measure.seqLen));
     m_panelDock->show();
     m_panelDock->raise();
-    m_controller->startProbe(baseSpec(*hosts), {});
+    m_controller->startProbe(baseSpec(*hosts), measure);
 }
 
 void LaunchActions::saveProbe(const std::string &text)
@@ -221,13 +289,21 @@ void LaunchActions::saveProbe(const std::string &text)
         tr("Probe files (*.probe.json);;All files (*)"));
     if (path.isEmpty())
         return;
-    if (Status s = writeFileAtomic(QFile::encodeName(path).toStdString(), text); !s)
+    if (Status s = writeFileAtomic(QFile::encodeName(path).toStdString(), text); !s) {
         QMessageBox::warning(m_window, tr("Save Probe"), QString::fromStdString(s.error().message));
+        return;
+    }
+    m_panel->addJobLine(tr("probe file saved to %1").arg(path));
 }
 
 void LaunchActions::askHostKeys(const std::vector<LaunchController::UnknownKey> &keys)
 {
     for (const LaunchController::UnknownKey &key : keys) {
+        m_panel->addJobLine(tr("%1 offered the %2 key %3, which the known hosts file lacks: "
+                               "waiting for you to accept or reject it")
+                                .arg(QString::fromStdString(key.destination),
+                                     QString::fromStdString(key.keyType),
+                                     QString::fromStdString(key.fingerprint)));
         QMessageBox box(QMessageBox::Question, tr("Unknown Host Key"),
                         tr("The host %1 is not in your known hosts file.")
                             .arg(QString::fromStdString(key.destination)),
@@ -253,7 +329,11 @@ void LaunchActions::askHostKeys(const std::vector<LaunchController::UnknownKey> 
             return;
         }
     }
-    m_panel->startJob(m_jobDescription);
+    for (const LaunchController::UnknownKey &key : keys)
+        m_panel->addJobLine(tr("accepted the %1 key %2 of %3; connecting again")
+                                .arg(QString::fromStdString(key.keyType),
+                                     QString::fromStdString(key.fingerprint),
+                                     QString::fromStdString(key.destination)));
     m_controller->relaunchTrusting(keys);
 }
 

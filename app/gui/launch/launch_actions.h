@@ -7,12 +7,14 @@
 #include <QObject>
 #include <QString>
 
+#include <memory>
 #include <optional>
 
 class QAction;
 class QDockWidget;
 class QMainWindow;
 class QMenu;
+class QTemporaryDir;
 
 namespace hetplan::gui {
 
@@ -30,6 +32,9 @@ class LaunchActions : public QObject
     Q_OBJECT
 
 public:
+    // Whether the Hosts dialog opens with the table's first problem shown.
+    enum class HostsProblem { Hide, Show };
+
     LaunchActions(QMainWindow *window, QMenu *toolsMenu, Document *document, ResultsPanel *results);
     ~LaunchActions() override;
 
@@ -54,8 +59,9 @@ public:
     QDockWidget *measuredDock() const { return m_measuredDock; }
 
 public Q_SLOTS:
-    // Opens the Hosts dialog; true when the person accepted it (the mapping is saved).
-    bool editHosts();
+    // Opens the Hosts dialog; true when the person accepted it (the mapping is saved). Launch
+    // and Probe open it showing why the mapping cannot run yet.
+    bool editHosts(HostsProblem problem = HostsProblem::Hide);
     void launch();
     // Tools › Probe Cluster: hetplan-probe on the hosts of every machine of the canvas, the
     // probe file saved where the person chooses.
@@ -87,6 +93,7 @@ private:
     std::optional<ShownPlan> m_launched; // the plan of the running or last job
     QString m_jobDescription;
     std::optional<Measurement> m_lastMeasurement;
+    std::unique_ptr<QTemporaryDir> m_probeModel; // the model file the running probe reads
 };
 
 } // namespace hetplan::gui

@@ -119,8 +119,10 @@ void LaunchController::deliver()
         switch (e.kind) {
         case LaunchEvent::Kind::Phase:
             // A job stopped by an unknown key has not failed yet: the person decides.
-            if (e.phase != JobPhase::Failed || m_unknownKeys.empty())
+            if (e.phase != JobPhase::Failed || m_unknownKeys.empty()) {
                 setPhase(e.phase);
+                shown.push_back(std::move(e));
+            }
             break;
         case LaunchEvent::Kind::UnknownKey:
             m_unknownKeys.push_back({e.host, e.keyType, e.fingerprint});

@@ -65,7 +65,7 @@ public:
 Q_SIGNALS:
     void started();
     void phaseChanged(hetplan::JobPhase phase);
-    // Output and Message events, in the order they arrived.
+    // Phase, Output and Message events, in the order they arrived.
     void eventsArrived(const std::vector<hetplan::LaunchEvent> &events);
     // The job stopped at preflight on host keys nobody confirmed yet.
     void unknownHostKeys(const std::vector<hetplan::gui::LaunchController::UnknownKey> &keys);

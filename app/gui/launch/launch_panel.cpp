@@ -26,6 +26,11 @@ QString elapsedText(qint64 ms)
     return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
+QString secondsText(qint64 ms)
+{
+    return QStringLiteral("%1 s").arg(double(ms) / 1000, 0, 'f', 1);
+}
+
 } // namespace
 
 LaunchPanel::LaunchPanel(QWidget *parent)
@@ -82,7 +87,7 @@ LaunchPanel::LaunchPanel(QWidget *parent)
 
     m_clock->setInterval(kClockIntervalMs);
     connect(m_clock, &QTimer::timeout, this, &LaunchPanel::updateStatus);
-    connect(m_cancel, &QPushButton::clicked, this, &LaunchPanel::cancelRequested);
+    connect(m_cancel, &QPushButton::clicked, this, &LaunchPanel::requestCancel);
     connect(m_byHost, &QCheckBox::toggled, this, &LaunchPanel::rebuild);
     connect(m_filter, &QLineEdit::textChanged, this, &LaunchPanel::rebuild);
     rebuild();
@@ -117,14 +122,22 @@ QString LaunchPanel::phaseName(JobPhase phase)
     return {};
 }
 
-void LaunchPanel::startJob(const QString &description)
+void LaunchPanel::startJob(const QString &description,
+                           const std::vector<LaunchLog::RankPlace> &ranks)
 {
     m_log.clear();
+    m_log.setRanks(ranks);
+    m_ranks = ranks;
+    m_hosts.clear();
+    for (const LaunchLog::RankPlace &place : ranks)
+        if (!m_hosts.contains(place.host))
+            m_hosts.push_back(place.host);
     clearPanes();
     m_description = description;
     m_error->hide();
     m_running = true;
     m_endedMs = -1;
+    m_cancelledAtMs = -1;
     m_phase = JobPhase::Connecting;
     m_elapsed.start();
     m_clock->start();
@@ -139,6 +152,17 @@ void LaunchPanel::setPhase(JobPhase phase)
     updateStatus();
 }
 
+void LaunchPanel::requestCancel()
+{
+    if (!m_running || m_cancelledAtMs >= 0)
+        return;
+    m_cancelledAtMs = m_elapsed.elapsed();
+    m_cancel->setEnabled(false);
+    addJobLine(tr("cancelling: stopping every rank on %n host(s)…", nullptr, int(m_hosts.size())));
+    updateStatus();
+    Q_EMIT cancelRequested();
+}
+
 void LaunchPanel::endJob(JobPhase phase, const QString &error)
 {
     m_phase = phase;
@@ -148,13 +172,59 @@ void LaunchPanel::endJob(JobPhase phase, const QString &error)
     m_cancel->setEnabled(false);
     m_error->setText(error);
     m_error->setVisible(!error.isEmpty());
-    if (!error.isEmpty()) {
-        // Kept in the job's pane too, beside what the ranks printed before it.
-        LaunchEvent note;
-        note.text = error.toStdString();
-        addEvents({note});
-    }
+    if (phase == JobPhase::Cancelled && m_cancelledAtMs >= 0)
+        addJobLine(tr("cancelled: every rank was stopped; stopping took %1")
+                       .arg(secondsText(m_endedMs - m_cancelledAtMs)));
+    else
+        addJobLine(tr("%1 after %2").arg(phaseName(phase), elapsedText(m_endedMs)));
+    // Kept in the job's pane too, beside what the ranks printed before it.
+    if (!error.isEmpty())
+        addJobLine(error);
     updateStatus();
+}
+
+QString LaunchPanel::hostsWithRanks() const
+{
+    QStringList parts;
+    for (const QString &host : m_hosts) {
+        std::vector<int> ranks;
+        for (const LaunchLog::RankPlace &place : m_ranks)
+            if (place.host == host)
+                ranks.push_back(place.rank);
+        // Consecutive ranks as one run: "0–7, 12".
+        QStringList runs;
+        for (std::size_t i = 0; i < ranks.size();) {
+            std::size_t last = i;
+            while (last + 1 < ranks.size() && ranks[last + 1] == ranks[last] + 1)
+                ++last;
+            runs.push_back(last == i ? QString::number(ranks[i])
+                                     : QStringLiteral("%1–%2").arg(ranks[i]).arg(ranks[last]));
+            i = last + 1;
+        }
+        parts.push_back(ranks.size() == 1
+                            ? tr("%1 (rank %2)").arg(host, runs.join(QString()))
+                            : tr("%1 (ranks %2)").arg(host, runs.join(QStringLiteral(", "))));
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+QString LaunchPanel::phaseLine(JobPhase phase) const
+{
+    const int hosts = int(m_hosts.size());
+    const QString names = m_hosts.join(QStringLiteral(", "));
+    switch (phase) {
+    case JobPhase::Connecting:
+        return tr("connecting to %n host(s) and checking them: %1", nullptr, hosts).arg(names);
+    case JobPhase::Uploading:
+        return tr("uploading the job's files to %n host(s): %1", nullptr, hosts).arg(names);
+    case JobPhase::Running:
+        return tr("running %n rank(s) on %1", nullptr, int(m_ranks.size())).arg(hostsWithRanks());
+    case JobPhase::Done:
+    case JobPhase::Failed:
+    case JobPhase::Cancelled:
+        break; // endJob() tells how it ended, with the error
+    }
+    return {};
 }
 
 void LaunchPanel::updateStatus()
@@ -162,7 +232,9 @@ void LaunchPanel::updateStatus()
     if (!m_elapsed.isValid())
         return;
     const qint64 ms = m_running ? m_elapsed.elapsed() : m_endedMs;
-    m_status->setText(tr("%1 · %2 · %3").arg(m_description, phaseName(m_phase), elapsedText(ms)));
+    const QString phase
+        = m_running && m_cancelledAtMs >= 0 ? tr("cancelling…") : phaseName(m_phase);
+    m_status->setText(tr("%1 · %2 · %3").arg(m_description, phase, elapsedText(ms)));
 }
 
 LaunchLog::Grouping LaunchPanel::grouping() const
@@ -192,45 +264,69 @@ QPlainTextEdit *LaunchPanel::paneFor(const QString &name)
     edit->setMaximumBlockCount(LaunchLog::kMaxLinesPerPane);
     edit->setLineWrapMode(QPlainTextEdit::NoWrap);
     edit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_tabs->addTab(edit, name == LaunchLog::jobPane() ? tr("Job") : name);
+    if (name != LaunchLog::jobPane())
+        edit->setPlaceholderText(tr("Nothing printed yet"));
+    const int tab = m_tabs->addTab(edit, m_log.title(grouping(), name));
+    m_tabs->setTabToolTip(tab, m_log.toolTip(grouping(), name));
     m_panes[name] = edit;
     return edit;
 }
 
+QString LaunchPanel::stamped(const QString &text) const
+{
+    const qint64 ms = m_running || m_endedMs < 0 ? m_elapsed.elapsed() : m_endedMs;
+    return QStringLiteral("%1  %2").arg(elapsedText(ms), text);
+}
+
+void LaunchPanel::addJobLine(const QString &text)
+{
+    appendLines({m_log.addJobLine(stamped(text))});
+}
+
 void LaunchPanel::addEvents(const std::vector<LaunchEvent> &events)
+{
+    std::vector<LaunchLog::Line> lines;
+    for (const LaunchEvent &event : events) {
+        switch (event.kind) {
+        case LaunchEvent::Kind::Phase:
+            if (const QString text = phaseLine(event.phase); !text.isEmpty())
+                lines.push_back(m_log.addJobLine(stamped(text)));
+            break;
+        case LaunchEvent::Kind::Message: {
+            const QString host = QString::fromStdString(event.host);
+            QString text = QString::fromStdString(event.text).trimmed();
+            if (!host.isEmpty() && !text.contains(host))
+                text = host + QStringLiteral(": ") + text;
+            lines.push_back(m_log.addJobLine(stamped(text)));
+            break;
+        }
+        case LaunchEvent::Kind::Output:
+            for (LaunchLog::Line &line : m_log.add(event))
+                lines.push_back(std::move(line));
+            break;
+        case LaunchEvent::Kind::UnknownKey:
+            break; // asked about once the job has stopped (LaunchActions)
+        }
+    }
+    appendLines(lines);
+}
+
+void LaunchPanel::appendLines(const std::vector<LaunchLog::Line> &lines)
 {
     // One append per pane per batch: appending line by line re-lays out the pane each time.
     std::map<QString, QStringList> added;
     const bool byHost = grouping() == LaunchLog::Grouping::Host;
-    for (const LaunchEvent &event : events)
-        for (const LaunchLog::Line &line : m_log.add(event)) {
-            const QString &text = byHost ? line.hostText : line.rankText;
-            QStringList &lines = added[byHost ? line.hostPane : line.rankPane];
-            if (matches(text))
-                lines.push_back(text);
-        }
-    for (const auto &[name, lines] : added) {
-        QPlainTextEdit *edit = paneFor(name);
-        if (!lines.isEmpty())
-            edit->appendPlainText(lines.join(QLatin1Char('\n')));
+    for (const LaunchLog::Line &line : lines) {
+        const QString &text = byHost ? line.hostText : line.rankText;
+        QStringList &kept = added[byHost ? line.hostPane : line.rankPane];
+        if (matches(text))
+            kept.push_back(text);
     }
-    showOutputPane();
-}
-
-void LaunchPanel::showOutputPane()
-{
-    // The job's own pane is first and often empty: show the first pane with output instead.
-    auto *current = qobject_cast<QPlainTextEdit *>(m_tabs->currentWidget());
-    if (current && current != pane(LaunchLog::jobPane()))
-        return;
-    if (current && !current->document()->isEmpty())
-        return;
-    for (int i = 0; i < m_tabs->count(); ++i)
-        if (auto *edit = qobject_cast<QPlainTextEdit *>(m_tabs->widget(i));
-            edit && !edit->document()->isEmpty()) {
-            m_tabs->setCurrentIndex(i);
-            return;
-        }
+    for (const auto &[name, kept] : added) {
+        QPlainTextEdit *edit = paneFor(name);
+        if (!kept.isEmpty())
+            edit->appendPlainText(kept.join(QLatin1Char('\n')));
+    }
 }
 
 void LaunchPanel::clearPanes()
@@ -255,7 +351,6 @@ void LaunchPanel::rebuild()
                 shown.push_back(line);
         paneFor(name)->setPlainText(shown.join(QLatin1Char('\n')));
     }
-    showOutputPane();
 }
 
 } // namespace hetplan::gui

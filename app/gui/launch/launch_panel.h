@@ -4,6 +4,7 @@
 #include "runtime/launcher/launch_job.h"
 
 #include <QElapsedTimer>
+#include <QStringList>
 #include <QWidget>
 
 #include <map>
@@ -30,12 +31,17 @@ class LaunchPanel : public QWidget
 public:
     explicit LaunchPanel(QWidget *parent = nullptr);
 
-    // A new job: empties the panes and starts the clock.
-    void startJob(const QString &description);
+    // A new job: empties the panes, makes one for each of `ranks` (and each of their hosts)
+    // and starts the clock.
+    void startJob(const QString &description, const std::vector<LaunchLog::RankPlace> &ranks);
     void setPhase(JobPhase phase);
-    // The job ended; a non-empty `error` is shown under the status.
+    // The job ended; a non-empty `error` is shown under the status. The Job pane says how it
+    // ended, after how long, and after Cancel how long stopping took.
     void endJob(JobPhase phase, const QString &error);
+    // Output and messages; a phase becomes a line of the Job pane naming the hosts it involves.
     void addEvents(const std::vector<LaunchEvent> &events);
+    // A line of the Job pane, stamped with the job's elapsed time.
+    void addJobLine(const QString &text);
 
     int scale() const;
     int iterations() const;
@@ -56,11 +62,16 @@ Q_SIGNALS:
     void cancelRequested();
 
 private:
+    void requestCancel();
+    QString phaseLine(JobPhase phase) const;
+    // "user@a:22 (ranks 0–3, 6), user@b:22 (rank 4)"
+    QString hostsWithRanks() const;
     LaunchLog::Grouping grouping() const;
     QPlainTextEdit *paneFor(const QString &name);
     bool matches(const QString &line) const;
     void clearPanes();
-    void showOutputPane();
+    QString stamped(const QString &text) const;
+    void appendLines(const std::vector<LaunchLog::Line> &lines);
     // Rebuilds every pane from the log (grouping or filter changed).
     void rebuild();
     void updateStatus();
@@ -82,6 +93,9 @@ private:
     JobPhase m_phase = JobPhase::Done;
     bool m_running = false;
     qint64 m_endedMs = -1;
+    qint64 m_cancelledAtMs = -1; // when Cancel was pressed; -1: not cancelling
+    std::vector<LaunchLog::RankPlace> m_ranks;
+    QStringList m_hosts; // the job's hosts, in order of their first rank
 };
 
 } // namespace hetplan::gui
