@@ -11,10 +11,7 @@ Result<HostsFile> launchHostsFromArgs(const Args &args)
     auto path = args.required("hosts");
     if (!path)
         return path.error();
-    auto text = readTextFile(*path);
-    if (!text)
-        return text.error();
-    auto hosts = parseHosts(*text, *path);
+    auto hosts = loadHosts(*path);
     if (!hosts)
         return hosts.error();
     if (Status identities = checkIdentityFiles(*hosts, *path); !identities)

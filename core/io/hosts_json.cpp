@@ -111,6 +111,14 @@ Result<HostsFile> parseHosts(std::string_view text, std::string_view source)
     return hosts;
 }
 
+Result<HostsFile> loadHosts(const std::string &path)
+{
+    auto text = readTextFile(path);
+    if (!text)
+        return text.error();
+    return parseHosts(*text, path);
+}
+
 namespace {
 
 // "hosts.json: hosts[2].workdir (machine C): ", as the reader names a field.

@@ -46,6 +46,9 @@ std::string sshDestination(std::string_view user, std::string_view host, int por
 // what would be valid. Includes checkHostRows.
 Result<HostsFile> parseHosts(std::string_view text, std::string_view source);
 
+// The hosts file at `path`, read and parsed (errors name it).
+Result<HostsFile> loadHosts(const std::string &path);
+
 // What no single row shows (docs/formats.md, "Hosts"): rows with one destination are one login,
 // so they must agree on identity, workdir and worker. The error names `source`, both rows (by
 // machine) and the field.

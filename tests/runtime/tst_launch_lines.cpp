@@ -82,12 +82,16 @@ private Q_SLOTS:
         // The same rank's stderr and the next line after the newline are untouched.
         QCOMPARE(texts(lines.add(outputPiece(3, true, "warn\n"))),
                  QStringList{QStringLiteral("3/err host-3: warn")});
-        QCOMPARE(texts(lines.add(outputPiece(3, false, chunk + "\nnext\n"))),
+        std::string rest = chunk;
+        rest += "\nnext\n";
+        QCOMPARE(texts(lines.add(outputPiece(3, false, rest))),
                  QStringList{QStringLiteral("3/out host-3: next")});
         QVERIFY(lines.flush().empty()); // nothing of the long line is held
 
         // One piece far past the limit, then a line of exactly the limit, which is whole.
-        auto big = lines.add(outputPiece(4, false, std::string(1 << 20, 'y') + "\n"));
+        std::string huge(1 << 20, 'y');
+        huge += '\n';
+        auto big = lines.add(outputPiece(4, false, huge));
         QCOMPARE(big.size(), std::size_t(1));
         QVERIFY(big[0].text.ends_with(kMarker));
         auto exact = lines.add(outputPiece(4, false, std::string(kLimit, 'z')));

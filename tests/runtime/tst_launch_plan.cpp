@@ -343,9 +343,10 @@ void TestLaunchPlan::identityThatIsNoFileIsRefusedBeforeAnyHost()
     spec.hosts.hosts[0].identity = fifo;
     auto layout = layoutJob(spec, "hp-test");
     QVERIFY(!layout.ok());
-    QVERIFY2(layout.error().message.starts_with("hosts file: hosts[0].identity (machine A): " + fifo
-                                                + ": is a FIFO"),
-             layout.error().message.c_str());
+    std::string expected = "hosts file: hosts[0].identity (machine A): ";
+    expected += fifo;
+    expected += ": is a FIFO";
+    QVERIFY2(layout.error().message.starts_with(expected), layout.error().message.c_str());
     QVERIFY(!layoutProbe(spec, ProbeCommand{}, "hp-test").ok());
 }
 

@@ -32,6 +32,15 @@ std::vector<double> lossOf(const QString &path)
     return measurement ? measurement->loss : std::vector<double>{};
 }
 
+// One task per rank, "node:localid", as Slurm starts them.
+QStringList tasksOf(const std::vector<RankPlacement> &layout)
+{
+    QStringList tasks;
+    for (const RankPlacement &r : layout)
+        tasks << QStringLiteral("%1:%2").arg(QString::fromStdString(r.host)).arg(r.localRank);
+    return tasks;
+}
+
 // Shell code that creates $HETPLAN_MARKER wherever a value is read as code: a command
 // substitution, backticks, a quote that ends a word, `;`, and (`withNewline`) the end word of a
 // heredoc on a line of its own.
@@ -78,9 +87,7 @@ void TestSlurmExport::scriptTrainsLikeRun()
     // One task per rank on the node of its machine (A, C, B), as Slurm would start them.
     const auto c = hetplan::test::exportCase(source);
     const std::vector<RankPlacement> layout = rankLayout(c.plan, *c.topology);
-    QStringList tasks;
-    for (const RankPlacement &r : layout)
-        tasks << QStringLiteral("%1:%2").arg(QString::fromStdString(r.host)).arg(r.localRank);
+    const QStringList tasks = tasksOf(layout);
     QProcessEnvironment env;
     env.insert(QStringLiteral("PATH"),
                QFileInfo(hetplan::test::projectProgram("hetplan-worker")).absolutePath()
@@ -157,9 +164,7 @@ void TestSlurmExport::hostilePathsStayData()
     QVERIFY2(exported.exitCode == 0, qPrintable(exported.err));
 
     const std::vector<RankPlacement> layout = rankLayout(c.plan, *c.topology);
-    QStringList tasks;
-    for (const RankPlacement &r : layout)
-        tasks << QStringLiteral("%1:%2").arg(QString::fromStdString(r.host)).arg(r.localRank);
+    const QStringList tasks = tasksOf(layout);
     const QString marker = dir.filePath(QStringLiteral("marker"));
     QProcessEnvironment env;
     env.insert(QStringLiteral("HETPLAN_MARKER"), marker);
