@@ -252,6 +252,13 @@ void TestLaunchPlan::ownCommandGetsTheEnvironment()
     QCOMPARE(printed, QStringLiteral("%1/6 %2 10.0.0.5:4242")
                           .arg(host.ranks[3].rank)
                           .arg(host.ranks[3].rank == 5 ? 2 : 1));
+
+    // A program named with '=' would be read by the host's `env` as one more variable.
+    spec.command = {"/opt/a=b/train"};
+    auto refused = layoutJob(spec, "hp-test");
+    QVERIFY(!refused.ok());
+    QVERIFY2(refused.error().message.find("\"/opt/a=b/train\" contains '='") != std::string::npos,
+             refused.error().message.c_str());
 }
 
 void TestLaunchPlan::stopEndsEveryGroup()
