@@ -21,7 +21,7 @@ namespace hetplan {
 class LaunchLines
 {
 public:
-    static constexpr std::size_t kMaxLineBytes = 64 * 1024;
+    static constexpr std::size_t kMaxLineBytes = std::size_t{64} * 1024;
     static constexpr std::string_view kCutMarker = " [hetplan: line cut at 64 KiB]";
 
     struct Line

@@ -41,6 +41,20 @@ QStringList tasksOf(const std::vector<RankPlacement> &layout)
     return tasks;
 }
 
+// The exported script at `path` as job `jobId` submitted from `submitDir`, its ranks listening
+// on loopback; `env` adds to that.
+hetplan::test::ScriptRun runScript(const QString &path, const QString &submitDir, const char *jobId,
+                                   const QStringList &tasks, QProcessEnvironment env)
+{
+    env.insert(QStringLiteral("SLURM_SUBMIT_DIR"), submitDir);
+    env.insert(QStringLiteral("SLURM_JOB_ID"), QString::fromUtf8(jobId));
+    env.insert(QStringLiteral("HETPLAN_LISTEN_ADDRESS"), QStringLiteral("127.0.0.1"));
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return hetplan::test::runSbatchScript(file.readAll().toStdString(), tasks, env);
+}
+
 // Shell code that creates $HETPLAN_MARKER wherever a value is read as code: a command
 // substitution, backticks, a quote that ends a word, `;`, and (`withNewline`) the end word of a
 // heredoc on a line of its own.
@@ -92,13 +106,7 @@ void TestSlurmExport::scriptTrainsLikeRun()
     env.insert(QStringLiteral("PATH"),
                QFileInfo(hetplan::test::projectProgram("hetplan-worker")).absolutePath()
                    + QLatin1Char(':') + qEnvironmentVariable("PATH"));
-    env.insert(QStringLiteral("SLURM_SUBMIT_DIR"), dir.path());
-    env.insert(QStringLiteral("SLURM_JOB_ID"), QStringLiteral("42"));
-    env.insert(QStringLiteral("HETPLAN_LISTEN_ADDRESS"), QStringLiteral("127.0.0.1"));
-    QFile file(script);
-    QVERIFY(file.open(QIODevice::ReadOnly));
-    const hetplan::test::ScriptRun job
-        = hetplan::test::runSbatchScript(file.readAll().toStdString(), tasks, env);
+    const hetplan::test::ScriptRun job = runScript(script, dir.path(), "42", tasks, env);
     QVERIFY2(job.exitCode == 0, qPrintable(job.out + job.err));
 
     const QString measured = dir.filePath(QStringLiteral("run.json"));
@@ -169,13 +177,7 @@ void TestSlurmExport::hostilePathsStayData()
     QProcessEnvironment env;
     env.insert(QStringLiteral("HETPLAN_MARKER"), marker);
     env.insert(QStringLiteral("ARGS_DIR"), dir.path());
-    env.insert(QStringLiteral("SLURM_SUBMIT_DIR"), dir.path());
-    env.insert(QStringLiteral("SLURM_JOB_ID"), QStringLiteral("7"));
-    env.insert(QStringLiteral("HETPLAN_LISTEN_ADDRESS"), QStringLiteral("127.0.0.1"));
-    QFile file(script);
-    QVERIFY(file.open(QIODevice::ReadOnly));
-    const hetplan::test::ScriptRun job
-        = hetplan::test::runSbatchScript(file.readAll().toStdString(), tasks, env);
+    const hetplan::test::ScriptRun job = runScript(script, dir.path(), "7", tasks, env);
     QVERIFY2(!QFileInfo::exists(marker), "a path was run as shell code");
     QVERIFY2(job.exitCode == 0, qPrintable(job.out + job.err));
     // Every rank's worker got the paths as they are, each one word.
