@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -100,12 +101,54 @@ std::string sshDestination(std::string_view user, std::string_view host, int por
     return text;
 }
 
+namespace {
+
+// The "machine" of row `row` of a hosts document, where it has one.
+std::optional<std::string> machineOfRow(std::string_view text, std::string_view source,
+                                        std::size_t row)
+{
+    auto doc = parseDocument(text, source);
+    if (!doc || !doc->is_object() || !doc->contains("hosts"))
+        return std::nullopt;
+    const Json &rows = doc->at("hosts");
+    if (!rows.is_array() || row >= rows.size() || !rows[row].is_object()
+        || !rows[row].contains("machine") || !rows[row].at("machine").is_string())
+        return std::nullopt;
+    return rows[row].at("machine").get<std::string>();
+}
+
+// A reader's error about a row's field, "h.json: hosts[2].port: …", names the row's machine too
+// where the row has one: "h.json: hosts[2].port (machine C): …", as checkHostRows does.
+Error withMachine(Error error, std::string_view text, std::string_view source)
+{
+    const std::string prefix = std::string(source) + ": hosts[";
+    std::string &message = error.message;
+    if (!message.starts_with(prefix))
+        return error;
+    const std::size_t indexEnd = message.find(']', prefix.size());
+    const std::size_t fieldEnd = message.find(": ", prefix.size());
+    if (indexEnd == std::string::npos || fieldEnd == std::string::npos || indexEnd > fieldEnd
+        || indexEnd == prefix.size() || indexEnd - prefix.size() > 6)
+        return error;
+    std::size_t row = 0;
+    for (std::size_t i = prefix.size(); i < indexEnd; ++i) {
+        if (message[i] < '0' || message[i] > '9')
+            return error;
+        row = row * 10 + std::size_t(message[i] - '0');
+    }
+    if (const auto machine = machineOfRow(text, source, row))
+        message.insert(fieldEnd, " (machine " + *machine + ")");
+    return error;
+}
+
+} // namespace
+
 Result<HostsFile> parseHosts(std::string_view text, std::string_view source)
 {
     auto hosts
         = readDocument(text, source, kHostsFormat, [](Object &root) { return readHosts(root); });
     if (!hosts)
-        return hosts;
+        return withMachine(hosts.error(), text, source);
     if (Status rows = checkHostRows(*hosts, source); !rows)
         return rows.error();
     return hosts;

@@ -88,7 +88,7 @@ void TestHostsJson::badFilesNameTheField_data()
     QTest::addColumn<QString>("expected");
     QTest::newRow("port zero") << "/hosts/0/port"
                                << "0"
-                               << "hosts[0].port: 0 is out of range; valid: 1..65535";
+                               << "hosts[0].port (machine A): 0 is out of range; valid: 1..65535";
     QTest::newRow("port too high") << "/hosts/1/port"
                                    << "65536"
                                    << "hosts[1].port";
@@ -97,7 +97,7 @@ void TestHostsJson::badFilesNameTheField_data()
                                   << "hosts[0].port";
     QTest::newRow("empty host") << "/hosts/0/host"
                                 << "\"\""
-                                << "hosts[0].host: must not be empty";
+                                << "hosts[0].host (machine A): must not be empty";
     QTest::newRow("host as option") << "/hosts/1/host"
                                     << "\"-oProxyCommand=x\""
                                     << "hosts[1].host";
@@ -109,7 +109,7 @@ void TestHostsJson::badFilesNameTheField_data()
                                    << "hosts[0].password";
     QTest::newRow("no workdir") << "/hosts/2"
                                 << R"({"machine": "C", "host": "c"})"
-                                << "hosts[2].workdir";
+                                << "hosts[2].workdir (machine C)";
     QTest::newRow("machine twice") << "/hosts/2/machine"
                                    << "\"B\""
                                    << "hosts[2].machine";
