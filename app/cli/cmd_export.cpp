@@ -4,7 +4,6 @@
 #include "app/cli/output.h"
 #include "app/cli/setup.h"
 #include "core/cost/validator.h"
-#include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/hosts_json.h"
 #include "core/io/loaders.h"
@@ -61,10 +60,7 @@ Result<Hosts> hostsFromArgs(const Args &args, const std::vector<RankPlacement> &
     const auto path = args.value("hosts");
     if (!path)
         return result;
-    auto text = readTextFile(*path);
-    if (!text)
-        return text.error();
-    auto hosts = parseHosts(*text, *path);
+    auto hosts = loadHosts(*path);
     if (!hosts)
         return hosts.error();
     for (const RankPlacement &r : layout) {

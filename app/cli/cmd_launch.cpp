@@ -2,6 +2,7 @@
 // hetplan-worker (or the person's own command) per rank (docs/launcher.md). The job itself is
 // runtime/launcher's LaunchJob, the one the app's Launch runs too.
 #include "app/cli/commands.h"
+#include "app/cli/launch_files.h"
 #include "app/cli/launch_output.h"
 #include "app/cli/measured_report.h"
 #include "app/cli/output.h"
@@ -66,16 +67,17 @@ Result<LaunchSpec> launchSpec(const Args &args, std::vector<std::string> command
 {
     LaunchSpec spec;
     auto planPath = args.required("plan");
-    auto hostsPath = args.required("hosts");
-    if (!planPath || !hostsPath)
-        return !planPath ? planPath.error() : hostsPath.error();
+    if (!planPath)
+        return planPath.error();
     auto planText = readTextFile(*planPath);
-    auto hostsText = readTextFile(*hostsPath);
-    if (!planText || !hostsText)
-        return !planText ? planText.error() : hostsText.error();
-    auto hosts = parseHosts(*hostsText, *hostsPath);
+    if (!planText)
+        return planText.error();
+    auto hosts = launchHostsFromArgs(args);
     if (!hosts)
         return hosts.error();
+    auto knownHosts = knownHostsFromArgs(args);
+    if (!knownHosts)
+        return knownHosts.error();
     spec.planText = std::move(planText).value();
     spec.planName = *planPath;
     spec.hosts = std::move(hosts).value();
@@ -91,7 +93,7 @@ Result<LaunchSpec> launchSpec(const Args &args, std::vector<std::string> command
             return loaded.error();
         spec.modelText = writeModel(*loaded);
     }
-    spec.knownHostsFile = args.value("known-hosts").value_or("");
+    spec.knownHostsFile = std::move(knownHosts).value();
     spec.acceptNewHostKeys = args.has("accept-new-host-keys");
     spec.command = std::move(command);
     if (Status s = readRunOptions(args, spec); !s)

@@ -2,6 +2,7 @@
 // as the ranks of one probe (docs/launcher.md, "Probing every host"); rank 0's merged
 // hetplan.probe/1 file is fetched and saved.
 #include "app/cli/commands.h"
+#include "app/cli/launch_files.h"
 #include "app/cli/launch_output.h"
 #include "app/cli/output.h"
 #include "app/cli/setup.h"
@@ -28,26 +29,25 @@ int runProbeHosts(const std::vector<std::string> &words)
         return fail(args.error());
     if (Status none = args->noPositional(spec); !none)
         return fail(none.error());
-    auto hostsPath = args->required("hosts");
     auto out = args->required("out");
-    if (!hostsPath || !out)
-        return fail(!hostsPath ? hostsPath.error() : out.error());
+    if (!out)
+        return fail(out.error());
     // Checked now, not after the probe: a measurement is never lost to a bad --out.
     if (auto checked = outputFromArgs(*args); !checked)
         return fail(checked.error());
-    auto hostsText = readTextFile(*hostsPath);
-    if (!hostsText)
-        return fail(hostsText.error());
-    auto hosts = parseHosts(*hostsText, *hostsPath);
+    auto hosts = launchHostsFromArgs(*args);
     if (!hosts)
         return fail(hosts.error());
+    auto knownHosts = knownHostsFromArgs(*args);
+    if (!knownHosts)
+        return fail(knownHosts.error());
     auto connect = args->integer("connect-timeout-s", 1, 600);
     if (!connect)
         return fail(connect.error());
 
     LaunchSpec launch;
     launch.hosts = std::move(hosts).value();
-    launch.knownHostsFile = args->value("known-hosts").value_or("");
+    launch.knownHostsFile = std::move(knownHosts).value();
     launch.acceptNewHostKeys = args->has("accept-new-host-keys");
     launch.connectTimeoutS = connect->value_or(launch.connectTimeoutS);
     // hetplan-probe's options, read as hetplan-probe reads them: refused here, before any host.

@@ -22,6 +22,9 @@ namespace fs = std::filesystem;
 using runtime::Job;
 
 constexpr std::chrono::milliseconds kStopGrace{3000};
+// One process per rank on this machine, each with its own copy of its stage: a plan meant for
+// a cluster would fork past what one machine holds. Default of --max-ranks (docs/runtime.md).
+constexpr int kDefaultMaxRanks = 256;
 
 // hetplan-worker beside this hetplan-cli (the build and the install put them together).
 Result<std::string> workerPath()
@@ -76,6 +79,7 @@ private:
 
 struct RunOptions
 {
+    int maxRanks = kDefaultMaxRanks;
     int iterations = 3;
     int seed = 0;
     double timeoutS = 60;
@@ -116,12 +120,16 @@ Result<RunOptions> runOptions(const Args &args)
     auto iterations = args.integer("iterations", 1, 1 << 20);
     auto seed = args.integer("seed", 0, INT_MAX);
     auto timeout = args.number("timeout-s", 0.1, 86400);
+    auto maxRanks = args.integer("max-ranks", 1, 1 << 16);
+    if (!maxRanks)
+        return maxRanks.error();
     if (!iterations)
         return iterations.error();
     if (!seed)
         return seed.error();
     if (!timeout)
         return timeout.error();
+    o.maxRanks = maxRanks->value_or(o.maxRanks);
     o.iterations = iterations->value_or(o.iterations);
     o.seed = seed->value_or(o.seed);
     o.timeoutS = timeout->value_or(o.timeoutS);
@@ -149,7 +157,7 @@ Result<RunOptions> runOptions(const Args &args)
 int runRun(const std::vector<std::string> &words)
 {
     const Args::Spec spec{{"plan", "cluster", "model", "scale", "iterations", "seed", "out",
-                           "timeout-s", "dump-weights", "backend"},
+                           "timeout-s", "dump-weights", "backend", "max-ranks"},
                           {}};
     auto args = Args::parse(words, spec);
     if (!args)
@@ -172,6 +180,12 @@ int runRun(const std::vector<std::string> &words)
     auto job = runtime::loadJob(source);
     if (!job)
         return fail(job.error());
+    if (const std::size_t ranks = job->program.ranks.size(); ranks > std::size_t(options->maxRanks))
+        return fail(badInput(*planPath + ": " + std::to_string(ranks)
+                             + " ranks, one process each on this machine, is more than --max-ranks "
+                             + std::to_string(options->maxRanks)
+                             + "; launch it across its hosts (hetplan-cli launch), or raise "
+                               "--max-ranks if this machine holds them"));
     auto worker = workerPath();
     if (!worker)
         return fail(worker.error());

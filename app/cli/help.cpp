@@ -25,7 +25,7 @@ Commands:
   catalog   gpus|models|examples [--json]
   run       --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--scale K]
             [--iterations I] [--seed S] [--timeout-s T] [--out MEASUREMENT] [--dump-weights DIR]
-            [--backend gloo|cuda]
+            [--backend gloo|cuda] [--max-ranks N]
   export    --plan FILE (--format flashflex|hexgen|ranks | --slurm [--command CMD])
             [--hosts HOSTS] [--out FILE]   (for other runtimes and Slurm, docs/export.md)
   launch    --plan FILE --hosts FILE [--known-hosts FILE] [--accept-new-host-keys] [run's
@@ -165,6 +165,7 @@ program and the measurement file.
   --backend gloo|cuda     gloo (default): the CPU model over Gloo; cuda: each rank on a GPU of
                           this machine (the rank's index among the plan's ranks on its machine)
                           with NCCL; docs/gpu-host.md
+  --max-ranks N           refuse a plan of more than N ranks, one process each (default 256)
 )");
     if (command == "export")
         return std::string(R"(usage: hetplan-cli export --plan FILE (--format F | --slurm) [options]

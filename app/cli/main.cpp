@@ -2,6 +2,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/help.h"
 #include "app/cli/signals.h"
+#include "app/cli/terminal_output.h"
 #include "base/version.h"
 
 #include <algorithm>
@@ -65,6 +66,8 @@ int main(int argc, char **argv)
     using namespace hetplan::cli;
     // Before any thread exists, so that every thread inherits the blocked signals.
     startSignalWatcher();
+    // Remote output and names from files are printed without their control characters.
+    const TerminalFilter terminal;
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0
         || std::strcmp(argv[1], "help") == 0) {
         std::cout << usage();

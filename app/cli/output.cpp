@@ -1,5 +1,6 @@
 #include "app/cli/output.h"
 
+#include "app/cli/terminal_output.h"
 #include "core/io/files.h"
 
 #include <filesystem>
@@ -70,9 +71,11 @@ Status writeOutput(const std::string &path, std::string_view content)
 {
     if (path != kStandardOutput)
         return writeFileAtomic(path, content);
-    std::cout << content;
-    std::cout.flush();
-    if (!std::cout)
+    // The content as it would be in a file: a script's paths stay as they are.
+    std::ostream out(unfilteredStandardOutput());
+    out << content;
+    out.flush();
+    if (!out)
         return Error{ErrorKind::Internal, "--out -: cannot write to standard output"};
     return okStatus();
 }

@@ -1,5 +1,7 @@
 #include "core/base/utf8.h"
 
+#include <algorithm>
+
 namespace hetplan {
 namespace {
 
@@ -53,6 +55,38 @@ std::string validUtf8(std::string_view bytes)
         }
     }
     return text;
+}
+
+std::string terminalText(std::string_view bytes)
+{
+    std::string text;
+    text.reserve(bytes.size());
+    for (std::size_t at = 0; at < bytes.size();) {
+        const std::size_t length = sequenceLength(bytes, at);
+        const auto lead = static_cast<unsigned char>(bytes[at]);
+        const bool c0 = length == 1 && lead < 0x20 && lead != '\t' && lead != '\n';
+        const bool c1
+            = length == 2 && lead == 0xC2 && static_cast<unsigned char>(bytes[at + 1]) < 0xA0;
+        if (length == 0 || c0 || c1 || (length == 1 && lead == 0x7F))
+            text += kReplacement;
+        else
+            text += bytes.substr(at, length);
+        at += std::max<std::size_t>(length, 1);
+    }
+    return text;
+}
+
+std::size_t completeUtf8Length(std::string_view bytes)
+{
+    const std::size_t size = bytes.size();
+    for (std::size_t back = 1; back <= std::min<std::size_t>(3, size); ++back) {
+        const auto byte = static_cast<unsigned char>(bytes[size - back]);
+        if (byte >= 0x80 && byte <= 0xBF)
+            continue; // a continuation byte: look further back for its lead
+        const std::size_t needed = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC2 ? 2 : 1;
+        return needed > back ? size - back : size;
+    }
+    return size;
 }
 
 } // namespace hetplan

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
@@ -206,6 +207,37 @@ Status checkWritable(const std::string &path)
     if (::access(folder.c_str(), W_OK | X_OK) != 0)
         return fileError(path, "the folder " + folder + " is not writable", errno);
     return okStatus();
+}
+
+Status checkReadableFile(const std::string &path)
+{
+    struct stat info
+    {
+    };
+    if (::stat(path.c_str(), &info) != 0)
+        return errno == ENOENT ? fileError(path, "no such file", 0)
+                               : fileError(path, "cannot be read", errno);
+    if (S_ISDIR(info.st_mode))
+        return fileError(path, "is a folder, not a file", 0);
+    if (S_ISFIFO(info.st_mode))
+        return fileError(path, "is a FIFO, not a file", 0);
+    if (!S_ISREG(info.st_mode))
+        return fileError(path, "is a device or a socket, not a file", 0);
+    // Non-blocking all the same: the path may have been replaced since the stat.
+    FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+    if (fd.get() < 0)
+        return fileError(path, "cannot be read", errno);
+    if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode))
+        return fileError(path, "is not a regular file", 0);
+    return okStatus();
+}
+
+std::string expandHome(const std::string &path)
+{
+    if (!path.starts_with("~/"))
+        return path;
+    const char *home = std::getenv("HOME");
+    return std::string(home ? home : "") + path.substr(1);
 }
 
 bool sameFile(const std::string &a, const std::string &b)

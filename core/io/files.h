@@ -28,6 +28,15 @@ Status writeFileAtomic(const std::string &path, std::string_view content);
 // work whose result would otherwise be lost.
 Status checkWritable(const std::string &path);
 
+// Whether `path` is a regular file this process can read, checked without reading it and
+// without a blocking open (a FIFO would wait for a writer forever): stat first, then a
+// non-blocking open. For files another library opens itself (an SSH identity, known_hosts).
+// Errors name the path and what it is instead (missing, a folder, a FIFO, unreadable).
+Status checkReadableFile(const std::string &path);
+
+// `path` with a leading "~/" as this user's home ($HOME), as ssh reads it; else unchanged.
+std::string expandHome(const std::string &path);
+
 // Both paths name one existing file (through links, or the same file under two names).
 bool sameFile(const std::string &a, const std::string &b);
 

@@ -135,15 +135,18 @@ Result<std::string> slurmScript(const std::vector<RankPlacement> &layout,
     if (worker)
         text += "export HETPLAN_RUN_DIR=\"${HETPLAN_RUN_DIR:-$SLURM_SUBMIT_DIR/"
                 "hetplan-$SLURM_JOB_ID}\"\nmkdir -p \"$HETPLAN_RUN_DIR/rendezvous\"\n";
-    text += "\nread -r -d '' HETPLAN_TASK <<'HETPLAN_TASK_END' || true\n"
+    // A function, not a heredoc: a value (a path may hold a newline) can then end nothing but
+    // its own single-quoted word, and `declare -f` hands srun's bash the same words.
+    text += "\n# What every task runs; srun's bash defines it from this script (declare -f).\n"
+            "hetplan_task() {\n"
             + taskScript(nodes, options)
-            + "HETPLAN_TASK_END\n\n# One failed rank ends the step, as `hetplan-cli run` "
+            + "}\n\n# One failed rank ends the step, as `hetplan-cli run` "
               "stops every rank. The ranks\n# rendezvous by themselves (no PMI); srun starts a "
               "step across the components of a\n# heterogeneous job with --mpi=none even where "
               "heterogeneous steps are not enabled.\nsrun --kill-on-bad-exit=1 --mpi=none";
     if (components.size() > 1)
         text += " --het-group=0-" + std::to_string(components.size() - 1);
-    text += " bash -c \"$HETPLAN_TASK\"\n";
+    text += " bash -c \"$(declare -f hetplan_task); hetplan_task\"\n";
     if (worker)
         text += "echo \"hetplan: per-rank measurements in $HETPLAN_RUN_DIR\"\n";
     return text;

@@ -1,5 +1,6 @@
 #include "runtime/comm/comm.h"
 
+#include "runtime/comm/listen_address.h"
 #include "runtime/comm/rendezvous.h"
 
 #include <algorithm>
@@ -101,8 +102,8 @@ Comm::~Comm() = default;
 
 Result<std::unique_ptr<Comm>> Comm::open(const CommOptions &options, int worldRank, int worldSize)
 {
-    if (options.listenAddress.empty())
-        return badInput("--listen-address is empty; valid: this host's IP address");
+    if (Status listen = checkListenAddress(options.listenAddress); !listen)
+        return listen.error();
     auto store = openRankStore(options.rendezvous, worldRank, worldSize, options.timeoutS);
     if (!store)
         return store.error();

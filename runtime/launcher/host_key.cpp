@@ -4,6 +4,7 @@
 // then recorded. The files are read here (known_hosts.h), never by libssh.
 #include "runtime/launcher/host_key.h"
 
+#include "core/io/files.h"
 #include "runtime/launcher/known_hosts.h"
 
 #include <algorithm>

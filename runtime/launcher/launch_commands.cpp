@@ -28,7 +28,13 @@ std::string joined(const std::vector<std::string> &words)
 
 std::string jobDirectory(const std::string &workdir, const std::string &jobId)
 {
-    const std::string base = workdir.empty() ? std::string("hetplan-jobs") : workdir;
+    std::string base = workdir.empty() ? std::string("hetplan-jobs") : workdir;
+    // Quoted in every command, so "~/" would be a folder named "~": an SSH session (and SFTP)
+    // starts in the remote home, so the same path relative to it is meant.
+    if (base == "~" || base == "~/")
+        base = ".";
+    else if (base.starts_with("~/"))
+        base.erase(0, 2);
     return (base.ends_with('/') ? base : base + "/") + jobId;
 }
 

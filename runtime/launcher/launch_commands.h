@@ -10,7 +10,8 @@ namespace hetplan::launch {
 // `<name>.pgid` in the job folder, so a later command on another channel can stop it: closing
 // a channel does not, and OpenSSH 9 refuses signal requests for root logins.
 
-// The job's folder on a host: `workdir/jobId` (a relative workdir is under the remote home).
+// The job's folder on a host: `workdir/jobId` (a relative workdir, or one starting with "~/",
+// is under the remote home).
 std::string jobDirectory(const std::string &workdir, const std::string &jobId);
 
 // Starts `argv` with `environment` ("NAME=value") in its own process group inside `jobDir`,

@@ -20,13 +20,30 @@ std::vector<LaunchLines::Line> LaunchLines::add(const LaunchEvent &event)
     if (event.kind != LaunchEvent::Kind::Output)
         return done;
     m_host[event.rank] = event.host;
-    std::string &partial = m_partial[{event.rank, event.isStderr}];
-    partial += event.text;
-    std::size_t start = 0;
-    for (std::size_t end; (end = partial.find('\n', start)) != std::string::npos; start = end + 1)
-        done.push_back({event.rank, event.isStderr, event.host,
-                        lineText(std::string_view(partial).substr(start, end - start))});
-    partial.erase(0, start);
+    Partial &partial = m_partial[{event.rank, event.isStderr}];
+    std::string_view rest = event.text;
+    while (!rest.empty()) {
+        const std::size_t newline = rest.find('\n');
+        const std::string_view piece = rest.substr(0, newline);
+        if (!partial.cut) {
+            const std::size_t room = kMaxLineBytes - partial.bytes.size();
+            partial.bytes.append(piece.substr(0, room));
+            if (piece.size() > room) {
+                std::string text = lineText(partial.bytes);
+                text += kCutMarker;
+                done.push_back({event.rank, event.isStderr, event.host, std::move(text)});
+                partial.bytes.clear();
+                partial.cut = true;
+            }
+        }
+        if (newline == std::string_view::npos)
+            break;
+        if (!partial.cut)
+            done.push_back({event.rank, event.isStderr, event.host, lineText(partial.bytes)});
+        partial.bytes.clear();
+        partial.cut = false;
+        rest.remove_prefix(newline + 1);
+    }
     return done;
 }
 
@@ -34,8 +51,8 @@ std::vector<LaunchLines::Line> LaunchLines::flush()
 {
     std::vector<Line> rest;
     for (auto &[key, partial] : m_partial)
-        if (!partial.empty())
-            rest.push_back({key.first, key.second, m_host[key.first], lineText(partial)});
+        if (!partial.bytes.empty())
+            rest.push_back({key.first, key.second, m_host[key.first], lineText(partial.bytes)});
     m_partial.clear();
     return rest;
 }

@@ -2,8 +2,10 @@
 
 #include "runtime/launcher/launch_job.h"
 
+#include <cstddef>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -11,11 +13,17 @@ namespace hetplan {
 
 // A launch's rank output as whole lines (docs/launcher.md, "Output"): the pieces of each
 // (rank, stream) are kept apart until a newline completes a line, which is then decoded once as
-// UTF-8, so a character split across pieces stays whole. The CLI prints these lines and the
-// app's Launch panel shows them. Not thread-safe: the caller serializes events.
+// UTF-8, so a character split across pieces stays whole. A line longer than kMaxLineBytes is
+// handed out cut at that length with kCutMarker appended, and the rest of it is dropped up to
+// its newline, so output without newlines holds at most kMaxLineBytes per (rank, stream). The
+// CLI prints these lines and the app's Launch panel shows them. Not thread-safe: the caller
+// serializes events.
 class LaunchLines
 {
 public:
+    static constexpr std::size_t kMaxLineBytes = std::size_t{64} * 1024;
+    static constexpr std::string_view kCutMarker = " [hetplan: line cut at 64 KiB]";
+
     struct Line
     {
         int rank = -1;
@@ -31,8 +39,13 @@ public:
     std::vector<Line> flush();
 
 private:
-    using Key = std::pair<int, bool>;     // (rank, stderr)
-    std::map<Key, std::string> m_partial; // bytes after the last newline
+    using Key = std::pair<int, bool>; // (rank, stderr)
+    struct Partial
+    {
+        std::string bytes; // after the last newline, at most kMaxLineBytes
+        bool cut = false;  // handed out already: drop the rest up to the newline
+    };
+    std::map<Key, Partial> m_partial;
     std::map<int, std::string> m_host;
 };
 

@@ -26,13 +26,30 @@ constexpr const char *kPlanFile = "plan.json";
 constexpr const char *kClusterFile = "cluster.json";
 constexpr const char *kModelFile = "model.json";
 constexpr const char *kHostsFile = "hosts.json";
+constexpr const char *kHostsSource = "hosts file";
+
+// Rows a person made without reading a file (the app's Hosts dialog) get the file's checks,
+// and every row's identity is checked here, before any host is contacted.
+Status checkHosts(const HostsFile &hosts)
+{
+    if (hosts.hosts.empty())
+        return badInput("the hosts file maps no machine to a host; add one entry per machine");
+    if (Status rows = checkHostRows(hosts, kHostsSource); !rows)
+        return rows;
+    return checkIdentityFiles(hosts, kHostsSource);
+}
 
 Status checkOptions(const LaunchSpec &spec)
 {
     if (spec.scale < 1 || spec.iterations < 1 || spec.seed < 0)
         return badInput("scale and iterations must be at least 1 and the seed not negative");
-    if (spec.hosts.hosts.empty())
-        return badInput("the hosts file maps no machine to a host; add one entry per machine");
+    if (Status hosts = checkHosts(spec.hosts); !hosts)
+        return hosts;
+    // The host's `env` would read a program named NAME=value as one more variable.
+    if (!spec.command.empty() && spec.command.front().find('=') != std::string::npos)
+        return badInput("the command's program \"" + spec.command.front()
+                        + "\" contains '='; valid: a program name or path without '=' (wrap it "
+                          "as `sh -c '...'`)");
     if (spec.connectTimeoutS < 1 || spec.stopGraceS < 0 || spec.rankTimeoutS <= 0)
         return badInput("the connect timeout must be at least 1 s, the rank timeout positive "
                         "and the stop grace period not negative");
@@ -172,8 +189,8 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
 Result<JobLayout> layoutProbe(const LaunchSpec &spec, const ProbeCommand &measure,
                               const std::string &jobId)
 {
-    if (spec.hosts.hosts.empty())
-        return badInput("the hosts file lists no host");
+    if (Status hosts = checkHosts(spec.hosts); !hosts)
+        return hosts.error();
     JobLayout layout;
     layout.jobId = jobId;
     layout.files = {{kHostsFile, writeHosts(spec.hosts)}};

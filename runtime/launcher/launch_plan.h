@@ -40,7 +40,9 @@ struct HostWork
 {
     std::string destination; // "user@host:port"
     SshTarget target;
-    std::string worker; // the first entry's worker: the one whose version preflight checks
+    // The worker preflight checks once for every machine here: rows sharing a destination
+    // agree on it (checkHostRows).
+    std::string worker;
     std::string jobDir;
     std::vector<RankStart> ranks;
     int gpusNeeded = 0; // 0: no GPU check (the CPU backend, or the person's own command)

@@ -2,6 +2,7 @@
 // launcher runs unattended, and a stored password would be a secret in a project file.
 #include "runtime/launcher/ssh_session.h"
 
+#include "core/io/files.h"
 #include "core/io/hosts_json.h"
 #include "runtime/launcher/host_key.h"
 #include "runtime/launcher/remote_command.h"
@@ -35,6 +36,11 @@ Status setOptions(ssh_session s, const SshTarget &t, const std::string &destinat
 Status authenticateByKey(ssh_session s, const SshTarget &t, const std::string &destination)
 {
     const std::string path = expandHome(t.identityFile);
+    // libssh opens it blocking: a FIFO there would hang the launch (preflight checked it too,
+    // but the file may have changed since).
+    if (Status readable = checkReadableFile(path); !readable)
+        return Error{ErrorKind::BadInput,
+                     destination + ": identity file " + readable.error().message};
     ssh_key key = nullptr;
     if (ssh_pki_import_privkey_file(path.c_str(), nullptr, nullptr, nullptr, &key) != SSH_OK)
         return Error{ErrorKind::BadInput,
@@ -78,17 +84,9 @@ Status authenticateByAgent(ssh_session s, const SshTarget &t, const std::string 
 
 } // namespace
 
-std::string expandHome(const std::string &path)
-{
-    if (path.rfind("~/", 0) != 0)
-        return path;
-    const char *home = std::getenv("HOME");
-    return std::string(home ? home : "") + path.substr(1);
-}
-
 std::string destinationOf(const SshTarget &t)
 {
-    return (t.user.empty() ? std::string() : t.user + "@") + t.host + ":" + std::to_string(t.port);
+    return sshDestination(t.user, t.host, t.port);
 }
 
 SshTarget sshTarget(const HostEntry &entry, int timeoutS)

@@ -99,9 +99,6 @@ private:
     std::string m_destination;
 };
 
-// `path` with a leading "~/" replaced by the local home folder.
-std::string expandHome(const std::string &path);
-
 // An Error for a failed libssh call: the destination, the step and libssh's own message.
 Error sshError(ssh_session_struct *session, const std::string &destination, const std::string &step,
                const std::string &advice = {});

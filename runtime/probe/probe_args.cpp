@@ -1,5 +1,7 @@
 #include "runtime/probe/probe_args.h"
 
+#include "runtime/comm/listen_address.h"
+
 namespace hetplan::runtime::probe {
 
 Result<ProbeArgs> parseProbeArgs(const std::vector<std::string> &words)
@@ -15,6 +17,10 @@ Result<ProbeArgs> parseProbeArgs(const std::vector<std::string> &words)
     if (!command)
         return command.error();
     static_cast<ProbeCommand &>(args) = std::move(command).value();
+    // Ranks of a probe across hosts listen there; a single probe does not.
+    if (args.world > 1)
+        if (Status listen = checkListenAddress(args.comm.listenAddress); !listen)
+            return listen.error();
     return args;
 }
 

@@ -4,6 +4,7 @@
 #include "core/cost/cost_model.h"
 #include "core/io/files.h"
 #include "core/io/measurement_json.h"
+#include "runtime/comm/listen_address.h"
 #include "runtime/worker/executor.h"
 #include "runtime/worker/gloo_backend.h"
 #include "runtime/worker/gpu_rank.h"
@@ -100,6 +101,10 @@ int runWorker(int argc, char **argv)
         return 0;
     }
     const int r = args->rank;
+    // Before the model is built: the CPU backend listens there (CUDA's ranks use NCCL's own).
+    if (args->backend == BackendKind::Gloo)
+        if (Status listen = checkListenAddress(args->comm.listenAddress); !listen)
+            die(r, listen.error());
     JobSource source = jobSource(*args);
     source.rank = r;
     auto job = loadJob(source);

@@ -96,7 +96,8 @@ private Q_SLOTS:
         QCOMPARE(QFile::symLinkTarget(a), b);
     }
 
-    // run, calibrate: the output is checked before the job starts, and never names an input.
+    // run, calibrate, launch, probe: the output is checked before the job starts, and never
+    // names an input.
     void outputsAreCheckedBeforeTheWork_data()
     {
         QTest::addColumn<QStringList>("words");
@@ -131,6 +132,23 @@ private Q_SLOTS:
                            QStringLiteral("--out"),
                            plan}
             << QStringLiteral("--cluster");
+        // launch and probe --hosts: before any host is contacted.
+        const QString hosts
+            = QStringLiteral(HETPLAN_SOURCE_DIR "/tests/fuzz/corpus/hosts/minimal.json");
+        QTest::newRow("launch --out a folder") << QStringList{QStringLiteral("launch"),
+                                                              QStringLiteral("--plan"),
+                                                              plan,
+                                                              QStringLiteral("--model"),
+                                                              model,
+                                                              QStringLiteral("--hosts"),
+                                                              hosts,
+                                                              QStringLiteral("--out"),
+                                                              QStringLiteral("/")}
+                                               << QStringLiteral("--out: /: is a folder");
+        QTest::newRow("probe --out in a missing folder")
+            << QStringList{QStringLiteral("probe"), QStringLiteral("--hosts"), hosts,
+                           QStringLiteral("--out"), QStringLiteral("/nonexistent-folder/p.json")}
+            << QStringLiteral("does not exist");
     }
     void outputsAreCheckedBeforeTheWork()
     {

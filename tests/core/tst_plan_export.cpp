@@ -246,7 +246,7 @@ void TestPlanExport::slurmScriptStartsEveryRankOnItsNode()
     expected.sort();
     QCOMPARE(lines, expected);
     QVERIFY2(run.srunArgs.startsWith(QLatin1String(
-                 "--kill-on-bad-exit=1 --mpi=none --het-group=0-1 bash -c set -euo pipefail")),
+                 "--kill-on-bad-exit=1 --mpi=none --het-group=0-1 bash -c hetplan_task ()")),
              qPrintable(run.srunArgs));
 
     // A task on a node the plan does not use, or one task too many, fails with the reason.

@@ -62,6 +62,45 @@ private Q_SLOTS:
         QCOMPARE(texts(done), QStringList{QString::fromUtf8("2/out host-2: a\uFFFDb\uFFFD")});
     }
 
+    // Output without newlines grew the launcher without bound (480 MB in a minute): a line is
+    // handed out cut at 64 KiB, marked, and the rest of it dropped up to its newline.
+    void longLinesAreCutAndTheirRestDropped()
+    {
+        constexpr std::size_t kLimit = 64 * 1024; // docs/launcher.md, "Output"
+        constexpr std::string_view kMarker = " [hetplan: line cut at 64 KiB]";
+        LaunchLines lines;
+        const std::string chunk(60 * 1024, 'x');
+        std::vector<LaunchLines::Line> got;
+        for (int i = 0; i < 256; ++i) { // 15 MiB in one line, in pieces
+            auto done = lines.add(outputPiece(3, false, chunk));
+            got.insert(got.end(), done.begin(), done.end());
+        }
+        QCOMPARE(got.size(), std::size_t(1)); // cut as soon as the limit was passed
+        QCOMPARE(got[0].text.size(), kLimit + kMarker.size());
+        QVERIFY(got[0].text.ends_with(kMarker));
+        QVERIFY(got[0].text.starts_with(std::string(1000, 'x')));
+        // The same rank's stderr and the next line after the newline are untouched.
+        QCOMPARE(texts(lines.add(outputPiece(3, true, "warn\n"))),
+                 QStringList{QStringLiteral("3/err host-3: warn")});
+        std::string rest = chunk;
+        rest += "\nnext\n";
+        QCOMPARE(texts(lines.add(outputPiece(3, false, rest))),
+                 QStringList{QStringLiteral("3/out host-3: next")});
+        QVERIFY(lines.flush().empty()); // nothing of the long line is held
+
+        // One piece far past the limit, then a line of exactly the limit, which is whole.
+        std::string huge(1 << 20, 'y');
+        huge += '\n';
+        auto big = lines.add(outputPiece(4, false, huge));
+        QCOMPARE(big.size(), std::size_t(1));
+        QVERIFY(big[0].text.ends_with(kMarker));
+        auto exact = lines.add(outputPiece(4, false, std::string(kLimit, 'z')));
+        QVERIFY(exact.empty());
+        exact = lines.add(outputPiece(4, false, "\n"));
+        QCOMPARE(exact.size(), std::size_t(1));
+        QCOMPARE(exact[0].text, std::string(kLimit, 'z'));
+    }
+
     void otherEventsAreNoLines()
     {
         LaunchLines lines;

@@ -10,11 +10,13 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <csignal>
+#include <sys/stat.h>
 
 using namespace hetplan;
 using namespace hetplan::launch;
@@ -83,6 +85,11 @@ private Q_SLOTS:
     void ownCommandGetsTheEnvironment();
     void stopEndsEveryGroup();
     void stopKillsWhatIgnoresTerm();
+    void rowsSharingAHostMustAgree();
+    void homeWorkdirIsUnderTheRemoteHome();
+    void identityThatIsNoFileIsRefusedBeforeAnyHost();
+    void cliRefusesAFifoBeforeAnyHost_data();
+    void cliRefusesAFifoBeforeAnyHost();
 };
 
 void TestLaunchPlan::ranksMapToTheirMachinesHost()
@@ -245,6 +252,13 @@ void TestLaunchPlan::ownCommandGetsTheEnvironment()
     QCOMPARE(printed, QStringLiteral("%1/6 %2 10.0.0.5:4242")
                           .arg(host.ranks[3].rank)
                           .arg(host.ranks[3].rank == 5 ? 2 : 1));
+
+    // A program named with '=' would be read by the host's `env` as one more variable.
+    spec.command = {"/opt/a=b/train"};
+    auto refused = layoutJob(spec, "hp-test");
+    QVERIFY(!refused.ok());
+    QVERIFY2(refused.error().message.find("\"/opt/a=b/train\" contains '='") != std::string::npos,
+             refused.error().message.c_str());
 }
 
 void TestLaunchPlan::stopEndsEveryGroup()
@@ -278,6 +292,118 @@ void TestLaunchPlan::stopKillsWhatIgnoresTerm()
     QCOMPARE(shell(stopCommand(jobDir, 1, 0.3)), QStringLiteral("killed 1"));
     QTRY_VERIFY_WITH_TIMEOUT(!groupAlive(group), 5000);
     QVERIFY(ended(stubborn));
+}
+
+// B and C share 10.0.0.6:2222, one login: a second worker, identity or workdir there used to be
+// ignored or used depending on rank order, and only the first was version-checked.
+void TestLaunchPlan::rowsSharingAHostMustAgree()
+{
+    LaunchSpec spec = asymmetricSpec();
+    spec.hosts.hosts[2].worker = "/opt/other/hetplan-worker";
+    auto layout = layoutJob(spec, "hp-test");
+    QVERIFY(!layout.ok());
+    QCOMPARE(layout.error().kind, ErrorKind::BadInput);
+    QVERIFY2(layout.error().message.starts_with(
+                 "hosts file: hosts[2].worker (machine C): \"/opt/other/hetplan-worker\" differs "
+                 "from \"hetplan-worker\" of machine B (hosts[1])"),
+             layout.error().message.c_str());
+    QVERIFY(!layoutProbe(spec, ProbeCommand{}, "hp-test").ok());
+    // A worker with '=' would be read as a variable by the host's `env` after preflight passed.
+    spec = asymmetricSpec();
+    spec.hosts.hosts[0].worker = "/opt/a=b/hetplan-worker";
+    layout = layoutJob(spec, "hp-test");
+    QVERIFY(!layout.ok());
+    QVERIFY2(layout.error().message.find("hosts[0].worker (machine A)") != std::string::npos,
+             layout.error().message.c_str());
+}
+
+// "~/x" is quoted in every remote command, so it made a folder named "~"; it is the remote
+// home's x, where an SSH session starts.
+void TestLaunchPlan::homeWorkdirIsUnderTheRemoteHome()
+{
+    LaunchSpec spec = asymmetricSpec();
+    spec.hosts.hosts[0].workdir = "~/scratch";
+    spec.hosts.hosts[1].workdir = spec.hosts.hosts[2].workdir = "~";
+    auto layout = layoutJob(spec, "hp-test");
+    QVERIFY2(layout.ok(), layout.ok() ? "" : layout.error().message.c_str());
+    QCOMPARE(layout->hosts[0].jobDir, std::string("scratch/hp-test"));
+    QCOMPARE(layout->hosts[1].jobDir, std::string("./hp-test"));
+    QCOMPARE(layout->hosts[0].ranks[0].resultPath, std::string("scratch/hp-test/rank-0.json"));
+    // As the host's shell runs it from the home: no folder named "~".
+    QTemporaryDir home;
+    QProcess mkdir;
+    mkdir.setWorkingDirectory(home.path());
+    mkdir.start(QStringLiteral("/bin/sh"),
+                {QStringLiteral("-c"),
+                 QString::fromStdString(makeDirectoryCommand(layout->hosts[0].jobDir))});
+    QVERIFY(mkdir.waitForFinished());
+    QVERIFY(QFileInfo(home.filePath(QStringLiteral("scratch/hp-test"))).isDir());
+    QVERIFY(!QFileInfo::exists(home.filePath(QStringLiteral("~"))));
+}
+
+void TestLaunchPlan::identityThatIsNoFileIsRefusedBeforeAnyHost()
+{
+    QTemporaryDir dir;
+    const std::string fifo = dir.filePath(QStringLiteral("key")).toStdString();
+    QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+    LaunchSpec spec = asymmetricSpec();
+    spec.hosts.hosts[0].identity = fifo;
+    auto layout = layoutJob(spec, "hp-test");
+    QVERIFY(!layout.ok());
+    std::string expected = "hosts file: hosts[0].identity (machine A): ";
+    expected += fifo;
+    expected += ": is a FIFO";
+    QVERIFY2(layout.error().message.starts_with(expected), layout.error().message.c_str());
+    QVERIFY(!layoutProbe(spec, ProbeCommand{}, "hp-test").ok());
+}
+
+void TestLaunchPlan::cliRefusesAFifoBeforeAnyHost_data()
+{
+    QTest::addColumn<bool>("asIdentity");
+    QTest::newRow("identity") << true;
+    QTest::newRow("known hosts") << false;
+}
+
+// A FIFO as identity or known-hosts file hung the launch in the SSH library's blocking open,
+// and the first Ctrl-C was ignored.
+void TestLaunchPlan::cliRefusesAFifoBeforeAnyHost()
+{
+    QFETCH(bool, asIdentity);
+    QTemporaryDir dir;
+    const QString fifo = dir.filePath(QStringLiteral("fifo"));
+    QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+    // Port 9 on loopback: nothing to reach, and nothing may be reached before the check.
+    QString rows;
+    for (const char *machine : {"A", "B", "C"})
+        rows
+            += QStringLiteral(R"({"machine": "%1", "host": "127.0.0.1", "port": 9,
+            "workdir": "/tmp"%2},)")
+                   .arg(QLatin1String(machine),
+                        asIdentity ? QStringLiteral(R"(, "identity": "%1")").arg(fifo) : QString());
+    rows.chop(1);
+    const QString hosts = dir.filePath(QStringLiteral("hosts.json"));
+    QFile file(hosts);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(
+        QStringLiteral(R"({"format": "hetplan.hosts/1", "hosts": [%1]})").arg(rows).toUtf8());
+    file.close();
+    QStringList args{QStringLiteral("launch"),
+                     QStringLiteral("--plan"),
+                     runtimeData("asymmetric.plan.json"),
+                     QStringLiteral("--model"),
+                     runtimeData("tiny.model.json"),
+                     QStringLiteral("--hosts"),
+                     hosts};
+    if (!asIdentity)
+        args << QStringLiteral("--known-hosts") << fifo;
+    const CliRun run = runCli(args, 30);
+    QCOMPARE(run.exitCode, 2);
+    const QString message
+        = (asIdentity ? hosts + QStringLiteral(": hosts[0].identity (machine A): ")
+                      : QStringLiteral("--known-hosts "))
+          + fifo + QStringLiteral(": is a FIFO");
+    QVERIFY2(run.err.contains(message), qPrintable(run.err));
+    QVERIFY2(!run.out.contains(QStringLiteral("connecting")), qPrintable(run.out));
 }
 
 HETPLAN_TEST_GUILESS_MAIN(TestLaunchPlan)

@@ -158,6 +158,16 @@ private Q_SLOTS:
             << words({"--repeat", "0"}) << "--repeat: 0 is out of range; valid: 1..";
         QTest::newRow("unknown option") << words({"--gpus", "8"}) << "unknown option --gpus";
         QTest::newRow("unknown model") << words({"--model", "no-such-model"}) << "no-such-model";
+        // Refused before Gloo, whose own lookup crashed the process on a name that does not
+        // resolve (the launcher passes the hosts file's name).
+        QTest::newRow("listen address does not resolve")
+            << words({"--rank", "0", "--world", "2", "--rendezvous", "/tmp", "--listen-address",
+                      "no-such-host.invalid"})
+            << "--listen-address no-such-host.invalid: does not resolve";
+        QTest::newRow("listen address of another host")
+            << words({"--rank", "0", "--world", "2", "--rendezvous", "/tmp", "--listen-address",
+                      "192.0.2.1"})
+            << "--listen-address 192.0.2.1: no address it resolves to belongs to this host";
     }
 
     void badOptionsNameTheOption()

@@ -105,6 +105,8 @@ private Q_SLOTS:
     void interruptStopsEveryRank();
     void refusedBeforeAnyProcessStarts_data();
     void refusedBeforeAnyProcessStarts();
+    void workerRefusesAListenAddressItCannotUse();
+    void moreRanksThanAllowedAreRefused();
 };
 
 void TestRunFaults::killedRankStopsTheRun()
@@ -188,6 +190,45 @@ void TestRunFaults::refusedBeforeAnyProcessStarts()
     QVERIFY2(run.err.contains(plan) && run.err.contains(expected), qPrintable(run.err));
     // No rank was started: none printed anything, and the run never announced its ranks.
     QVERIFY2(!run.out.contains(QStringLiteral("[rank")), qPrintable(run.out));
+    QVERIFY2(!run.out.contains(QStringLiteral("is process")), qPrintable(run.out));
+}
+
+// The launcher passes the hosts file's name as --listen-address; one that does not resolve
+// crashed the worker inside Gloo. Now it is refused, by name, before the model is built.
+void TestRunFaults::workerRefusesAListenAddressItCannotUse()
+{
+    QTemporaryDir rendezvous;
+    QProcess worker;
+    worker.start(hetplan::test::projectProgram("hetplan-worker"),
+                 {QStringLiteral("--plan"),
+                  QStringLiteral(HETPLAN_TEST_DATA_DIR "/good/case-study-2pp.plan.json"),
+                  QStringLiteral("--scale"), QStringLiteral("64"), QStringLiteral("--rank"),
+                  QStringLiteral("0"), QStringLiteral("--world"), QStringLiteral("7"),
+                  QStringLiteral("--rendezvous"), rendezvous.path(), QStringLiteral("--timeout-s"),
+                  QStringLiteral("5"), QStringLiteral("--listen-address"),
+                  QStringLiteral("no-such-host.invalid")});
+    QVERIFY(worker.waitForFinished(30000));
+    const QString err = QString::fromUtf8(worker.readAllStandardError());
+    QCOMPARE(worker.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(worker.exitCode(), 2);
+    QVERIFY2(
+        err.contains(QStringLiteral("--listen-address no-such-host.invalid: does not resolve")),
+        qPrintable(err));
+}
+
+// `run` forked one worker per rank whatever the plan's size; past --max-ranks (default 256) it
+// refuses, before any process starts.
+void TestRunFaults::moreRanksThanAllowedAreRefused()
+{
+    const QString plan = QStringLiteral(HETPLAN_TEST_DATA_DIR "/good/case-study-2pp.plan.json");
+    const CliRun run
+        = runCli({QStringLiteral("run"), QStringLiteral("--plan"), plan, QStringLiteral("--scale"),
+                  QStringLiteral("64"), QStringLiteral("--max-ranks"), QStringLiteral("4")});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(plan
+                              + QStringLiteral(": 7 ranks, one process each on this machine, "
+                                               "is more than --max-ranks 4")),
+             qPrintable(run.err));
     QVERIFY2(!run.out.contains(QStringLiteral("is process")), qPrintable(run.out));
 }
 
