@@ -1,12 +1,12 @@
 // LaunchJob (launch_job.h): the phases of a job across its hosts. Preflight and uploads run on
 // a bounded pool of threads, a host per thread at a time; a phase starts only when every host
 // finished the one before, so a failed preflight anywhere leaves nothing started anywhere. The
-// running phase is one loop on the caller's thread over every host's agent (agent_run.h).
+// running phase is one loop on the caller's thread over every host's agent (launch_agents.h).
 #include "runtime/launcher/launch_job.h"
 
 #include "core/io/measurement_json.h"
 #include "core/io/probe_file.h"
-#include "runtime/launcher/agent_run.h"
+#include "runtime/launcher/launch_agents.h"
 #include "runtime/launcher/host_pool.h"
 #include "runtime/launcher/launch_host.h"
 #include "runtime/launcher/launch_plan.h"

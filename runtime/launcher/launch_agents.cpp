@@ -1,6 +1,6 @@
-// The running phase (agent_run.h): every host's agent channel watched by one loop, frames in
+// The running phase (launch_agents.h): every host's agent channel watched by one loop, frames in
 // and out as docs/launcher.md, "The host agent" describes them.
-#include "runtime/launcher/agent_run.h"
+#include "runtime/launcher/launch_agents.h"
 
 #include "base/version.h"
 #include "runtime/agent/store_keys.h"
