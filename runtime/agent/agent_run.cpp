@@ -21,6 +21,7 @@
 #include <optional>
 #include <poll.h>
 #include <span>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -69,6 +70,7 @@ private:
     void sendResult(const RankProcess &process, const std::string &file);
     void escalate(Clock::time_point now);
     bool allEnded() const;
+    void endStragglers();
     int finish();
 
     int m_in;
@@ -248,8 +250,9 @@ void Agent::readSignals()
     }
 }
 
-// Reaps every rank that ended. Its group is killed while its leader is still a zombie (so the
-// group's id cannot be reused yet): what a rank leaves behind ends with it.
+// Reaps every child that ended: ranks, and (the agent being a subreaper) what they left
+// behind. A rank's group is killed while its leader is still a zombie (so the group's id cannot
+// be reused yet): what a rank leaves behind ends with it.
 void Agent::reap()
 {
     for (;;) {
@@ -257,7 +260,10 @@ void Agent::reap()
         if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0)
             return;
         const pid_t pid = info.si_pid;
-        ::kill(-pid, SIGKILL);
+        const bool rank = std::any_of(m_ranks.begin(), m_ranks.end(),
+                                      [pid](const RankProcess &p) { return p.pid == pid; });
+        if (rank)
+            ::kill(-pid, SIGKILL);
         int status = 0;
         while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
         }
@@ -330,9 +336,27 @@ bool Agent::allEnded() const
                        [](const RankProcess &p) { return p.reported; });
 }
 
+// Processes of the job that outlived their rank's group (they moved to a session of their own)
+// came back to the agent as its children: they are killed and reaped before the agent ends.
+void Agent::endStragglers()
+{
+    const auto deadline = Clock::now() + kKillDrainS;
+    std::vector<pid_t> left = ownChildren();
+    while (!left.empty() && Clock::now() < deadline) {
+        for (pid_t pid : left)
+            ::kill(pid, SIGKILL);
+        ::poll(nullptr, 0, 20);
+        reap();
+        left = ownChildren();
+    }
+    if (!left.empty())
+        message(std::to_string(left.size()) + " process(es) of the job did not end after KILL");
+}
+
 // Every rank ended: the store socket and the job folder go, the launcher hears Finished.
 int Agent::finish()
 {
+    endStragglers();
     if (m_killed > 0)
         message(std::to_string(m_killed) + " rank(s) killed after TERM");
     m_store.reset();
@@ -413,6 +437,8 @@ int Agent::run()
 int runAgent(int inFd, int outFd)
 {
     std::signal(SIGPIPE, SIG_IGN);
+    // Whatever a rank starts and leaves comes back to the agent, which then reaps or kills it.
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
     sigset_t handled;
     ::sigemptyset(&handled);
     for (int signal : {SIGCHLD, SIGTERM, SIGHUP, SIGINT})

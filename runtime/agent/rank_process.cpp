@@ -3,8 +3,11 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -181,6 +184,31 @@ std::string describeExit(int waitStatus)
 bool signalGroup(const RankProcess &process, int signal)
 {
     return process.pid > 0 && ::kill(-process.pid, signal) == 0;
+}
+
+std::vector<pid_t> ownChildren()
+{
+    const pid_t self = ::getpid();
+    std::vector<pid_t> children;
+    std::error_code ec;
+    for (const auto &entry : std::filesystem::directory_iterator("/proc", ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        // /proc/PID/stat: "PID (COMMAND) STATE PPID ..."; the command may hold spaces and ')'.
+        std::ifstream stat(entry.path() / "stat");
+        std::string line;
+        std::getline(stat, line);
+        const auto close = line.rfind(')');
+        if (close == std::string::npos)
+            continue;
+        char state = 0;
+        long parent = 0;
+        if (std::sscanf(line.c_str() + close + 1, " %c %ld", &state, &parent) == 2
+            && parent == self)
+            children.push_back(pid_t(std::stol(name)));
+    }
+    return children;
 }
 
 } // namespace hetplan::agent

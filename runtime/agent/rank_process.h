@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <sys/types.h>
+#include <vector>
 
 namespace hetplan::agent {
 
@@ -36,5 +37,9 @@ std::string describeExit(int waitStatus);
 
 // Sends `signal` to the rank's process group; false when no process of the group is left.
 bool signalGroup(const RankProcess &process, int signal);
+
+// The processes whose parent is this one (from /proc): with the agent a child subreaper, every
+// process of the job that is still alive, whatever group or session it moved to.
+std::vector<pid_t> ownChildren();
 
 } // namespace hetplan::agent

@@ -1,0 +1,416 @@
+// `hetplan-worker agent` (docs/launcher.md, "The host agent") with this test as its launcher:
+// real ranks meet through its store socket and train as a local run does; Cancel, a launcher
+// gone and a broken frame leave no process, no socket and no job folder; a rank that floods its
+// output does not grow the agent; only the job's user reaches the store.
+#include "agent_fixture.h"
+#include "core/cost/measurement.h"
+#include "core/io/files.h"
+#include "core/io/measurement_json.h"
+#include "core/launch/worker_command.h"
+#include "run_test_support.h"
+#include "tests/test_registry.h"
+
+#include <QDir>
+#include <QFile>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace hetplan;
+using namespace hetplan::agent;
+using namespace hetplan::agent::test;
+
+namespace {
+
+// A job folder inside a temporary folder: the agent removes the job folder itself.
+struct JobFolder
+{
+    QTemporaryDir parent;
+    QString path;
+    JobFolder()
+        : path(parent.path() + QStringLiteral("/job"))
+    {
+        QDir().mkpath(path);
+    }
+    bool gone() const { return !QFileInfo::exists(path); }
+};
+
+RankSpec shellRank(int rank, const std::string &script)
+{
+    return {rank, {"/bin/sh", "-c", script}, {}, {}};
+}
+
+std::vector<Frame> ofKind(const std::vector<Frame> &frames, FrameKind kind)
+{
+    std::vector<Frame> out;
+    for (const Frame &f : frames)
+        if (f.kind == kind)
+            out.push_back(f);
+    return out;
+}
+
+std::string joined(const std::vector<Frame> &frames, FrameKind kind)
+{
+    std::string text;
+    for (const Frame &f : ofKind(frames, kind)) {
+        text += f.payload;
+        text += '\n';
+    }
+    return text;
+}
+
+// Reads frames until every rank of `ranks` sent Started and then printed "start"; their pids.
+std::vector<pid_t> waitUntilStarted(AgentFixture &agent, int ranks)
+{
+    std::vector<pid_t> pids;
+    int printed = 0;
+    while (printed < ranks) {
+        auto frame = agent.next();
+        if (!frame)
+            break;
+        if (frame->kind == FrameKind::Started)
+            pids.push_back(pid_t(std::stol(frame->payload)));
+        if (frame->kind == FrameKind::Stdout && frame->payload.find("start") != std::string::npos)
+            ++printed;
+    }
+    return pids;
+}
+
+// No process is left of any of `pids`, nor of their process groups.
+bool nothingLeft(const std::vector<pid_t> &pids)
+{
+    for (pid_t pid : pids) {
+        const int self = ::kill(pid, 0) == 0 ? 0 : errno;
+        const int group = ::kill(-pid, 0) == 0 ? 0 : errno;
+        if (self != ESRCH || group != ESRCH) {
+            qWarning("process %d: %d, group %d", int(pid), self, group);
+            return false;
+        }
+    }
+    return true;
+}
+
+long residentKiB(qint64 pid)
+{
+    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!status.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray &line : status.readAll().split('\n'))
+        if (line.startsWith("VmRSS:"))
+            return line.mid(6).trimmed().split(' ').front().toLong();
+    return -1;
+}
+
+std::string cat(std::initializer_list<std::string_view> parts)
+{
+    std::string text;
+    for (std::string_view part : parts)
+        text += part;
+    return text;
+}
+
+} // namespace
+
+class TestAgent : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void realRanksTrainAsALocalRunDoes();
+    void cancelStopsEveryRankAndRemovesTheFolder();
+    void launcherGoneStopsTheJob();
+    void floodingRankKeepsTheAgentSmall();
+    void storeSocketIsTheJobUsersAlone();
+    void malformedFrameStopsTheJob();
+    void refusesAJobFolderItDoesNotRunIn();
+    void rankThatCannotRunIsReported();
+};
+
+// (a) The ranks of a TP 2 → TP 1 plan meet through the agent's store socket, exit 0 and
+// return results whose losses equal `hetplan-cli run`'s for the same plan.
+void TestAgent::realRanksTrainAsALocalRunDoes()
+{
+    using runtime::test::runtimeData;
+    const QString plan = runtimeData("tp2-tp1.plan.json");
+    const QString model = runtimeData("tiny.model.json");
+    QTemporaryDir dir;
+    const QString localOut = dir.filePath(QStringLiteral("local.json"));
+    const runtime::test::CliRun local = runtime::test::runCli(
+        {QStringLiteral("run"), QStringLiteral("--plan"), plan, QStringLiteral("--model"), model,
+         QStringLiteral("--out"), localOut});
+    QVERIFY2(local.exitCode == 0, qPrintable(local.out + local.err));
+    auto expected = loadMeasurement(localOut.toStdString());
+    QVERIFY(expected.ok());
+
+    JobFolder job;
+    AgentSpec spec;
+    spec.jobDir = job.path.toStdString();
+    spec.serveStore = true;
+    const int world = int(expected->ranks.size());
+    QCOMPARE(world, 3);
+    for (int r = 0; r < world; ++r) {
+        WorkerCommand command;
+        command.plan = plan.toStdString();
+        command.model = model.toStdString();
+        command.rank = r;
+        command.world = world;
+        command.comm.rendezvous = cat({"unix:", spec.jobDir, "/", kStoreSocketName});
+        command.comm.timeoutS = 60;
+        command.out = "rank-" + std::to_string(r) + ".json";
+        spec.ranks.push_back(
+            {r,
+             workerCommandLine(hetplan::test::projectProgram("hetplan-worker").toStdString(),
+                               command),
+             {{"OPENBLAS_NUM_THREADS", "1"}},
+             command.out});
+    }
+    AgentFixture agent(job.path);
+    auto ready = agent.next();
+    QVERIFY(ready && ready->kind == FrameKind::Ready);
+    QCOMPARE(QString::fromStdString(ready->payload).section(QLatin1Char(' '), 0, 0),
+             QStringLiteral("hetplan-worker"));
+    agent.sendSpec(spec);
+    const std::vector<Frame> frames = agent.untilFinished(240000);
+    QVERIFY2(!frames.empty() && frames.back().kind == FrameKind::Finished,
+             joined(frames, FrameKind::Stderr).c_str());
+    QCOMPARE(agent.exitCode(), 0);
+    QVERIFY(job.gone());
+
+    QCOMPARE(int(ofKind(frames, FrameKind::Exited).size()), world);
+    for (const Frame &exited : ofKind(frames, FrameKind::Exited))
+        QVERIFY2(exited.payload == "exit 0", joined(frames, FrameKind::Stderr).c_str());
+    std::vector<Measurement> parts;
+    for (const Frame &result : ofKind(frames, FrameKind::Result)) {
+        auto part = parseMeasurement(result.payload, "rank " + std::to_string(result.rank));
+        QVERIFY2(part.ok(), part.ok() ? "" : part.error().message.c_str());
+        parts.push_back(std::move(part).value());
+    }
+    auto merged = mergeRankMeasurements(std::move(parts));
+    QVERIFY2(merged.ok(), merged.ok() ? "" : merged.error().message.c_str());
+    QCOMPARE(merged->ranks.size(), expected->ranks.size());
+    QCOMPARE(merged->loss, expected->loss);
+}
+
+// (b) Cancel: TERM to every group, KILL after the grace period for a rank that ignores TERM,
+// reported; within grace + 2 s no process of any rank is left and the folder is gone.
+void TestAgent::cancelStopsEveryRankAndRemovesTheFolder()
+{
+    JobFolder job;
+    AgentSpec spec;
+    spec.jobDir = job.path.toStdString();
+    spec.graceS = 1;
+    for (int r = 0; r < 16; ++r)
+        spec.ranks.push_back(shellRank(r, "echo start; sleep 30"));
+    spec.ranks.push_back(shellRank(16, "trap '' TERM; echo start; sleep 30"));
+    AgentFixture agent(job.path);
+    agent.sendSpec(spec);
+    const std::vector<pid_t> pids = waitUntilStarted(agent, 17);
+    QCOMPARE(int(pids.size()), 17);
+
+    QElapsedTimer clock;
+    clock.start();
+    agent.send({FrameKind::Cancel, -1, {}});
+    const std::vector<Frame> frames = agent.untilFinished();
+    QCOMPARE(agent.exitCode(), 0);
+    const double stoppedS = double(clock.elapsed()) / 1000.0;
+    qInfo("Cancel to Finished: %.2f s", stoppedS);
+    QVERIFY2(stoppedS <= spec.graceS + 2, qPrintable(QString::number(stoppedS)));
+    QVERIFY(!frames.empty() && frames.back().kind == FrameKind::Finished);
+    QVERIFY(nothingLeft(pids));
+    QVERIFY(job.gone());
+
+    const std::vector<Frame> exited = ofKind(frames, FrameKind::Exited);
+    QCOMPARE(int(exited.size()), 17);
+    for (const Frame &f : exited)
+        QCOMPARE(f.payload, f.rank == 16 ? std::string("signal 9") : std::string("signal 15"));
+    QVERIFY2(joined(frames, FrameKind::Message).find("1 rank(s) killed after TERM")
+                 != std::string::npos,
+             joined(frames, FrameKind::Message).c_str());
+}
+
+// (c) The launcher's end of the channel closes mid-run: the same cleanup, and a non-zero exit.
+void TestAgent::launcherGoneStopsTheJob()
+{
+    JobFolder job;
+    AgentSpec spec;
+    spec.jobDir = job.path.toStdString();
+    spec.graceS = 1;
+    spec.serveStore = true;
+    for (int r = 0; r < 4; ++r)
+        spec.ranks.push_back(shellRank(r, "echo start; sleep 30"));
+    AgentFixture agent(job.path);
+    agent.sendSpec(spec);
+    const std::vector<pid_t> pids = waitUntilStarted(agent, 4);
+    QCOMPARE(int(pids.size()), 4);
+    QVERIFY(QFileInfo::exists(job.path + QStringLiteral("/store.sock")));
+
+    agent.process().closeWriteChannel();
+    const std::vector<Frame> frames = agent.untilFinished();
+    QCOMPARE(agent.exitCode(), 1);
+    QVERIFY(!frames.empty() && frames.back().kind == FrameKind::Finished);
+    QVERIFY(nothingLeft(pids));
+    QVERIFY(job.gone());
+}
+
+// (d) A rank prints 96 MiB without a newline while the launcher reads nothing for a while: the
+// agent holds a bounded queue (the rank blocks on its pipe), and every byte arrives in the end.
+// The agent's memory is measured against its own at the start (the worker's libraries).
+void TestAgent::floodingRankKeepsTheAgentSmall()
+{
+    constexpr long kOutputBytes = 96L << 20;
+    constexpr long kMaxGrowthKiB = 32 * 1024;
+    JobFolder job;
+    AgentSpec spec;
+    spec.jobDir = job.path.toStdString();
+    spec.ranks.push_back(
+        shellRank(0, "head -c " + std::to_string(kOutputBytes) + " /dev/zero | tr '\\0' x"));
+    AgentFixture agent(job.path);
+    auto frame = agent.next();
+    QVERIFY(frame && frame->kind == FrameKind::Ready);
+    const long idleKiB = residentKiB(agent.pid());
+    agent.sendSpec(spec);
+    std::this_thread::sleep_for(std::chrono::seconds(3)); // the test reads nothing meanwhile
+    long peakKiB = residentKiB(agent.pid());
+    qInfo("agent VmRSS idle %ld KiB, while its launcher reads nothing %ld KiB", idleKiB, peakKiB);
+
+    long received = 0;
+    for (;;) {
+        frame = agent.next();
+        QVERIFY(frame.has_value());
+        if (frame->kind == FrameKind::Stdout) {
+            QVERIFY(frame->payload.size() <= kMaxOutputPieceBytes);
+            received += long(frame->payload.size());
+            if (received % (8L << 20) < long(kMaxOutputPieceBytes))
+                peakKiB = std::max(peakKiB, residentKiB(agent.pid()));
+        }
+        if (frame->kind == FrameKind::Finished)
+            break;
+    }
+    QCOMPARE(received, kOutputBytes);
+    QCOMPARE(agent.exitCode(), 0);
+    QVERIFY2(idleKiB > 0 && peakKiB - idleKiB < kMaxGrowthKiB,
+             qPrintable(QStringLiteral("grew by %1 KiB").arg(peakKiB - idleKiB)));
+}
+
+// (e) The store socket is 0600 in a 0700 job folder: a process of another user (uid nobody)
+// is refused at connect, the job's user gets through to the launcher's keys.
+void TestAgent::storeSocketIsTheJobUsersAlone()
+{
+    if (::geteuid() != 0)
+        QSKIP("connecting as uid nobody needs root");
+    // The system's python: a user's own (pyenv …) may be out of uid nobody's reach.
+    const QString python = QStringLiteral("/usr/bin/python3");
+    if (QStandardPaths::findExecutable(QStringLiteral("setpriv")).isEmpty()
+        || !QFileInfo(python).isExecutable())
+        QSKIP("setpriv or /usr/bin/python3 is missing (Debian: util-linux, python3)");
+    JobFolder job;
+    ::chmod(QFile::encodeName(job.parent.path()).constData(), 0755);
+    AgentSpec spec;
+    spec.jobDir = job.path.toStdString();
+    spec.serveStore = true;
+    spec.ranks.push_back(shellRank(0, "echo start; sleep 30"));
+    AgentFixture agent(job.path);
+    agent.sendSpec(spec);
+    QCOMPARE(int(waitUntilStarted(agent, 1).size()), 1);
+    const QString socket = job.path + QStringLiteral("/store.sock");
+    QCOMPARE(int(QFileInfo(job.path).permissions() & 0x7777), 0x7700);
+    struct stat info
+    {
+    };
+    QCOMPARE(::stat(QFile::encodeName(socket).constData(), &info), 0);
+    QCOMPARE(int(info.st_mode & 07777), 0600);
+
+    const QString connect = QStringLiteral(
+        "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ntry:\n s.connect(sys.argv[1])\n"
+        "except OSError as e:\n print(e.strerror)\n sys.exit(3)\nprint('connected')\n");
+    QProcess other;
+    other.start(QStringLiteral("setpriv"),
+                {QStringLiteral("--reuid=65534"), QStringLiteral("--regid=65534"),
+                 QStringLiteral("--clear-groups"), python, QStringLiteral("-c"), connect, socket});
+    QVERIFY(other.waitForFinished(20000));
+    const QString said = QString::fromUtf8(other.readAll()).trimmed();
+    QCOMPARE(other.exitCode(), 3);
+    QCOMPARE(said, QStringLiteral("Permission denied"));
+
+    QProcess self;
+    self.start(python, {QStringLiteral("-c"), connect, socket});
+    QVERIFY(self.waitForFinished(20000));
+    QCOMPARE(QString::fromUtf8(self.readAll()).trimmed(), QStringLiteral("connected"));
+    agent.send({FrameKind::Cancel, -1, {}});
+    agent.untilFinished();
+    QCOMPARE(agent.exitCode(), 0);
+    QVERIFY(job.gone());
+}
+
+// (f) A frame of an unknown kind from the launcher: nothing after it can be trusted, so the
+// agent stops every rank, cleans up and exits non-zero.
+void TestAgent::malformedFrameStopsTheJob()
+{
+    JobFolder job;
+    AgentSpec spec;
+    spec.jobDir = job.path.toStdString();
+    spec.graceS = 1;
+    spec.ranks.push_back(shellRank(0, "echo start; sleep 30"));
+    spec.ranks.push_back(shellRank(1, "echo start; sleep 30"));
+    AgentFixture agent(job.path);
+    agent.sendSpec(spec);
+    const std::vector<pid_t> pids = waitUntilStarted(agent, 2);
+    QCOMPARE(int(pids.size()), 2);
+    agent.process().write(QByteArray("\x63\xff\xff\xff\xff\x00\x00\x00\x00", 9));
+    const std::vector<Frame> frames = agent.untilFinished();
+    QCOMPARE(agent.exitCode(), 1);
+    QVERIFY(nothingLeft(pids));
+    QVERIFY(job.gone());
+    QVERIFY2(joined(frames, FrameKind::Message).find("unknown frame kind 99") != std::string::npos,
+             joined(frames, FrameKind::Message).c_str());
+}
+
+// The folder the agent removes at the end must be the one it runs in.
+void TestAgent::refusesAJobFolderItDoesNotRunIn()
+{
+    JobFolder job;
+    QTemporaryDir other;
+    AgentSpec spec;
+    spec.jobDir = other.path().toStdString();
+    spec.ranks.push_back(shellRank(0, "echo start"));
+    AgentFixture agent(job.path);
+    agent.sendSpec(spec);
+    const std::vector<Frame> frames = agent.untilFinished();
+    QCOMPARE(agent.exitCode(), 2);
+    QVERIFY(ofKind(frames, FrameKind::Started).empty());
+    QVERIFY2(joined(frames, FrameKind::Message).find("refused the job") != std::string::npos,
+             joined(frames, FrameKind::Message).c_str());
+    QVERIFY(QFileInfo::exists(other.path()));
+    QVERIFY(!job.gone());
+}
+
+// A rank whose program is missing: a Message that says which and why, then its Exited.
+void TestAgent::rankThatCannotRunIsReported()
+{
+    JobFolder job;
+    AgentSpec spec;
+    spec.jobDir = job.path.toStdString();
+    spec.ranks.push_back(shellRank(0, "echo fine"));
+    spec.ranks.push_back({3, {"/nonexistent/hetplan-worker", "--version"}, {}, {}});
+    AgentFixture agent(job.path);
+    agent.sendSpec(spec);
+    const std::vector<Frame> frames = agent.untilFinished();
+    QCOMPARE(agent.exitCode(), 0);
+    QVERIFY(joined(frames, FrameKind::Message)
+                .find("rank 3: cannot run /nonexistent/hetplan-worker: No such file or directory")
+            != std::string::npos);
+    for (const Frame &f : ofKind(frames, FrameKind::Exited))
+        QCOMPARE(f.payload, f.rank == 3 ? std::string("exit 127") : std::string("exit 0"));
+    QCOMPARE(joined(frames, FrameKind::Stdout), std::string("fine\n\n"));
+    QVERIFY(job.gone());
+}
+
+HETPLAN_TEST_APPLESS_MAIN(TestAgent)
+#include "tst_agent.moc"
