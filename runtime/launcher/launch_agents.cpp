@@ -8,6 +8,8 @@
 #include "runtime/launcher/remote_command.h"
 
 #include <chrono>
+#include <csignal>
+#include <optional>
 
 namespace hetplan::launch {
 
@@ -87,6 +89,7 @@ private:
     void answerStore(std::size_t index, const Frame &frame);
     // The channel is gone: closes it; `lost` tells the job why, unless it had finished.
     void close(std::size_t index, const std::string &lost);
+    void rankFailed(const Link &link, const Frame &exited);
     void stopEveryAgent();
 
     const JobLayout &m_layout;
@@ -97,6 +100,7 @@ private:
     agent::StoreKeys m_store;
     RankResults m_results;
     int m_masterPort = 0;
+    std::optional<Clock::time_point> m_firstRankFailure;
 };
 
 void AgentLoop::start(Link &link)
@@ -181,12 +185,8 @@ void AgentLoop::handle(std::size_t index, const Frame &frame)
         break;
     }
     case FrameKind::Exited:
-        if (frame.payload != "exit 0") {
-            const bool signalled = frame.payload.starts_with("signal ");
-            const std::string number = frame.payload.substr(frame.payload.find(' ') + 1);
-            m_control.fail(rankOnHost(frame.rank, link) + " failed ("
-                           + (signalled ? "killed by signal " : "exit status ") + number + ")");
-        }
+        if (frame.payload != "exit 0")
+            rankFailed(link, frame);
         break;
     case FrameKind::Result:
         m_results[frame.rank] = frame.payload;
@@ -202,6 +202,26 @@ void AgentLoop::handle(std::size_t index, const Frame &frame)
         break;
     default: // Started, Heartbeat: being heard is all
         break;
+    }
+}
+
+// The ranks of a job fail together: when one is killed, its peers fail on their connections to
+// it, and their reports may arrive first. A rank killed by a signal other than the stop's TERM
+// before the stop could have killed anything (within the grace period of the first failure)
+// is the cause, and is told instead.
+void AgentLoop::rankFailed(const Link &link, const Frame &exited)
+{
+    const bool signalled = exited.payload.starts_with("signal ");
+    const std::string number = exited.payload.substr(exited.payload.find(' ') + 1);
+    const std::string why = rankOnHost(exited.rank, link) + " failed ("
+                            + (signalled ? "killed by signal " : "exit status ") + number + ")";
+    const Clock::time_point now = Clock::now();
+    if (!m_firstRankFailure) {
+        m_firstRankFailure = now;
+        m_control.fail(why);
+    } else if (signalled && number != std::to_string(SIGTERM) && !m_control.cancelled()
+               && now - *m_firstRankFailure < seconds(m_spec.stopGraceS)) {
+        m_control.failFirst(why);
     }
 }
 

@@ -71,6 +71,13 @@ void JobControl::fail(const std::string &why)
     m_stop = true;
 }
 
+void JobControl::failFirst(const std::string &why)
+{
+    std::lock_guard lock(m_mutex);
+    m_failure = why;
+    m_stop = true;
+}
+
 void JobControl::cancel()
 {
     m_cancelled = true;

@@ -19,6 +19,9 @@ class JobControl
 public:
     // The first failure wins; later ones (ranks dying because of the stop) are not news.
     void fail(const std::string &why);
+    // A failure that explains those told before it (a rank killed from outside, whose peers
+    // failed a moment earlier because it was gone): it replaces them, unless a person cancelled.
+    void failFirst(const std::string &why);
     void cancel();
     bool stopping() const { return m_stop.load(); }
     bool cancelled() const { return m_cancelled.load(); }
