@@ -63,8 +63,8 @@ std::string agentSaid(const Link &link)
 class AgentLoop
 {
 public:
-    AgentLoop(const std::vector<AgentHost> &hosts, const JobLayout &layout,
-              const LaunchSpec &spec, JobControl &control, const LaunchSink &sink)
+    AgentLoop(const std::vector<AgentHost> &hosts, const JobLayout &layout, const LaunchSpec &spec,
+              JobControl &control, const LaunchSink &sink)
         : m_layout(layout)
         , m_spec(spec)
         , m_control(control)
@@ -109,8 +109,8 @@ void AgentLoop::start(Link &link)
     auto started = link.where->session->start(agentCommand(link.where->jobDir, host.worker));
     link.lastHeard = link.lastSent = Clock::now();
     if (!started) {
-        m_control.fail(host.destination + ": the job's agent did not start: "
-                       + started.error().message);
+        m_control.fail(host.destination
+                       + ": the job's agent did not start: " + started.error().message);
         return;
     }
     link.channel = std::move(started).value();
@@ -142,8 +142,8 @@ void AgentLoop::answerStore(std::size_t index, const Frame &frame)
     Link &link = m_links[index];
     auto request = agent::decodeStoreRequest(frame.payload);
     if (!request) {
-        close(index, link.destination() + ": the agent sent a broken store request: "
-                         + request.error().message);
+        close(index, link.destination()
+                         + ": the agent sent a broken store request: " + request.error().message);
         return;
     }
     link.storeRankOf[request->id] = frame.rank;
@@ -257,8 +257,8 @@ void AgentLoop::pump(std::size_t index)
     for (;;) {
         auto frame = link.reader.next();
         if (!frame) {
-            close(index, link.destination() + ": the agent's stream broke: "
-                             + frame.error().message);
+            close(index,
+                  link.destination() + ": the agent's stream broke: " + frame.error().message);
             return;
         }
         if (!*frame)

@@ -6,8 +6,8 @@
 
 #include "core/io/measurement_json.h"
 #include "core/io/probe_file.h"
-#include "runtime/launcher/launch_agents.h"
 #include "runtime/launcher/host_pool.h"
+#include "runtime/launcher/launch_agents.h"
 #include "runtime/launcher/launch_host.h"
 #include "runtime/launcher/launch_plan.h"
 
@@ -87,7 +87,8 @@ Result<RankResults> runLayout(const launch::JobLayout &layout, const LaunchSpec 
     });
     std::vector<launch::AgentHost> agents;
     for (std::size_t i = 0; i < hosts.size(); ++i)
-        agents.push_back({sessions[i].get(), &hosts[i], uploaded[i] ? *uploaded[i] : hosts[i].jobDir});
+        agents.push_back(
+            {sessions[i].get(), &hosts[i], uploaded[i] ? *uploaded[i] : hosts[i].jobDir});
     // An agent that finished removed its folder; any other folder made is removed here.
     std::vector<bool> finished(hosts.size(), false);
     struct FolderRemoval

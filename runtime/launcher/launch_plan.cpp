@@ -209,8 +209,12 @@ Result<JobLayout> layoutProbe(const LaunchSpec &spec, const ProbeCommand &measur
         const SshTarget target = sshTarget(*entry, spec.connectTimeoutS);
         start.probe->out = rank == 0 ? "probe.json" : "";
         start.resultFile = start.probe->out;
-        layout.hosts.push_back({destinationOf(target), target, entry->worker,
-                                jobDirectory(entry->workdir, jobId), {std::move(start)}, 0});
+        layout.hosts.push_back({destinationOf(target),
+                                target,
+                                entry->worker,
+                                jobDirectory(entry->workdir, jobId),
+                                {std::move(start)},
+                                0});
     }
     layout.measured = false;
     return layout;

@@ -104,7 +104,8 @@ QString commandLine(int pid)
 bool isRank(int pid)
 {
     const QString line = commandLine(pid);
-    return line.contains(QLatin1String("hetplan-worker")) && line.contains(QLatin1String(" --rank "));
+    return line.contains(QLatin1String("hetplan-worker"))
+           && line.contains(QLatin1String(" --rank "));
 }
 
 // Whether a process running as user `uid` could connect to the Unix socket `path`.
@@ -118,10 +119,10 @@ bool connectsAs(uid_t uid, const QByteArray &path)
         const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
         sockaddr_un address{};
         address.sun_family = AF_UNIX;
-        for (std::size_t i = 0; i < std::size_t(path.size()) && i + 1 < sizeof address.sun_path; ++i)
+        for (std::size_t i = 0; i < std::size_t(path.size()) && i + 1 < sizeof address.sun_path;
+             ++i)
             address.sun_path[i] = path[qsizetype(i)];
-        const bool ok
-            = ::connect(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0;
+        const bool ok = ::connect(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0;
         ::_exit(ok ? 0 : 1);
     }
     int status = 0;
@@ -169,6 +170,8 @@ private:
     QStringList jobListeners(int i) const;
     // The job folders left under host i's workdir.
     QStringList jobFolders(int i) const;
+    // Neither a listener nor a job folder of the job left on host i.
+    void expectHostClean(int i);
     // Kills every sshd process of host i, as when the host's SSH server dies.
     int killSshd(int i);
 
@@ -264,7 +267,8 @@ QStringList TestLaunch::listeners(int i) const
              {QStringLiteral("netns"), QStringLiteral("exec"), m_hosts.name(i),
               findTool(QStringLiteral("ss")), QStringLiteral("-ltnpH")});
     ss.waitForFinished(10000);
-    return QString::fromUtf8(ss.readAllStandardOutput()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    return QString::fromUtf8(ss.readAllStandardOutput())
+        .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
 }
 
 QStringList TestLaunch::jobListeners(int i) const
@@ -280,6 +284,12 @@ QStringList TestLaunch::jobFolders(int i) const
 {
     return QDir(m_dir.filePath(QStringLiteral("host-%1").arg(i)))
         .entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden);
+}
+
+void TestLaunch::expectHostClean(int i)
+{
+    QVERIFY2(jobListeners(i).isEmpty(), qPrintable(jobListeners(i).join(QLatin1Char('\n'))));
+    QVERIFY2(jobFolders(i).isEmpty(), qPrintable(jobFolders(i).join(QStringLiteral(", "))));
 }
 
 int TestLaunch::killSshd(int i)
@@ -334,7 +344,7 @@ void TestLaunch::manyRanksOnOneHost()
     for (int r = 0; r < ranks; ++r)
         QCOMPARE(measured->ranks[std::size_t(r)].rank, r);
     QVERIFY(!measured->loss.empty());
-    QVERIFY2(jobFolders(0).isEmpty(), qPrintable(jobFolders(0).join(QStringLiteral(", "))));
+    expectHostClean(0);
     expectNothingLeft("after the job");
 }
 
@@ -356,7 +366,8 @@ void TestLaunch::onlyTheRanksListen()
         for (int i = 0; i < kHosts; ++i) {
             for (const QString &line : listeners(i)) {
                 const QString local = line.simplified().section(QLatin1Char(' '), 3, 3);
-                if (local.startsWith(QLatin1String("127.")) || local.startsWith(QLatin1String("[::1]")))
+                if (local.startsWith(QLatin1String("127."))
+                    || local.startsWith(QLatin1String("[::1]")))
                     continue;
                 if (line.contains(QLatin1String("((\"sshd\""))) {
                     sshdSeen = true; // the host's own SSH server, not the job's
@@ -365,9 +376,9 @@ void TestLaunch::onlyTheRanksListen()
                 const qsizetype at = line.indexOf(QLatin1String("pid="));
                 const int pid
                     = at < 0 ? -1 : line.mid(at + 4).section(QLatin1Char(','), 0, 0).toInt();
-                QVERIFY2(isRank(pid), qPrintable(m_hosts.name(i) + QStringLiteral(": ") + line
-                                                 + QStringLiteral(" is not a rank's: ")
-                                                 + commandLine(pid)));
+                QVERIFY2(isRank(pid),
+                         qPrintable(m_hosts.name(i) + QStringLiteral(": ") + line
+                                    + QStringLiteral(" is not a rank's: ") + commandLine(pid)));
                 if (!seen.contains(local))
                     seen << local;
             }
@@ -384,8 +395,8 @@ void TestLaunch::onlyTheRanksListen()
         const QStringList folders = jobFolders(i);
         QCOMPARE(folders.size(), 1);
         const QString folder = m_dir.filePath(QStringLiteral("host-%1/").arg(i) + folders.first());
-        QCOMPARE(QFile::permissions(folder) & (QFile::ReadOther | QFile::ExeOther | QFile::ReadGroup
-                                               | QFile::ExeGroup),
+        QCOMPARE(QFile::permissions(folder)
+                     & (QFile::ReadOther | QFile::ExeOther | QFile::ReadGroup | QFile::ExeGroup),
                  QFile::Permissions());
         const QByteArray socket = QFile::encodeName(folder + QStringLiteral("/store.sock"));
         QVERIFY2(QFileInfo::exists(QString::fromLocal8Bit(socket)), socket.constData());
@@ -517,10 +528,8 @@ void TestLaunch::cancelStopsEveryRank()
     qInfo("cancel: every process of the job gone %lld ms after SIGINT; launch exited after %lld ms",
           lastGoneMs, stop.elapsed());
     expectNothingLeft("after cancel");
-    for (int i = 0; i < kHosts; ++i) {
-        QVERIFY2(jobListeners(i).isEmpty(), qPrintable(jobListeners(i).join(QLatin1Char('\n'))));
-        QVERIFY2(jobFolders(i).isEmpty(), qPrintable(jobFolders(i).join(QStringLiteral(", "))));
-    }
+    for (int i = 0; i < kHosts; ++i)
+        expectHostClean(i);
 }
 
 // 8 ranks on one host: how long until the first rank speaks, and from Cancel until the last
@@ -551,8 +560,7 @@ void TestLaunch::cancelEightRanksOnOneHost()
     qInfo("8 ranks on one host: first rank output %lld ms after launch started; every process "
           "gone %lld ms after SIGINT; launch exited after %lld ms",
           launch.firstRankOutputMs, lastGoneMs, stop.elapsed());
-    QVERIFY2(jobListeners(0).isEmpty(), qPrintable(jobListeners(0).join(QLatin1Char('\n'))));
-    QVERIFY2(jobFolders(0).isEmpty(), qPrintable(jobFolders(0).join(QStringLiteral(", "))));
+    expectHostClean(0);
     expectNothingLeft("after cancel");
 }
 
@@ -596,7 +604,8 @@ void TestLaunch::droppedHostStopsTheJob()
     QVERIFY(killSshd(2) > 1);
     qint64 goneMs = -1;
     while (dropped.elapsed() < 10000) {
-        if (m_hosts.jobProcesses(2).isEmpty() && jobFolders(2).isEmpty() && jobListeners(2).isEmpty()) {
+        if (m_hosts.jobProcesses(2).isEmpty() && jobFolders(2).isEmpty()
+            && jobListeners(2).isEmpty()) {
             goneMs = dropped.elapsed();
             break;
         }
@@ -605,10 +614,10 @@ void TestLaunch::droppedHostStopsTheJob()
     const int code = launch.finish(60000);
     // The next tests need host C's sshd again.
     m_hosts.sshd(2).stop(); // reaps the killed one
-    const bool restarted = m_hosts.sshd(2).startAt(
-        QStringLiteral("host_a"), m_hosts.address(2), 22,
-        {findTool(QStringLiteral("ip")), QStringLiteral("netns"), QStringLiteral("exec"),
-         m_hosts.name(2)});
+    const bool restarted
+        = m_hosts.sshd(2).startAt(QStringLiteral("host_a"), m_hosts.address(2), 22,
+                                  {findTool(QStringLiteral("ip")), QStringLiteral("netns"),
+                                   QStringLiteral("exec"), m_hosts.name(2)});
     QVERIFY2(goneMs >= 0, qPrintable(QStringLiteral("left on host C 10 s after its sshd died: ")
                                      + m_hosts.jobProcesses(2).join(QStringLiteral(", "))
                                      + jobFolders(2).join(QStringLiteral(", "))));

@@ -103,10 +103,10 @@ void TestLaunchPlan::ranksMapToTheirMachinesHost()
     const agent::RankSpec process = rankProcess(first.ranks[1], "/scratch/hp-test", 31337);
     QCOMPARE(process.argv.front(), std::string("/opt/hetplan-worker"));
     const QString printed = joined(process.argv);
-    for (const char *part : {"--plan plan.json", "--rank 1 --world 6",
-                             "--rendezvous unix:/scratch/hp-test/store.sock",
-                             "--listen-address 10.0.0.5", "--cluster cluster.json",
-                             "--model model.json", "--out rank-1.json"})
+    for (const char *part :
+         {"--plan plan.json", "--rank 1 --world 6", "--rendezvous unix:/scratch/hp-test/store.sock",
+          "--listen-address 10.0.0.5", "--cluster cluster.json", "--model model.json",
+          "--out rank-1.json"})
         QVERIFY2(printed.contains(QLatin1String(part)), qPrintable(printed));
     QCOMPARE(process.resultFile, std::string("rank-1.json"));
     QCOMPARE(process.env.at("LOCAL_RANK"), std::string("1"));
@@ -255,7 +255,9 @@ void TestLaunchPlan::jobFolderIsPrivateAndFresh()
     const std::string command = makeJobFolderCommand(jobDir.toStdString());
     const QString printed = shell(command);
     QCOMPARE(printed, QFileInfo(jobDir).canonicalFilePath());
-    struct stat made{};
+    struct stat made
+    {
+    };
     QCOMPARE(::stat(QFile::encodeName(jobDir).constData(), &made), 0);
     QCOMPARE(made.st_mode & 0777, 0700u);
     // A second job with the same folder is refused.
