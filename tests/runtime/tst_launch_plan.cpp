@@ -16,7 +16,11 @@
 #include <QtTest>
 
 #include <atomic>
+#include <chrono>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
 
 using namespace hetplan;
 using namespace hetplan::launch;
@@ -75,6 +79,7 @@ private Q_SLOTS:
     void ownCommandGetsTheEnvironment();
     void jobFolderIsPrivateAndFresh();
     void hostStepsRunOnABoundedPool();
+    void threadsThatCannotStartAreAnError();
 };
 
 void TestLaunchPlan::ranksMapToTheirMachinesHost()
@@ -289,6 +294,48 @@ void TestLaunchPlan::hostStepsRunOnABoundedPool()
         QCOMPARE(*results[i], int(i));
     QVERIFY2(most.load() <= 8, qPrintable(QString::number(most.load())));
     QVERIFY(most.load() >= 1);
+}
+
+// Where no thread can be created (the address space is used up, as under a tight `ulimit -v`),
+// the hosts' steps end with an Error that says so, not with std::terminate's SIGABRT. In a
+// child process, so the limit touches nothing else.
+void TestLaunchPlan::threadsThatCannotStartAreAnError()
+{
+    const pid_t child = ::fork();
+    if (child == 0) {
+        // glibc keeps the stacks of ended threads for new ones: threads that wait hold them.
+        std::atomic<bool> release{false};
+        std::vector<std::thread> holders;
+        for (int i = 0; i < 8; ++i)
+            holders.emplace_back([&release] {
+                while (!release)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            });
+        // A new thread's stack (8 MiB by default) no longer fits beside what is mapped now.
+        rlimit tight{};
+        ::getrlimit(RLIMIT_AS, &tight);
+        QFile status(QStringLiteral("/proc/self/statm"));
+        if (!status.open(QIODevice::ReadOnly))
+            ::_exit(3);
+        const rlim_t mappedBytes
+            = rlim_t(status.readAll().split(' ').value(0).toULongLong()) * rlim_t(::getpagesize());
+        tight.rlim_cur = mappedBytes + (rlim_t(2) << 20);
+        if (::setrlimit(RLIMIT_AS, &tight) != 0)
+            ::_exit(3);
+        auto results = onEveryHost<int>(4, [](std::size_t i) -> Result<int> { return int(i); });
+        const bool allErrors = std::all_of(results.begin(), results.end(), [](const auto &r) {
+            return !r && r.error().message.find("cannot start a thread") != std::string::npos;
+        });
+        release = true;
+        for (std::thread &t : holders)
+            t.join();
+        ::_exit(allErrors ? 0 : 1);
+    }
+    int status = 0;
+    QCOMPARE(::waitpid(child, &status, 0), child);
+    QVERIFY2(!WIFSIGNALED(status),
+             qPrintable(QStringLiteral("killed by signal %1").arg(WTERMSIG(status))));
+    QCOMPARE(WEXITSTATUS(status), 0);
 }
 
 HETPLAN_TEST_GUILESS_MAIN(TestLaunchPlan)
