@@ -147,6 +147,7 @@ private Q_SLOTS:
     void onlyTheRanksListen();
     void cancelStopsEveryRank();
     void cancelEightRanksOnOneHost();
+    void killedLauncherLeavesNothing();
     void deadRankStopsTheJob();
     void droppedHostStopsTheJob();
     void ownCommandRunsPerRank();
@@ -562,6 +563,33 @@ void TestLaunch::cancelEightRanksOnOneHost()
           launch.firstRankOutputMs, lastGoneMs, stop.elapsed());
     expectHostClean(0);
     expectNothingLeft("after cancel");
+}
+
+// The launcher itself dies (SIGKILL: no chance to cancel): each agent, its channel gone, stops
+// its ranks and removes its job folder.
+void TestLaunch::killedLauncherLeavesNothing()
+{
+    LiveLaunch launch;
+    launch.start(launchArgs(hostsFile(QStringLiteral("hosts.json")), m_knownHosts)
+                 << QStringLiteral("--iterations") << QStringLiteral("1000000"));
+    QVERIFY2(launch.waitFor(QStringLiteral("[rank 0 "), 60000),
+             qPrintable(launch.out + launch.err));
+    QElapsedTimer killed;
+    killed.start();
+    launch.process.kill();
+    launch.process.waitForFinished(10000);
+    bool clean = false;
+    while (!clean && killed.elapsed() < 10000) {
+        clean = m_hosts.jobProcesses().isEmpty();
+        for (int i = 0; i < kHosts; ++i)
+            clean = clean && jobFolders(i).isEmpty() && jobListeners(i).isEmpty();
+        if (!clean)
+            QThread::msleep(50);
+    }
+    qInfo("launcher killed: nothing of the job left on any host after %lld ms", killed.elapsed());
+    for (int i = 0; i < kHosts; ++i)
+        expectHostClean(i);
+    expectNothingLeft("after the launcher was killed");
 }
 
 void TestLaunch::deadRankStopsTheJob()
