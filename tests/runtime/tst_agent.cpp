@@ -131,6 +131,10 @@ private Q_SLOTS:
     void malformedFrameStopsTheJob();
     void refusesAJobFolderItDoesNotRunIn();
     void rankThatCannotRunIsReported();
+    void missingResultIsAMessage();
+    void escapedProcessIsKilledBeforeFinished();
+    void signalToTheAgentStopsTheJob();
+    void silentLauncherStopsTheJob();
 };
 
 // (a) The ranks of a TP 2 → TP 1 plan meet through the agent's store socket, exit 0 and
@@ -410,6 +414,97 @@ void TestAgent::rankThatCannotRunIsReported()
         QCOMPARE(f.payload, f.rank == 3 ? std::string("exit 127") : std::string("exit 0"));
     QCOMPARE(joined(frames, FrameKind::Stdout), std::string("fine\n\n"));
     QVERIFY(job.gone());
+}
+
+// A rank that exits 0 without its result file: Exited stays "exit 0", a Message says why there
+// is no Result (the launcher decides).
+void TestAgent::missingResultIsAMessage()
+{
+    JobFolder job;
+    AgentSpec spec;
+    spec.jobDir = job.path.toStdString();
+    spec.ranks.push_back({0, {"/bin/true"}, {}, "rank-0.json"});
+    AgentFixture agent(job.path);
+    agent.sendSpec(spec);
+    const std::vector<Frame> frames = agent.untilFinished();
+    QCOMPARE(agent.exitCode(), 0);
+    QVERIFY(ofKind(frames, FrameKind::Result).empty());
+    QCOMPARE(ofKind(frames, FrameKind::Exited).size(), std::size_t(1));
+    QCOMPARE(ofKind(frames, FrameKind::Exited).front().payload, std::string("exit 0"));
+    const std::string messages = joined(frames, FrameKind::Message);
+    QVERIFY2(messages.find("rank 0: exited 0 but its result") != std::string::npos,
+             messages.c_str());
+}
+
+// A rank leaves a process in a session of its own holding its stdout: the rank still ends
+// (its pipe is let go once empty), and that process is killed before Finished.
+void TestAgent::escapedProcessIsKilledBeforeFinished()
+{
+    JobFolder job;
+    AgentSpec spec;
+    spec.jobDir = job.path.toStdString();
+    // The rank ends only once the other process is in its own session (it wrote its pid).
+    spec.ranks.push_back(shellRank(0, "setsid sh -c 'echo $$ > escaped.pid; exec sleep 30' & "
+                                      "while [ ! -s escaped.pid ]; do sleep 0.05; done; "
+                                      "cat escaped.pid"));
+    AgentFixture agent(job.path);
+    agent.sendSpec(spec);
+    const std::vector<Frame> frames = agent.untilFinished(20000);
+    QVERIFY(!frames.empty() && frames.back().kind == FrameKind::Finished);
+    QCOMPARE(agent.exitCode(), 0);
+    const std::string printed = joined(frames, FrameKind::Stdout);
+    const pid_t escaped = pid_t(std::atol(printed.c_str()));
+    QVERIFY2(escaped > 0, printed.c_str());
+    QVERIFY(nothingLeft({escaped}));
+    QVERIFY(job.gone());
+}
+
+// SIGTERM to the agent (the host shutting down, a person's kill): the same cleanup as Cancel.
+void TestAgent::signalToTheAgentStopsTheJob()
+{
+    JobFolder job;
+    AgentSpec spec;
+    spec.jobDir = job.path.toStdString();
+    spec.graceS = 1;
+    spec.ranks.push_back(shellRank(0, "echo start; sleep 30"));
+    AgentFixture agent(job.path);
+    agent.sendSpec(spec);
+    const std::vector<pid_t> pids = waitUntilStarted(agent, 1);
+    QCOMPARE(int(pids.size()), 1);
+    QCOMPARE(::kill(pid_t(agent.pid()), SIGTERM), 0);
+    const std::vector<Frame> frames = agent.untilFinished();
+    QCOMPARE(agent.exitCode(), 1);
+    QVERIFY(nothingLeft(pids));
+    QVERIFY(job.gone());
+    QVERIFY2(joined(frames, FrameKind::Message).find("signal 15") != std::string::npos,
+             joined(frames, FrameKind::Message).c_str());
+}
+
+// No frame from the launcher for kSilenceLimitS (a connection that hangs without closing): the
+// agent stops the job by itself.
+void TestAgent::silentLauncherStopsTheJob()
+{
+    JobFolder job;
+    AgentSpec spec;
+    spec.jobDir = job.path.toStdString();
+    spec.graceS = 1;
+    spec.ranks.push_back(shellRank(0, "echo start; sleep 120"));
+    AgentFixture agent(job.path);
+    agent.sendSpec(spec);
+    QElapsedTimer clock;
+    clock.start();
+    const std::vector<pid_t> pids = waitUntilStarted(agent, 1);
+    QCOMPARE(int(pids.size()), 1);
+    const std::vector<Frame> frames = agent.untilFinished(int(kSilenceLimitS + 20) * 1000);
+    const double silentS = double(clock.elapsed()) / 1000.0;
+    QCOMPARE(agent.exitCode(), 1);
+    QVERIFY2(silentS >= kSilenceLimitS - 1 && silentS < kSilenceLimitS + 10,
+             qPrintable(QString::number(silentS)));
+    QVERIFY(nothingLeft(pids));
+    QVERIFY(job.gone());
+    QVERIFY2(joined(frames, FrameKind::Message).find("no word from the launcher")
+                 != std::string::npos,
+             joined(frames, FrameKind::Message).c_str());
 }
 
 HETPLAN_TEST_APPLESS_MAIN(TestAgent)
