@@ -40,11 +40,26 @@ struct JobFolder
         QDir().mkpath(path);
     }
     bool gone() const { return !QFileInfo::exists(path); }
+    // A job in this folder, stopped with a grace period of 1 s.
+    AgentSpec spec() const
+    {
+        AgentSpec spec;
+        spec.jobDir = path.toStdString();
+        spec.graceS = 1;
+        return spec;
+    }
 };
 
 RankSpec shellRank(int rank, const std::string &script)
 {
     return {rank, {"/bin/sh", "-c", script}, {}, {}};
+}
+
+// Ranks 0 … count − 1 that print "start" (waitUntilStarted()) and sleep.
+void addSleepers(AgentSpec &spec, int count, int sleepS = 30)
+{
+    for (int r = 0; r < count; ++r)
+        spec.ranks.push_back(shellRank(r, "echo start; sleep " + std::to_string(sleepS)));
 }
 
 std::vector<Frame> ofKind(const std::vector<Frame> &frames, FrameKind kind)
@@ -154,8 +169,7 @@ void TestAgent::realRanksTrainAsALocalRunDoes()
     QVERIFY(expected.ok());
 
     JobFolder job;
-    AgentSpec spec;
-    spec.jobDir = job.path.toStdString();
+    AgentSpec spec = job.spec();
     spec.serveStore = true;
     const int world = int(expected->ranks.size());
     QCOMPARE(world, 3);
@@ -207,11 +221,8 @@ void TestAgent::realRanksTrainAsALocalRunDoes()
 void TestAgent::cancelStopsEveryRankAndRemovesTheFolder()
 {
     JobFolder job;
-    AgentSpec spec;
-    spec.jobDir = job.path.toStdString();
-    spec.graceS = 1;
-    for (int r = 0; r < 16; ++r)
-        spec.ranks.push_back(shellRank(r, "echo start; sleep 30"));
+    AgentSpec spec = job.spec();
+    addSleepers(spec, 16);
     spec.ranks.push_back(shellRank(16, "trap '' TERM; echo start; sleep 30"));
     AgentFixture agent(job.path);
     agent.sendSpec(spec);
@@ -243,12 +254,9 @@ void TestAgent::cancelStopsEveryRankAndRemovesTheFolder()
 void TestAgent::launcherGoneStopsTheJob()
 {
     JobFolder job;
-    AgentSpec spec;
-    spec.jobDir = job.path.toStdString();
-    spec.graceS = 1;
+    AgentSpec spec = job.spec();
     spec.serveStore = true;
-    for (int r = 0; r < 4; ++r)
-        spec.ranks.push_back(shellRank(r, "echo start; sleep 30"));
+    addSleepers(spec, 4);
     AgentFixture agent(job.path);
     agent.sendSpec(spec);
     const std::vector<pid_t> pids = waitUntilStarted(agent, 4);
@@ -271,8 +279,7 @@ void TestAgent::floodingRankKeepsTheAgentSmall()
     constexpr long kOutputBytes = 96L << 20;
     constexpr long kMaxGrowthKiB = 32 * 1024;
     JobFolder job;
-    AgentSpec spec;
-    spec.jobDir = job.path.toStdString();
+    AgentSpec spec = job.spec();
     spec.ranks.push_back(
         shellRank(0, "head -c " + std::to_string(kOutputBytes) + " /dev/zero | tr '\\0' x"));
     AgentFixture agent(job.path);
@@ -316,10 +323,9 @@ void TestAgent::storeSocketIsTheJobUsersAlone()
         QSKIP("setpriv or /usr/bin/python3 is missing (Debian: util-linux, python3)");
     JobFolder job;
     ::chmod(QFile::encodeName(job.parent.path()).constData(), 0755);
-    AgentSpec spec;
-    spec.jobDir = job.path.toStdString();
+    AgentSpec spec = job.spec();
     spec.serveStore = true;
-    spec.ranks.push_back(shellRank(0, "echo start; sleep 30"));
+    addSleepers(spec, 1);
     AgentFixture agent(job.path);
     agent.sendSpec(spec);
     QCOMPARE(int(waitUntilStarted(agent, 1).size()), 1);
@@ -358,11 +364,8 @@ void TestAgent::storeSocketIsTheJobUsersAlone()
 void TestAgent::malformedFrameStopsTheJob()
 {
     JobFolder job;
-    AgentSpec spec;
-    spec.jobDir = job.path.toStdString();
-    spec.graceS = 1;
-    spec.ranks.push_back(shellRank(0, "echo start; sleep 30"));
-    spec.ranks.push_back(shellRank(1, "echo start; sleep 30"));
+    AgentSpec spec = job.spec();
+    addSleepers(spec, 2);
     AgentFixture agent(job.path);
     agent.sendSpec(spec);
     const std::vector<pid_t> pids = waitUntilStarted(agent, 2);
@@ -399,8 +402,7 @@ void TestAgent::refusesAJobFolderItDoesNotRunIn()
 void TestAgent::rankThatCannotRunIsReported()
 {
     JobFolder job;
-    AgentSpec spec;
-    spec.jobDir = job.path.toStdString();
+    AgentSpec spec = job.spec();
     spec.ranks.push_back(shellRank(0, "echo fine"));
     spec.ranks.push_back({3, {"/nonexistent/hetplan-worker", "--version"}, {}, {}});
     AgentFixture agent(job.path);
@@ -421,8 +423,7 @@ void TestAgent::rankThatCannotRunIsReported()
 void TestAgent::missingResultIsAMessage()
 {
     JobFolder job;
-    AgentSpec spec;
-    spec.jobDir = job.path.toStdString();
+    AgentSpec spec = job.spec();
     spec.ranks.push_back({0, {"/bin/true"}, {}, "rank-0.json"});
     AgentFixture agent(job.path);
     agent.sendSpec(spec);
@@ -441,8 +442,7 @@ void TestAgent::missingResultIsAMessage()
 void TestAgent::escapedProcessIsKilledBeforeFinished()
 {
     JobFolder job;
-    AgentSpec spec;
-    spec.jobDir = job.path.toStdString();
+    AgentSpec spec = job.spec();
     // The rank ends only once the other process is in its own session (it wrote its pid).
     spec.ranks.push_back(shellRank(0, "setsid sh -c 'echo $$ > escaped.pid; exec sleep 30' & "
                                       "while [ ! -s escaped.pid ]; do sleep 0.05; done; "
@@ -463,10 +463,8 @@ void TestAgent::escapedProcessIsKilledBeforeFinished()
 void TestAgent::signalToTheAgentStopsTheJob()
 {
     JobFolder job;
-    AgentSpec spec;
-    spec.jobDir = job.path.toStdString();
-    spec.graceS = 1;
-    spec.ranks.push_back(shellRank(0, "echo start; sleep 30"));
+    AgentSpec spec = job.spec();
+    addSleepers(spec, 1);
     AgentFixture agent(job.path);
     agent.sendSpec(spec);
     const std::vector<pid_t> pids = waitUntilStarted(agent, 1);
@@ -485,10 +483,8 @@ void TestAgent::signalToTheAgentStopsTheJob()
 void TestAgent::silentLauncherStopsTheJob()
 {
     JobFolder job;
-    AgentSpec spec;
-    spec.jobDir = job.path.toStdString();
-    spec.graceS = 1;
-    spec.ranks.push_back(shellRank(0, "echo start; sleep 120"));
+    AgentSpec spec = job.spec();
+    addSleepers(spec, 1, 120);
     AgentFixture agent(job.path);
     agent.sendSpec(spec);
     QElapsedTimer clock;
