@@ -138,6 +138,7 @@ class TestAgent : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void realRanksTrainAsALocalRunDoes_data();
     void realRanksTrainAsALocalRunDoes();
     void cancelStopsEveryRankAndRemovesTheFolder();
     void launcherGoneStopsTheJob();
@@ -152,31 +153,54 @@ private Q_SLOTS:
     void silentLauncherStopsTheJob();
 };
 
-// (a) The ranks of a TP 2 → TP 1 plan meet through the agent's store socket, exit 0 and
-// return results whose losses equal `hetplan-cli run`'s for the same plan.
-void TestAgent::realRanksTrainAsALocalRunDoes()
+// (a) Real ranks meet through the agent's store socket, exit 0 and return results whose losses
+// equal `hetplan-cli run`'s for the same plan: a TP 2 → TP 1 plan, and HexiScale's case study
+// with its 8 ranks on one host (an 8-GPU node).
+void TestAgent::realRanksTrainAsALocalRunDoes_data()
 {
     using runtime::test::runtimeData;
-    const QString plan = runtimeData("tp2-tp1.plan.json");
-    const QString model = runtimeData("tiny.model.json");
+    QTest::addColumn<QString>("plan");
+    QTest::addColumn<QString>("model"); // empty: the plan's
+    QTest::addColumn<int>("scale");
+    QTest::addColumn<int>("iterations");
+    QTest::addColumn<int>("world");
+    QTest::newRow("TP 2 then TP 1, 3 ranks")
+        << runtimeData("tp2-tp1.plan.json") << runtimeData("tiny.model.json") << 1 << 3 << 3;
+    QTest::newRow("case study at scale 64, 8 ranks")
+        << runtimeData("case-study.plan.json") << QString() << 64 << 1 << 8;
+}
+
+void TestAgent::realRanksTrainAsALocalRunDoes()
+{
+    QFETCH(QString, plan);
+    QFETCH(QString, model);
+    QFETCH(int, scale);
+    QFETCH(int, iterations);
+    QFETCH(int, world);
     QTemporaryDir dir;
     const QString localOut = dir.filePath(QStringLiteral("local.json"));
-    const runtime::test::CliRun local = runtime::test::runCli(
-        {QStringLiteral("run"), QStringLiteral("--plan"), plan, QStringLiteral("--model"), model,
-         QStringLiteral("--out"), localOut});
+    QStringList args
+        = {QStringLiteral("run"),       QStringLiteral("--plan"), plan,
+           QStringLiteral("--scale"),   QString::number(scale),   QStringLiteral("--iterations"),
+           QString::number(iterations), QStringLiteral("--out"),  localOut};
+    if (!model.isEmpty())
+        args << QStringLiteral("--model") << model;
+    const runtime::test::CliRun local = runtime::test::runCli(args);
     QVERIFY2(local.exitCode == 0, qPrintable(local.out + local.err));
     auto expected = loadMeasurement(localOut.toStdString());
     QVERIFY(expected.ok());
+    QCOMPARE(int(expected->ranks.size()), world);
 
     JobFolder job;
     AgentSpec spec = job.spec();
     spec.serveStore = true;
-    const int world = int(expected->ranks.size());
-    QCOMPARE(world, 3);
     for (int r = 0; r < world; ++r) {
         WorkerCommand command;
         command.plan = plan.toStdString();
-        command.model = model.toStdString();
+        if (!model.isEmpty())
+            command.model = model.toStdString();
+        command.scale = scale;
+        command.iterations = iterations;
         command.rank = r;
         command.world = world;
         command.comm.rendezvous = cat({"unix:", spec.jobDir, "/", kStoreSocketName});
