@@ -8,6 +8,7 @@
 #include "core/io/measurement_json.h"
 #include "core/launch/worker_command.h"
 #include "run_test_support.h"
+#include "runtime/comm/socket_store.h"
 #include "tests/test_registry.h"
 
 #include <QDir>
@@ -16,6 +17,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -144,6 +146,7 @@ private Q_SLOTS:
     void launcherGoneStopsTheJob();
     void floodingRankKeepsTheAgentSmall();
     void storeSocketIsTheJobUsersAlone();
+    void storeRequestsFindTheirRank();
     void malformedFrameStopsTheJob();
     void refusesAJobFolderItDoesNotRunIn();
     void rankThatCannotRunIsReported();
@@ -377,6 +380,71 @@ void TestAgent::storeSocketIsTheJobUsersAlone()
     self.start(python, {QStringLiteral("-c"), connect, socket});
     QVERIFY(self.waitForFinished(20000));
     QCOMPARE(QString::fromUtf8(self.readAll()).trimmed(), QStringLiteral("connected"));
+    agent.send({FrameKind::Cancel, -1, {}});
+    agent.untilFinished();
+    QCOMPARE(agent.exitCode(), 0);
+    QVERIFY(job.gone());
+}
+
+// Two clients of the store socket, as two ranks: each reply reaches the one that asked, and the
+// late answer to a request of a client that left goes nowhere.
+void TestAgent::storeRequestsFindTheirRank()
+{
+    JobFolder job;
+    AgentSpec spec = job.spec();
+    spec.serveStore = true;
+    addSleepers(spec, 1);
+    AgentFixture agent(job.path);
+    agent.sendSpec(spec);
+    QCOMPARE(int(waitUntilStarted(agent, 1).size()), 1);
+    const std::string socket = cat({spec.jobDir, "/", kStoreSocketName});
+    std::string gone;
+    std::string first;
+    std::string second;
+    std::atomic<int> done = 0;
+    std::thread ranks([&] {
+        const auto run
+            = [&](std::string &out, const std::function<void(runtime::SocketStore &)> &body) {
+                  try {
+                      auto store = runtime::SocketStore::connect(socket, std::chrono::seconds(10));
+                      if (!store)
+                          out = store.error().message;
+                      else
+                          body(**store);
+                  } catch (const std::exception &e) {
+                      out = e.what();
+                  }
+              };
+        // Asks for a key nobody has set yet, gives up, and disconnects.
+        run(gone,
+            [](runtime::SocketStore &s) { s.wait({"late"}, std::chrono::milliseconds(200)); });
+        std::thread other([&] {
+            run(second, [](runtime::SocketStore &s) {
+                s.set("late", {'L'});
+                s.set("b", {'2'});
+                s.wait({"a"});
+                const std::vector<char> a = s.get("a");
+                if (a != std::vector<char>{'1'})
+                    throw std::runtime_error("second got the wrong value for a");
+            });
+        });
+        run(first, [](runtime::SocketStore &s) {
+            s.set("a", {'1'});
+            const std::vector<char> b = s.get("b");
+            if (b != std::vector<char>{'2'})
+                throw std::runtime_error("first got the wrong value for b");
+        });
+        other.join();
+        done = 1;
+    });
+    QElapsedTimer clock;
+    clock.start();
+    while (!done && clock.elapsed() < 30000)
+        agent.next(50);
+    ranks.join();
+    QVERIFY2(gone.find("wait for 'late' timed out") != std::string::npos, gone.c_str());
+    QVERIFY2(first.empty(), first.c_str());
+    QVERIFY2(second.empty(), second.c_str());
     agent.send({FrameKind::Cancel, -1, {}});
     agent.untilFinished();
     QCOMPARE(agent.exitCode(), 0);
