@@ -213,6 +213,8 @@ void Agent::startJob(const std::string &payload)
         m_store = std::move(store).value();
     }
     for (const RankSpec &rank : spec->ranks) {
+        if (m_phase == Phase::Stopping) // the channel failed meanwhile: start no more
+            break;
         auto started = startRank(rank, m_jobDir);
         if (started) {
             send(FrameKind::Started, rank.rank, std::to_string(started->pid));
