@@ -144,6 +144,7 @@ private Q_SLOTS:
     void realRanksTrainAsALocalRunDoes();
     void cancelStopsEveryRankAndRemovesTheFolder();
     void launcherGoneStopsTheJob();
+    void closedStdoutStopsTheJob();
     void floodingRankKeepsTheAgentSmall();
     void storeSocketIsTheJobUsersAlone();
     void storeRequestsFindTheirRank();
@@ -296,6 +297,42 @@ void TestAgent::launcherGoneStopsTheJob()
     QVERIFY(!frames.empty() && frames.back().kind == FrameKind::Finished);
     QVERIFY(nothingLeft(pids));
     QVERIFY(job.gone());
+}
+
+// The launcher's end of the agent's stdout closes (here a `head` that reads 60 bytes and
+// exits): the next frame the agent writes fails (SIGPIPE ignored), and that ends the job as a
+// closed stdin does. The ranks write their pids beside the job folder, since no frame arrives.
+void TestAgent::closedStdoutStopsTheJob()
+{
+    JobFolder job;
+    AgentSpec spec = job.spec();
+    for (int r = 0; r < 2; ++r)
+        spec.ranks.push_back(shellRank(r, "echo $$ >> ../pids; exec sleep 30"));
+    QProcess agent;
+    agent.setWorkingDirectory(job.path);
+    agent.start(QStringLiteral("/bin/sh"),
+                {QStringLiteral("-c"), QStringLiteral("\"$0\" agent | head -c 60 > /dev/null"),
+                 hetplan::test::projectProgram("hetplan-worker")});
+    QVERIFY(agent.waitForStarted());
+    const std::string bytes = encodeFrame({FrameKind::Spec, -1, encodeSpec(spec)});
+    agent.write(bytes.data(), qint64(bytes.size()));
+    QVERIFY(agent.waitForBytesWritten());
+    // No Cancel and no end of stdin: only the failed write can stop the job.
+    QElapsedTimer clock;
+    clock.start();
+    while (!job.gone() && clock.elapsed() < 30000)
+        QTest::qSleep(100);
+    agent.closeWriteChannel();
+    QVERIFY(agent.waitForFinished(10000));
+    QVERIFY(job.gone());
+    QFile pidFile(job.parent.filePath(QStringLiteral("pids")));
+    QVERIFY(pidFile.open(QIODevice::ReadOnly));
+    std::vector<pid_t> pids;
+    for (const QByteArray &line : pidFile.readAll().split('\n'))
+        if (!line.trimmed().isEmpty())
+            pids.push_back(pid_t(line.trimmed().toLong()));
+    QCOMPARE(int(pids.size()), 2);
+    QVERIFY(nothingLeft(pids));
 }
 
 // (d) A rank prints 96 MiB without a newline while the launcher reads nothing for a while: the
