@@ -21,6 +21,7 @@
 #include <optional>
 #include <poll.h>
 #include <span>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -38,7 +39,8 @@ using Seconds = std::chrono::duration<double>;
 // Frames queued for the launcher beyond this stop the reading of the ranks' output and store
 // requests until the channel drains: the ranks then block on their own writes.
 constexpr std::size_t kMaxQueuedBytes = std::size_t(4) << 20;
-// After KILL, the pipes still held by processes that left their group are closed after this.
+// A rank's pipes still open this long after it was reaped are held by a process that left its
+// group: they are closed (and that process is killed before the agent finishes).
 constexpr Seconds kKillDrainS{2};
 // How long the last frames may take to reach the launcher before the agent exits anyway.
 constexpr Seconds kFinalFlushS{10};
@@ -69,6 +71,7 @@ private:
     void reportEnded();
     void sendResult(const RankProcess &process, const std::string &file);
     void escalate(Clock::time_point now);
+    void closeHeldPipes(Clock::time_point now);
     bool allEnded() const;
     void endStragglers();
     int finish();
@@ -90,7 +93,7 @@ private:
     Clock::time_point m_lastHeard = Clock::now();
     Clock::time_point m_lastBeat = Clock::now();
     Clock::time_point m_termAt;
-    std::optional<Clock::time_point> m_killAt;
+    bool m_killSent = false;
     int m_killed = 0;
 };
 
@@ -210,6 +213,8 @@ void Agent::startJob(const std::string &payload)
         m_store = std::move(store).value();
     }
     for (const RankSpec &rank : spec->ranks) {
+        if (m_phase == Phase::Stopping) // the channel failed meanwhile: start no more
+            break;
         auto started = startRank(rank, m_jobDir);
         if (started) {
             send(FrameKind::Started, rank.rank, std::to_string(started->pid));
@@ -268,8 +273,10 @@ void Agent::reap()
         while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
         }
         for (RankProcess &process : m_ranks)
-            if (process.pid == pid)
+            if (process.pid == pid) {
                 process.waitStatus = status;
+                process.reapedAt = Clock::now();
+            }
     }
 }
 
@@ -315,19 +322,30 @@ void Agent::sendResult(const RankProcess &process, const std::string &file)
 
 void Agent::escalate(Clock::time_point now)
 {
-    if (!m_killAt && now - m_termAt >= m_grace) {
-        for (const RankProcess &process : m_ranks)
-            if (!process.waitStatus && signalGroup(process, SIGKILL))
-                ++m_killed;
-        m_killAt = now;
+    if (m_killSent || now - m_termAt < m_grace)
+        return;
+    for (const RankProcess &process : m_ranks)
+        if (!process.waitStatus && signalGroup(process, SIGKILL))
+            ++m_killed;
+    m_killSent = true;
+}
+
+// A pipe is closed once nothing waits in it (its output is all sent), or regardless once the
+// job is being killed.
+void Agent::closeHeldPipes(Clock::time_point now)
+{
+    for (RankProcess &process : m_ranks) {
+        if (!process.waitStatus || now - process.reapedAt < kKillDrainS)
+            continue;
+        for (int *fd : {&process.stdoutFd, &process.stderrFd}) {
+            int waiting = 0;
+            if (*fd >= 0
+                && (m_killSent || (::ioctl(*fd, FIONREAD, &waiting) == 0 && waiting == 0))) {
+                ::close(*fd);
+                *fd = -1;
+            }
+        }
     }
-    if (m_killAt && now - *m_killAt >= kKillDrainS)
-        for (RankProcess &process : m_ranks)
-            for (int *fd : {&process.stdoutFd, &process.stderrFd})
-                if (*fd >= 0 && process.waitStatus) {
-                    ::close(*fd);
-                    *fd = -1;
-                }
 }
 
 bool Agent::allEnded() const
@@ -393,6 +411,7 @@ int Agent::run()
         if (m_phase == Phase::Stopping)
             escalate(now);
         reap();
+        closeHeldPipes(now);
         reportEnded();
         if (m_phase != Phase::AwaitSpec && allEnded())
             return finish();

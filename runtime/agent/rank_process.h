@@ -6,6 +6,7 @@
 #include "core/base/result.h"
 #include "runtime/agent/agent_protocol.h"
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <sys/types.h>
@@ -20,7 +21,8 @@ struct RankProcess
     int stdoutFd = -1; // -1 once at end of file (or never opened)
     int stderrFd = -1;
     std::optional<int> waitStatus; // set once reaped
-    bool reported = false;         // Exited was sent
+    std::chrono::steady_clock::time_point reapedAt;
+    bool reported = false; // Exited was sent
 
     bool outputOpen() const { return stdoutFd >= 0 || stderrFd >= 0; }
     bool ended() const { return waitStatus.has_value() && !outputOpen(); }

@@ -10,7 +10,7 @@ namespace hetplan::agent {
 bool StoreKeys::answerable(const StoreRequest &request) const
 {
     return std::all_of(request.keys.begin(), request.keys.end(),
-                       [this](const std::string &key) { return m_values.count(key) > 0; });
+                       [this](const std::string &key) { return m_values.contains(key); });
 }
 
 StoreReply StoreKeys::answer(const StoreRequest &request) const

@@ -67,7 +67,7 @@ void StoreServer::addPollFds(std::vector<pollfd> &fds, bool reading) const
 {
     fds.push_back({m_listenFd, short(reading ? POLLIN : 0), 0});
     for (const auto &[fd, client] : m_clients) {
-        short events = reading ? POLLIN : 0;
+        short events = reading && client.out.queuedBytes() < kMaxQueuedReplyBytes ? POLLIN : 0;
         if (!client.out.empty())
             events |= POLLOUT;
         fds.push_back({fd, events, 0});

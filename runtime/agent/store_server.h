@@ -30,6 +30,8 @@ public:
     // unanswered; a connection beyond is closed.
     static constexpr std::size_t kMaxClients = 1024;
     static constexpr std::size_t kMaxPendingPerClient = 4096;
+    // A rank that does not read its replies is not read from while this many bytes wait for it.
+    static constexpr std::size_t kMaxQueuedReplyBytes = std::size_t(1) << 20;
 
     // Makes `jobDir` the user's alone (0700) and listens on its kStoreSocketName (0600).
     static Result<std::unique_ptr<StoreServer>> listen(const std::string &jobDir, Forward forward);
