@@ -169,9 +169,11 @@ Result<std::string> uploadJobFiles(SshSession &session, const HostWork &host,
                         + trimmed(made->stderrText)
                         + "; check \"workdir\" in the hosts file (absolute, or relative to the "
                           "remote home)");
+    std::vector<std::pair<std::string, std::string>> uploads;
     for (const JobFile &file : files)
-        if (Status s = session.upload(file.content, jobDir + "/" + file.name); !s)
-            return s.error();
+        uploads.emplace_back(jobDir + "/" + file.name, file.content);
+    if (Status s = session.upload(uploads); !s)
+        return s.error();
     return jobDir;
 }
 
