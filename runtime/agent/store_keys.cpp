@@ -10,7 +10,7 @@ namespace hetplan::agent {
 bool StoreKeys::answerable(const StoreRequest &request) const
 {
     return std::all_of(request.keys.begin(), request.keys.end(),
-                       [this](const std::string &key) { return m_values.count(key) > 0; });
+                       [this](const std::string &key) { return m_values.contains(key); });
 }
 
 StoreReply StoreKeys::answer(const StoreRequest &request) const
@@ -47,14 +47,12 @@ std::vector<StoreKeys::Due> StoreKeys::handle(int asker, const StoreRequest &req
     m_values[key] = request.value;
     due.push_back({asker, {request.id, true, {}}});
     // Every waiting request this set completes is answered, in the order they came.
-    auto still = m_waiting.begin();
-    for (auto it = m_waiting.begin(); it != m_waiting.end(); ++it) {
-        if (answerable(it->request))
-            due.push_back({it->asker, answer(it->request)});
-        else
-            *still++ = std::move(*it);
-    }
-    m_waiting.erase(still, m_waiting.end());
+    std::erase_if(m_waiting, [&](const Waiting &w) {
+        if (!answerable(w.request))
+            return false;
+        due.push_back({w.asker, answer(w.request)});
+        return true;
+    });
     return due;
 }
 

@@ -1,5 +1,7 @@
 #include "runtime/comm/rendezvous.h"
 
+#include "runtime/comm/socket_store.h"
+
 #include <charconv>
 #include <filesystem>
 #include <gloo/rendezvous/file_store.h>
@@ -10,9 +12,17 @@ namespace hetplan::runtime {
 Result<RendezvousAddress> parseRendezvous(const std::string &text)
 {
     constexpr std::string_view kRedis = "redis://";
+    constexpr std::string_view kUnix = "unix:";
     RendezvousAddress address;
     if (text.empty())
-        return badInput("--rendezvous is empty; valid: a shared directory or redis://HOST:PORT");
+        return badInput("--rendezvous is empty; valid: a shared directory, redis://HOST:PORT or "
+                        "unix:PATH");
+    if (text.starts_with(kUnix)) {
+        address.socketPath = text.substr(kUnix.size());
+        if (address.socketPath.empty())
+            return badInput("--rendezvous unix: names no socket; expected unix:PATH");
+        return address;
+    }
     if (!text.starts_with(kRedis)) {
         std::error_code ec;
         if (!std::filesystem::is_directory(text, ec))
@@ -37,8 +47,16 @@ Result<RendezvousAddress> parseRendezvous(const std::string &text)
     return address;
 }
 
-Result<std::unique_ptr<gloo::rendezvous::Store>> openStore(const RendezvousAddress &address)
+Result<std::unique_ptr<gloo::rendezvous::Store>> openStore(const RendezvousAddress &address,
+                                                           double timeoutS)
 {
+    if (address.isSocket()) {
+        auto store = SocketStore::connect(
+            address.socketPath, std::chrono::milliseconds(static_cast<long long>(timeoutS * 1000)));
+        if (!store)
+            return store.error();
+        return std::unique_ptr<gloo::rendezvous::Store>(std::move(store).value());
+    }
     if (!address.isRedis())
         return std::unique_ptr<gloo::rendezvous::Store>(
             std::make_unique<gloo::rendezvous::FileStore>(address.directory));
@@ -63,7 +81,7 @@ openRankStore(const std::string &rendezvous, int worldRank, int worldSize, doubl
     auto address = parseRendezvous(rendezvous);
     if (!address)
         return address.error();
-    return openStore(*address);
+    return openStore(*address, timeoutS);
 }
 
 } // namespace hetplan::runtime

@@ -1,29 +1,19 @@
-// One host's share of a launch job (launch_host.h): preflight, the rendezvous, its ranks and
-// their stop. Each host has its own thread and SshSession (libssh: one thread per session).
+// One host's share of a launch job before and after its agent runs (launch_host.h): preflight,
+// the job folder and its files. A pool thread holds the host's SshSession meanwhile (libssh:
+// one thread per session at a time).
 #include "runtime/launcher/launch_host.h"
 
 #include "base/version.h"
 #include "runtime/launcher/launch_commands.h"
+#include "runtime/launcher/remote_command.h"
 
 #include <algorithm>
-#include <chrono>
 #include <libssh/libssh.h>
-#include <random>
 #include <sstream>
-#include <thread>
 
 namespace hetplan::launch {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// How long one rank's channel is waited on per round: the watch loop's share of the latency
-// of a stop request, per rank of the host.
-constexpr int kPollMs = 10;
-// After the stop command, the ranks' channels get this long to report their end.
-constexpr double kDrainS = 5;
-constexpr int kRendezvousAttempts = 3;
 
 std::string trimmed(const std::string &text)
 {
@@ -71,92 +61,6 @@ Status checkGpus(SshSession &session, const HostWork &host)
     return okStatus();
 }
 
-void emitOutput(const LaunchSink &sink, const HostWork &host, int rank, OutputStream stream,
-                std::string_view text)
-{
-    LaunchEvent event;
-    event.kind = LaunchEvent::Kind::Output;
-    event.rank = rank;
-    event.host = host.destination;
-    event.isStderr = stream == OutputStream::Stderr;
-    event.text = std::string(text);
-    sink(event);
-}
-
-// Whether the connection still stands: a poll error on a dropped one is the host's, not a rank's.
-bool connected(SshSession &session)
-{
-    return ssh_is_connected(session.handle()) != 0;
-}
-
-struct LiveRank
-{
-    int rank = 0;
-    std::unique_ptr<RemoteCommand> command;
-    bool running = true;
-};
-
-// One round over the host's ranks; returns whether any still runs.
-bool watchRanks(std::vector<LiveRank> &live, SshSession &session, const HostWork &host,
-                JobControl &control, std::atomic<int> &runningRanks, const LaunchSink &sink)
-{
-    bool any = false;
-    for (LiveRank &l : live) {
-        if (!l.running)
-            continue;
-        Result<bool> polled = l.command->poll(kPollMs, [&](OutputStream s, std::string_view t) {
-            emitOutput(sink, host, l.rank, s, t);
-        });
-        if (polled && *polled) {
-            any = true;
-            continue;
-        }
-        l.running = false;
-        --runningRanks;
-        const std::string rank = "rank " + std::to_string(l.rank) + " on " + host.destination;
-        if (!polled && !connected(session)) {
-            control.fail("host " + host.destination + " disconnected (rank "
-                         + std::to_string(l.rank) + " was running there)");
-            control.unreachable(host.destination);
-        } else if (!polled) {
-            control.fail(rank + ": " + polled.error().message);
-        } else if (*l.command->exitStatus() != 0) {
-            control.fail(rank + " failed (exit status " + std::to_string(*l.command->exitStatus())
-                         + ")");
-        }
-    }
-    return any;
-}
-
-// Stops whatever of the job still runs on the host, then lets the ranks' channels report
-// their end (bounded), so no output is lost and every channel is closed cleanly.
-void stopHost(HostRun &run, std::vector<LiveRank> &live, int groups, JobControl &control,
-              const LaunchSink &sink)
-{
-    if (!connected(run.session)) {
-        control.unreachable(run.host.destination);
-        return;
-    }
-    auto stopped = runCommand(run.session, stopCommand(run.host.jobDir, groups, run.graceS),
-                              run.graceS + run.session.target().timeoutS);
-    if (!stopped)
-        emitMessage(sink, run.host.destination,
-                    "stopping the job's processes failed: " + stopped.error().message);
-    else if (trimmed(stopped->stdoutText).starts_with("killed"))
-        emitMessage(sink, run.host.destination,
-                    "processes still running " + std::to_string(run.graceS)
-                        + " s after TERM were killed");
-    const auto deadline = Clock::now() + std::chrono::duration<double>(kDrainS);
-    for (LiveRank &l : live) {
-        while (l.running && Clock::now() < deadline) {
-            Result<bool> polled = l.command->poll(kPollMs, [&](OutputStream s, std::string_view t) {
-                emitOutput(sink, run.host, l.rank, s, t);
-            });
-            l.running = polled && *polled;
-        }
-    }
-}
-
 } // namespace
 
 void JobControl::fail(const std::string &why)
@@ -164,6 +68,13 @@ void JobControl::fail(const std::string &why)
     std::lock_guard lock(m_mutex);
     if (m_failure.empty() && !m_stop.load())
         m_failure = why;
+    m_stop = true;
+}
+
+void JobControl::failFirst(const std::string &why)
+{
+    std::lock_guard lock(m_mutex);
+    m_failure = why;
     m_stop = true;
 }
 
@@ -200,9 +111,9 @@ std::string JobControl::stopSummary() const
     std::string hosts;
     for (const std::string &h : lost)
         hosts += (hosts.empty() ? "" : ", ") + h;
-    return "; the ranks on the other hosts were stopped, those on " + hosts
-           + " could not be reached (they give up when their peers are gone, after the rank "
-             "timeout at most)";
+    return "; the ranks on the other hosts were stopped; those on " + hosts
+           + " could not be reached: their agent stops them and removes the job folder when "
+             "its connection ends";
 }
 
 void emitMessage(const LaunchSink &sink, const std::string &host, const std::string &text)
@@ -236,9 +147,9 @@ Result<std::unique_ptr<SshSession>> checkHost(const HostWork &host, const Launch
         }
         return session.error();
     }
-    if (!host.ranks.empty() && host.ranks.front().worker)
-        if (Status s = checkWorkerVersion(**session, host); !s)
-            return s.error();
+    // Every host runs its agent, hetplan-worker, whatever its ranks run.
+    if (Status s = checkWorkerVersion(**session, host); !s)
+        return s.error();
     if (host.gpusNeeded > 0) {
         if (Status s = checkGpus(**session, host); !s)
             return s.error();
@@ -246,122 +157,40 @@ Result<std::unique_ptr<SshSession>> checkHost(const HostWork &host, const Launch
     return session;
 }
 
-Status uploadJobFiles(SshSession &session, const HostWork &host, const std::vector<JobFile> &files)
+Result<std::string> uploadJobFiles(SshSession &session, const HostWork &host,
+                                   const std::vector<JobFile> &files)
 {
-    auto made = runCommand(session, makeDirectoryCommand(host.jobDir), session.target().timeoutS);
+    auto made = runCommand(session, makeJobFolderCommand(host.jobDir), session.target().timeoutS);
     if (!made)
         return made.error();
-    if (made->exitStatus != 0)
+    const std::string jobDir = trimmed(made->stdoutText);
+    if (made->exitStatus != 0 || !jobDir.starts_with('/'))
         return badInput(host.destination + ": cannot create the job folder " + host.jobDir + ": "
                         + trimmed(made->stderrText)
                         + "; check \"workdir\" in the hosts file (absolute, or relative to the "
                           "remote home)");
+    std::vector<std::pair<std::string, std::string>> uploads;
     for (const JobFile &file : files)
-        if (Status s = session.upload(file.content, host.jobDir + "/" + file.name); !s)
-            return s;
-    return okStatus();
+        uploads.emplace_back(jobDir + "/" + file.name, file.content);
+    if (Status s = session.upload(uploads); !s)
+        return s.error();
+    return jobDir;
 }
 
-int randomPort()
+bool connected(SshSession &session)
 {
-    std::random_device random;
-    return std::uniform_int_distribution<int>(20000, 59999)(random);
+    return ssh_is_connected(session.handle()) != 0;
 }
 
-Result<std::unique_ptr<RemoteCommand>> startRendezvous(SshSession &session, const HostWork &host,
-                                                       const std::string &address,
-                                                       const JobControl &control, int *port)
-{
-    std::string lastOutput;
-    for (int attempt = 0; attempt < kRendezvousAttempts; ++attempt) {
-        *port = randomPort();
-        auto started = session.start(redisCommand(host.jobDir, address, *port));
-        if (!started)
-            return started.error();
-        std::string output;
-        const auto deadline = Clock::now() + std::chrono::seconds(session.target().timeoutS);
-        for (;;) {
-            Result<bool> polled = (*started)->poll(
-                50, [&output](OutputStream, std::string_view text) { output.append(text); });
-            if (output.find("Ready to accept connections") != std::string::npos)
-                return std::move(started).value();
-            if (!polled || !*polled || control.stopping() || Clock::now() > deadline)
-                break;
-        }
-        lastOutput = trimmed(output);
-        if (control.stopping())
-            return Error{ErrorKind::Cancelled, "cancelled while starting the rendezvous"};
-        if (lastOutput.find("already in use") == std::string::npos)
-            break;
-    }
-    return Error{ErrorKind::Internal,
-                 host.destination + ": the job's rendezvous (redis-server on " + address
-                     + ") did not start: " + (lastOutput.empty() ? "no output" : lastOutput)
-                     + "; rank 0's host needs redis-server (Debian: redis-server)"};
-}
-
-void runHost(HostRun run, JobControl &control, std::atomic<int> &runningRanks,
-             const LaunchSink &sink)
-{
-    std::vector<LiveRank> live;
-    int groups = run.rendezvous ? 1 : 0;
-    for (const RankStart &rank : run.host.ranks) {
-        if (control.stopping()) {
-            --runningRanks;
-            continue;
-        }
-        auto started = run.session.start(rankCommand(run.layout, run.host, rank, run.port));
-        if (!started) {
-            --runningRanks;
-            control.fail("rank " + std::to_string(rank.rank) + " on " + run.host.destination
-                         + " did not start: " + started.error().message);
-            continue;
-        }
-        live.push_back({rank.rank, std::move(started).value(), true});
-        ++groups;
-    }
-    bool anyHere = true;
-    while (!control.stopping() && runningRanks.load() > 0) {
-        anyHere = watchRanks(live, run.session, run.host, control, runningRanks, sink);
-        if (run.rendezvous) {
-            Result<bool> polled = run.rendezvous->poll(anyHere ? 0 : 50, nullptr);
-            if (!polled || !*polled)
-                control.fail("the job's rendezvous (redis-server) on " + run.host.destination
-                             + " ended while ranks were running");
-        } else if (!anyHere) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        }
-    }
-    const bool leftovers
-        = run.rendezvous != nullptr
-          || std::any_of(live.begin(), live.end(), [](const LiveRank &l) { return l.running; });
-    if (leftovers)
-        stopHost(run, live, groups, control, sink);
-}
-
-Result<std::vector<std::string>> fetchResults(SshSession &session, const HostWork &host)
-{
-    std::vector<std::string> texts;
-    for (const RankStart &rank : host.ranks) {
-        if (rank.resultPath.empty())
-            continue;
-        auto text = session.download(rank.resultPath);
-        if (!text)
-            return text.error();
-        texts.push_back(std::move(text).value());
-    }
-    return texts;
-}
-
-void removeJobFolder(SshSession &session, const HostWork &host, const LaunchSink &sink)
+void removeJobFolder(SshSession &session, const HostWork &host, const std::string &jobDir,
+                     const LaunchSink &sink)
 {
     if (!connected(session))
         return;
-    auto removed
-        = runCommand(session, removeDirectoryCommand(host.jobDir), session.target().timeoutS);
+    auto removed = runCommand(session, removeDirectoryCommand(jobDir), session.target().timeoutS);
     if (!removed || removed->exitStatus != 0)
         emitMessage(sink, host.destination,
-                    "could not remove the job folder " + host.jobDir + ": "
+                    "could not remove the job folder " + jobDir + ": "
                         + (removed ? trimmed(removed->stderrText) : removed.error().message));
 }
 

@@ -3,7 +3,6 @@
 #include "core/base/result.h"
 #include "runtime/launcher/launch_job.h"
 #include "runtime/launcher/launch_plan.h"
-#include "runtime/launcher/remote_command.h"
 #include "runtime/launcher/ssh_session.h"
 
 #include <atomic>
@@ -20,11 +19,14 @@ class JobControl
 public:
     // The first failure wins; later ones (ranks dying because of the stop) are not news.
     void fail(const std::string &why);
+    // A failure that explains those told before it (a rank killed from outside, whose peers
+    // failed a moment earlier because it was gone): it replaces them, unless a person cancelled.
+    void failFirst(const std::string &why);
     void cancel();
     bool stopping() const { return m_stop.load(); }
     bool cancelled() const { return m_cancelled.load(); }
     std::string failure() const;
-    // Hosts whose connection dropped while their ranks ran: they could not be stopped.
+    // Hosts whose connection dropped while their ranks ran: their agents stop them alone.
     void unreachable(const std::string &host);
     std::vector<std::string> unreachableHosts() const;
     // "; every rank on every host was stopped", or which hosts could not be reached.
@@ -44,40 +46,17 @@ private:
 Result<std::unique_ptr<SshSession>> checkHost(const HostWork &host, const LaunchSpec &spec,
                                               const LaunchSink &sink);
 
-// Preflight, part two: the job folder and its files (each uploaded atomically).
-Status uploadJobFiles(SshSession &session, const HostWork &host, const std::vector<JobFile> &files);
+// Preflight, part two: the job folder (mode 0700, a fresh one) and its files, each uploaded
+// atomically. Returns the folder's absolute path on the host.
+Result<std::string> uploadJobFiles(SshSession &session, const HostWork &host,
+                                   const std::vector<JobFile> &files);
 
-// A port for the job's rendezvous, 20000..59999 (the usual ephemeral range starts above).
-int randomPort();
-
-// Starts the job's Redis on rank 0's host at a random port and waits until it listens (a port
-// another program holds is retried with another). Sets `*port`.
-Result<std::unique_ptr<RemoteCommand>> startRendezvous(SshSession &session, const HostWork &host,
-                                                       const std::string &address,
-                                                       const JobControl &control, int *port);
-
-// The running phase of one host, in its own thread: starts its ranks, streams their output
-// to `sink`, and, once every rank of the job has ended or the job stops, stops what is left
-// (TERM, then KILL after the grace period) by a command on a new channel. `runningRanks`
-// counts the job's ranks still running on every host; `rendezvous`, on rank 0's host only,
-// is the job's Redis, stopped with the rest.
-struct HostRun
-{
-    SshSession &session;
-    const JobLayout &layout;
-    const HostWork &host;
-    int port;
-    double graceS;
-    std::unique_ptr<RemoteCommand> rendezvous;
-};
-void runHost(HostRun run, JobControl &control, std::atomic<int> &runningRanks,
-             const LaunchSink &sink);
-
-// Fetches the host's rank measurements (text, in rank order of the host).
-Result<std::vector<std::string>> fetchResults(SshSession &session, const HostWork &host);
+// Whether the connection still stands: a failure on a dropped one is the host's, not a rank's.
+bool connected(SshSession &session);
 
 // Removes the job folder; failures are only reported to `sink`, the job's outcome stands.
-void removeJobFolder(SshSession &session, const HostWork &host, const LaunchSink &sink);
+void removeJobFolder(SshSession &session, const HostWork &host, const std::string &jobDir,
+                     const LaunchSink &sink);
 
 void emitMessage(const LaunchSink &sink, const std::string &host, const std::string &text);
 

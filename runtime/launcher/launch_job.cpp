@@ -1,15 +1,17 @@
-// LaunchJob (launch_job.h): the phases of a job across its hosts. Every host has its own
-// thread and session for each phase; a phase starts only when every host finished the one
-// before, so a failed preflight anywhere leaves nothing started anywhere.
+// LaunchJob (launch_job.h): the phases of a job across its hosts. Preflight and uploads run on
+// a bounded pool of threads, a host per thread at a time; a phase starts only when every host
+// finished the one before, so a failed preflight anywhere leaves nothing started anywhere. The
+// running phase is one loop on the caller's thread over every host's agent (launch_agents.h).
 #include "runtime/launcher/launch_job.h"
 
 #include "core/io/measurement_json.h"
 #include "core/io/probe_file.h"
+#include "runtime/launcher/host_pool.h"
+#include "runtime/launcher/launch_agents.h"
 #include "runtime/launcher/launch_host.h"
 #include "runtime/launcher/launch_plan.h"
 
 #include <functional>
-#include <thread>
 
 namespace hetplan {
 
@@ -17,27 +19,9 @@ namespace {
 
 using launch::HostWork;
 using launch::JobControl;
+using launch::onEveryHost;
+using launch::RankResults;
 using Sessions = std::vector<std::unique_ptr<SshSession>>;
-using Fetched = std::vector<std::vector<std::string>>;
-
-// Runs `step(i)` for every host at once, one thread each, and waits for all.
-template<typename T>
-std::vector<Result<T>> onEveryHost(std::size_t hosts,
-                                   const std::function<Result<T>(std::size_t)> &step)
-{
-    std::vector<std::optional<Result<T>>> slots(hosts);
-    std::vector<std::thread> threads;
-    threads.reserve(hosts);
-    for (std::size_t i = 0; i < hosts; ++i)
-        threads.emplace_back([&slots, &step, i] { slots[i].emplace(step(i)); });
-    for (std::thread &t : threads)
-        t.join();
-    std::vector<Result<T>> results;
-    results.reserve(hosts);
-    for (auto &slot : slots)
-        results.push_back(std::move(*slot));
-    return results;
-}
 
 // The hosts' errors as one, or nothing when every host succeeded.
 template<typename T>
@@ -64,13 +48,16 @@ void emitPhase(const LaunchSink &sink, JobPhase phase)
     sink(event);
 }
 
-Result<Measurement> mergeResults(const Fetched &fetched, const launch::JobLayout &layout)
+Result<Measurement> mergeResults(const RankResults &results, const launch::JobLayout &layout)
 {
     std::vector<Measurement> parts;
-    for (std::size_t h = 0; h < fetched.size(); ++h)
-        for (const std::string &text : fetched[h]) {
-            auto part = parseMeasurement(text, layout.hosts[h].destination + ": "
-                                                   + layout.hosts[h].jobDir + "/rank-*.json");
+    for (const HostWork &host : layout.hosts)
+        for (const launch::RankStart &rank : host.ranks) {
+            const auto text = results.find(rank.rank);
+            if (text == results.end())
+                continue;
+            auto part = parseMeasurement(text->second, host.destination + ": " + host.jobDir + "/"
+                                                           + rank.resultFile);
             if (!part)
                 return part.error();
             parts.push_back(std::move(part).value());
@@ -79,9 +66,9 @@ Result<Measurement> mergeResults(const Fetched &fetched, const launch::JobLayout
 }
 
 // Every phase of a job laid out as `layout`, from preflight to the ranks' result files
-// fetched (per host, in the order of its ranks); every job folder is removed at the end.
-Result<Fetched> runLayout(const launch::JobLayout &layout, const LaunchSpec &spec,
-                          const LaunchSink &sink, JobControl &control)
+// returned by their agents; no job folder stays behind.
+Result<RankResults> runLayout(const launch::JobLayout &layout, const LaunchSpec &spec,
+                              const LaunchSink &sink, JobControl &control)
 {
     const std::vector<HostWork> &hosts = layout.hosts;
     auto checked = onEveryHost<std::unique_ptr<SshSession>>(
@@ -91,52 +78,40 @@ Result<Fetched> runLayout(const launch::JobLayout &layout, const LaunchSpec &spe
     Sessions sessions;
     for (auto &c : checked)
         sessions.push_back(std::move(c).value());
-    // Whatever happens from here on, no job folder stays behind.
+    if (control.stopping())
+        return Error{ErrorKind::Cancelled, "cancelled"};
+
+    emitPhase(sink, JobPhase::Uploading);
+    auto uploaded = onEveryHost<std::string>(hosts.size(), [&](std::size_t i) {
+        return launch::uploadJobFiles(*sessions[i], hosts[i], layout.files);
+    });
+    std::vector<launch::AgentHost> agents;
+    for (std::size_t i = 0; i < hosts.size(); ++i)
+        agents.push_back(
+            {sessions[i].get(), &hosts[i], uploaded[i] ? *uploaded[i] : hosts[i].jobDir});
+    // An agent that finished removed its folder; any other folder made is removed here.
+    std::vector<bool> finished(hosts.size(), false);
     struct FolderRemoval
     {
         std::function<void()> remove;
         ~FolderRemoval() { remove(); }
     } removal{[&] {
-        onEveryHost<Ok>(hosts.size(), [&](std::size_t i) -> Status {
-            launch::removeJobFolder(*sessions[i], hosts[i], sink);
-            return okStatus();
-        });
+        const auto remove = [&](std::size_t i) {
+            if (uploaded[i] && !finished[i])
+                launch::removeJobFolder(*sessions[i], hosts[i], agents[i].jobDir, sink);
+        };
+        // Without threads, one host after the other.
+        if (!launch::forEachHost(hosts.size(), remove))
+            for (std::size_t i = 0; i < hosts.size(); ++i)
+                remove(i);
     }};
+    if (auto error = combinedError(uploaded, "uploading the job's files"))
+        return *error;
     if (control.stopping())
         return Error{ErrorKind::Cancelled, "cancelled"};
 
-    emitPhase(sink, JobPhase::Uploading);
-    auto uploaded = onEveryHost<Ok>(hosts.size(), [&](std::size_t i) {
-        return launch::uploadJobFiles(*sessions[i], hosts[i], layout.files);
-    });
-    if (auto error = combinedError(uploaded, "uploading the job's files"))
-        return *error;
-    int port = launch::randomPort();
-    Result<std::unique_ptr<RemoteCommand>> rendezvous = std::unique_ptr<RemoteCommand>();
-    if (layout.redis)
-        rendezvous = launch::startRendezvous(*sessions[0], hosts[0], layout.rendezvousAddress,
-                                             control, &port);
-    if (!rendezvous)
-        return rendezvous.error();
-
     emitPhase(sink, JobPhase::Running);
-    std::atomic<int> runningRanks{layout.world};
-    onEveryHost<Ok>(hosts.size(), [&](std::size_t i) -> Status {
-        launch::runHost({*sessions[i], layout, hosts[i], port, spec.stopGraceS,
-                         i == 0 ? std::move(rendezvous).value() : nullptr},
-                        control, runningRanks, sink);
-        return okStatus();
-    });
-    if (control.stopping())
-        return Error{ErrorKind::Internal, control.failure() + control.stopSummary()};
-    auto fetched = onEveryHost<std::vector<std::string>>(
-        hosts.size(), [&](std::size_t i) { return launch::fetchResults(*sessions[i], hosts[i]); });
-    if (auto error = combinedError(fetched, "fetching the ranks' results"))
-        return *error;
-    Fetched texts;
-    for (auto &f : fetched)
-        texts.push_back(std::move(f).value());
-    return texts;
+    return launch::runAgents(agents, layout, spec, control, sink, &finished);
 }
 
 } // namespace
@@ -200,10 +175,10 @@ Result<Measurement> LaunchJob::run(const LaunchSpec &spec, const LaunchSink &sin
                                   auto layout = launch::layoutJob(spec, jobId);
                                   if (!layout)
                                       return layout.error();
-                                  auto fetched = runLayout(*layout, spec, s, control);
-                                  if (!fetched)
-                                      return fetched.error();
-                                  return layout->measured ? mergeResults(*fetched, *layout)
+                                  auto results = runLayout(*layout, spec, s, control);
+                                  if (!results)
+                                      return results.error();
+                                  return layout->measured ? mergeResults(*results, *layout)
                                                           : Measurement{};
                               });
 }
@@ -218,10 +193,10 @@ Result<std::string> LaunchJob::probe(const LaunchSpec &spec, const ProbeCommand 
             auto layout = launch::layoutProbe(spec, measure, jobId);
             if (!layout)
                 return layout.error();
-            auto fetched = runLayout(*layout, spec, s, control);
-            if (!fetched)
-                return fetched.error();
-            const std::string &text = fetched->front().front(); // rank 0 writes the file
+            auto results = runLayout(*layout, spec, s, control);
+            if (!results)
+                return results.error();
+            const std::string &text = results->at(0); // rank 0 writes the file
             auto probe = parseProbe(text, layout->hosts.front().destination + ": probe.json");
             if (!probe)
                 return probe.error();

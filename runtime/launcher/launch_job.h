@@ -20,8 +20,9 @@ class JobControl;
 }
 
 // One training job across the hosts of a hosts file (docs/launcher.md, "Jobs"): preflight on
-// every host, one worker (or the person's own command) per rank, every rank's output streamed
-// back, every rank stopped on cancel or the first failure, the measurements fetched and merged.
+// every host, one agent per host starting a worker (or the person's own command) per rank,
+// every rank's output streamed back, every rank stopped on cancel or the first failure, the
+// measurements returned by the agents and merged.
 
 // What to run and where. The plan and the files it needs travel as text: the launcher uploads
 // them to each host's workdir under the job's id.
@@ -48,9 +49,9 @@ struct LaunchSpec
     BackendKind backend = BackendKind::Gloo; // hetplan-worker --backend
     double rankTimeoutS = 60; // hetplan-worker --timeout-s: rendezvous and every transfer
 
-    // Bring your own trainer: when set, run once per rank instead of hetplan-worker, each word
-    // passed through the shell quoted. The environment carries RANK, WORLD_SIZE, LOCAL_RANK,
-    // MASTER_ADDR, MASTER_PORT (free for the command's own rendezvous: no Redis is started),
+    // Bring your own trainer: when set, run once per rank instead of hetplan-worker, word for
+    // word, without a shell. The environment carries RANK, WORLD_SIZE, LOCAL_RANK,
+    // MASTER_ADDR, MASTER_PORT (free for the command's own rendezvous),
     // HETPLAN_JOB_ID, HETPLAN_PLAN (the uploaded plan), HETPLAN_PIPELINE, HETPLAN_STAGE,
     // HETPLAN_TP_DEGREE and the rank's stage's transports HETPLAN_{TP,PP,DP}_TRANSPORT
     // (docs/launcher.md, "Bring your own trainer"). Such a job has no measurement: run()

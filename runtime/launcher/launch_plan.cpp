@@ -143,7 +143,7 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
     layout.jobId = jobId;
     layout.world = int(job->program.ranks.size());
     layout.measured = spec.command.empty();
-    layout.redis = spec.command.empty();
+    layout.serveStore = spec.command.empty();
     layout.files = {
         {kPlanFile, spec.planText},
         {kClusterFile, spec.clusterText.empty() ? writeCluster(input->cluster) : spec.clusterText},
@@ -174,7 +174,7 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
         if (spec.command.empty()) {
             start.worker = workerCommand(spec, *entry, rank.rank, layout.world);
             start.executable = entry->worker;
-            start.resultPath = host.jobDir + "/" + start.worker->out;
+            start.resultFile = start.worker->out;
         } else {
             start.command = spec.command;
         }
@@ -224,34 +224,51 @@ Result<JobLayout> layoutProbe(const LaunchSpec &spec, const ProbeCommand &measur
         start.probe->comm.listenAddress = entry->host;
         start.probe->hostName = entry->machine;
         const SshTarget target = sshTarget(*entry, spec.connectTimeoutS);
-        const std::string jobDir = jobDirectory(entry->workdir, jobId);
         start.probe->out = rank == 0 ? "probe.json" : "";
-        if (rank == 0)
-            start.resultPath = jobDir + "/probe.json";
-        layout.hosts.push_back({destinationOf(target), target, "", jobDir, {std::move(start)}, 0});
+        start.resultFile = start.probe->out;
+        layout.hosts.push_back({destinationOf(target),
+                                target,
+                                entry->worker,
+                                jobDirectory(entry->workdir, jobId),
+                                {std::move(start)},
+                                0});
     }
     layout.measured = false;
     return layout;
 }
 
-std::string rankCommand(const JobLayout &layout, const HostWork &host, const RankStart &rank,
-                        int port)
+agent::RankSpec rankProcess(const RankStart &rank, const std::string &jobDir, int masterPort)
 {
-    std::vector<std::string> environment = rank.environment;
-    environment.push_back("MASTER_PORT=" + std::to_string(port));
-    const std::string rendezvous
-        = "redis://" + layout.rendezvousAddress + ":" + std::to_string(port);
-    std::vector<std::string> argv = rank.command;
+    agent::RankSpec process;
+    process.rank = rank.rank;
+    process.resultFile = rank.resultFile;
+    for (const std::string &variable : rank.environment) {
+        const auto equals = variable.find('=');
+        process.env[variable.substr(0, equals)] = variable.substr(equals + 1);
+    }
+    process.env["MASTER_PORT"] = std::to_string(masterPort);
+    // The ranks reach the store through their agent's socket only (docs/launcher.md,
+    // "Rendezvous").
+    std::string rendezvous = "unix:" + jobDir;
+    rendezvous += "/";
+    rendezvous += agent::kStoreSocketName;
+    process.argv = rank.command;
     if (rank.worker) {
         WorkerCommand worker = *rank.worker;
         worker.comm.rendezvous = rendezvous;
-        argv = workerCommandLine(rank.executable, worker);
+        process.argv = workerCommandLine(rank.executable, worker);
     } else if (rank.probe) {
         ProbeCommand probe = *rank.probe;
         probe.comm.rendezvous = rendezvous;
-        argv = probeCommandLine(rank.executable, probe);
+        process.argv = probeCommandLine(rank.executable, probe);
     }
-    return groupCommand(host.jobDir, "rank-" + std::to_string(rank.rank), environment, argv);
+    return process;
+}
+
+int randomPort()
+{
+    std::random_device random;
+    return std::uniform_int_distribution<int>(20000, 59999)(random);
 }
 
 std::string newJobId()

@@ -4,6 +4,7 @@
 #include "core/launch/probe_command.h"
 #include "core/launch/worker_command.h"
 #include "core/plan/plan.h"
+#include "runtime/agent/agent_protocol.h"
 #include "runtime/launcher/launch_job.h"
 #include "runtime/launcher/ssh_session.h"
 
@@ -20,19 +21,20 @@ struct JobFile
     std::string content;
 };
 
-// One rank as it is started, but for the rendezvous port (known once the job's Redis listens).
+// One rank as the layout knows it; its process is made by rankProcess() once its host's job
+// folder is known.
 struct RankStart
 {
     int rank = 0;
     std::vector<std::string> environment; // "NAME=value"
     // What the rank runs: hetplan-worker (the hosts file's "worker") or hetplan-probe beside it,
-    // `executable`, whose rendezvous is set once the job's Redis listens; or else the person's
+    // `executable`, whose rendezvous is the host agent's store socket; or else the person's
     // own `command`.
     std::optional<WorkerCommand> worker;
     std::optional<ProbeCommand> probe;
     std::string executable;
     std::vector<std::string> command;
-    std::string resultPath; // its measurement (or probe file) on the host; empty: none
+    std::string resultFile; // its measurement (or probe file), in the job folder; empty: none
 };
 
 // What one SSH destination does in the job. Several machines of the cluster may map to it.
@@ -40,8 +42,8 @@ struct HostWork
 {
     std::string destination; // "user@host:port"
     SshTarget target;
-    // The worker preflight checks once for every machine here: rows sharing a destination
-    // agree on it (checkHostRows).
+    // Runs the host's agent; preflight checks it once for every machine here: rows sharing
+    // a destination agree on it (checkHostRows).
     std::string worker;
     std::string jobDir;
     std::vector<RankStart> ranks;
@@ -56,12 +58,12 @@ struct JobLayout
     int world = 0;
     std::vector<HostWork> hosts; // rank 0's host first
     std::vector<JobFile> files;
-    std::string rendezvousAddress; // rank 0's host as the launcher reaches it
+    std::string rendezvousAddress; // rank 0's host as the hosts file names it (MASTER_ADDR)
     bool measured = true;          // hetplan-worker ranks write measurements
-    // The job's Redis (the Gloo rendezvous of hetplan-worker and hetplan-probe). A person's
-    // own command gets MASTER_ADDR/MASTER_PORT for its own rendezvous instead, so the port
-    // must stay free for it.
-    bool redis = true;
+    // Whether the agents serve the rendezvous store (hetplan-worker and hetplan-probe meet
+    // through it). A person's own command gets MASTER_ADDR/MASTER_PORT for its own rendezvous
+    // instead.
+    bool serveStore = true;
 };
 
 // Reads and checks the plan as every rank will (the whole job's compiled program), maps each
@@ -75,9 +77,14 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId);
 Result<JobLayout> layoutProbe(const LaunchSpec &spec, const ProbeCommand &measure,
                               const std::string &jobId);
 
-// The shell command that starts `rank` on its host, the job's Redis listening on `port`.
-std::string rankCommand(const JobLayout &layout, const HostWork &host, const RankStart &rank,
-                        int port);
+// The process of `rank` as its host's agent starts it (argv without a shell, environment),
+// in the job folder `jobDir` (absolute) on its host; `masterPort` is the person's own command's
+// MASTER_PORT.
+agent::RankSpec rankProcess(const RankStart &rank, const std::string &jobDir, int masterPort);
+
+// A port for a person's own command's rendezvous, 20000..59999 (the usual ephemeral range
+// starts above).
+int randomPort();
 
 // A fresh job id: "hp-YYYYMMDD-HHMMSS-XXXXXX" (UTC, random hex).
 std::string newJobId();

@@ -6,6 +6,7 @@
 #include <array>
 #include <chrono>
 #include <libssh/libssh.h>
+#include <poll.h>
 
 namespace hetplan {
 
@@ -106,6 +107,33 @@ Result<int> RemoteCommand::wait(double timeoutS, const OutputSink &sink)
                          m_destination + ": `" + m_command + "` did not end within "
                              + std::to_string(int(timeoutS)) + " s; it may still run there"};
     }
+}
+
+Status RemoteCommand::write(std::string_view bytes)
+{
+    while (!bytes.empty()) {
+        const int n = ssh_channel_write(m_channel, bytes.data(), std::uint32_t(bytes.size()));
+        if (n == SSH_ERROR)
+            return sshError(ssh_channel_get_session(m_channel), m_destination,
+                            "writing to `" + m_command + "`",
+                            "the connection to the host may have dropped");
+        bytes.remove_prefix(std::size_t(n));
+    }
+    return okStatus();
+}
+
+void RemoteCommand::waitForAny(const std::vector<RemoteCommand *> &commands, int waitMs)
+{
+    // What libssh had buffered was read by poll(); what is still to come arrives on the
+    // sessions' sockets, so waiting for those is enough.
+    std::vector<pollfd> sockets;
+    for (RemoteCommand *c : commands) {
+        const socket_t fd = ssh_get_fd(ssh_channel_get_session(c->m_channel));
+        if (fd != SSH_INVALID_SOCKET && !c->m_exitStatus)
+            sockets.push_back({fd, POLLIN, 0});
+    }
+    if (!sockets.empty())
+        ::poll(sockets.data(), sockets.size(), waitMs);
 }
 
 Result<CommandOutput> runCommand(SshSession &session, const std::string &command, double timeoutS)

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 struct ssh_channel_struct;
 
@@ -35,6 +36,14 @@ public:
     // Polls until the command ends or `timeoutS` passes (then an Error; the command is left
     // running). Returns the exit status.
     Result<int> wait(double timeoutS, const OutputSink &sink);
+
+    // Sends `bytes` to the command's stdin, all of them (waiting while the server's window is
+    // full).
+    Status write(std::string_view bytes);
+
+    // Waits at most `waitMs` until one of `commands` has something to read or has ended, so
+    // one thread can watch the channels of many hosts.
+    static void waitForAny(const std::vector<RemoteCommand *> &commands, int waitMs);
 
     // The exit status once ended. A command that ends without one (killed by a signal, the
     // connection dropped) makes poll() return an Error instead: unknown is not success.

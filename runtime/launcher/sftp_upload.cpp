@@ -93,19 +93,35 @@ Result<std::string> SshSession::download(const std::string &remotePath, std::siz
 
 Status SshSession::upload(const std::string &content, const std::string &remotePath, int mode)
 {
-    const std::string step = "uploading " + remotePath;
-    auto opened = openSftp(m_session, m_destination, step);
+    return upload({{remotePath, content}}, mode);
+}
+
+Status SshSession::upload(const std::vector<std::pair<std::string, std::string>> &files, int mode)
+{
+    if (files.empty())
+        return okStatus();
+    auto opened = openSftp(m_session, m_destination, "uploading " + files.front().first);
     if (!opened)
         return opened.error();
     SftpPtr sftp = std::move(opened).value();
+    for (const auto &[remotePath, content] : files)
+        if (Status s = uploadOne(sftp.get(), content, remotePath, mode); !s)
+            return s;
+    return okStatus();
+}
+
+Status SshSession::uploadOne(sftp_session_struct *sftp, const std::string &content,
+                             const std::string &remotePath, int mode)
+{
+    const std::string step = "uploading " + remotePath;
     const std::string temporary = temporaryName(remotePath);
-    if (!writeAll(sftp.get(), temporary, content, mode)) {
+    if (!writeAll(sftp, temporary, content, mode)) {
         Error e = sshError(m_session, m_destination, step + " (writing " + temporary + ")",
                            "check that the folder exists, is writable and has space");
-        sftp_unlink(sftp.get(), temporary.c_str());
+        sftp_unlink(sftp, temporary.c_str());
         return e;
     }
-    if (sftp_rename(sftp.get(), temporary.c_str(), remotePath.c_str()) == SSH_OK)
+    if (sftp_rename(sftp, temporary.c_str(), remotePath.c_str()) == SSH_OK)
         return okStatus();
     // SFTP v3's rename refuses an existing target on OpenSSH, and libssh 0.10 cannot send the
     // posix-rename extension; `mv -f` is rename(2) on one file system, just as atomic.
@@ -114,7 +130,7 @@ Status SshSession::upload(const std::string &content, const std::string &remoteP
                      m_target.timeoutS);
     if (moved && moved->exitStatus == 0)
         return okStatus();
-    sftp_unlink(sftp.get(), temporary.c_str());
+    sftp_unlink(sftp, temporary.c_str());
     return Error{ErrorKind::Internal,
                  m_destination + ": " + step + " failed: renaming " + temporary
                      + " over it: " + (moved ? moved->stderrText : moved.error().message)};

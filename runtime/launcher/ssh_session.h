@@ -6,8 +6,11 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 struct ssh_session_struct;
+struct sftp_session_struct;
 
 namespace hetplan {
 
@@ -82,6 +85,8 @@ public:
     // Writes `content` to `remotePath` atomically: to a temporary name beside it first, then
     // renamed over it, so a reader on the host sees the old file or the whole new one.
     Status upload(const std::string &content, const std::string &remotePath, int mode = 0644);
+    // Several files (remote path, content) the same way, on one SFTP session.
+    Status upload(const std::vector<std::pair<std::string, std::string>> &files, int mode = 0644);
     // Reads the whole of `remotePath` by SFTP (a result file a rank wrote); at most `maxBytes`.
     Result<std::string> download(const std::string &remotePath,
                                  std::size_t maxBytes = std::size_t(64) << 20);
@@ -93,6 +98,8 @@ public:
 
 private:
     SshSession(ssh_session_struct *session, SshTarget target);
+    Status uploadOne(sftp_session_struct *sftp, const std::string &content,
+                     const std::string &remotePath, int mode);
 
     ssh_session_struct *m_session; // owned
     SshTarget m_target;

@@ -19,14 +19,15 @@ struct WorkerArgs : WorkerCommand
 };
 
 inline constexpr const char *kWorkerUsage = R"(usage: hetplan-worker --version
-       hetplan-worker --plan FILE --rank R --world N --rendezvous DIR|redis://HOST:PORT
+       hetplan-worker agent
+       hetplan-worker --plan FILE --rank R --world N --rendezvous DIR|redis://HOST:PORT|unix:PATH
          [--cluster NAME|FILE] [--model NAME|FILE] [--scale K] [--iterations I] [--seed S]
          [--listen-address ADDR] [--timeout-s T] [--out FILE] [--dump-weights FILE]
          [--backend gloo|cuda] [--device N] [--nccl-ib-hca LIST] [--nccl-socket-ifname IF]
 One rank of a training plan: on the CPU with Gloo (the default), or with --backend cuda on a GPU
 (device N, by default the rank's index among the ranks on its machine) with NCCL, whose
 NCCL_IB_HCA and NCCL_SOCKET_IFNAME --nccl-ib-hca and --nccl-socket-ifname set for this process.
-`hetplan-cli run` starts one per rank.
+`hetplan-cli run` starts one per rank; `agent` is the host agent the SSH launcher starts per host.
 )";
 
 // The job's StageRun (stage_run.h), as every rank of it computes it.

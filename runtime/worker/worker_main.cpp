@@ -4,6 +4,7 @@
 #include "core/cost/cost_model.h"
 #include "core/io/files.h"
 #include "core/io/measurement_json.h"
+#include "runtime/agent/agent_run.h"
 #include "runtime/comm/listen_address.h"
 #include "runtime/worker/executor.h"
 #include "runtime/worker/gloo_backend.h"
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <string_view>
 
 namespace {
 
@@ -179,6 +181,8 @@ int runWorker(int argc, char **argv)
 int main(int argc, char **argv)
 {
     try {
+        if (argc > 1 && std::string_view(argv[1]) == "agent")
+            return hetplan::agent::runAgent();
         return runWorker(argc, argv);
     } catch (const std::exception &e) {
         std::cerr << "hetplan-worker: internal error: " << e.what() << '\n';

@@ -1,10 +1,12 @@
 #pragma once
 
 // A throw-away OpenSSH server on loopback for the launcher's tests: generated host and user
-// keys in a temporary folder, a free port, started and stopped by the test. sshd wants an
-// absolute path (it re-executes itself), /run/sshd when run by root (its privilege-separation
-// folder), and `StrictModes no` (the keys live under /tmp); `-D` keeps it in the foreground so
-// the test can stop it.
+// keys in a temporary folder, a free port, started and stopped by the test. Its configuration
+// is Debian's stock sshd_config, the one the package ships (UsePAM yes, the sftp-server
+// subsystem, the default MaxSessions of 10 ...), with only the settings a throw-away server
+// must change (stockSshdConfig below). sshd wants an absolute path (it re-executes itself) and
+// /run/sshd when run by root (its privilege-separation folder); `-D` keeps it in the
+// foreground so the test can stop it; `-E` sends its log to a file in the folder.
 
 #include <QDir>
 #include <QFile>
@@ -13,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QThread>
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -79,6 +82,44 @@ inline bool acceptsConnections(int port, const char *ipv4 = "127.0.0.1")
     return ok;
 }
 
+// The package's pristine sshd_config (openssh-server ships it here; /etc/ssh/sshd_config may
+// have been edited on this machine).
+inline const QString kStockSshdConfig = QStringLiteral("/usr/share/openssh/sshd_config");
+
+// Debian's stock sshd_config with only these settings changed: where it listens, its host key,
+// where the authorized keys are and no pid file. And `StrictModes no`: the throw-away keys live
+// under /tmp, which is world-writable, and with StrictModes sshd refuses any authorized_keys
+// whose path passes through such a folder ("bad ownership or modes for directory /tmp").
+// Each setting replaces the stock file's commented default in place (sshd takes the first value
+// it reads, so one placed before the file's Include and settings also wins where no such line
+// exists). Empty when the stock file cannot be read.
+inline QByteArray stockSshdConfig(int port, const QString &address, const QString &hostKey,
+                                  const QString &authorizedKeys)
+{
+    QFile stock(kStockSshdConfig);
+    if (!stock.open(QIODevice::ReadOnly))
+        return {};
+    QList<QByteArray> lines = stock.readAll().split('\n');
+    const std::pair<QByteArray, QByteArray> changes[]
+        = {{"Port", QByteArray::number(port)},
+           {"ListenAddress", address.toUtf8()},
+           {"HostKey", hostKey.toUtf8()},
+           {"AuthorizedKeysFile", authorizedKeys.toUtf8()},
+           {"PidFile", "none"},
+           {"StrictModes", "no"}};
+    for (const auto &[keyword, value] : changes) {
+        const QByteArray setting = keyword + ' ' + value;
+        auto commented = std::find_if(lines.begin(), lines.end(), [&](const QByteArray &line) {
+            return line.startsWith('#' + keyword + ' ') || line.startsWith('#' + keyword + '\t');
+        });
+        if (commented != lines.end())
+            *commented = setting;
+        else
+            lines.prepend(setting);
+    }
+    return lines.join('\n');
+}
+
 class Sshd
 {
 public:
@@ -87,9 +128,10 @@ public:
     {
         m_sshd = findTool(QStringLiteral("sshd"));
         m_keygen = findTool(QStringLiteral("ssh-keygen"));
-        if (m_sshd.isEmpty() || m_keygen.isEmpty())
-            return QStringLiteral("sshd or ssh-keygen is not installed (Debian: openssh-server, "
-                                  "openssh-client; scripts/install-deps.sh)");
+        if (m_sshd.isEmpty() || m_keygen.isEmpty() || !QFile::exists(kStockSshdConfig))
+            return QStringLiteral("sshd, its stock sshd_config or ssh-keygen is not installed "
+                                  "(Debian: openssh-server, openssh-client; "
+                                  "scripts/install-deps.sh)");
         // Only sshd run by root separates privileges and needs the folder.
         if (::geteuid() == 0 && !QDir(QStringLiteral("/run/sshd")).exists()
             && !QDir().mkpath(QStringLiteral("/run/sshd")))
@@ -115,33 +157,35 @@ public:
         m_port = port;
         if (m_port == 0)
             return fail(QStringLiteral("no free port"));
+        const QByteArray text = stockSshdConfig(m_port, address, path(hostKey),
+                                                path(QStringLiteral("authorized_keys")));
         QFile config(path(QStringLiteral("sshd_config")));
-        if (!config.open(QIODevice::WriteOnly))
-            return fail(QStringLiteral("cannot write sshd_config"));
-        config.write(QStringLiteral("Port %1\nListenAddress %4\nHostKey %2\nPidFile none\n"
-                                    "AuthorizedKeysFile %3\nStrictModes no\nUsePAM no\n"
-                                    "PasswordAuthentication no\nKbdInteractiveAuthentication no\n"
-                                    "PermitRootLogin prohibit-password\n"
-                                    "Subsystem sftp internal-sftp\nLogLevel ERROR\n")
-                         .arg(m_port)
-                         .arg(path(hostKey), path(QStringLiteral("authorized_keys")), address)
-                         .toUtf8());
+        if (text.isEmpty() || !config.open(QIODevice::WriteOnly) || config.write(text) < 0)
+            return fail(QStringLiteral("cannot write sshd_config from ") + kStockSshdConfig);
         config.close();
         m_process.setProcessChannelMode(QProcess::MergedChannels);
         QStringList argv = wrapper;
-        argv << m_sshd << QStringLiteral("-D") << QStringLiteral("-e") << QStringLiteral("-f")
-             << config.fileName();
+        argv << m_sshd << QStringLiteral("-D") << QStringLiteral("-E") << log()
+             << QStringLiteral("-f") << config.fileName();
         m_process.start(argv.takeFirst(), argv);
         const QByteArray ipv4 = address.toLatin1();
         for (int i = 0; i < 200; ++i) {
             if (m_process.state() == QProcess::NotRunning)
-                return fail(QStringLiteral("sshd exited: ")
-                            + QString::fromUtf8(m_process.readAll()));
+                return fail(QStringLiteral("sshd exited: ") + QString::fromUtf8(m_process.readAll())
+                            + logText());
             if (acceptsConnections(m_port, ipv4.constData()))
                 return true;
             QThread::msleep(50);
         }
-        return fail(QStringLiteral("sshd did not listen within 10 s"));
+        return fail(QStringLiteral("sshd did not listen within 10 s: ") + logText());
+    }
+
+    // sshd's log (`-E`): connections, authentications, refusals.
+    QString log() const { return path(QStringLiteral("sshd.log")); }
+    QString logText() const
+    {
+        QFile file(log());
+        return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
     }
 
     void stop()

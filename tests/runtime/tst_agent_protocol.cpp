@@ -131,6 +131,25 @@ private Q_SLOTS:
         QCOMPARE(keys.waitingRequests(), std::size_t(0));
     }
 
+    void aWaitStaysWaitingThroughSetsOfOtherKeys()
+    {
+        // A request that stays waiting keeps its keys: a set of another key neither answers it
+        // nor empties it (a wait on no keys would be answered by any later set).
+        StoreKeys keys;
+        QVERIFY(keys.handle(1, {10, StoreRequest::Op::Wait, {"addr0"}, ""}).empty());
+        QVERIFY(keys.handle(2, {20, StoreRequest::Op::Get, {"addr0"}, ""}).empty());
+        for (std::uint32_t id : {30u, 31u}) {
+            const auto due
+                = keys.handle(0, {id, StoreRequest::Op::Set, {"other" + std::to_string(id)}, "x"});
+            QCOMPARE(due.size(), std::size_t(1));
+            QCOMPARE(keys.waitingRequests(), std::size_t(2));
+        }
+        const auto due = keys.handle(0, {32, StoreRequest::Op::Set, {"addr0"}, "10.0.0.5:4000"});
+        QCOMPARE(due.size(), std::size_t(3));
+        QCOMPARE(due[2].reply.id, 20u);
+        QCOMPARE(due[2].reply.value, std::string("10.0.0.5:4000"));
+    }
+
     void storeIsBounded()
     {
         StoreKeys keys;

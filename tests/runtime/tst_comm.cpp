@@ -1,8 +1,11 @@
 // runtime/comm: Gloo groups between ranks (threads here, each with its own TCP device), with
-// rendezvous through a shared directory and through a Redis server the test starts itself.
+// rendezvous through a shared directory, through a Redis server the test starts itself and
+// through a store socket like the host agent's (tiny_store_server.h).
 #include "runtime/comm/comm.h"
 #include "runtime/comm/rendezvous.h"
+#include "runtime/comm/socket_store.h"
 #include "tests/test_registry.h"
+#include "tiny_store_server.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
@@ -10,6 +13,7 @@
 #include <QtTest>
 
 #include <functional>
+#include <gloo/common/error.h>
 #include <gloo/rendezvous/store.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -108,6 +112,10 @@ class TestComm : public QObject
 private Q_SLOTS:
     void groupsThroughFileStore();
     void groupsThroughRedis();
+    void groupsThroughTheAgentsSocket();
+    void socketStoreSetGetWaitAcrossThreads();
+    void socketStoreTimeoutNamesTheKey();
+    void unreachableSocketIsAnError();
     void missingPeerTimesOutNamingTheGroup();
     void silentPeerTimesOutNamingThePeer();
     void badRendezvousIsRefused_data();
@@ -148,6 +156,90 @@ void TestComm::groupsThroughRedis()
         QVERIFY2(s.ok(), s.ok() ? "" : s.error().message.c_str());
     redis.terminate();
     QVERIFY(redis.waitForFinished(10000));
+}
+
+void TestComm::groupsThroughTheAgentsSocket()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(QStringLiteral("store.sock")).toStdString();
+    const agent::test::TinyStoreServer server(path);
+    QVERIFY(server.listening());
+    for (const Status &s : onRanks(3, [&](int r) { return exerciseGroups("unix:" + path, r); }))
+        QVERIFY2(s.ok(), s.ok() ? "" : s.error().message.c_str());
+}
+
+// Two ranks' stores: a wait and a get block until the other thread's set, then see its value.
+void TestComm::socketStoreSetGetWaitAcrossThreads()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(QStringLiteral("store.sock")).toStdString();
+    const agent::test::TinyStoreServer server(path);
+    QVERIFY(server.listening());
+    std::string seenByFirst;
+    std::string seenBySecond;
+    std::string failure;
+    const auto rank = [&](bool first) {
+        try {
+            auto store = SocketStore::connect(path, std::chrono::seconds(10));
+            if (!store)
+                throw std::runtime_error(store.error().message);
+            SocketStore &s = **store;
+            if (first) {
+                s.wait({"second/addr"});
+                const std::vector<char> value = s.get("second/addr");
+                seenByFirst.assign(value.begin(), value.end());
+                s.set("first/addr", {'1', '0'});
+            } else {
+                s.set("second/addr", {'2', '0'});
+                const std::vector<char> value = s.get("first/addr");
+                seenBySecond.assign(value.begin(), value.end());
+                s.wait({"first/addr", "second/addr"}, std::chrono::seconds(5));
+            }
+        } catch (const std::exception &e) {
+            failure = e.what();
+        }
+    };
+    std::thread first(rank, true);
+    std::thread second(rank, false);
+    first.join();
+    second.join();
+    QVERIFY2(failure.empty(), failure.c_str());
+    QCOMPARE(seenByFirst, std::string("20"));
+    QCOMPARE(seenBySecond, std::string("10"));
+}
+
+// A get nobody answers throws what Gloo's callers catch, naming the key and the wait; the late
+// answer to it does not confuse the next request.
+void TestComm::socketStoreTimeoutNamesTheKey()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(QStringLiteral("store.sock")).toStdString();
+    const agent::test::TinyStoreServer server(path);
+    QVERIFY(server.listening());
+    auto store = SocketStore::connect(path, std::chrono::milliseconds(300));
+    QVERIFY(store.ok());
+    std::string message;
+    try {
+        (*store)->get("rank/7/addr");
+    } catch (const gloo::IoException &e) {
+        message = e.what();
+    }
+    QVERIFY2(message.find("get of 'rank/7/addr' timed out after 0.3 s") != std::string::npos,
+             message.c_str());
+    (*store)->set("rank/7/addr", {'x'});
+    QCOMPARE((*store)->get("rank/7/addr"), std::vector<char>{'x'});
+}
+
+void TestComm::unreachableSocketIsAnError()
+{
+    auto address = parseRendezvous("unix:/nonexistent/job/store.sock");
+    QVERIFY(address.ok());
+    auto store = openStore(*address, 5);
+    QVERIFY(!store.ok());
+    QVERIFY2(store.error().message.find("unix:/nonexistent/job/store.sock: No such file or "
+                                        "directory")
+                 != std::string::npos,
+             store.error().message.c_str());
 }
 
 void TestComm::missingPeerTimesOutNamingTheGroup()
@@ -193,6 +285,7 @@ void TestComm::badRendezvousIsRefused_data()
     QTest::newRow("no port") << QStringLiteral("redis://localhost");
     QTest::newRow("bad port") << QStringLiteral("redis://localhost:99999");
     QTest::newRow("empty") << QString();
+    QTest::newRow("unix: without a path") << QStringLiteral("unix:");
 }
 
 void TestComm::badRendezvousIsRefused()

@@ -1,7 +1,8 @@
 // The launcher's job layout and shell commands without SSH: which host runs which rank with
-// what environment, the worker's command line read back by hetplan-worker's parser, and the
-// stop command run by a local shell against real process groups (TERM, then KILL).
+// what environment, the worker's command line read back by hetplan-worker's parser, the job
+// folder made by a local shell, and the bounded pool the hosts' steps run on.
 #include "core/io/files.h"
+#include "runtime/launcher/host_pool.h"
 #include "runtime/launcher/launch_commands.h"
 #include "runtime/launcher/launch_plan.h"
 #include "runtime/worker/worker_args.h"
@@ -15,8 +16,13 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
 
 using namespace hetplan;
 using namespace hetplan::launch;
@@ -51,23 +57,13 @@ QString shell(const std::string &command, int limitMs = 20000)
     return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
 }
 
-// Starts a command of launch_commands.h as sshd does: in a shell that leads its own session
-// (so the command's `setsid -w` forks, and its waiting parent reaps what it started).
-void startAsSshd(QProcess &process, const std::string &command)
+// The words of `argv` joined by spaces, for reading a command line back.
+QString joined(const std::vector<std::string> &argv)
 {
-    process.start(QStringLiteral("setsid"),
-                  {QStringLiteral("-w"), QStringLiteral("/bin/sh"), QStringLiteral("-c"),
-                   QString::fromStdString(command)});
-}
-
-bool ended(QProcess &process)
-{
-    return process.state() == QProcess::NotRunning || process.waitForFinished(5000);
-}
-
-bool groupAlive(int group)
-{
-    return ::kill(-group, 0) == 0;
+    QStringList words;
+    for (const std::string &w : argv)
+        words << QString::fromStdString(w);
+    return words.join(QLatin1Char(' '));
 }
 
 } // namespace
@@ -83,8 +79,9 @@ private Q_SLOTS:
     void workerCommandLineReadsBack();
     void probeRanksReadBackTheirCommand();
     void ownCommandGetsTheEnvironment();
-    void stopEndsEveryGroup();
-    void stopKillsWhatIgnoresTerm();
+    void jobFolderIsPrivateAndFresh();
+    void hostStepsRunOnABoundedPool();
+    void threadsThatCannotStartAreAnError();
     void rowsSharingAHostMustAgree();
     void homeWorkdirIsUnderTheRemoteHome();
     void identityThatIsNoFileIsRefusedBeforeAnyHost();
@@ -113,18 +110,19 @@ void TestLaunchPlan::ranksMapToTheirMachinesHost()
     QVERIFY(has(layout->hosts[1].ranks[0].environment, "LOCAL_RANK=0"));
     QVERIFY(first.ranks[1].worker.has_value());
     QCOMPARE(first.ranks[1].executable, std::string("/opt/hetplan-worker"));
-    // The command as the host's shell runs it, with echo standing in for the worker.
-    QTemporaryDir dir;
-    HostWork here = first;
-    here.jobDir = dir.path().toStdString();
-    RankStart echo = first.ranks[1];
-    echo.executable = "echo";
-    const QString printed = shell(rankCommand(*layout, here, echo, 31337));
-    for (const char *part : {"--plan plan.json", "--rank 1 --world 6",
-                             "--rendezvous redis://10.0.0.5:31337", "--listen-address 10.0.0.5",
-                             "--cluster cluster.json", "--model model.json", "--out rank-1.json"})
+    // The process as the host's agent starts it: no shell, the rendezvous through the agent's
+    // socket in the job folder, the measurement in the job folder.
+    const agent::RankSpec process = rankProcess(first.ranks[1], "/scratch/hp-test", 31337);
+    QCOMPARE(process.argv.front(), std::string("/opt/hetplan-worker"));
+    const QString printed = joined(process.argv);
+    for (const char *part :
+         {"--plan plan.json", "--rank 1 --world 6", "--rendezvous unix:/scratch/hp-test/store.sock",
+          "--listen-address 10.0.0.5", "--cluster cluster.json", "--model model.json",
+          "--out rank-1.json"})
         QVERIFY2(printed.contains(QLatin1String(part)), qPrintable(printed));
-    QVERIFY(QFile::exists(dir.filePath(QStringLiteral("rank-1.pgid"))));
+    QCOMPARE(process.resultFile, std::string("rank-1.json"));
+    QCOMPARE(process.env.at("LOCAL_RANK"), std::string("1"));
+    QVERIFY(layout->serveStore);
 
     LaunchSpec cuda = asymmetricSpec();
     cuda.backend = BackendKind::Cuda;
@@ -213,27 +211,25 @@ void TestLaunchPlan::probeRanksReadBackTheirCommand()
         // Beside the host's worker.
         QCOMPARE(rank.executable,
                  std::string(rank.rank == 0 ? "/opt/hetplan-probe" : "hetplan-probe"));
-        QTemporaryDir dir;
-        HostWork here = host;
-        here.jobDir = dir.path().toStdString();
-        RankStart echo = rank;
-        echo.executable = "echo";
-        const QString printed = shell(rankCommand(*layout, here, echo, 31337));
-        std::vector<std::string> words;
-        for (const QString &w : printed.split(QLatin1Char(' '), Qt::SkipEmptyParts))
-            words.push_back(w.toStdString());
-        auto options = CommandOptions::parse(words, probeOptionSpec());
+        QCOMPARE(host.worker, rank.rank == 0 ? std::string("/opt/hetplan-worker")
+                                             : std::string("hetplan-worker")); // the agent
+        const agent::RankSpec process = rankProcess(rank, "/scratch/hp-test", 31337);
+        QCOMPARE(process.argv.front(), rank.executable);
+        auto options = CommandOptions::parse(
+            std::vector<std::string>(process.argv.begin() + 1, process.argv.end()),
+            probeOptionSpec());
         QVERIFY2(options.ok(), options.ok() ? "" : options.error().message.c_str());
         auto back = readProbeCommand(*options); // as hetplan-probe reads it
         QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
         QCOMPARE(back->rank, rank.rank);
         QCOMPARE(back->world, 2);
-        QCOMPARE(back->comm.rendezvous, std::string("redis://10.0.0.5:31337"));
+        QCOMPARE(back->comm.rendezvous, std::string("unix:/scratch/hp-test/store.sock"));
         QCOMPARE(back->model, std::string("model.json"));
         QCOMPARE(back->seqLen, 16);
         QVERIFY(back->quick);
         QCOMPARE(back->repetitions, 3);
         QCOMPARE(back->out, std::string(rank.rank == 0 ? "probe.json" : ""));
+        QCOMPARE(process.resultFile, back->out);
     }
 }
 
@@ -244,14 +240,22 @@ void TestLaunchPlan::ownCommandGetsTheEnvironment()
     auto layout = layoutJob(spec, "hp-test");
     QVERIFY(layout.ok());
     QVERIFY(!layout->measured);
-    QTemporaryDir dir;
-    const HostWork &host = layout->hosts[1];
-    HostWork local = host;
-    local.jobDir = dir.path().toStdString();
-    const QString printed = shell(rankCommand(*layout, local, host.ranks[3], 4242));
-    QCOMPARE(printed, QStringLiteral("%1/6 %2 10.0.0.5:4242")
-                          .arg(host.ranks[3].rank)
-                          .arg(host.ranks[3].rank == 5 ? 2 : 1));
+    QVERIFY(!layout->serveStore); // its own rendezvous
+    const RankStart &rank = layout->hosts[1].ranks[3];
+    const agent::RankSpec process = rankProcess(rank, "/scratch/hp-test", 4242);
+    QCOMPARE(process.argv, spec.command); // as given, word for word
+    QVERIFY(process.resultFile.empty());
+    // The environment as the agent adds it, read by a shell as the command would.
+    QProcess p;
+    QProcessEnvironment env;
+    for (const auto &[name, value] : process.env)
+        env.insert(QString::fromStdString(name), QString::fromStdString(value));
+    p.setProcessEnvironment(env);
+    p.start(QString::fromStdString(process.argv[0]),
+            {QString::fromStdString(process.argv[1]), QString::fromStdString(process.argv[2])});
+    QVERIFY(p.waitForFinished(10000));
+    QCOMPARE(QString::fromUtf8(p.readAllStandardOutput()).trimmed(),
+             QStringLiteral("%1/6 %2 10.0.0.5:4242").arg(rank.rank).arg(rank.rank == 5 ? 2 : 1));
 
     // A program named with '=' would be read by the host's `env` as one more variable.
     spec.command = {"/opt/a=b/train"};
@@ -261,37 +265,91 @@ void TestLaunchPlan::ownCommandGetsTheEnvironment()
              refused.error().message.c_str());
 }
 
-void TestLaunchPlan::stopEndsEveryGroup()
+// The job folder: made with its parents, mode 0700 (it holds the ranks' store socket), never
+// an existing one, and its absolute path printed for the agent and the ranks.
+void TestLaunchPlan::jobFolderIsPrivateAndFresh()
 {
     QTemporaryDir dir;
-    const std::string jobDir = dir.path().toStdString();
-    QProcess a;
-    QProcess b;
-    startAsSshd(a, groupCommand(jobDir, "rank-0", {}, {"sleep", "60"}));
-    startAsSshd(b, groupCommand(jobDir, "rank-1", {"X=1"}, {"sleep", "60"}));
-    const std::string alive = aliveCommand(jobDir);
-    QTRY_COMPARE_WITH_TIMEOUT(shell(alive).split(QLatin1Char('\n')).size(), 2, 10000);
-    const QStringList groups = shell(alive).split(QLatin1Char('\n'));
-    QCOMPARE(shell(stopCommand(jobDir, 2, 3.0)), QStringLiteral("stopped"));
-    for (const QString &g : groups)
-        QVERIFY2(!groupAlive(g.toInt()), qPrintable(g));
-    QVERIFY(ended(a));
-    QVERIFY(ended(b));
-    QCOMPARE(shell(alive), QString());
+    const QString jobDir = dir.filePath(QStringLiteral("work dir/hp-test"));
+    const std::string command = makeJobFolderCommand(jobDir.toStdString());
+    const QString printed = shell(command);
+    QCOMPARE(printed, QFileInfo(jobDir).canonicalFilePath());
+    struct stat made
+    {
+    };
+    QCOMPARE(::stat(QFile::encodeName(jobDir).constData(), &made), 0);
+    QCOMPARE(made.st_mode & 0777, 0700u);
+    // A second job with the same folder is refused.
+    QProcess again;
+    again.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), QString::fromStdString(command)});
+    QVERIFY(again.waitForFinished(10000));
+    QVERIFY(again.exitCode() != 0);
 }
 
-void TestLaunchPlan::stopKillsWhatIgnoresTerm()
+// However many hosts, at most the pool's threads work at once, and every host gets its step.
+void TestLaunchPlan::hostStepsRunOnABoundedPool()
 {
-    QTemporaryDir dir;
-    const std::string jobDir = dir.path().toStdString();
-    QProcess stubborn;
-    startAsSshd(stubborn,
-                groupCommand(jobDir, "rank-0", {}, {"sh", "-c", "trap '' TERM; sleep 60 & wait"}));
-    QTRY_VERIFY_WITH_TIMEOUT(!shell(aliveCommand(jobDir)).isEmpty(), 10000);
-    const int group = shell(aliveCommand(jobDir)).toInt();
-    QCOMPARE(shell(stopCommand(jobDir, 1, 0.3)), QStringLiteral("killed 1"));
-    QTRY_VERIFY_WITH_TIMEOUT(!groupAlive(group), 5000);
-    QVERIFY(ended(stubborn));
+    constexpr std::size_t kHostCount = 200;
+    std::atomic<int> now{0};
+    std::atomic<int> most{0};
+    auto results = onEveryHost<int>(
+        kHostCount,
+        [&](std::size_t i) -> Result<int> {
+            const int here = ++now;
+            for (int seen = most.load(); here > seen && !most.compare_exchange_weak(seen, here);)
+                ;
+            QThread::msleep(2);
+            --now;
+            return int(i);
+        },
+        8);
+    QCOMPARE(results.size(), kHostCount);
+    for (std::size_t i = 0; i < kHostCount; ++i)
+        QCOMPARE(*results[i], int(i));
+    QVERIFY2(most.load() <= 8, qPrintable(QString::number(most.load())));
+    QVERIFY(most.load() >= 1);
+}
+
+// Where no thread can be created (the address space is used up, as under a tight `ulimit -v`),
+// the hosts' steps end with an Error that says so, not with std::terminate's SIGABRT. In a
+// child process, so the limit touches nothing else.
+void TestLaunchPlan::threadsThatCannotStartAreAnError()
+{
+    const pid_t child = ::fork();
+    if (child == 0) {
+        // glibc keeps the stacks of ended threads for new ones: threads that wait hold them.
+        std::atomic<bool> release{false};
+        std::vector<std::thread> holders;
+        for (int i = 0; i < 8; ++i)
+            holders.emplace_back([&release] {
+                while (!release)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            });
+        // A new thread's stack (8 MiB by default) no longer fits beside what is mapped now.
+        rlimit tight{};
+        ::getrlimit(RLIMIT_AS, &tight);
+        QFile status(QStringLiteral("/proc/self/statm"));
+        if (!status.open(QIODevice::ReadOnly))
+            ::_exit(3);
+        const rlim_t mappedBytes
+            = rlim_t(status.readAll().split(' ').value(0).toULongLong()) * rlim_t(::getpagesize());
+        tight.rlim_cur = mappedBytes + (rlim_t(2) << 20);
+        if (::setrlimit(RLIMIT_AS, &tight) != 0)
+            ::_exit(3);
+        auto results = onEveryHost<int>(4, [](std::size_t i) -> Result<int> { return int(i); });
+        const bool allErrors = std::all_of(results.begin(), results.end(), [](const auto &r) {
+            return !r && r.error().message.find("cannot start a thread") != std::string::npos;
+        });
+        release = true;
+        for (std::thread &t : holders)
+            t.join();
+        ::_exit(allErrors ? 0 : 1);
+    }
+    int status = 0;
+    QCOMPARE(::waitpid(child, &status, 0), child);
+    QVERIFY2(!WIFSIGNALED(status),
+             qPrintable(QStringLiteral("killed by signal %1").arg(WTERMSIG(status))));
+    QCOMPARE(WEXITSTATUS(status), 0);
 }
 
 // B and C share 10.0.0.6:2222, one login: a second worker, identity or workdir there used to be
