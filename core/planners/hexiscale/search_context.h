@@ -39,7 +39,7 @@ struct PipelineShapeCost
 
 // What every step of the search shares for one planning call: the problem, the cost model and
 // caches of stage and hop estimates, so that repeated questions about the same GPU set, layer
-// count and micro-batch cost one hash lookup (the planner asks them thousands of times).
+// count and micro-batch cost an array lookup (the planner asks them millions of times).
 // Not thread-safe; one per planning call.
 class SearchContext
 {
@@ -77,15 +77,20 @@ public:
                 int microBatch) const;
 
 private:
-    struct StageKey
+    // Stage costs in dense tables (docs/planners.md, "Stage costs"): per stage id, micro-batch
+    // size and position class (only, first, middle, last stage), the time of every layer count
+    // and, per micro-batches in flight, the most layers that fit in memory. Blocks are made on
+    // first use, so memory grows with the stages the search asks about, not with every key.
+    struct CostBlock
     {
-        int stage, layers, stageIndex, stageCount, microBatch, microBatches;
-        bool operator==(const StageKey &) const = default;
+        std::vector<double> timeS;   // by layers − 1; NaN: not asked yet
+        std::vector<int> mostLayers; // by in-flight − 1: most layers that fit; -1: not asked yet
     };
-    struct StageKeyHash
-    {
-        size_t operator()(const StageKey &k) const;
-    };
+    CostBlock &costBlock(const StageShape &stage, int microBatch, int positionClass);
+    StageQuery stageQuery(const StageShape &stage, int layers, int stageIndex, int stageCount,
+                          int microBatch, int microBatches) const;
+    int mostLayersThatFit(const StageShape &stage, int stageIndex, int stageCount, int microBatch,
+                          int inFlight);
 
     const Problem &m_problem;
     const CostModel &m_costModel;
@@ -94,7 +99,9 @@ private:
     NeighbourCache m_neighbours;
     std::unordered_map<std::string, int> m_stageIds; // key: GPU list as bytes
     std::vector<signed char> m_tpAllowed;            // per stage id: -1 unknown, 0, 1
-    std::unordered_map<StageKey, StageCost, StageKeyHash> m_stageCosts;
+    std::vector<int> m_microBatchSizes;              // the sizes asked about, by slot
+    std::vector<std::vector<int>> m_blockOf;         // per slot, per (stage id, class): block or -1
+    std::vector<CostBlock> m_blocks;
     std::unordered_map<std::uint64_t, double> m_hops;
 };
 
