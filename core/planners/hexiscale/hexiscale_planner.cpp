@@ -10,6 +10,7 @@
 #include "core/planners/hexiscale/local_search.h"
 #include "core/planners/hexiscale/pipeline_builder.h"
 #include "core/planners/hexiscale/search_context.h"
+#include "core/planners/holmes/holmes_planner.h"
 #include "core/planners/megatron.h"
 #include "core/planners/search_reporter.h"
 
@@ -87,7 +88,9 @@ public:
                             + std::to_string(m_problem.workload.train.globalBatch));
         considerWarmStart();
         if (m_options.parameters.hexiscale.megatronSeed)
-            considerMegatron();
+            considerBaseline(MegatronPlanner());
+        if (m_options.parameters.hexiscale.holmesSeed)
+            considerBaseline(HolmesPlanner());
 
         const std::vector<int> ladder = pipelineLadder();
         for (int iteration = 0; iteration < m_iterations && !shouldStop(); ++iteration) {
@@ -229,8 +232,14 @@ private:
             = setting >= 0
                   ? setting
                   : std::clamp(20000 / std::max(1, m_problem.topology.gpuCount()), 40, 1500);
+        // Most neighbours are worse than the best plan: the objective alone says so, and only a
+        // better one is evaluated in full.
         const std::function<double(const Layout &)> costS = [this](const Layout &layout) {
-            return offer(m_context.toPlan(layout.drafts, layout.microBatches, layout.microBatch));
+            Plan plan = m_context.toPlan(layout.drafts, layout.microBatches, layout.microBatch);
+            const double quickS = m_costModel.objectiveS(m_problem, plan);
+            if (m_best && !(quickS < m_best->costS))
+                return quickS;
+            return offer(std::move(plan));
         };
         const auto top = m_top;
         for (const auto &[knownS, layout] : top) {
@@ -252,7 +261,9 @@ private:
             remember(*layout, costS);
     }
 
-    void considerMegatron()
+    // Another planner's plan as a seed (docs/planners.md, "The search"): the result is never
+    // worse than it, and polish starts from it too.
+    void considerBaseline(const Planner &planner)
     {
         NullProgress quiet;
         PlannerOptions options;
@@ -260,10 +271,12 @@ private:
         // The baseline spends from the same time limit; a tiny remainder still lets it stop.
         if (m_options.timeLimitS > 0)
             options.timeLimitS = std::max(1e-3, m_options.timeLimitS - m_reporter.elapsedS());
-        Result<PlanSearch> baseline = MegatronPlanner().plan(m_problem, m_costModel, options,
-                                                             m_reporter.stopToken(), quiet);
+        Result<PlanSearch> baseline
+            = planner.plan(m_problem, m_costModel, options, m_reporter.stopToken(), quiet);
         if (!baseline) {
-            if (baseline.error().kind == ErrorKind::NoPlanFits)
+            // Why Megatron, the yardstick, found nothing explains a search that finds nothing.
+            if (baseline.error().kind == ErrorKind::NoPlanFits
+                && planner.kind() == PlannerKind::Megatron)
                 m_baselineNoFit = baseline.error();
             return;
         }
@@ -410,8 +423,7 @@ private:
     void tryChoice(const Choice &choice)
     {
         Result<std::vector<std::vector<int>>> groups
-            = splitGpus(m_problem.topology, m_allGpus, choice.pipelines, choice.cut, choice.ufactor,
-                        m_random(), &m_context.neighbourCache());
+            = m_context.split(m_allGpus, choice.pipelines, choice.cut, choice.ufactor, m_random());
         if (groups)
             tryGroups(choice, groups.value());
         if (choice.cut == CutOption::MaximiseBetweenGroups && choice.pipelines > 1)

@@ -139,6 +139,28 @@ SearchContext::StageCost SearchContext::stageCost(const StageShape &stage, int l
     return {timeS, layers <= most};
 }
 
+Result<std::vector<std::vector<int>>> SearchContext::split(std::span<const int> gpus, int parts,
+                                                           CutOption option, int ufactor,
+                                                           std::uint64_t seed)
+{
+    SplitKey key{{gpus.begin(), gpus.end()}, parts, option, ufactor};
+    if (const auto it = m_splits.find(key); it != m_splits.end())
+        return it->second;
+    Result<std::vector<std::vector<int>>> groups
+        = splitGpus(m_problem.topology, gpus, parts, option, ufactor, seed, &m_neighbours);
+    if (!groups)
+        return groups;
+    // Bounded: beyond about 64 MB of remembered splits, start again.
+    constexpr size_t kMostSplitGpus = size_t(1) << 23;
+    if (m_splitGpus > kMostSplitGpus) {
+        m_splits.clear();
+        m_splitGpus = 0;
+    }
+    m_splitGpus += 2 * gpus.size();
+    m_splits.emplace(std::move(key), groups.value());
+    return groups;
+}
+
 double SearchContext::hopS(const StageShape &from, const StageShape &to, int microBatch)
 {
     const std::uint64_t key = (std::uint64_t(std::uint32_t(from.id)) << 40)

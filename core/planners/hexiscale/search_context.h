@@ -6,6 +6,7 @@
 #include "core/planners/search_reporter.h"
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -57,6 +58,11 @@ public:
     bool shouldStop() const { return m_reporter && m_reporter->shouldStop(); }
 
     NeighbourCache &neighbourCache() { return m_neighbours; }
+    // splitGpus (gpu_groups.h) remembered by its question: the same GPUs split into as many
+    // parts under the same cut option and balance again get the first answer, whatever the seed
+    // (docs/planners.md, "METIS calls"). Deterministic, as the first answer is.
+    Result<std::vector<std::vector<int>>> split(std::span<const int> gpus, int parts,
+                                                CutOption option, int ufactor, std::uint64_t seed);
 
     StageShape makeStage(std::vector<int> gpus);
     bool tpAllowed(const StageShape &stage);
@@ -103,6 +109,16 @@ private:
     std::vector<std::vector<int>> m_blockOf;         // per slot, per (stage id, class): block or -1
     std::vector<CostBlock> m_blocks;
     std::unordered_map<std::uint64_t, double> m_hops;
+    struct SplitKey
+    {
+        std::vector<int> gpus;
+        int parts = 0;
+        CutOption option = CutOption::MinimiseBetweenGroups;
+        int ufactor = 0;
+        auto operator<=>(const SplitKey &) const = default;
+    };
+    std::map<SplitKey, std::vector<std::vector<int>>> m_splits;
+    size_t m_splitGpus = 0; // GPU indices held by m_splits, keys and answers
 };
 
 } // namespace hetplan::hexiscale
