@@ -27,7 +27,7 @@ void planSize(const char *label, const Problem &problem)
         NullProgress progress;
         const auto start = std::chrono::steady_clock::now();
         const std::clock_t cpuStart = std::clock();
-        search = planner.value()->plan(problem, *costModel, PlannerOptions{}, {}, progress);
+        search = planner.value()->plan(problem, *costModel, defaultPlannerOptions(), {}, progress);
         seconds.push_back(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         cpuSeconds.push_back(double(std::clock() - cpuStart) / CLOCKS_PER_SEC);

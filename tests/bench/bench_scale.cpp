@@ -98,7 +98,8 @@ void benchScale(int machines)
     const Problem problem = fleetProblem(machines, &topologyS);
     double planS = 0;
     double cpuS = 0;
-    const Result<PlanSearch> search = planFleet(problem, {}, {}, &planS, &cpuS);
+    const Result<PlanSearch> search
+        = planFleet(problem, defaultPlannerOptions(), {}, &planS, &cpuS);
     std::printf("%5d GPUs: topology %.3f s, planned in %.3f s (processor %.3f s)\n", machines * 8,
                 topologyS, planS, cpuS);
     printOutcome(search);

@@ -31,6 +31,8 @@ using namespace hexiscale;
 constexpr size_t kPolished = 4;
 constexpr size_t kPolishedSmall = 16;
 constexpr int kSmallCluster = 16;
+// The largest cluster Holmes's plan is a seed for (docs/planners.md, "The search").
+constexpr int kHolmesSeedGpus = 2048;
 
 // How many parts a group is split into in phase 2 (§4.4 varies k_i).
 enum class PartCount { Machines, MachinesPlusOne, TwiceMachines, One, Random };
@@ -89,8 +91,6 @@ public:
         considerWarmStart();
         if (m_options.parameters.hexiscale.megatronSeed)
             considerBaseline(MegatronPlanner());
-        if (m_options.parameters.hexiscale.holmesSeed)
-            considerBaseline(HolmesPlanner());
 
         const std::vector<int> ladder = pipelineLadder();
         for (int iteration = 0; iteration < m_iterations && !shouldStop(); ++iteration) {
@@ -114,6 +114,13 @@ public:
                 tryMachineAlignedLayouts();
             report(iteration + 1);
         }
+        // Holmes's plan joins at the end, so that its layout, far from what the partitioning
+        // builds, does not steer the search (the best K, the cut option's moving average).
+        // Its planning time grows faster than the search's: beyond kHolmesSeedGpus it would
+        // cost more than the whole search.
+        if (m_options.parameters.hexiscale.holmesSeed && !shouldStop()
+            && m_problem.topology.gpuCount() <= kHolmesSeedGpus)
+            considerBaseline(HolmesPlanner());
         polishBest();
         if (!m_reporter.trace().empty())
             report(m_reporter.trace().back().iteration + 1);

@@ -23,6 +23,8 @@ void rebalance(SearchContext &context, Layout &layout, int globalBatch)
 
 namespace {
 
+constexpr double kMinPassGain = 1e-3; // relative
+
 class Climber
 {
 public:
@@ -42,8 +44,13 @@ public:
             neighbours(layout);
             if (!m_best)
                 break;
+            // The budget follows the gains (docs/planners.md, "Polish"): a pass that gained
+            // less than kMinPassGain ends the climb, as the next would cost as much for less.
+            const bool small = m_bestS > currentS * (1 - kMinPassGain);
             layout = std::move(*m_best);
             currentS = m_bestS;
+            if (small)
+                break;
         }
         return layout;
     }
