@@ -6,6 +6,7 @@
 #include "core/planners/closest_fit.h"
 #include "core/planners/hexiscale/batch_balance.h"
 #include "core/planners/hexiscale/gpu_groups.h"
+#include "core/planners/hexiscale/idle_gpus.h"
 #include "core/planners/hexiscale/layer_assignment.h"
 #include "core/planners/hexiscale/local_search.h"
 #include "core/planners/hexiscale/pipeline_builder.h"
@@ -122,6 +123,7 @@ public:
             && m_problem.topology.gpuCount() <= kHolmesSeedGpus)
             considerBaseline(HolmesPlanner());
         polishBest();
+        useIdleGpus();
         if (!m_reporter.trace().empty())
             report(m_reporter.trace().back().iteration + 1);
 
@@ -136,6 +138,7 @@ public:
         search.evaluation = m_best->evaluation;
         search.trace = m_reporter.takeTrace();
         search.stoppedEarly = m_reporter.stopRequested();
+        search.idleGpus = std::move(m_idle);
         return search;
     }
 
@@ -232,6 +235,17 @@ private:
         return layout;
     }
 
+    // A layout priced for polish and the idle-GPU additions. Most are worse than the best plan:
+    // the objective alone says so, and only a better one is evaluated in full.
+    double layoutCostS(const Layout &layout)
+    {
+        Plan plan = m_context.toPlan(layout.drafts, layout.microBatches, layout.microBatch);
+        const double quickS = m_costModel.objectiveS(m_problem, plan);
+        if (m_best && !(quickS < m_best->costS))
+            return quickS;
+        return offer(std::move(plan));
+    }
+
     void polishBest()
     {
         const int setting = m_options.parameters.hexiscale.polish;
@@ -239,20 +253,33 @@ private:
             = setting >= 0
                   ? setting
                   : std::clamp(20000 / std::max(1, m_problem.topology.gpuCount()), 40, 1500);
-        // Most neighbours are worse than the best plan: the objective alone says so, and only a
-        // better one is evaluated in full.
-        const std::function<double(const Layout &)> costS = [this](const Layout &layout) {
-            Plan plan = m_context.toPlan(layout.drafts, layout.microBatches, layout.microBatch);
-            const double quickS = m_costModel.objectiveS(m_problem, plan);
-            if (m_best && !(quickS < m_best->costS))
-                return quickS;
-            return offer(std::move(plan));
-        };
+        const std::function<double(const Layout &)> costS
+            = [this](const Layout &layout) { return layoutCostS(layout); };
         const auto top = m_top;
         for (const auto &[knownS, layout] : top) {
             if (shouldStop())
                 return;
             polish(m_context, layout, evaluations, costS);
+        }
+    }
+
+    // The GPUs the best plan leaves idle (docs/planners.md, "Idle GPUs"): while adding one
+    // machine's idle GPUs makes it faster, the best addition is taken; then what adding each
+    // class of idle machines would cost is what the plan reports.
+    void useIdleGpus()
+    {
+        constexpr int kMostAdditions = 8;
+        const std::function<double(const Layout &)> costS
+            = [this](const Layout &layout) { return layoutCostS(layout); };
+        for (int round = 0; m_best && !shouldStop(); ++round) {
+            const std::optional<Layout> layout = layoutOf(m_best->plan);
+            if (!layout)
+                return;
+            const double beforeS = m_best->costS;
+            m_idle = idleGpus(m_context, *layout, costS);
+            // An addition that helped is now the best plan (layoutCostS offered it).
+            if (!(m_best->costS < beforeS) || round == kMostAdditions)
+                return;
         }
     }
 
@@ -569,6 +596,7 @@ private:
     ClosestFit m_closest;  // while nothing fits: for the "no plan fits" message
     Error m_baselineNoFit; // why Megatron found nothing (empty message: it found a plan)
     std::vector<std::pair<double, Layout>> m_top;
+    std::vector<IdleGpus> m_idle; // of the best plan, once the search is over
     double m_averageDpS = 0;
     double m_averagePpS = 0;
 };

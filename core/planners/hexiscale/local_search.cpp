@@ -9,6 +9,16 @@
 
 namespace hetplan::hexiscale {
 
+std::vector<char> usedGpus(int gpuCount, const Layout &layout)
+{
+    std::vector<char> used(size_t(gpuCount), 0);
+    for (const PipelineDraft &draft : layout.drafts)
+        for (const StageShape &stage : draft.stages)
+            for (int g : stage.gpus)
+                used[size_t(g)] = 1;
+    return used;
+}
+
 void rebalance(SearchContext &context, Layout &layout, int globalBatch)
 {
     const int units = globalBatch / layout.microBatch;
@@ -90,12 +100,7 @@ private:
     void neighbours(const Layout &layout)
     {
         const Topology &topology = m_context.problem().topology;
-        // Per GPU: whether the layout uses it.
-        std::vector<char> used(size_t(topology.gpuCount()), 0);
-        for (const PipelineDraft &d : layout.drafts)
-            for (const StageShape &s : d.stages)
-                for (int g : s.gpus)
-                    used[size_t(g)] = 1;
+        const std::vector<char> used = usedGpus(topology.gpuCount(), layout);
 
         betweenPipelines(layout, used);
         for (size_t p = 0; p < layout.drafts.size() && !exhausted(); ++p) {
