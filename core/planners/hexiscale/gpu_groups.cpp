@@ -14,9 +14,6 @@ namespace {
 // Beyond this many GPUs the complete graph (n²/2 edges) costs more than it tells METIS; the
 // network part is then sparsified (see addSparseNetworkEdges).
 constexpr int kDenseGraphLimit = 384;
-// From this many GPUs on, splits that keep machines whole (at most one part per machine) are
-// made on the machine graph: METIS sees 8× fewer vertices, and a part per machine needs none.
-constexpr int kMachineGraphFrom = 128;
 // Machines each machine stays joined to in the sparse graph.
 constexpr size_t kNeighbourMachines = 16;
 
@@ -342,9 +339,9 @@ Result<std::vector<std::vector<int>>> splitGpus(const Topology &topology, std::s
 
     const std::vector<std::vector<int>> byMachine = positionsByMachine(topology, gpus);
     const int machines = int(byMachine.size());
-    if (n >= kMachineGraphFrom && 2 * partCount <= machines + 1)
+    if (n > kDenseGraphLimit && 2 * partCount <= machines + 1)
         return splitMachines(topology, gpus, byMachine, partCount, option, ufactor, seed, cache);
-    if (n >= kMachineGraphFrom && partCount <= machines)
+    if (n > kDenseGraphLimit && partCount <= machines)
         if (auto paired
             = pairMachines(topology, gpus, byMachine, partCount, option, ufactor, cache))
             return std::move(*paired);

@@ -61,7 +61,8 @@ public:
     std::optional<Addition> bestOf(const std::vector<int> &gpus, std::string &whyNot)
     {
         const std::vector<StageShape> added = stagesOf(m_context, gpus);
-        m_tried = false;
+        m_stageRoom = false;
+        m_pipelineRoom = false;
         std::optional<Addition> best;
         if (added.empty()) {
             whyNot = "the cost model allows no TP group on them";
@@ -70,10 +71,12 @@ public:
         for (size_t p = 0; p < m_layout.drafts.size() && !m_context.shouldStop(); ++p)
             keepBetter(best, asStage(p, added));
         keepBetter(best, asPipeline(added));
-        if (!best)
-            whyNot = m_tried ? "no place tried fits in memory with them"
-                             : "every pipeline has a stage per layer and no micro-batch is left "
-                               "for another pipeline";
+        if (!best) {
+            whyNot = m_stageRoom ? "no place tried in a pipeline fits in memory with them"
+                                 : "every pipeline has a stage per layer";
+            whyNot += m_pipelineRoom ? ", and a pipeline of their own does not fit in memory"
+                                     : ", and no micro-batch is left for another pipeline";
+        }
         return best;
     }
 
@@ -95,7 +98,7 @@ private:
         std::optional<PipelineDraft> bestDraft;
         int bestAt = 0;
         double bestS = kInfinity;
-        m_tried = true;
+        m_stageRoom = true;
         for (int at : insertPositions(count)) {
             PipelineDraft next = draft;
             next.stages.insert(next.stages.begin() + at, added.begin(), added.end());
@@ -123,7 +126,7 @@ private:
         const int units = m_globalBatch / m_layout.microBatch;
         if (int(m_layout.drafts.size()) >= units || int(added.size()) > m_context.layerCount())
             return std::nullopt;
-        m_tried = true;
+        m_pipelineRoom = true;
         PipelineDraft draft{added, {}};
         if (!optimiseLayers(m_context, draft, m_layout.microBatch, 1))
             return std::nullopt;
@@ -144,7 +147,8 @@ private:
     const Layout &m_layout;
     const std::function<double(const Layout &)> &m_costS;
     int m_globalBatch;
-    bool m_tried = false; // whether bestOf found any place to try
+    bool m_stageRoom = false;    // whether a pipeline had room for another stage
+    bool m_pipelineRoom = false; // whether the batch had a micro-batch for another pipeline
 };
 
 } // namespace
