@@ -72,8 +72,9 @@ public:
             keepBetter(best, asStage(p, added));
         keepBetter(best, asPipeline(added));
         if (!best) {
-            whyNot = m_stageRoom ? "no place tried in a pipeline fits in memory with them"
-                                 : "every pipeline has a stage per layer";
+            whyNot = m_stageRoom
+                         ? "no place tried in a pipeline fits in memory or links to its neighbours"
+                         : "every pipeline has a stage per layer";
             whyNot += m_pipelineRoom ? ", and a pipeline of their own does not fit in memory"
                                      : ", and no micro-batch is left for another pipeline";
         }
