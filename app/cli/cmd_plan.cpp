@@ -88,6 +88,7 @@ int runPlan(const std::vector<std::string> &words)
         printWorkload(report, problem.workload, run->workloadOrigin);
         printPlan(report, problem, search->plan);
         printEvaluation(report, problem, search->evaluation);
+        report << describeIdleGpus(*search, problem.topology);
         report << "\n  Planned in " << formatSeconds(search->planningS) << " ("
                << search->trace.size() << " candidates)\n";
     }

@@ -46,6 +46,24 @@ Json planSearchJson(const PlanSearch &search, const Topology &topology)
         trace.push_back(
             {{"iteration", t.iteration}, {"elapsed_s", t.elapsedS}, {"best_s", t.bestCostS}});
     out["trace"] = std::move(trace);
+    // docs/planners.md, "Idle GPUs".
+    Json idle = Json::array();
+    for (const IdleGpus &c : search.idleGpus) {
+        Json machines = Json::array();
+        for (int m : c.machines)
+            machines.push_back(topology.cluster().machines[size_t(m)].name);
+        Json entry{{"gpu_type", c.gpuType},
+                   {"gpus_per_machine", c.gpusPerMachine},
+                   {"machines", std::move(machines)}};
+        if (std::isfinite(c.withOneAddedS)) {
+            entry["with_one_added_s"] = c.withOneAddedS;
+            entry["best_use"] = c.bestUse;
+        } else {
+            entry["why_not"] = c.whyNot;
+        }
+        idle.push_back(std::move(entry));
+    }
+    out["idle_gpus"] = std::move(idle);
     return out;
 }
 

@@ -17,6 +17,8 @@
 
 namespace hetplan {
 
+class Topology;
+
 struct Problem;
 class CostModel;
 
@@ -66,15 +68,35 @@ struct TracePoint
     double bestCostS = 0;
 };
 
+// GPUs a plan leaves idle, machine class by machine class, and what the planner found adding
+// them would do (docs/planners.md, "Idle GPUs"). Machines with the same GPU type and the same
+// number of idle GPUs form a class; one of them is tried.
+struct IdleGpus
+{
+    std::vector<int> machines; // indices into the cluster's machines
+    int gpusPerMachine = 0;    // idle GPUs on each
+    std::string gpuType;
+    // The objective with one machine's idle GPUs added the best way found, and that way in
+    // words ("a stage at position 3 of pipeline 2"); +infinity and why not when none was found.
+    double withOneAddedS = 0;
+    std::string bestUse;
+    std::string whyNot;
+};
+
 struct PlanSearch
 {
     Plan plan;
     Evaluation evaluation;
     std::vector<TracePoint> trace; // best cost after each iteration
     double planningS = 0;
-    bool stoppedEarly = false;     // a stop or the time limit ended it; plan is the best so far
-    bool timeLimitReached = false; // of those, the time limit
+    bool stoppedEarly = false;      // a stop or the time limit ended it; plan is the best so far
+    bool timeLimitReached = false;  // of those, the time limit
+    std::vector<IdleGpus> idleGpus; // the default planner's account of the GPUs it left idle
 };
+
+// The idle GPUs of `search` in a few lines for a report: which, and why they stay idle (each
+// line starts with two spaces and ends with a newline). Empty when the planner reported none.
+std::string describeIdleGpus(const PlanSearch &search, const Topology &topology);
 
 // A planner is a cancellable function behind a small interface: plan() checks the input,
 // runs planImpl() with a stop token that fires on the caller's stop or at the time limit

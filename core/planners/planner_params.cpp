@@ -56,6 +56,8 @@ const std::array kHexiScale{
                                16384, "upper bound on the pipeline count K"},
     Field<HexiScaleParameters>{"megatron_seed", &HexiScaleParameters::megatronSeed, I::Switch, 0, 1,
                                "1: also start from the Megatron baseline"},
+    Field<HexiScaleParameters>{"holmes_seed", &HexiScaleParameters::holmesSeed, I::Switch, 0, 1,
+                               "1: also start from the Holmes planner's plan"},
     Field<HexiScaleParameters>{"polish", &HexiScaleParameters::polish, I::Integer, -1, 1000000,
                                "final local-search evaluations per layout (-1: 20000 / GPUs "
                                "within 40..1500, 0: none)"},

@@ -27,6 +27,7 @@ struct HexiScaleParameters
     int tau = 2;
     int maxPipelines = 64;
     bool megatronSeed = true;
+    bool holmesSeed = true;
     int polish = -1; // -1: 20000 / GPUs within [40, 1500]
 };
 

@@ -51,7 +51,7 @@ void printTrace(const std::vector<TracePoint> &trace)
         std::printf(" (empty)\n");
 }
 
-void printOutcome(const Result<PlanSearch> &search)
+void printOutcome(const Result<PlanSearch> &search, const Topology &topology)
 {
     if (!search) {
         std::printf("    no plan: %s\n", search.error().message.substr(0, 160).c_str());
@@ -68,6 +68,7 @@ void printOutcome(const Result<PlanSearch> &search)
         "    plan: iteration %.3f s, MFU %.1f %%, %zu pipelines, %zu stages, %d GPUs used%s\n",
         search->evaluation.iterationS, 100 * search->evaluation.mfu, search->plan.pipelines.size(),
         stages, gpus, search->stoppedEarly ? " (stopped early)" : "");
+    std::printf("%s", describeIdleGpus(*search, topology).c_str());
 }
 
 // Wall-clock seconds in *planS; processor seconds of this process in *cpuS, which on a shared
@@ -98,10 +99,11 @@ void benchScale(int machines)
     const Problem problem = fleetProblem(machines, &topologyS);
     double planS = 0;
     double cpuS = 0;
-    const Result<PlanSearch> search = planFleet(problem, {}, {}, &planS, &cpuS);
+    const Result<PlanSearch> search
+        = planFleet(problem, defaultPlannerOptions(), {}, &planS, &cpuS);
     std::printf("%5d GPUs: topology %.3f s, planned in %.3f s (processor %.3f s)\n", machines * 8,
                 topologyS, planS, cpuS);
-    printOutcome(search);
+    printOutcome(search, problem.topology);
     if (search)
         printTrace(search->trace);
     std::fflush(stdout);
@@ -119,7 +121,7 @@ void benchScaleLimits()
         const Result<PlanSearch> search = planFleet(problem, options, {}, &planS);
         std::printf("  time limit %.0f s: returned after %.3f s (%+.3f s past the limit)\n", limitS,
                     planS, planS - limitS);
-        printOutcome(search);
+        printOutcome(search, problem.topology);
     }
     static constexpr double kStopAfterS = 3;
     std::stop_source stop;
@@ -131,7 +133,7 @@ void benchScaleLimits()
     const Result<PlanSearch> search = planFleet(problem, {}, stop.get_token(), &planS);
     std::printf("  stop requested after %.0f s: returned after %.3f s (%+.3f s late)\n",
                 kStopAfterS, planS, planS - kStopAfterS);
-    printOutcome(search);
+    printOutcome(search, problem.topology);
 }
 
 const Register kScale1k("scale-1k", [] { benchScale(128); });

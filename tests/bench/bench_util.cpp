@@ -58,6 +58,20 @@ double medianSecondsPerCall(const std::function<void()> &body, int rounds)
     return perCall[perCall.size() / 2];
 }
 
+PlannerOptions defaultPlannerOptions()
+{
+    PlannerOptions options;
+    if (const char *knobs = std::getenv("HETPLAN_BENCH_KNOBS")) {
+        const Status set
+            = setPlannerParameters(options.parameters, defaultPlanner(Mode::Train), knobs);
+        if (!set) {
+            std::fprintf(stderr, "HETPLAN_BENCH_KNOBS: %s\n", set.error().message.c_str());
+            std::exit(1);
+        }
+    }
+    return options;
+}
+
 Problem exampleProblem(const std::string &cluster, const std::string &model)
 {
     Cluster c = orDie(loadCluster(cluster), cluster);

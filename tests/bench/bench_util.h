@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/cost/problem.h"
+#include "core/planners/planner.h"
 
 #include <chrono>
 #include <functional>
@@ -27,6 +28,10 @@ struct Register
 
 // Median seconds per call of `body`, over `rounds` rounds that each last at least ~0.2 s.
 double medianSecondsPerCall(const std::function<void()> &body, int rounds = 5);
+
+// Options for the default planner: HETPLAN_BENCH_KNOBS, when set, holds its knobs as --knob
+// takes them ("polish=40,holmes_seed=0"), to compare settings on the same cases.
+PlannerOptions defaultPlannerOptions();
 
 // A bundled example with its bundled workload (if any) and the named catalog model.
 Problem exampleProblem(const std::string &cluster, const std::string &model);

@@ -321,10 +321,17 @@ QString ResultsPanel::plannedText(const Problem &problem, CostModelKind costMode
                                   const PlanSearch &search)
 {
     const Evaluation &e = search.evaluation;
-    if (problem.workload.mode != Mode::Infer)
-        return (search.stoppedEarly ? tr("Stopped: best plan so far %1, MFU %2")
-                                    : tr("Planned: %1 per iteration, MFU %2"))
-            .arg(ResultsText::duration(e.iterationS), ResultsText::percent(e.mfu));
+    if (problem.workload.mode != Mode::Infer) {
+        QString text = (search.stoppedEarly ? tr("Stopped: best plan so far %1, MFU %2")
+                                            : tr("Planned: %1 per iteration, MFU %2"))
+                           .arg(ResultsText::duration(e.iterationS), ResultsText::percent(e.mfu));
+        // The GPUs the plan leaves idle and why, as `hetplan-cli plan` reports them
+        // (docs/planners.md, "Idle GPUs").
+        const std::string idle = describeIdleGpus(search, problem.topology);
+        if (!idle.empty())
+            text += QLatin1Char('\n') + QString::fromStdString(idle).trimmed();
+        return text;
+    }
     // An inference plan's iterationS is its slowest replica's request latency.
     const ServingFigures serving
         = e.serving ? *e.serving : servePlan(problem, *makeCostModel(costModel), search.plan);

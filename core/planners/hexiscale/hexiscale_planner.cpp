@@ -6,10 +6,12 @@
 #include "core/planners/closest_fit.h"
 #include "core/planners/hexiscale/batch_balance.h"
 #include "core/planners/hexiscale/gpu_groups.h"
+#include "core/planners/hexiscale/idle_gpus.h"
 #include "core/planners/hexiscale/layer_assignment.h"
 #include "core/planners/hexiscale/local_search.h"
 #include "core/planners/hexiscale/pipeline_builder.h"
 #include "core/planners/hexiscale/search_context.h"
+#include "core/planners/holmes/holmes_planner.h"
 #include "core/planners/megatron.h"
 #include "core/planners/search_reporter.h"
 
@@ -30,6 +32,8 @@ using namespace hexiscale;
 constexpr size_t kPolished = 4;
 constexpr size_t kPolishedSmall = 16;
 constexpr int kSmallCluster = 16;
+// The largest cluster Holmes's plan is a seed for (docs/planners.md, "The search").
+constexpr int kHolmesSeedGpus = 2048;
 
 // How many parts a group is split into in phase 2 (§4.4 varies k_i).
 enum class PartCount { Machines, MachinesPlusOne, TwiceMachines, One, Random };
@@ -87,7 +91,7 @@ public:
                             + std::to_string(m_problem.workload.train.globalBatch));
         considerWarmStart();
         if (m_options.parameters.hexiscale.megatronSeed)
-            considerMegatron();
+            considerBaseline(MegatronPlanner());
 
         const std::vector<int> ladder = pipelineLadder();
         for (int iteration = 0; iteration < m_iterations && !shouldStop(); ++iteration) {
@@ -111,7 +115,15 @@ public:
                 tryMachineAlignedLayouts();
             report(iteration + 1);
         }
+        // Holmes's plan joins at the end, so that its layout, far from what the partitioning
+        // builds, does not steer the search (the best K, the cut option's moving average).
+        // Its planning time grows faster than the search's: beyond kHolmesSeedGpus it would
+        // cost more than the whole search.
+        if (m_options.parameters.hexiscale.holmesSeed && !shouldStop()
+            && m_problem.topology.gpuCount() <= kHolmesSeedGpus)
+            considerBaseline(HolmesPlanner());
         polishBest();
+        useIdleGpus();
         if (!m_reporter.trace().empty())
             report(m_reporter.trace().back().iteration + 1);
 
@@ -126,6 +138,7 @@ public:
         search.evaluation = m_best->evaluation;
         search.trace = m_reporter.takeTrace();
         search.stoppedEarly = m_reporter.stopRequested();
+        search.idleGpus = std::move(m_idle);
         return search;
     }
 
@@ -222,6 +235,17 @@ private:
         return layout;
     }
 
+    // A layout priced for polish and the idle-GPU additions. Most are worse than the best plan:
+    // the objective alone says so, and only a better one is evaluated in full.
+    double layoutCostS(const Layout &layout)
+    {
+        Plan plan = m_context.toPlan(layout.drafts, layout.microBatches, layout.microBatch);
+        const double quickS = m_costModel.objectiveS(m_problem, plan);
+        if (m_best && !(quickS < m_best->costS))
+            return quickS;
+        return offer(std::move(plan));
+    }
+
     void polishBest()
     {
         const int setting = m_options.parameters.hexiscale.polish;
@@ -229,14 +253,33 @@ private:
             = setting >= 0
                   ? setting
                   : std::clamp(20000 / std::max(1, m_problem.topology.gpuCount()), 40, 1500);
-        const std::function<double(const Layout &)> costS = [this](const Layout &layout) {
-            return offer(m_context.toPlan(layout.drafts, layout.microBatches, layout.microBatch));
-        };
+        const std::function<double(const Layout &)> costS
+            = [this](const Layout &layout) { return layoutCostS(layout); };
         const auto top = m_top;
         for (const auto &[knownS, layout] : top) {
             if (shouldStop())
                 return;
             polish(m_context, layout, evaluations, costS);
+        }
+    }
+
+    // The GPUs the best plan leaves idle (docs/planners.md, "Idle GPUs"): while adding one
+    // machine's idle GPUs makes it faster, the best addition is taken; then what adding each
+    // class of idle machines would cost is what the plan reports.
+    void useIdleGpus()
+    {
+        constexpr int kMostAdditions = 8;
+        const std::function<double(const Layout &)> costS
+            = [this](const Layout &layout) { return layoutCostS(layout); };
+        for (int round = 0; m_best && !shouldStop(); ++round) {
+            const std::optional<Layout> layout = layoutOf(m_best->plan);
+            if (!layout)
+                return;
+            const double beforeS = m_best->costS;
+            m_idle = idleGpus(m_context, *layout, costS);
+            // An addition that helped is now the best plan (layoutCostS offered it).
+            if (!(m_best->costS < beforeS) || round == kMostAdditions)
+                return;
         }
     }
 
@@ -252,7 +295,9 @@ private:
             remember(*layout, costS);
     }
 
-    void considerMegatron()
+    // Another planner's plan as a seed (docs/planners.md, "The search"): the result is never
+    // worse than it, and polish starts from it too.
+    void considerBaseline(const Planner &planner)
     {
         NullProgress quiet;
         PlannerOptions options;
@@ -260,10 +305,12 @@ private:
         // The baseline spends from the same time limit; a tiny remainder still lets it stop.
         if (m_options.timeLimitS > 0)
             options.timeLimitS = std::max(1e-3, m_options.timeLimitS - m_reporter.elapsedS());
-        Result<PlanSearch> baseline = MegatronPlanner().plan(m_problem, m_costModel, options,
-                                                             m_reporter.stopToken(), quiet);
+        Result<PlanSearch> baseline
+            = planner.plan(m_problem, m_costModel, options, m_reporter.stopToken(), quiet);
         if (!baseline) {
-            if (baseline.error().kind == ErrorKind::NoPlanFits)
+            // Why Megatron, the yardstick, found nothing explains a search that finds nothing.
+            if (baseline.error().kind == ErrorKind::NoPlanFits
+                && planner.kind() == PlannerKind::Megatron)
                 m_baselineNoFit = baseline.error();
             return;
         }
@@ -410,8 +457,7 @@ private:
     void tryChoice(const Choice &choice)
     {
         Result<std::vector<std::vector<int>>> groups
-            = splitGpus(m_problem.topology, m_allGpus, choice.pipelines, choice.cut, choice.ufactor,
-                        m_random(), &m_context.neighbourCache());
+            = m_context.split(m_allGpus, choice.pipelines, choice.cut, choice.ufactor, m_random());
         if (groups)
             tryGroups(choice, groups.value());
         if (choice.cut == CutOption::MaximiseBetweenGroups && choice.pipelines > 1)
@@ -550,6 +596,7 @@ private:
     ClosestFit m_closest;  // while nothing fits: for the "no plan fits" message
     Error m_baselineNoFit; // why Megatron found nothing (empty message: it found a plan)
     std::vector<std::pair<double, Layout>> m_top;
+    std::vector<IdleGpus> m_idle; // of the best plan, once the search is over
     double m_averageDpS = 0;
     double m_averagePpS = 0;
 };

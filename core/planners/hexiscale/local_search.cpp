@@ -9,6 +9,16 @@
 
 namespace hetplan::hexiscale {
 
+std::vector<char> usedGpus(int gpuCount, const Layout &layout)
+{
+    std::vector<char> used(size_t(gpuCount), 0);
+    for (const PipelineDraft &draft : layout.drafts)
+        for (const StageShape &stage : draft.stages)
+            for (int g : stage.gpus)
+                used[size_t(g)] = 1;
+    return used;
+}
+
 void rebalance(SearchContext &context, Layout &layout, int globalBatch)
 {
     const int units = globalBatch / layout.microBatch;
@@ -22,6 +32,8 @@ void rebalance(SearchContext &context, Layout &layout, int globalBatch)
 }
 
 namespace {
+
+constexpr double kMinPassGain = 1e-3; // relative
 
 class Climber
 {
@@ -42,8 +54,13 @@ public:
             neighbours(layout);
             if (!m_best)
                 break;
+            // The budget follows the gains (docs/planners.md, "Polish"): a pass that gained
+            // less than kMinPassGain ends the climb, as the next would cost as much for less.
+            const bool small = m_bestS > currentS * (1 - kMinPassGain);
             layout = std::move(*m_best);
             currentS = m_bestS;
+            if (small)
+                break;
         }
         return layout;
     }
@@ -83,12 +100,7 @@ private:
     void neighbours(const Layout &layout)
     {
         const Topology &topology = m_context.problem().topology;
-        // Per GPU: whether the layout uses it.
-        std::vector<char> used(size_t(topology.gpuCount()), 0);
-        for (const PipelineDraft &d : layout.drafts)
-            for (const StageShape &s : d.stages)
-                for (int g : s.gpus)
-                    used[size_t(g)] = 1;
+        const std::vector<char> used = usedGpus(topology.gpuCount(), layout);
 
         betweenPipelines(layout, used);
         for (size_t p = 0; p < layout.drafts.size() && !exhausted(); ++p) {

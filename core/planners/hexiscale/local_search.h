@@ -15,6 +15,9 @@ struct Layout
     int microBatch = 1;
 };
 
+// Per GPU of the cluster (flat Topology index): 1 when a stage of `layout` uses it.
+std::vector<char> usedGpus(int gpuCount, const Layout &layout);
+
 // Micro-batches balanced over the layout's pipelines (batch_balance.h) after its layers changed.
 void rebalance(SearchContext &context, Layout &layout, int globalBatch);
 

@@ -190,9 +190,8 @@ std::optional<PipelineDraft> buildPipeline(SearchContext &context, std::span<con
                                            const PipelineBuildOptions &options)
 {
     const int parts = std::clamp(options.parts, 1, int(gpus.size()));
-    Result<std::vector<std::vector<int>>> split
-        = splitGpus(context.problem().topology, gpus, parts, CutOption::MinimiseBetweenGroups,
-                    options.ufactor, options.seed, &context.neighbourCache());
+    Result<std::vector<std::vector<int>>> split = context.split(
+        gpus, parts, CutOption::MinimiseBetweenGroups, options.ufactor, options.seed);
     if (!split)
         return std::nullopt;
     return buildPipelineFromParts(context, split.value(), options);

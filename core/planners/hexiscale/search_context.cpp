@@ -1,5 +1,6 @@
 #include "core/planners/hexiscale/search_context.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstring>
 
@@ -33,22 +34,26 @@ bool SearchContext::tpAllowed(const StageShape &stage)
     return known == 1;
 }
 
-size_t SearchContext::StageKeyHash::operator()(const StageKey &k) const
+namespace {
+
+// A stage's position as the cost models read it (docs/planners.md, "Stage costs"): the first
+// stage holds the embedding, the last the head, a lone stage both.
+enum PositionClass { Only, First, Middle, Last, PositionClasses };
+
+int positionClass(int stageIndex, int stageCount)
 {
-    std::uint64_t h = 1469598103934665603ull;
-    for (int v : {k.stage, k.layers, k.stageIndex, k.stageCount, k.microBatch, k.microBatches})
-        h = (h ^ std::uint64_t(std::uint32_t(v))) * 1099511628211ull;
-    return size_t(h);
+    if (stageCount == 1)
+        return Only;
+    if (stageIndex == 0)
+        return First;
+    return stageIndex + 1 == stageCount ? Last : Middle;
 }
 
-SearchContext::StageCost SearchContext::stageCost(const StageShape &stage, int layers,
-                                                  int stageIndex, int stageCount, int microBatch,
-                                                  int microBatches)
+} // namespace
+
+StageQuery SearchContext::stageQuery(const StageShape &stage, int layers, int stageIndex,
+                                     int stageCount, int microBatch, int microBatches) const
 {
-    assert(stage.id >= 0 && layers >= 1 && stageIndex < stageCount);
-    const StageKey key{stage.id, layers, stageIndex, stageCount, microBatch, microBatches};
-    if (const auto it = m_stageCosts.find(key); it != m_stageCosts.end())
-        return it->second;
     // The cost models read only the layer count and the stage's position (embedding on the
     // first stage, head on the last), so any range with those properties gives the same answer.
     const int total = layerCount();
@@ -66,10 +71,94 @@ SearchContext::StageCost SearchContext::stageCost(const StageShape &stage, int l
     query.stageIndex = stageIndex;
     query.stageCount = stageCount;
     query.microBatches = microBatches;
-    const StageEstimate estimate = m_costModel.estimateStage(m_problem, query);
-    const StageCost cost{estimate.timing.computeS + estimate.timing.tpCommS, estimate.fits};
-    m_stageCosts.emplace(key, cost);
-    return cost;
+    return query;
+}
+
+SearchContext::CostBlock &SearchContext::costBlock(const StageShape &stage, int microBatch,
+                                                   int position)
+{
+    size_t slot = 0;
+    while (slot < m_microBatchSizes.size() && m_microBatchSizes[slot] != microBatch)
+        ++slot;
+    if (slot == m_microBatchSizes.size()) {
+        m_microBatchSizes.push_back(microBatch);
+        m_blockOf.emplace_back();
+    }
+    std::vector<int> &blocks = m_blockOf[slot];
+    const size_t row = size_t(stage.id) * PositionClasses + size_t(position);
+    if (row >= blocks.size())
+        blocks.resize(std::max(row + 1, 2 * blocks.size()), -1);
+    int &index = blocks[row];
+    if (index < 0) {
+        index = int(m_blocks.size());
+        CostBlock block;
+        block.timeS.assign(size_t(layerCount()), -1.0);
+        m_blocks.push_back(std::move(block));
+    }
+    return m_blocks[size_t(index)];
+}
+
+int SearchContext::mostLayersThatFit(const StageShape &stage, int stageIndex, int stageCount,
+                                     int microBatch, int microBatches)
+{
+    // Memory only grows with the layers (docs/cost-models.md, "Memory of a training stage"):
+    // bisect for the largest count that fits, 0 when not even one layer does.
+    int low = 0;                 // fits (0 layers trivially)
+    int high = layerCount() + 1; // does not fit
+    while (high - low > 1) {
+        const int mid = (low + high) / 2;
+        const StageQuery query
+            = stageQuery(stage, mid, stageIndex, stageCount, microBatch, microBatches);
+        if (m_costModel.estimateStage(m_problem, query).fits)
+            low = mid;
+        else
+            high = mid;
+    }
+    return low;
+}
+
+SearchContext::StageCost SearchContext::stageCost(const StageShape &stage, int layers,
+                                                  int stageIndex, int stageCount, int microBatch,
+                                                  int microBatches)
+{
+    assert(stage.id >= 0 && layers >= 1 && layers <= layerCount() && stageIndex < stageCount);
+    CostBlock &block = costBlock(stage, microBatch, positionClass(stageIndex, stageCount));
+    double &timeS = block.timeS[size_t(layers) - 1];
+    if (timeS < 0) {
+        const StageEstimate estimate = m_costModel.estimateStage(
+            m_problem, stageQuery(stage, layers, stageIndex, stageCount, microBatch, microBatches));
+        timeS = estimate.timing.computeS + estimate.timing.tpCommS;
+    }
+    // 1F1B keeps min(m, p − j) micro-batches in flight at stage j of p (docs/cost-models.md).
+    const int inFlight = std::max(1, std::min(microBatches, stageCount - stageIndex));
+    if (size_t(inFlight) > block.mostLayers.size())
+        block.mostLayers.resize(size_t(inFlight), -1);
+    int &most = block.mostLayers[size_t(inFlight) - 1];
+    if (most < 0)
+        most = mostLayersThatFit(stage, stageIndex, stageCount, microBatch, microBatches);
+    return {timeS, layers <= most};
+}
+
+Result<std::vector<std::vector<int>>> SearchContext::split(std::span<const int> gpus, int parts,
+                                                           CutOption option, int ufactor,
+                                                           std::uint64_t seed)
+{
+    SplitKey key{{gpus.begin(), gpus.end()}, parts, option, ufactor};
+    if (const auto it = m_splits.find(key); it != m_splits.end())
+        return it->second;
+    Result<std::vector<std::vector<int>>> groups
+        = splitGpus(m_problem.topology, gpus, parts, option, ufactor, seed, &m_neighbours);
+    if (!groups)
+        return groups;
+    // Bounded: beyond about 64 MB of remembered splits, start again.
+    constexpr size_t kMostSplitGpus = size_t(1) << 23;
+    if (m_splitGpus > kMostSplitGpus) {
+        m_splits.clear();
+        m_splitGpus = 0;
+    }
+    m_splitGpus += 2 * gpus.size();
+    m_splits.emplace(std::move(key), groups.value());
+    return groups;
 }
 
 double SearchContext::hopS(const StageShape &from, const StageShape &to, int microBatch)

@@ -6,6 +6,7 @@
 #include "core/planners/search_reporter.h"
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -39,7 +40,7 @@ struct PipelineShapeCost
 
 // What every step of the search shares for one planning call: the problem, the cost model and
 // caches of stage and hop estimates, so that repeated questions about the same GPU set, layer
-// count and micro-batch cost one hash lookup (the planner asks them thousands of times).
+// count and micro-batch cost an array lookup (the planner asks them millions of times).
 // Not thread-safe; one per planning call.
 class SearchContext
 {
@@ -57,6 +58,11 @@ public:
     bool shouldStop() const { return m_reporter && m_reporter->shouldStop(); }
 
     NeighbourCache &neighbourCache() { return m_neighbours; }
+    // splitGpus (gpu_groups.h) remembered by its question: the same GPUs split into as many
+    // parts under the same cut option and balance again get the first answer, whatever the seed
+    // (docs/planners.md, "METIS calls"). Deterministic, as the first answer is.
+    Result<std::vector<std::vector<int>>> split(std::span<const int> gpus, int parts,
+                                                CutOption option, int ufactor, std::uint64_t seed);
 
     StageShape makeStage(std::vector<int> gpus);
     bool tpAllowed(const StageShape &stage);
@@ -77,15 +83,20 @@ public:
                 int microBatch) const;
 
 private:
-    struct StageKey
+    // Stage costs in dense tables (docs/planners.md, "Stage costs"): per stage id, micro-batch
+    // size and position class (only, first, middle, last stage), the time of every layer count
+    // and, per micro-batches in flight, the most layers that fit in memory. Blocks are made on
+    // first use, so memory grows with the stages the search asks about, not with every key.
+    struct CostBlock
     {
-        int stage, layers, stageIndex, stageCount, microBatch, microBatches;
-        bool operator==(const StageKey &) const = default;
+        std::vector<double> timeS;   // by layers − 1; NaN: not asked yet
+        std::vector<int> mostLayers; // by in-flight − 1: most layers that fit; -1: not asked yet
     };
-    struct StageKeyHash
-    {
-        size_t operator()(const StageKey &k) const;
-    };
+    CostBlock &costBlock(const StageShape &stage, int microBatch, int positionClass);
+    StageQuery stageQuery(const StageShape &stage, int layers, int stageIndex, int stageCount,
+                          int microBatch, int microBatches) const;
+    int mostLayersThatFit(const StageShape &stage, int stageIndex, int stageCount, int microBatch,
+                          int inFlight);
 
     const Problem &m_problem;
     const CostModel &m_costModel;
@@ -94,8 +105,20 @@ private:
     NeighbourCache m_neighbours;
     std::unordered_map<std::string, int> m_stageIds; // key: GPU list as bytes
     std::vector<signed char> m_tpAllowed;            // per stage id: -1 unknown, 0, 1
-    std::unordered_map<StageKey, StageCost, StageKeyHash> m_stageCosts;
+    std::vector<int> m_microBatchSizes;              // the sizes asked about, by slot
+    std::vector<std::vector<int>> m_blockOf;         // per slot, per (stage id, class): block or -1
+    std::vector<CostBlock> m_blocks;
     std::unordered_map<std::uint64_t, double> m_hops;
+    struct SplitKey
+    {
+        std::vector<int> gpus;
+        int parts = 0;
+        CutOption option = CutOption::MinimiseBetweenGroups;
+        int ufactor = 0;
+        auto operator<=>(const SplitKey &) const = default;
+    };
+    std::map<SplitKey, std::vector<std::vector<int>>> m_splits;
+    size_t m_splitGpus = 0; // GPU indices held by m_splits, keys and answers
 };
 
 } // namespace hetplan::hexiscale
