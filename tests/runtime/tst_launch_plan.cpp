@@ -386,14 +386,14 @@ void TestLaunchPlan::homeWorkdirIsUnderTheRemoteHome()
     QVERIFY2(layout.ok(), layout.ok() ? "" : layout.error().message.c_str());
     QCOMPARE(layout->hosts[0].jobDir, std::string("scratch/hp-test"));
     QCOMPARE(layout->hosts[1].jobDir, std::string("./hp-test"));
-    QCOMPARE(layout->hosts[0].ranks[0].resultPath, std::string("scratch/hp-test/rank-0.json"));
+    QCOMPARE(layout->hosts[0].ranks[0].resultFile, std::string("rank-0.json"));
     // As the host's shell runs it from the home: no folder named "~".
     QTemporaryDir home;
     QProcess mkdir;
     mkdir.setWorkingDirectory(home.path());
     mkdir.start(QStringLiteral("/bin/sh"),
                 {QStringLiteral("-c"),
-                 QString::fromStdString(makeDirectoryCommand(layout->hosts[0].jobDir))});
+                 QString::fromStdString(makeJobFolderCommand(layout->hosts[0].jobDir))});
     QVERIFY(mkdir.waitForFinished());
     QVERIFY(QFileInfo(home.filePath(QStringLiteral("scratch/hp-test"))).isDir());
     QVERIFY(!QFileInfo::exists(home.filePath(QStringLiteral("~"))));
