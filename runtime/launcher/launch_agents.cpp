@@ -351,7 +351,7 @@ Result<RankResults> runAgents(const std::vector<AgentHost> &hosts, const JobLayo
     RankResults results = loop.takeResults();
     for (const AgentHost &host : hosts)
         for (const RankStart &rank : host.host->ranks)
-            if (!rank.resultFile.empty() && results.count(rank.rank) == 0)
+            if (!rank.resultFile.empty() && !results.contains(rank.rank))
                 return Error{ErrorKind::Internal,
                              "rank " + std::to_string(rank.rank) + " on " + host.host->destination
                                  + " ended without its result file " + rank.resultFile};

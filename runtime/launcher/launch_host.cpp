@@ -170,6 +170,7 @@ Result<std::string> uploadJobFiles(SshSession &session, const HostWork &host,
                         + "; check \"workdir\" in the hosts file (absolute, or relative to the "
                           "remote home)");
     std::vector<std::pair<std::string, std::string>> uploads;
+    uploads.reserve(files.size());
     for (const JobFile &file : files)
         uploads.emplace_back(jobDir + "/" + file.name, file.content);
     if (Status s = session.upload(uploads); !s)

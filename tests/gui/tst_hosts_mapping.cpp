@@ -431,11 +431,11 @@ void TestHostsMapping::identityMustBeAReadableFile_data()
     QTest::newRow("key file") << "file"
                               << "";
     QTest::newRow("missing") << "missing"
-                             << "does not exist";
+                             << "no such file";
     QTest::newRow("folder") << "folder"
                             << "is a folder";
     QTest::newRow("fifo") << "fifo"
-                          << "is not a regular file";
+                          << "is a FIFO, not a file";
 }
 
 void TestHostsMapping::identityMustBeAReadableFile()

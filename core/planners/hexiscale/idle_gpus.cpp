@@ -170,8 +170,9 @@ std::vector<IdleGpus> idleGpus(SearchContext &context, const Layout &layout,
     std::vector<std::vector<int>> tried; // per class: the GPUs of its first machine
     for (const auto &[machine, gpus] : idleOn) {
         const std::string &type = machines[size_t(machine)].gpu;
+        const int idleCount = int(gpus.size());
         const auto known = std::find_if(classes.begin(), classes.end(), [&](const IdleGpus &c) {
-            return c.gpuType == type && c.gpusPerMachine == int(gpus.size());
+            return c.gpuType == type && c.gpusPerMachine == idleCount;
         });
         if (known != classes.end()) {
             known->machines.push_back(machine);

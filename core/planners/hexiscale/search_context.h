@@ -96,7 +96,7 @@ private:
     StageQuery stageQuery(const StageShape &stage, int layers, int stageIndex, int stageCount,
                           int microBatch, int microBatches) const;
     int mostLayersThatFit(const StageShape &stage, int stageIndex, int stageCount, int microBatch,
-                          int inFlight);
+                          int microBatches);
 
     const Problem &m_problem;
     const CostModel &m_costModel;
