@@ -149,6 +149,12 @@ void RankProcesses::pump(Child &child, int &fd, std::string &line, bool toStderr
         sink << '[' << child.label << "] " << line.substr(0, eol) << '\n';
         line.erase(0, eol + 1);
     }
+    // Output without newlines is printed in pieces of at most kMaxPendingBytes, so a rank
+    // cannot grow the launcher without bound.
+    if (line.size() >= kMaxPendingBytes) {
+        sink << '[' << child.label << "] " << line << '\n';
+        line.clear();
+    }
     sink.flush();
 }
 

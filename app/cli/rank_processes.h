@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstddef>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -72,6 +73,8 @@ private:
         struct sigaction m_previous[std::size(kStopSignals)] = {};
     };
 
+    // A rank's unfinished line is kept up to this many bytes, then printed as it is.
+    static constexpr std::size_t kMaxPendingBytes = std::size_t{64} * 1024;
     static void pump(Child &child, int &fd, std::string &line, bool toStderr);
     void stopAll(int signal);
 
