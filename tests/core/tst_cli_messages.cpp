@@ -166,6 +166,19 @@ private Q_SLOTS:
                  run.err.constData());
     }
 
+    void disconnectedPartIsReportedIdle()
+    {
+        // The default planner plans one part and says why the other stays idle.
+        QTemporaryDir dir;
+        const QString path = writeFile(dir, "apart.json", R"({"format":"hetplan.cluster/1",
+          "name":"apart","machines":[{"name":"A","gpu":"A100-80G","count":4},
+          {"name":"B","gpu":"A100-80G","count":4}]})");
+        const Run run = cli({"plan", "--model", "llama2-13b", "--cluster"}, {path});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains("Idle GPUs: 4 of 8") && run.out.contains("no link joins them"),
+                 run.out.constData());
+    }
+
     void sequenceBeyondTheModelIsBadInput()
     {
         const Run run = cli(

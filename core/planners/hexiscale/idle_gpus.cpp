@@ -68,6 +68,13 @@ public:
             whyNot = "the cost model allows no TP group on them";
             return best;
         }
+        // A cluster in parts: the plan spans one, and nothing joins these GPUs to it.
+        const int planGpu = m_layout.drafts.front().stages.front().gpus.front();
+        if (!m_context.problem().topology.connected(gpus.front(), planGpu)) {
+            whyNot = "no link joins them to the GPUs the plan uses (the cluster is in parts "
+                     "and a plan spans one)";
+            return best;
+        }
         for (size_t p = 0; p < m_layout.drafts.size() && !m_context.shouldStop(); ++p)
             keepBetter(best, asStage(p, added));
         keepBetter(best, asPipeline(added));
