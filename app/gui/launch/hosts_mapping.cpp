@@ -20,7 +20,9 @@ std::string rowMessage(const std::string &message)
     std::smatch m;
     if (!std::regex_search(message, m, row))
         return message;
-    return "machine " + m[2].str() + ": " + m[1].str() + ": " + m.suffix().str();
+    static const std::regex otherRow(R"( \(hosts\[\d+\]\))");
+    return "machine " + m[2].str() + ": " + m[1].str() + ": "
+           + std::regex_replace(m.suffix().str(), otherRow, "");
 }
 
 // Machine::host as the inspector takes it: "host" or "user@host".
