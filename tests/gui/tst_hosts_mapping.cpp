@@ -487,8 +487,8 @@ void TestHostsMapping::rowsSharingAHostMustAgree()
     QVERIFY(!s);
     QString message = QString::fromStdString(s.error().message);
     QVERIFY2(message.startsWith(u"machine C: workdir: ") && message.contains(u"machine A")
-                 && message.contains(u"/scratch/elsewhere")
-                 && message.contains(u"/scratch/hetplan") && !message.contains(u"hosts["),
+                 && message.contains(u"/scratch/elsewhere") && message.contains(u"/scratch/hetplan")
+                 && !message.contains(u"hosts["),
              qPrintable(message));
     // Another port is another destination: no conflict.
     hosts.hosts[2].port = 2222;
