@@ -33,7 +33,7 @@ trap cleanup EXIT
 # What of cluster $1 exists: namespaces, links, processes, state folder.
 leftovers() {
     ip netns list | grep -E "^hpc-$1-" || true
-    ip -o link | grep -oE ": hp[bv]-$1[-:@][^:@]*" || true
+    ip -o link | grep -oE ": hp[bv]-$1(-[0-9]+)?[:@]" || true
     pgrep -af "hetplan-cluster/$1/" || true
     [ ! -e "/run/hetplan-cluster/$1" ] || echo "/run/hetplan-cluster/$1"
 }
