@@ -15,7 +15,8 @@
 #                subnet is derived from it, so clusters of different names coexist
 # --hosts N      hosts A, B, C, ... (default 3, at most 26)
 # --rate LIST    each host's link rate as tc writes it (kbit, mbit, gbit), both directions;
-#                hosts not named are not shaped (default A=800mbit,B=800mbit,C=160mbit)
+#                hosts not named are not shaped (default A=800mbit,B=800mbit,C=160mbit, of
+#                those hosts there are)
 # --subnet P     the hosts' /24 as its first three numbers (default 10.79.K, K from the name);
 #                the bridge in this namespace is P.1, host A P.2, B P.3, ...
 # --worker PATH  the hetplan-worker the hosts file names (default: this checkout's
@@ -119,7 +120,10 @@ if [ "$command" = down ]; then
 fi
 
 # --- up ----------------------------------------------------------------------------------------
-[ -n "$rates" ] || rates=A=800mbit,B=800mbit,C=160mbit
+if [ -z "$rates" ]; then # the default, for the hosts there are
+    defaults=(A=800mbit B=800mbit C=160mbit)
+    rates=$(IFS=,; echo "${defaults[*]:0:hosts}")
+fi
 declare -A rate_of
 IFS=, read -ra entries <<<"$rates"
 for entry in "${entries[@]}"; do
@@ -198,8 +202,8 @@ for ((i = 0; i < hosts; ++i)); do
     cp /usr/share/openssh/sshd_config "$dir/sshd_config"
     for setting in "${settings[@]}"; do
         keyword=${setting%% *}
-        if grep -q "^#$keyword[[:blank:]]" "$dir/sshd_config"; then
-            sed -i "0,/^#$keyword[[:blank:]].*/s||$setting|" "$dir/sshd_config"
+        if grep -q "^#${keyword}[[:blank:]]" "$dir/sshd_config"; then
+            sed -i "0,/^#${keyword}[[:blank:]].*/s||$setting|" "$dir/sshd_config"
         else
             sed -i "1i $setting" "$dir/sshd_config"
         fi

@@ -63,7 +63,11 @@ while (piece := c.recv(1 << 20)):
     else:
         n += len(piece)
 print("%.2f" % (n / (time.monotonic() - first) / 1e6))' "$3" >"$out" &
-    until grep -q ready "$out" 2>/dev/null; do sleep 0.05; done
+    for ((try = 0; ; ++try)); do
+        ! grep -q ready "$out" 2>/dev/null || break
+        ((try < 200)) && kill -0 $! 2>/dev/null || fail "no receiver on host $2: $(cat "$out")"
+        sleep 0.05
+    done
     ip netns exec "hpc-$name-$1" timeout 60 python3 -c '
 import socket, sys
 socket.create_connection((sys.argv[1], 5001)).sendall(bytes(4 << 20))' "$3"
