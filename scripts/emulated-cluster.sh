@@ -1,0 +1,243 @@
+#!/bin/bash
+# An emulated heterogeneous cluster on this machine (docs/emulated-cluster.md): network-namespace
+# hosts, each joined by a veth pair to a bridge, each running its own sshd, each host's link
+# shaped to its own rate with `tc qdisc ... tbf` in both directions. `up` writes a
+# hetplan.hosts/1 file (docs/formats.md, "Hosts"), the user key and the known_hosts to use with
+# it into the state folder it prints; `down` removes everything again. Run as root.
+#
+#   scripts/emulated-cluster.sh up     [--name NAME] [--hosts N] [--rate M=RATE,...]
+#                                      [--subnet 10.X.Y] [--worker PATH] [--burst SIZE]
+#   scripts/emulated-cluster.sh status [--name NAME]
+#   scripts/emulated-cluster.sh down   [--name NAME]
+#
+# --name NAME    1 to 8 lower-case letters or digits (default emu); every namespace, link,
+#                process and the state folder /run/hetplan-cluster/NAME carry it, and the
+#                subnet is derived from it, so clusters of different names coexist
+# --hosts N      hosts A, B, C, ... (default 3, at most 26)
+# --rate LIST    each host's link rate as tc writes it (kbit, mbit, gbit), both directions;
+#                hosts not named are not shaped (default A=800mbit,B=800mbit,C=160mbit, of
+#                those hosts there are)
+# --subnet P     the hosts' /24 as its first three numbers (default 10.79.K, K from the name);
+#                the bridge in this namespace is P.1, host A P.2, B P.3, ...
+# --worker PATH  the hetplan-worker the hosts file names (default: this checkout's
+#                build/bin/hetplan-worker when built, else none: the one on the hosts' PATH)
+# --burst SIZE   tbf's bucket (default 16kb: with a large bucket small messages pass unshaped)
+#
+# Exit codes: 0 done, 1 a step failed (up removes what it had made), 2 bad use, not root or a
+# tool missing.
+set -euo pipefail
+
+me=emulated-cluster
+die() { echo "$me: $*" >&2; exit 1; }
+usage() { echo "$me: $*; see the header of $0" >&2; exit 2; }
+
+command=${1:-}
+[ $# -gt 0 ] && shift
+name=emu hosts=3 rates="" subnet="" worker="" burst=16kb
+while [ $# -gt 0 ]; do
+    [ $# -ge 2 ] || usage "option '$1' needs a value"
+    case "$1" in
+    --name) name=$2 ;;
+    --hosts) hosts=$2 ;;
+    --rate) rates=$2 ;;
+    --subnet) subnet=$2 ;;
+    --worker) worker=$2 ;;
+    --burst) burst=$2 ;;
+    *) usage "unknown option '$1'" ;;
+    esac
+    shift 2
+done
+case $command in up | down | status) ;; *) usage "say up, down or status" ;; esac
+[[ $name =~ ^[a-z0-9]{1,8}$ ]] || usage "--name takes 1 to 8 lower-case letters or digits"
+[[ $hosts =~ ^[0-9]+$ ]] && ((hosts >= 1 && hosts <= 26)) || usage "--hosts takes 1 to 26"
+[[ $burst =~ ^[0-9]+(b|kb|mb)?$ ]] || usage "--burst takes a size such as 16kb"
+
+((EUID == 0)) || { echo "$me: must be run as root (it creates network namespaces)" >&2; exit 2; }
+missing=()
+for tool in ip tc sshd ssh-keygen; do
+    command -v "$tool" >/dev/null || missing+=("$tool")
+done
+[ -r /usr/share/openssh/sshd_config ] || missing+=(/usr/share/openssh/sshd_config)
+if ((${#missing[@]})); then
+    echo "$me: missing ${missing[*]} (Debian: iproute2, openssh-server, openssh-client)" >&2
+    exit 2
+fi
+
+state=/run/hetplan-cluster/$name
+bridge=hpb-$name
+letters=(A B C D E F G H I J K L M N O P Q R S T U V W X Y Z)
+namespace() { echo "hpc-$name-$1"; }
+veth() { echo "hpv-$name-$1"; } # this namespace's end of host number $1's pair
+
+# The namespaces of this cluster that exist, by name.
+our_namespaces() { ip netns list | awk -v p="hpc-$name-" 'index($1, p) == 1 { print $1 }'; }
+
+# Removes the namespaces (their processes first: the sshd and whatever sessions it serves), the
+# bridge and the state folder. A namespace's veth pair goes with it.
+teardown() {
+    local ns pid
+    for ns in $(our_namespaces); do
+        for pid in $(ip netns pids "$ns"); do kill -TERM "$pid" 2>/dev/null || true; done
+        sleep 0.2
+        for pid in $(ip netns pids "$ns"); do kill -KILL "$pid" 2>/dev/null || true; done
+        ip netns del "$ns"
+    done
+    if ip link show "$bridge" >/dev/null 2>&1; then ip link del "$bridge"; fi
+    rm -rf "$state"
+    rmdir --ignore-fail-on-non-empty "$(dirname "$state")"
+}
+
+# "rate 800Mbit burst 16Kb" of the tbf on a device, or "unshaped".
+shaping() { # [ip -n NS] DEV
+    local out
+    out=$(tc "${@:1:$#-1}" qdisc show dev "${!#}" root 2>/dev/null | grep -o 'rate [^ ]* burst [^ ]*' || true)
+    echo "${out:-unshaped}"
+}
+
+if [ "$command" = status ]; then
+    [ -f "$state/cluster.env" ] || die "no cluster '$name' is up (no $state/cluster.env)"
+    # shellcheck source=/dev/null
+    . "$state/cluster.env"
+    echo "cluster $name: bridge $bridge $subnet.1/24, state $state"
+    for ((i = 0; i < hosts; ++i)); do
+        ns=$(namespace "${letters[i]}")
+        if our_namespaces | grep -qx "$ns"; then
+            printf '%s %s %s  out: %s  in: %s\n' "${letters[i]}" "$subnet.$((i + 2))" "$ns" \
+                "$(shaping -n "$ns" eth0)" "$(shaping "$(veth "$i")")"
+        else
+            printf '%s %s %s  MISSING\n' "${letters[i]}" "$subnet.$((i + 2))" "$ns"
+        fi
+    done
+    exit 0
+fi
+
+if [ "$command" = down ]; then
+    [ -n "$(our_namespaces)" ] || [ -d "$state" ] || ip link show "$bridge" >/dev/null 2>&1 ||
+        die "no cluster '$name' is up"
+    teardown
+    echo "cluster $name removed"
+    exit 0
+fi
+
+# --- up ----------------------------------------------------------------------------------------
+if [ -z "$rates" ]; then # the default, for the hosts there are
+    defaults=(A=800mbit B=800mbit C=160mbit)
+    rates=$(IFS=,; echo "${defaults[*]:0:hosts}")
+fi
+declare -A rate_of
+IFS=, read -ra entries <<<"$rates"
+for entry in "${entries[@]}"; do
+    [[ $entry =~ ^([A-Z])=([0-9]+(\.[0-9]+)?(kbit|mbit|gbit))$ ]] ||
+        usage "--rate entry '$entry' is not MACHINE=RATE (e.g. C=160mbit)"
+    machine=${BASH_REMATCH[1]}
+    [[ " ${letters[*]:0:hosts} " == *" $machine "* ]] ||
+        usage "--rate names $machine, but the hosts are ${letters[*]:0:hosts}"
+    rate_of[$machine]=${BASH_REMATCH[2]}
+done
+if [ -z "$subnet" ]; then
+    subnet=10.79.$((1 + $(cksum <<<"$name" | cut -d' ' -f1) % 250))
+fi
+[[ $subnet =~ ^10\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || usage "--subnet takes 10.X.Y"
+if [ -z "$worker" ] && [ -x "$(dirname "$0")/../build/bin/hetplan-worker" ]; then
+    worker=$(cd "$(dirname "$0")/../build/bin" && pwd)/hetplan-worker
+fi
+[ -z "$worker" ] || [[ $worker == /* && -x $worker ]] ||
+    usage "--worker takes the absolute path of an executable"
+
+[ -z "$(our_namespaces)" ] && ! ip link show "$bridge" >/dev/null 2>&1 && [ ! -e "$state" ] ||
+    die "cluster '$name' is already up (or left over): run '$0 down --name $name' first"
+if ip -o -4 addr show | grep -q " $subnet\.[0-9]*/"; then
+    die "subnet $subnet.0/24 is in use here (another cluster?); choose another --name or --subnet"
+fi
+
+trap 'exit 130' INT TERM
+trap 'status=$?; if ((status)); then echo "$me: up failed; removing what it made" >&2; teardown; exit 1; fi' EXIT
+mkdir -p "$state" /run/sshd
+chmod 700 "$state"
+ssh-keygen -q -t ed25519 -N '' -C "hetplan-cluster-$name" -f "$state/id_ed25519"
+
+# sshd refuses keys under a group- or world-writable folder unless StrictModes is off
+# (sshd_config(5)); only then is it turned off.
+strict=yes
+dir=$state
+while [ "$dir" != / ]; do
+    dir=$(dirname "$dir")
+    dir_mode=$(stat -c %a "$dir")
+    if ((8#$dir_mode & 8#022)); then strict=no; fi
+done
+
+ip link add "$bridge" type bridge
+ip addr add "$subnet.1/24" dev "$bridge"
+ip link set "$bridge" up
+
+# tbf on DEV: RATE with a small bucket; 50 ms of queue, so TCP reaches the rate without loss.
+shape() { # [-n NS] DEV RATE
+    tc "${@:1:$#-2}" qdisc add dev "${@: -2:1}" root tbf rate "${!#}" burst "$burst" latency 50ms
+}
+
+: >"$state/known_hosts"
+hosts_json=""
+for ((i = 0; i < hosts; ++i)); do
+    machine=${letters[i]} address=$subnet.$((i + 2))
+    ns=$(namespace "$machine") dir=$state/hosts/$machine
+    mkdir -p "$dir/work"
+    ip netns add "$ns"
+    ip link add "$(veth "$i")" type veth peer name eth0 netns "$ns"
+    ip link set "$(veth "$i")" master "$bridge" up
+    ip -n "$ns" addr add "$address/24" dev eth0
+    ip -n "$ns" link set eth0 up
+    ip -n "$ns" link set lo up
+    if [ -n "${rate_of[$machine]:-}" ]; then
+        shape -n "$ns" eth0 "${rate_of[$machine]}"    # from the host
+        shape "$(veth "$i")" "${rate_of[$machine]}" # to the host
+    fi
+
+    # Debian's stock sshd_config with only these settings changed, each in place of the stock
+    # file's commented default (sshd takes the first value it reads; one the file lacks goes
+    # first): the same choices as the launcher's tests (docs/launcher.md, "Tests").
+    ssh-keygen -q -t ed25519 -N '' -C "host-$machine" -f "$dir/host_key"
+    settings=("Port 22" "ListenAddress $address" "HostKey $dir/host_key"
+        "AuthorizedKeysFile $state/id_ed25519.pub" "PidFile $dir/sshd.pid")
+    [ $strict = yes ] || settings+=("StrictModes no")
+    cp /usr/share/openssh/sshd_config "$dir/sshd_config"
+    for setting in "${settings[@]}"; do
+        keyword=${setting%% *}
+        if grep -q "^#${keyword}[[:blank:]]" "$dir/sshd_config"; then
+            sed -i "0,/^#${keyword}[[:blank:]].*/s||$setting|" "$dir/sshd_config"
+        else
+            sed -i "1i $setting" "$dir/sshd_config"
+        fi
+    done
+    ip netns exec "$ns" "$(command -v sshd)" -f "$dir/sshd_config" -E "$dir/sshd.log"
+    echo "$address $(cut -d' ' -f1,2 "$dir/host_key.pub")" >>"$state/known_hosts"
+
+    hosts_json+="${hosts_json:+,
+}    {\"machine\": \"$machine\", \"host\": \"$address\", \"user\": \"root\",
+     \"identity\": \"$state/id_ed25519\", \"workdir\": \"$dir/work\"${worker:+,
+     \"worker\": \"$worker\"}}"
+done
+
+for ((i = 0; i < hosts; ++i)); do # sshd forks into the background; wait until it listens
+    for ((try = 0; ; ++try)); do
+        ip netns exec "$(namespace "${letters[i]}")" bash -c \
+            "exec 3<>/dev/tcp/$subnet.$((i + 2))/22" 2>/dev/null && break
+        ((try < 100)) || die "sshd of host ${letters[i]} does not listen: $(cat "$state/hosts/${letters[i]}/sshd.log")"
+        sleep 0.1
+    done
+done
+
+printf '{\n  "format": "hetplan.hosts/1",\n  "hosts": [\n%s\n  ]\n}\n' "$hosts_json" >"$state/hosts.json"
+cat >"$state/cluster.env" <<EOF
+hosts=$hosts
+subnet=$subnet
+EOF
+{
+    for ((i = 0; i < hosts; ++i)); do
+        printf 'Host %s\n  HostName %s\n  User root\n  IdentityFile %s\n  UserKnownHostsFile %s\n  StrictHostKeyChecking yes\n' \
+            "${letters[i]}" "$subnet.$((i + 2))" "$state/id_ed25519" "$state/known_hosts"
+    done
+} >"$state/ssh_config"
+
+"$0" status --name "$name"
+echo "hosts file: $state/hosts.json  (ssh -F $state/ssh_config A; known hosts: $state/known_hosts)"
+echo "state: $state"
