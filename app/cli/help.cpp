@@ -113,7 +113,12 @@ file's own unless overridden).
   --plan FILE             the plan to evaluate (its cluster, model and workload are the
                           defaults for the options below)
 )") + kProblemOptions
-               + "  --json                  machine-readable output\n";
+               + R"(  --measured MEASUREMENT  a hetplan.measurement/1 file that `run` or `launch` wrote for
+                          this plan: each phase predicted for the run as it trained (its
+                          --scale, sequence length and precision) beside what it measured;
+                          a measurement of another plan (run.plan_digest) is refused
+  --json                  machine-readable output
+)";
     if (command == "compare")
         return std::string(R"(usage: hetplan-cli compare --cluster ... --model ... [options]
 

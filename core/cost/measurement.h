@@ -61,6 +61,9 @@ struct MeasurementRun
 {
     BackendKind backend = BackendKind::Gloo;
     std::string planFile;
+    // planDigest of the plan as it ran (core/plan/plan_digest.h); empty in files written before
+    // measurements recorded it, whose plan cannot be checked.
+    std::string planDigest;
     std::string model;
     int scale = 1;
     int iterations = 0;
@@ -90,7 +93,8 @@ void summarizeMeasurement(Measurement &measurement);
 
 // One measurement from the per-rank ones every worker writes: their ranks together, the hosts
 // they ran on, and the loss (every rank reports the same global loss). Refuses parts of
-// different runs (plan, model, scale, iterations, seed, batch) or a rank given twice.
+// different runs (plan, plan digest, model, scale, iterations, seed, batch) or a rank given
+// twice.
 Result<Measurement> mergeRankMeasurements(std::vector<Measurement> parts);
 
 // The first iteration the means count (0 or 1, see Measurement).
