@@ -24,6 +24,7 @@ using namespace hetplan;
 namespace {
 
 using hetplan::test::cli;
+using hetplan::test::writeFile;
 using Run = hetplan::test::CliRun;
 
 // The runtime's plans name the bundled case-study cluster.
@@ -52,15 +53,6 @@ QByteArray contentOf(const QString &path)
     if (!file.open(QIODevice::ReadOnly))
         qFatal("cannot read %s", qPrintable(path));
     return file.readAll();
-}
-
-QString writeFile(const QTemporaryDir &dir, const char *name, const QByteArray &content)
-{
-    const QString path = dir.filePath(QString::fromUtf8(name));
-    QFile file(path);
-    if (file.open(QIODevice::WriteOnly))
-        file.write(content);
-    return path;
 }
 
 Plan planOf(const QByteArray &text)
@@ -114,6 +106,13 @@ QStringList command(const QString &which, const QString &plan, const QString &me
             measured,
             QStringLiteral("--out"),
             dir.filePath(QStringLiteral("calibrated.json"))};
+}
+
+void addCommands()
+{
+    QTest::addColumn<QString>("which");
+    QTest::newRow("evaluate --measured") << QStringLiteral("evaluate");
+    QTest::newRow("calibrate") << QStringLiteral("calibrate");
 }
 
 Measurement oneRank(int rank, const std::string &digest)
@@ -202,16 +201,9 @@ private slots:
         QCOMPARE(same->run.planDigest, std::string("00000000000000aa"));
     }
 
-    void commands_data()
-    {
-        QTest::addColumn<QString>("which");
-        QTest::newRow("evaluate --measured") << QStringLiteral("evaluate");
-        QTest::newRow("calibrate") << QStringLiteral("calibrate");
-    }
-
     // A run of pipeline.plan.json (two stages) against one-stage.plan.json: same model, batch
     // and sequence length, another layout.
-    void measurementOfAnotherPlanIsRefused_data() { commands_data(); }
+    void measurementOfAnotherPlanIsRefused_data() { addCommands(); }
     void measurementOfAnotherPlanIsRefused()
     {
         QFETCH(QString, which);
@@ -232,7 +224,7 @@ private slots:
         QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("calibrated.json"))));
     }
 
-    void measurementOfThePlanIsAccepted_data() { commands_data(); }
+    void measurementOfThePlanIsAccepted_data() { addCommands(); }
     void measurementOfThePlanIsAccepted()
     {
         QFETCH(QString, which);
@@ -245,7 +237,7 @@ private slots:
     }
 
     // A measurement written before the digest was recorded is still compared, with a warning.
-    void measurementWithoutDigestWarns_data() { commands_data(); }
+    void measurementWithoutDigestWarns_data() { addCommands(); }
     void measurementWithoutDigestWarns()
     {
         QFETCH(QString, which);
