@@ -225,7 +225,7 @@ measured) of the per-stage compute, TP, PP and DP times. Each run is predicted a
 (its --scale, sequence length and backend precision). Prints every figure before and after
 with its standard error, or why the runs cannot tell it; the residual; and every phase time
 before and after (docs/calibration.md). The calibrated cluster records in "origin" what it
-was fitted from.
+was fitted from. A measurement of another plan than its own (run.plan_digest) is refused.
   --cluster FILE          the cluster the runs ran on (a file or a bundled example)
   --measured M [M...]     measurement files; further ones follow as plain arguments
   --plan P1,P2,...        the plan of each measurement, in order (default: the plan each
