@@ -61,9 +61,6 @@ struct MeasurementRun
 {
     BackendKind backend = BackendKind::Gloo;
     std::string planFile;
-    // planDigest of the plan as it ran (core/plan/plan_digest.h); empty in files written before
-    // measurements recorded it, whose plan cannot be checked.
-    std::string planDigest;
     std::string model;
     int scale = 1;
     int iterations = 0;
@@ -71,6 +68,9 @@ struct MeasurementRun
     int globalBatch = 0;
     int seqLen = 0;                 // tokens per sequence as trained (after --scale)
     std::vector<std::string> hosts; // distinct hosts of the ranks; "localhost" for local runs
+    // planDigest of the plan as it ran (core/plan/plan_digest.h); empty in files written before
+    // measurements recorded it, whose plan cannot be checked.
+    std::string planDigest;
 };
 
 struct Measurement
