@@ -108,6 +108,14 @@ QStringList command(const QString &which, const QString &plan, const QString &me
             dir.filePath(QStringLiteral("calibrated.json"))};
 }
 
+// `which` of pipeline.plan.json with its measurement written as `name`, recording `digest`.
+Run ofPipelinePlan(const QString &which, const char *name, const std::string &digest)
+{
+    QTemporaryDir dir;
+    const QString measured = writeFile(dir, name, pipelineMeasurement(digest));
+    return cli(command(which, runtimeData("pipeline.plan.json"), measured, dir));
+}
+
 void addCommands()
 {
     QTest::addColumn<QString>("which");
@@ -228,10 +236,7 @@ private Q_SLOTS:
     void measurementOfThePlanIsAccepted()
     {
         QFETCH(QString, which);
-        QTemporaryDir dir;
-        const QString measured
-            = writeFile(dir, "m.json", pipelineMeasurement(digestOf("pipeline.plan.json")));
-        const Run run = cli(command(which, runtimeData("pipeline.plan.json"), measured, dir));
+        const Run run = ofPipelinePlan(which, "m.json", digestOf("pipeline.plan.json"));
         QVERIFY2(run.exitCode == 0, run.err.constData());
         QVERIFY2(!run.err.contains("warning"), run.err.constData());
     }
@@ -241,9 +246,7 @@ private Q_SLOTS:
     void measurementWithoutDigestWarns()
     {
         QFETCH(QString, which);
-        QTemporaryDir dir;
-        const QString measured = writeFile(dir, "old.json", pipelineMeasurement({}));
-        const Run run = cli(command(which, runtimeData("pipeline.plan.json"), measured, dir));
+        const Run run = ofPipelinePlan(which, "old.json", {});
         QVERIFY2(run.exitCode == 0, run.err.constData());
         QVERIFY2(run.err.contains("warning: ") && run.err.contains("old.json")
                      && run.err.contains("cannot be checked"),
