@@ -4,6 +4,7 @@
 #include "app/cli/output.h"
 #include "app/cli/setup.h"
 #include "core/calibrate/calibration.h"
+#include "core/cost/measured_plan.h"
 #include "core/io/catalog_json.h"
 #include "core/io/comparison_json.h"
 #include "core/io/files.h"
@@ -78,6 +79,10 @@ Result<CalibrationRun> loadRun(const std::string &measurementPath, std::string p
     auto plan = parsePlan(*text, planPath, topology);
     if (!plan)
         return fromMeasurement(plan.error());
+    auto samePlan = checkMeasuredPlan(*measured, measurementPath, *plan, topology, planPath);
+    if (!samePlan)
+        return samePlan.error();
+    warn(*samePlan);
     const std::string &name = !model.empty()         ? model
                               : !plan->model.empty() ? plan->model
                                                      : measured->run.model;

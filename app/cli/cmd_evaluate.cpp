@@ -3,6 +3,7 @@
 #include "app/cli/planning.h"
 #include "app/cli/report.h"
 #include "app/cli/setup.h"
+#include "core/cost/measured_plan.h"
 #include "core/cost/validator.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
@@ -80,6 +81,10 @@ int runEvaluate(const std::vector<std::string> &words)
     std::vector<Comparison> comparison;
     if (measured) {
         const std::string path = *args->value("measured");
+        auto samePlan = checkMeasuredPlan(*measured, path, plan, problem->topology, planPath);
+        if (!samePlan)
+            return fail(samePlan.error());
+        warn(*samePlan);
         // The run is predicted as it trained: its --scale, sequence length and precision.
         auto run = runtime::measuredRun(plan, problem->model, *measured, path);
         if (!run)

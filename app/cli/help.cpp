@@ -113,7 +113,12 @@ file's own unless overridden).
   --plan FILE             the plan to evaluate (its cluster, model and workload are the
                           defaults for the options below)
 )") + kProblemOptions
-               + "  --json                  machine-readable output\n";
+               + R"(  --measured MEASUREMENT  a hetplan.measurement/1 file that `run` or `launch` wrote for
+                          this plan: each phase predicted for the run as it trained (its
+                          --scale, sequence length and precision) beside what it measured;
+                          a measurement of another plan (run.plan_digest) is refused
+  --json                  machine-readable output
+)";
     if (command == "compare")
         return std::string(R"(usage: hetplan-cli compare --cluster ... --model ... [options]
 
@@ -220,7 +225,7 @@ measured) of the per-stage compute, TP, PP and DP times. Each run is predicted a
 (its --scale, sequence length and backend precision). Prints every figure before and after
 with its standard error, or why the runs cannot tell it; the residual; and every phase time
 before and after (docs/calibration.md). The calibrated cluster records in "origin" what it
-was fitted from.
+was fitted from. A measurement of another plan than its own (run.plan_digest) is refused.
   --cluster FILE          the cluster the runs ran on (a file or a bundled example)
   --measured M [M...]     measurement files; further ones follow as plain arguments
   --plan P1,P2,...        the plan of each measurement, in order (default: the plan each

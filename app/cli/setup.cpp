@@ -439,4 +439,10 @@ int fail(const Error &error)
     return exitCodeFor(error);
 }
 
+void warn(const std::string &message)
+{
+    if (!message.empty())
+        std::cerr << "hetplan-cli: warning: " << message << '\n';
+}
+
 } // namespace hetplan::cli

@@ -74,6 +74,8 @@ Result<PlanFromArgs> planFromArgs(const Args &args);
 int exitCodeFor(const Error &error);
 // Prints "hetplan-cli: error: …" on stderr and returns exitCodeFor(error).
 int fail(const Error &error);
+// Prints "hetplan-cli: warning: …" on stderr; nothing for an empty message.
+void warn(const std::string &message);
 
 // --cost-model NAME, default "hetplan".
 Result<std::unique_ptr<CostModel>>

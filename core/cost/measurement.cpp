@@ -36,6 +36,14 @@ Result<Measurement> mergeRankMeasurements(std::vector<Measurement> parts)
     for (Measurement &part : parts) {
         const MeasurementRun &a = merged.run;
         const MeasurementRun &b = part.run;
+        if (a.planDigest != b.planDigest) {
+            std::string message = "rank results ran different plans (plan digest ";
+            message += a.planDigest.empty() ? "none" : a.planDigest;
+            message += " and ";
+            message += b.planDigest.empty() ? "none" : b.planDigest;
+            message += "); they are not from one run";
+            return badInput(std::move(message));
+        }
         if (a.planFile != b.planFile || a.model != b.model || a.scale != b.scale
             || a.iterations != b.iterations || a.seed != b.seed || a.globalBatch != b.globalBatch
             || a.seqLen != b.seqLen || a.backend != b.backend)

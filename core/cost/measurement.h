@@ -68,6 +68,9 @@ struct MeasurementRun
     int globalBatch = 0;
     int seqLen = 0;                 // tokens per sequence as trained (after --scale)
     std::vector<std::string> hosts; // distinct hosts of the ranks; "localhost" for local runs
+    // planDigest of the plan as it ran (core/plan/plan_digest.h); empty in files written before
+    // measurements recorded it, whose plan cannot be checked.
+    std::string planDigest;
 };
 
 struct Measurement
@@ -90,7 +93,8 @@ void summarizeMeasurement(Measurement &measurement);
 
 // One measurement from the per-rank ones every worker writes: their ranks together, the hosts
 // they ran on, and the loss (every rank reports the same global loss). Refuses parts of
-// different runs (plan, model, scale, iterations, seed, batch) or a rank given twice.
+// different runs (plan, plan digest, model, scale, iterations, seed, batch) or a rank given
+// twice.
 Result<Measurement> mergeRankMeasurements(std::vector<Measurement> parts);
 
 // The first iteration the means count (0 or 1, see Measurement).

@@ -49,6 +49,7 @@ MeasurementRun readRun(const Value &value)
     r.backend = o.required("backend").oneOf<BackendKind>(backendNames(BackendSpelling::Measurement),
                                                          BackendKind::Gloo, "measurement backend");
     r.planFile = o.required("plan").string(kMaxTextChars);
+    r.planDigest = o.optional("plan_digest").string(kMaxNameChars, true);
     r.model = o.required("model").string();
     r.scale = o.required("scale").integer(kScale, 1);
     r.iterations = o.required("iterations").integer(kIterations, 1);
@@ -182,6 +183,8 @@ std::string writeMeasurement(const Measurement &m)
     OrderedJson &run = j["run"];
     run["backend"] = std::string(backendName(m.run.backend, BackendSpelling::Measurement));
     run["plan"] = m.run.planFile;
+    if (!m.run.planDigest.empty())
+        run["plan_digest"] = m.run.planDigest;
     run["model"] = m.run.model;
     run["scale"] = m.run.scale;
     run["iterations"] = m.run.iterations;

@@ -4,6 +4,7 @@
 #include "core/cost/cost_model.h"
 #include "core/io/files.h"
 #include "core/io/measurement_json.h"
+#include "core/plan/plan_digest.h"
 #include "runtime/agent/agent_run.h"
 #include "runtime/comm/listen_address.h"
 #include "runtime/worker/executor.h"
@@ -62,6 +63,7 @@ Measurement rankMeasurement(const WorkerArgs &args, const Job &job, MeasuredRank
     Measurement m;
     m.run.backend = args.backend;
     m.run.planFile = args.plan;
+    m.run.planDigest = planDigest(job.plan, *job.topology);
     m.run.model = job.model.name;
     m.run.scale = job.scaled.scale;
     m.run.iterations = args.iterations;

@@ -5,8 +5,10 @@
 #include "tests/test_programs.h"
 
 #include <QByteArray>
+#include <QFile>
 #include <QProcess>
 #include <QStringList>
+#include <QTemporaryDir>
 
 #include <initializer_list>
 
@@ -39,6 +41,16 @@ inline CliRun cli(std::initializer_list<const char *> words, const QStringList &
     for (const char *word : words)
         arguments << QString::fromUtf8(word);
     return cli(arguments + more);
+}
+
+// Writes `content` to `name` in `dir` and returns its path: an input file for a command.
+inline QString writeFile(const QTemporaryDir &dir, const char *name, const QByteArray &content)
+{
+    const QString path = dir.filePath(QString::fromUtf8(name));
+    QFile file(path);
+    if (file.open(QIODevice::WriteOnly))
+        file.write(content);
+    return path;
 }
 
 } // namespace hetplan::test

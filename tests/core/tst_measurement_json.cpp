@@ -38,7 +38,7 @@ RankIteration iteration(double wallS, double bubbleS)
 Measurement sample()
 {
     Measurement m;
-    m.run = {BackendKind::Gloo, "p.plan.json", "tiny", 4, 3, 7, 8, 16, {"localhost"}};
+    m.run = {BackendKind::Gloo, "p.plan.json", "tiny", 4, 3, 7, 8, 16, {"localhost"}, {}};
     m.loss = {4.0, 3.5, 3.25};
     m.ranks = {rank(1, 1, {iteration(2.0, 1.0), iteration(1.2, 0.6), iteration(1.0, 0.4)}),
                rank(0, 0, {iteration(1.5, 0.2), iteration(1.0, 0.1), iteration(1.1, 0.1)})};
