@@ -3,7 +3,7 @@
 // A throw-away OpenSSH server on loopback for the launcher's tests: generated host and user
 // keys in a temporary folder, a free port, started and stopped by the test. Its configuration
 // is Debian's stock sshd_config, the one the package ships (UsePAM yes, the sftp-server
-// subsystem, the default MaxSessions of 10 ...), with only the settings a throw-away server
+// subsystem, at most 10 sessions per connection ...), with only the settings a throw-away server
 // must change (stockSshdConfig below). sshd wants an absolute path (it re-executes itself) and
 // /run/sshd when run by root (its privilege-separation folder); `-D` keeps it in the
 // foreground so the test can stop it; `-E` sends its log to a file in the folder.
@@ -20,6 +20,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <vector>
 
 namespace hetplan::test {
 
@@ -93,20 +94,21 @@ inline const QString kStockSshdConfig = QStringLiteral("/usr/share/openssh/sshd_
 // Each setting replaces the stock file's commented default in place (sshd takes the first value
 // it reads, so one placed before the file's Include and settings also wins where no such line
 // exists). Empty when the stock file cannot be read.
-inline QByteArray stockSshdConfig(int port, const QString &address, const QString &hostKey,
+// Several host keys take the stock file's commented HostKey lines in turn.
+inline QByteArray stockSshdConfig(int port, const QString &address, const QStringList &hostKeys,
                                   const QString &authorizedKeys)
 {
     QFile stock(kStockSshdConfig);
     if (!stock.open(QIODevice::ReadOnly))
         return {};
     QList<QByteArray> lines = stock.readAll().split('\n');
-    const std::pair<QByteArray, QByteArray> changes[]
-        = {{"Port", QByteArray::number(port)},
-           {"ListenAddress", address.toUtf8()},
-           {"HostKey", hostKey.toUtf8()},
-           {"AuthorizedKeysFile", authorizedKeys.toUtf8()},
-           {"PidFile", "none"},
-           {"StrictModes", "no"}};
+    std::vector<std::pair<QByteArray, QByteArray>> changes
+        = {{"Port", QByteArray::number(port)}, {"ListenAddress", address.toUtf8()}};
+    for (const QString &hostKey : hostKeys)
+        changes.emplace_back("HostKey", hostKey.toUtf8());
+    changes.insert(changes.end(), {{"AuthorizedKeysFile", authorizedKeys.toUtf8()},
+                                   {"PidFile", "none"},
+                                   {"StrictModes", "no"}});
     for (const auto &[keyword, value] : changes) {
         const QByteArray setting = keyword + ' ' + value;
         auto commented = std::find_if(lines.begin(), lines.end(), [&](const QByteArray &line) {
@@ -143,22 +145,32 @@ public:
         return {};
     }
 
-    // Starts sshd with the host key `hostKey` ("host_a"); false with `error()` set on failure.
-    bool start(const QString &hostKey)
+    // Starts sshd with the host keys `hostKeys` ("host_a", or several, as a stock server has);
+    // false with `error()` set on failure.
+    bool start(const QStringList &hostKeys)
     {
-        return startAt(hostKey, QStringLiteral("127.0.0.1"), freeLoopbackPort());
+        return startAt(hostKeys, QStringLiteral("127.0.0.1"), freeLoopbackPort());
     }
+    bool start(const QString &hostKey) { return start(QStringList{hostKey}); }
 
     // The same on `address`:`port`, sshd run through `wrapper` (e.g. `ip netns exec NAME`, so
     // that it serves a network namespace).
     bool startAt(const QString &hostKey, const QString &address, int port,
                  const QStringList &wrapper = {})
     {
+        return startAt(QStringList{hostKey}, address, port, wrapper);
+    }
+    bool startAt(const QStringList &hostKeys, const QString &address, int port,
+                 const QStringList &wrapper = {})
+    {
         m_port = port;
         if (m_port == 0)
             return fail(QStringLiteral("no free port"));
-        const QByteArray text = stockSshdConfig(m_port, address, path(hostKey),
-                                                path(QStringLiteral("authorized_keys")));
+        QStringList keyPaths;
+        for (const QString &key : hostKeys)
+            keyPaths << path(key);
+        const QByteArray text
+            = stockSshdConfig(m_port, address, keyPaths, path(QStringLiteral("authorized_keys")));
         QFile config(path(QStringLiteral("sshd_config")));
         if (text.isEmpty() || !config.open(QIODevice::WriteOnly) || config.write(text) < 0)
             return fail(QStringLiteral("cannot write sshd_config from ") + kStockSshdConfig);

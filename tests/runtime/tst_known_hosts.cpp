@@ -448,34 +448,15 @@ void TestKnownHosts::offersTheRecordedKeyType()
 {
     if (!m_skip.isEmpty())
         QSKIP(qPrintable(m_skip));
-    const int port = test::freeLoopbackPort();
-    QVERIFY(port > 0);
-    QFile config(m_sshd.path(QStringLiteral("sshd_two_keys")));
-    QVERIFY(config.open(QIODevice::WriteOnly));
-    config.write(QStringLiteral("Port %1\nListenAddress 127.0.0.1\nHostKey %2\nHostKey %3\n"
-                                "PidFile none\nAuthorizedKeysFile %4\nStrictModes no\nUsePAM no\n"
-                                "PasswordAuthentication no\nKbdInteractiveAuthentication no\n"
-                                "PermitRootLogin prohibit-password\nLogLevel ERROR\n")
-                     .arg(port)
-                     .arg(m_sshd.path(QStringLiteral("host_a")),
-                          m_sshd.path(QStringLiteral("host_rsa")),
-                          m_sshd.path(QStringLiteral("authorized_keys")))
-                     .toUtf8());
-    config.close();
-    QProcess sshd;
-    sshd.setProcessChannelMode(QProcess::MergedChannels);
-    const auto stop = qScopeGuard([&sshd] {
-        sshd.terminate();
-        if (!sshd.waitForFinished(5000))
-            sshd.kill();
-        sshd.waitForFinished(5000);
+    // The fixture's stock server, restarted with both keys, and as before afterwards.
+    m_sshd.stop();
+    const auto restore = qScopeGuard([this] {
+        m_sshd.stop();
+        m_sshd.start(QStringLiteral("host_a"));
     });
-    sshd.start(test::findTool(QStringLiteral("sshd")), {QStringLiteral("-D"), QStringLiteral("-e"),
-                                                        QStringLiteral("-f"), config.fileName()});
-    for (int i = 0; i < 200 && !test::acceptsConnections(port); ++i) {
-        QVERIFY2(sshd.state() != QProcess::NotRunning, sshd.readAll().constData());
-        QThread::msleep(50);
-    }
+    QVERIFY2(m_sshd.start({QStringLiteral("host_a"), QStringLiteral("host_rsa")}),
+             qPrintable(m_sshd.error()));
+    const int port = m_sshd.port();
     for (const char *recorded : {"host_rsa.pub", "host_a.pub"}) {
         const QByteArray line
             = "[127.0.0.1]:" + QByteArray::number(port) + " "

@@ -327,7 +327,7 @@ void TestLaunch::manyRanksOnOneHost_data()
     QTest::newRow("16 ranks") << 16;
 }
 
-// More ranks on one host than Debian's sshd allows sessions per connection (MaxSessions 10):
+// More ranks on one host than Debian's stock sshd allows sessions per connection (10):
 // the job still trains, and every rank's measurement comes back.
 void TestLaunch::manyRanksOnOneHost()
 {
