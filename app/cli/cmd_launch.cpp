@@ -12,7 +12,9 @@
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
+#include "core/launch/preflight_fold.h"
 #include "runtime/launcher/launch_job.h"
+#include "runtime/launcher/preflight_job.h"
 
 #include <climits>
 #include <iostream>
@@ -128,6 +130,60 @@ Status printPredicted(const Args &args, const LaunchSpec &spec, const Measuremen
     return okStatus();
 }
 
+// The cluster the launch runs on: --cluster's, else the one the plan names.
+Result<Cluster> launchCluster(const LaunchSpec &spec)
+{
+    if (!spec.clusterText.empty())
+        return parseCluster(spec.clusterText, "--cluster");
+    auto named = planClusterName(spec.planText, spec.planName);
+    if (!named)
+        return named.error();
+    return loadCluster(*named);
+}
+
+// `--preflight-only` (docs/launcher.md, "Pre-flight"): the table or --json, the folded cluster
+// with --preflight-out, and an exit code that tells ok, slow and hung or failed apart.
+int runPreflightOnly(const Args &args, const LaunchSpec &launch)
+{
+    PreflightOptions options;
+    auto checkS = args.number("preflight-s", 0.01, 600);
+    auto guardS = args.number("hang-guard-s", 1, 3600);
+    if (!checkS)
+        return fail(checkS.error());
+    if (!guardS)
+        return fail(guardS.error());
+    options.checkS = checkS->value_or(options.checkS);
+    options.hangGuardS = guardS->value_or(options.hangGuardS);
+    const auto foldTo = args.value("preflight-out");
+    std::optional<Cluster> cluster;
+    if (foldTo) {
+        auto loaded = launchCluster(launch);
+        if (!loaded)
+            return fail(loaded.error());
+        cluster = std::move(loaded).value();
+    }
+
+    LaunchOutput output(std::cout, std::cerr);
+    LaunchJob job;
+    const StoppableScope stoppable;
+    const std::stop_callback onSignal(stopToken(), [&job] { job.cancel(); });
+    auto report = runPreflight(job, launch, options, std::ref(output));
+    output.flush();
+    if (!report) {
+        const int code = fail(report.error());
+        return receivedSignal() != 0 ? signalExitCode() : code;
+    }
+    std::cout << (args.has("json") ? writePreflightJson(*report) : preflightTable(*report));
+    if (cluster) {
+        const int folded = foldPreflight(*cluster, *report);
+        if (Status written = writeFileAtomic(*foldTo, writeCluster(*cluster)); !written)
+            return fail(written.error());
+        std::cerr << "hetplan-cli launch: " << folded << " measured pair(s) folded into " << *foldTo
+                  << '\n';
+    }
+    return preflightExitCode(*report);
+}
+
 } // namespace
 
 int runLaunch(const std::vector<std::string> &allWords)
@@ -135,8 +191,8 @@ int runLaunch(const std::vector<std::string> &allWords)
     auto [words, command] = splitCommand(allWords);
     const Args::Spec spec{{"plan", "hosts", "cluster", "model", "known-hosts", "scale",
                            "iterations", "seed", "out", "timeout-s", "backend", "connect-timeout-s",
-                           "grace-s"},
-                          {"accept-new-host-keys"}};
+                           "grace-s", "preflight-s", "hang-guard-s", "preflight-out"},
+                          {"accept-new-host-keys", "preflight-only", "json"}};
     auto args = Args::parse(words, spec);
     if (!args)
         return fail(args.error());
@@ -145,6 +201,11 @@ int runLaunch(const std::vector<std::string> &allWords)
     auto launch = launchSpec(*args, std::move(command));
     if (!launch)
         return fail(launch.error());
+    if (args->has("preflight-only"))
+        return runPreflightOnly(*args, *launch);
+    for (const char *only : {"preflight-s", "hang-guard-s", "preflight-out", "json"})
+        if (args->has(only))
+            return fail(badInput(std::string("--") + only + " needs --preflight-only"));
     const auto out = args->value("out");
     if (out && !launch->command.empty())
         return fail(badInput("--out needs hetplan-worker ranks: a --command job has no "

@@ -25,6 +25,15 @@ stops every rank on every host. At the end: the measurement beside the plan's pr
   --command WORD...       the rest of the line: run this once per rank instead of
                           hetplan-worker, with RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
                           MASTER_PORT and the plan's transports in the environment
+  --preflight-only        train nothing: open every communicator of the plan through the
+                          same agents, time each group at the plan's message sizes and
+                          print achieved against assumed bandwidth and a verdict per group;
+                          exit 0 all ok, 3 some slow (below half the assumption), 4 some
+                          hung or failed
+  --preflight-s S         each group's timed operations take about S seconds (1)
+  --hang-guard-s S        an operation or an agent silent this long is hung (10)
+  --json                  the pre-flight's report as hetplan.preflight/1 JSON
+  --preflight-out FILE    the cluster with each measured pair folded in as measured
 )";
 }
 

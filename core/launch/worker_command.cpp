@@ -12,7 +12,8 @@ const CommandOptions::Spec &workerOptionSpec()
     static const CommandOptions::Spec spec{{"plan", "cluster", "model", "scale", "rank", "world",
                                             "rendezvous", "listen-address", "timeout-s",
                                             "iterations", "seed", "out", "dump-weights", "backend",
-                                            "device", "nccl-ib-hca", "nccl-socket-ifname"},
+                                            "device", "nccl-ib-hca", "nccl-socket-ifname",
+                                            "preflight-s"},
                                            {"help", "version"},
                                            {}};
     return spec;
@@ -41,6 +42,8 @@ std::vector<std::string> workerCommandLine(const std::string &executable,
         line.option("seed", static_cast<long long>(command.seed));
     if (command.comm.timeoutS != defaults.comm.timeoutS)
         line.option("timeout-s", command.comm.timeoutS);
+    if (command.preflightS != defaults.preflightS)
+        line.option("preflight-s", command.preflightS);
     line.option("rendezvous", command.comm.rendezvous);
     line.option("listen-address", command.comm.listenAddress);
     if (!command.out.empty())
@@ -97,11 +100,15 @@ Result<WorkerCommand> readWorkerCommand(const CommandOptions &options)
     auto seed = options.integer("seed", 0, std::numeric_limits<int>::max());
     auto device = options.integer("device", 0, 1023);
     auto timeout = options.number("timeout-s", 0.001, 86400.0);
+    auto preflight = options.number("preflight-s", 0.001, 3600.0);
     for (const auto *read : {&world, &rank, &scale, &iterations, &seed, &device})
         if (!*read)
             return read->error();
     if (!timeout)
         return timeout.error();
+    if (!preflight)
+        return preflight.error();
+    c.preflightS = preflight->value_or(c.preflightS);
     c.world = **world;
     c.rank = **rank;
     c.scale = scale->value_or(c.scale);

@@ -30,6 +30,9 @@ struct WorkerCommand
     RankEndpoint comm;
     int iterations = 3;
     std::uint64_t seed = 0;
+    // Above 0: run the plan's pre-flight instead of training, each check for about this many
+    // seconds (docs/launcher.md, "Pre-flight").
+    double preflightS = 0;
     std::string out;         // this rank's hetplan.measurement/1 file; empty: none
     std::string dumpWeights; // this rank's final weights; empty: none
     BackendKind backend = BackendKind::Gloo;

@@ -325,9 +325,9 @@ void AgentLoop::run()
             Link &link = m_links[i];
             if (!link.open())
                 continue;
-            if (now - link.lastHeard > seconds(agent::kSilenceLimitS))
+            if (now - link.lastHeard > seconds(m_spec.agentSilenceS))
                 close(i, "host " + link.destination() + ": its agent said nothing for "
-                             + std::to_string(int(agent::kSilenceLimitS)) + " s");
+                             + std::to_string(int(m_spec.agentSilenceS)) + " s");
             else if (link.specSent && now - link.lastSent > seconds(agent::kHeartbeatIntervalS))
                 send(link, FrameKind::Heartbeat, -1, {});
         }

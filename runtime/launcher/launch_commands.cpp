@@ -35,9 +35,13 @@ std::string agentCommand(const std::string &jobDir, const std::string &worker)
     return s;
 }
 
-std::string removeDirectoryCommand(const std::string &path)
+std::string stopJobCommand(const std::string &jobDir)
 {
-    return "rm -rf -- " + shellQuote(path);
+    // KILL also ends a stopped process; a process of another user is left to its owner.
+    std::string s = "d=" + shellQuote(jobDir) + "; for p in /proc/[0-9]*; do ";
+    s += "[ \"$(readlink \"$p/cwd\" 2>/dev/null)\" = \"$d\" ] && kill -KILL \"${p#/proc/}\" ";
+    s += "2>/dev/null; done; rm -rf -- \"$d\"";
+    return "sh -c " + shellQuote(s);
 }
 
 } // namespace hetplan::launch

@@ -19,6 +19,9 @@ std::string makeJobFolderCommand(const std::string &jobDir);
 // Starts the host's agent in the job folder: `cd JOBDIR && exec WORKER agent`.
 std::string agentCommand(const std::string &jobDir, const std::string &worker);
 
-std::string removeDirectoryCommand(const std::string &path);
+// Where a host's agent did not finish (it was stopped, or is wedged): kills every process of
+// the user whose working folder is the job folder (`jobDir`, absolute: the agent and its ranks
+// run there), then removes the folder.
+std::string stopJobCommand(const std::string &jobDir);
 
 } // namespace hetplan::launch

@@ -188,7 +188,7 @@ void removeJobFolder(SshSession &session, const HostWork &host, const std::strin
 {
     if (!connected(session))
         return;
-    auto removed = runCommand(session, removeDirectoryCommand(jobDir), session.target().timeoutS);
+    auto removed = runCommand(session, stopJobCommand(jobDir), session.target().timeoutS);
     if (!removed || removed->exitStatus != 0)
         emitMessage(sink, host.destination,
                     "could not remove the job folder " + jobDir + ": "

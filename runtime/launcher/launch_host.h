@@ -54,7 +54,8 @@ Result<std::string> uploadJobFiles(SshSession &session, const HostWork &host,
 // Whether the connection still stands: a failure on a dropped one is the host's, not a rank's.
 bool connected(SshSession &session);
 
-// Removes the job folder; failures are only reported to `sink`, the job's outcome stands.
+// Removes the job folder, first killing what still runs in it (an agent that did not finish);
+// failures are only reported to `sink`, the job's outcome stands.
 void removeJobFolder(SshSession &session, const HostWork &host, const std::string &jobDir,
                      const LaunchSink &sink);
 

@@ -58,6 +58,12 @@ struct LaunchSpec
     // returns an empty one on success.
     std::vector<std::string> command;
 
+    // Above 0: a pre-flight instead of training, each check for about this many seconds
+    // (runPreflight, runtime/launcher/preflight_job.h); the ranks write no measurement.
+    double preflightS = 0;
+    // An agent not heard for this long is lost: the job stops, naming its host.
+    double agentSilenceS = 30;
+
     double stopGraceS = 3;    // after TERM, the ranks' process groups get KILL
     int connectTimeoutS = 10; // bounds connecting to a host and every wait for it
     std::string jobId;        // empty: generated ("hp-<time>-<random>")

@@ -121,12 +121,21 @@ WorkerCommand workerCommand(const LaunchSpec &spec, const HostEntry &entry, int 
     args.comm.timeoutS = spec.rankTimeoutS;
     args.iterations = spec.iterations;
     args.seed = std::uint64_t(spec.seed);
-    args.out = "rank-" + std::to_string(rank) + ".json";
+    args.out = spec.preflightS > 0 ? std::string() : "rank-" + std::to_string(rank) + ".json";
     args.backend = spec.backend;
+    args.preflightS = spec.preflightS;
     return args;
 }
 
 } // namespace
+
+Result<runtime::Job> loadLaunchJob(const LaunchSpec &spec)
+{
+    auto input = jobInput(spec);
+    if (!input)
+        return input.error();
+    return runtime::loadJob(*input); // its messages name the plan as the person gave it
+}
 
 Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
 {
@@ -142,7 +151,7 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
     JobLayout layout;
     layout.jobId = jobId;
     layout.world = int(job->program.ranks.size());
-    layout.measured = spec.command.empty();
+    layout.measured = spec.command.empty() && spec.preflightS <= 0;
     layout.serveStore = spec.command.empty();
     layout.files = {
         {kPlanFile, spec.planText},

@@ -12,6 +12,10 @@
 #include <string>
 #include <vector>
 
+namespace hetplan::runtime {
+struct Job;
+}
+
 namespace hetplan::launch {
 
 // A file every host of the job receives in its job folder.
@@ -70,6 +74,9 @@ struct JobLayout
 // rank's machine to its hosts-file entry and lays out every rank's command. Errors name
 // the machine without a host entry, the plan's problem or the bad option.
 Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId);
+
+// The job of `spec` as layoutJob reads and checks it: every rank's program, compiled.
+Result<runtime::Job> loadLaunchJob(const LaunchSpec &spec);
 
 // `LaunchJob::probe`: one hetplan-probe rank per distinct host of spec.hosts, in file order,
 // each measuring as `measure` says; rank 0 writes probe.json. A model that names a local file

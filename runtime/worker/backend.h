@@ -9,6 +9,7 @@
 #include "core/base/result.h"
 #include "core/model/workload.h"
 #include "runtime/comm/comm.h"
+#include "runtime/worker/gradient_bucket.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -63,8 +64,7 @@ std::vector<std::vector<FloatPiece>> gradientBuckets(const std::vector<FloatPiec
 class Backend
 {
 public:
-    // Gradient buckets of 32 Mi elements: 64 MiB of staging in bf16, 128 MiB in fp32.
-    static constexpr std::size_t kBucketElements = std::size_t(1) << 25;
+    static constexpr std::size_t kBucketElements = kGradientBucketElements;
 
     // `wire`: the element type of the payload it sends (wirePrecision of its kind,
     // core/model/backend_kind.h).

@@ -10,6 +10,7 @@
 #include "runtime/worker/executor.h"
 #include "runtime/worker/gloo_backend.h"
 #include "runtime/worker/gpu_rank.h"
+#include "runtime/worker/preflight_rank.h"
 #include "runtime/worker/stage_model.h"
 #include "runtime/worker/weight_dump.h"
 #include "runtime/worker/worker_args.h"
@@ -106,7 +107,7 @@ int runWorker(int argc, char **argv)
     }
     const int r = args->rank;
     // Before the model is built: the CPU backend listens there (CUDA's ranks use NCCL's own).
-    if (args->backend == BackendKind::Gloo)
+    if (args->backend == BackendKind::Gloo || args->preflightS > 0)
         if (Status listen = checkListenAddress(args->comm.listenAddress); !listen)
             die(r, listen.error());
     JobSource source = jobSource(*args);
@@ -118,6 +119,11 @@ int runWorker(int argc, char **argv)
     if (int(program.ranks.size()) != args->world)
         die(r, badInput("--world " + std::to_string(args->world) + " but the plan has "
                         + std::to_string(program.ranks.size()) + " ranks"));
+    if (args->preflightS > 0) {
+        runPreflightRank(*args, *job, std::cout);
+        std::fflush(nullptr);
+        std::_Exit(0); // as below: peers may be gone
+    }
     const Rank &rank = program.ranks[std::size_t(r)];
 
     const ShardPlacement placement{rank.layerBegin, rank.layerEnd,  rank.tpIndex,

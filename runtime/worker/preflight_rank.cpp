@@ -1,0 +1,173 @@
+// One rank's pre-flight (preflight_rank.h; docs/launcher.md, "Pre-flight").
+#include "runtime/worker/preflight_rank.h"
+
+#include "runtime/comm/comm.h"
+#include "runtime/worker/executor.h"
+#include "runtime/worker/preflight_checks.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+namespace hetplan::runtime {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One-element operations whose quickest gives the latency.
+constexpr int kLatencyRounds = 5;
+// Timed operations per check, at least and at most.
+constexpr int kMinOps = 1;
+constexpr int kMaxOps = 1000;
+
+double since(Clock::time_point start)
+{
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+class PreflightRank
+{
+public:
+    PreflightRank(Comm *comm, int rank, double budgetS)
+        : m_comm(*comm)
+        , m_rank(rank)
+        , m_budgetS(budgetS)
+    {}
+
+    Result<PreflightResult> run(const PreflightCheck &check);
+
+private:
+    // One operation of the check, on `count` floats of m_buffer.
+    Status once(const PreflightCheck &check, std::size_t count);
+    Result<double> latency(const PreflightCheck &check);
+    // The members' largest value: every member then runs the same number of operations.
+    Result<double> groupMax(const PreflightCheck &check, double value);
+
+    Comm &m_comm;
+    int m_rank = 0;
+    double m_budgetS = 1;
+    std::vector<float> m_buffer;
+    std::uint64_t m_slot = 0;
+};
+
+Status PreflightRank::once(const PreflightCheck &check, std::size_t count)
+{
+    if (!check.isHop())
+        return m_comm.allReduceSum(check.group, m_buffer.data(), count);
+    const std::uint64_t slot = m_slot++;
+    if (m_rank == check.from)
+        return m_comm.send(check.group, check.to, m_buffer.data(), count, slot);
+    return m_comm.recv(check.group, check.from, m_buffer.data(), count, slot);
+}
+
+Result<double> PreflightRank::groupMax(const PreflightCheck &check, double value)
+{
+    // A sum of one member's value and the others' zeros, per member: the maximum of few.
+    std::vector<float> values(check.members.size(), 0.0f);
+    const auto self = std::find(check.members.begin(), check.members.end(), m_rank);
+    values[std::size_t(self - check.members.begin())] = float(value);
+    if (Status s = m_comm.allReduceSum(check.group, values.data(), values.size()); !s)
+        return s.error();
+    return double(*std::max_element(values.begin(), values.end()));
+}
+
+// A hop's latency is half a one-element round trip, timed by its sender; an all-reduce's is
+// the whole one-element all-reduce.
+Result<double> PreflightRank::latency(const PreflightCheck &check)
+{
+    double quickestS = 0;
+    for (int round = 0; round < kLatencyRounds; ++round) {
+        const Clock::time_point start = Clock::now();
+        if (check.isHop()) {
+            const bool sender = m_rank == check.from;
+            const int peer = sender ? check.to : check.from;
+            const std::uint64_t slot = m_slot++;
+            Status first = sender ? m_comm.send(check.group, peer, m_buffer.data(), 1, slot)
+                                  : m_comm.recv(check.group, peer, m_buffer.data(), 1, slot);
+            if (!first)
+                return first.error();
+            Status second = sender ? m_comm.recv(check.group, peer, m_buffer.data(), 1, slot)
+                                   : m_comm.send(check.group, peer, m_buffer.data(), 1, slot);
+            if (!second)
+                return second.error();
+        } else if (Status s = once(check, 1); !s) {
+            return s.error();
+        }
+        const double s = check.isHop() ? since(start) / 2 : since(start);
+        quickestS = round == 0 ? s : std::min(quickestS, s);
+    }
+    return quickestS;
+}
+
+Result<PreflightResult> PreflightRank::run(const PreflightCheck &check)
+{
+    const std::size_t count
+        = std::max<std::size_t>(1, std::size_t(std::ceil(check.messageBytes / sizeof(float))));
+    m_buffer.assign(count, 1.0f);
+    PreflightResult result;
+    result.rank = m_rank;
+    auto latencyS = latency(check);
+    if (!latencyS)
+        return latencyS.error();
+    if (!check.isHop() || m_rank == check.from)
+        result.latencyS = *latencyS;
+    // One untimed operation (connections warm, buffers touched), and how long it took.
+    const Clock::time_point warm = Clock::now();
+    if (Status s = once(check, count); !s)
+        return s.error();
+    auto slowestS = groupMax(check, since(warm));
+    if (!slowestS)
+        return slowestS.error();
+    const double perOpS = std::max(*slowestS, 1e-6);
+    result.ops = std::clamp(int(m_budgetS / perOpS), kMinOps, kMaxOps);
+    const Clock::time_point start = Clock::now();
+    for (int i = 0; i < result.ops; ++i)
+        if (Status s = once(check, count); !s)
+            return s.error();
+    result.seconds = since(start);
+    return result;
+}
+
+} // namespace
+
+void runPreflightRank(const WorkerArgs &args, const Job &job, std::ostream &out)
+{
+    const int rank = args.rank;
+    const std::vector<PreflightCheck> checks = preflightChecks(job);
+    std::string failure; // once set, the rank's later checks are not run
+    std::unique_ptr<Comm> comm;
+    auto opened = Comm::open(args.comm, rank, args.world);
+    if (opened) {
+        comm = std::move(opened).value();
+        if (Status connected = comm->connect(Executor::groupsToConnect(job.program)); !connected)
+            failure = "opening the plan's communicators failed: " + connected.error().message;
+    } else {
+        failure = "opening the plan's communicators failed: " + opened.error().message;
+    }
+    std::optional<PreflightRank> runner;
+    if (failure.empty())
+        runner.emplace(comm.get(), rank, args.preflightS);
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+        const PreflightCheck &check = checks[i];
+        if (std::find(check.members.begin(), check.members.end(), rank) == check.members.end())
+            continue;
+        PreflightResult result;
+        if (failure.empty()) {
+            auto measured = runner->run(check);
+            if (measured)
+                result = *measured;
+            else
+                failure = result.error = measured.error().message;
+        } else {
+            result.error = "not run: " + failure;
+        }
+        result.check = int(i);
+        result.rank = rank;
+        out << preflightLine(result) << std::endl;
+    }
+}
+
+} // namespace hetplan::runtime
