@@ -147,7 +147,7 @@ int runPreflightOnly(const Args &args, const LaunchSpec &launch)
 {
     PreflightOptions options;
     auto checkS = args.number("preflight-s", 0.01, 600);
-    auto guardS = args.number("hang-guard-s", 1, 3600);
+    auto guardS = args.number("hang-guard-s", kMinHangGuardS, 3600);
     if (!checkS)
         return fail(checkS.error());
     if (!guardS)
@@ -163,7 +163,9 @@ int runPreflightOnly(const Args &args, const LaunchSpec &launch)
         cluster = std::move(loaded).value();
     }
 
-    LaunchOutput output(std::cout, std::cerr);
+    // With --json, stdout carries the report alone.
+    const bool json = args.has("json");
+    LaunchOutput output(json ? std::cerr : std::cout, std::cerr);
     LaunchJob job;
     const StoppableScope stoppable;
     const std::stop_callback onSignal(stopToken(), [&job] { job.cancel(); });
@@ -173,7 +175,7 @@ int runPreflightOnly(const Args &args, const LaunchSpec &launch)
         const int code = fail(report.error());
         return receivedSignal() != 0 ? signalExitCode() : code;
     }
-    std::cout << (args.has("json") ? writePreflightJson(*report) : preflightTable(*report));
+    std::cout << (json ? writePreflightJson(*report) : preflightTable(*report));
     if (cluster) {
         const int folded = foldPreflight(*cluster, *report);
         if (Status written = writeFileAtomic(*foldTo, writeCluster(*cluster)); !written)

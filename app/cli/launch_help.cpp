@@ -31,7 +31,8 @@ stops every rank on every host. At the end: the measurement beside the plan's pr
                           exit 0 all ok, 3 some slow (below half the assumption), 4 some
                           hung or failed
   --preflight-s S         each group's timed operations take about S seconds (1)
-  --hang-guard-s S        an operation or an agent silent this long is hung (10)
+  --hang-guard-s S        a host whose agent is silent this long is hung, and an operation
+                          waits at most half of it (10; at least 4)
   --json                  the pre-flight's report as hetplan.preflight/1 JSON
   --preflight-out FILE    the cluster with each measured pair folded in as measured
 )";

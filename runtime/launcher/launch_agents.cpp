@@ -331,7 +331,13 @@ void AgentLoop::run()
             else if (link.specSent && now - link.lastSent > seconds(agent::kHeartbeatIntervalS))
                 send(link, FrameKind::Heartbeat, -1, {});
         }
-        RemoteCommand::waitForAny(open, kIdleWaitMs);
+        // A silent agent or a failed heartbeat closed its channel just now: wait on the others.
+        open.clear();
+        for (const Link &link : m_links)
+            if (link.open())
+                open.push_back(link.channel.get());
+        if (!open.empty())
+            RemoteCommand::waitForAny(open, kIdleWaitMs);
     }
 }
 

@@ -8,6 +8,7 @@
 #include "runtime/worker/preflight_checks.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -36,13 +37,15 @@ const char *kindName(runtime::GroupKind kind)
 class ResultLines
 {
 public:
-    explicit ResultLines(const LaunchSink &sink)
-        : m_sink(sink)
+    explicit ResultLines(LaunchSink sink)
+        : m_sink(std::move(sink))
     {}
 
     void add(const LaunchEvent &event)
     {
         if (event.kind != LaunchEvent::Kind::Output) {
+            if (event.kind == LaunchEvent::Kind::Phase && event.phase == JobPhase::Running)
+                m_running = true;
             m_sink(event);
             return;
         }
@@ -58,6 +61,9 @@ public:
         }
     }
 
+    // Whether the ranks were started: from then on, a failure is a finding of the pre-flight.
+    bool running() const { return m_running; }
+
     // (check, rank) → what the rank told.
     std::map<std::pair<int, int>, PreflightResult> take()
     {
@@ -66,10 +72,11 @@ public:
     }
 
 private:
-    const LaunchSink &m_sink;
+    LaunchSink m_sink;
     std::mutex m_mutex;
     LaunchLines m_lines;
     std::map<std::pair<int, int>, PreflightResult> m_results;
+    std::atomic<bool> m_running{false};
 };
 
 bool timedOut(const std::string &error)
@@ -155,8 +162,11 @@ Result<PreflightReport> runPreflight(LaunchJob &job, const LaunchSpec &spec,
 {
     if (!spec.command.empty())
         return badInput("a pre-flight runs hetplan-worker on every rank; it takes no --command");
-    if (options.checkS <= 0 || options.hangGuardS <= 0)
-        return badInput("the pre-flight's time per check and its hang guard must be positive");
+    if (options.checkS <= 0 || options.hangGuardS < kMinHangGuardS)
+        return badInput("the pre-flight's time per check must be positive and its hang guard at "
+                        "least "
+                        + std::to_string(int(kMinHangGuardS))
+                        + " s (agents speak every 2 s)");
     auto loaded = launch::loadLaunchJob(spec);
     if (!loaded)
         return loaded.error();
@@ -164,17 +174,18 @@ Result<PreflightReport> runPreflight(LaunchJob &job, const LaunchSpec &spec,
 
     LaunchSpec run = spec;
     run.preflightS = options.checkS;
-    run.rankTimeoutS = options.hangGuardS;
+    // A rank gives up on a peer within half the guard and says so before the launcher gives
+    // up on a silent agent, so a stuck host's peers report what they waited for.
+    run.rankTimeoutS = options.hangGuardS / 2;
     run.agentSilenceS = options.hangGuardS;
-    const LaunchSink quiet = [](const LaunchEvent &) {};
-    ResultLines lines(sink ? sink : quiet);
+    ResultLines lines(sink ? sink : LaunchSink([](const LaunchEvent &) {}));
     const auto start = std::chrono::steady_clock::now();
     auto outcome = job.run(run, [&](const LaunchEvent &event) { lines.add(event); });
     PreflightReport report;
     report.wallS
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const auto told = lines.take();
-    if (!outcome && (told.empty() || outcome.error().kind == ErrorKind::Cancelled))
+    if (!outcome && (!lines.running() || outcome.error().kind == ErrorKind::Cancelled))
         return outcome.error();
     if (!outcome)
         report.jobError = outcome.error().message;

@@ -13,10 +13,13 @@ namespace hetplan {
 struct PreflightOptions
 {
     double checkS = 1; // each check's timed operations take about this long
-    // The hang guard: bounds every operation of a rank, its rendezvous, and how long the
-    // launcher waits for a silent agent before it calls its host hung.
+    // The hang guard: how long the launcher waits for a silent agent before it calls its host
+    // hung; every operation of a rank, its rendezvous included, is bounded by half of it.
     double hangGuardS = 10;
 };
+
+// Agents send a heartbeat every 2 s: a shorter guard would call a healthy host hung.
+inline constexpr double kMinHangGuardS = 4;
 
 // Runs the pre-flight of `spec`'s plan through `job` (its cancel() stops it) and reports every
 // check. A check whose members did not all answer is Hung, naming them; one a member could not

@@ -130,6 +130,26 @@ public:
         return all;
     }
 
+    // Shapes host i's link to `rate` (tc's spelling: "200mbit") in both directions with a
+    // tbf of a small bucket, as scripts/emulated-cluster.sh does; empty on success, else why not.
+    QString shape(int i, const QString &rate) const
+    {
+        const QString tc = findTool(QStringLiteral("tc"));
+        if (tc.isEmpty())
+            return QStringLiteral("tc is not installed (Debian: iproute2)");
+        const QStringList tbf{QStringLiteral("root"),    QStringLiteral("tbf"),
+                              QStringLiteral("rate"),    rate,
+                              QStringLiteral("burst"),   QStringLiteral("16kb"),
+                              QStringLiteral("latency"), qEnvironmentVariable("HP_TBF_LAT", QStringLiteral("50ms"))};
+        const QStringList add{QStringLiteral("qdisc"), QStringLiteral("add"),
+                              QStringLiteral("dev")};
+        if (QString e = runTool(tc, QStringList{QStringLiteral("-n"), name(i)} + add
+                                        + QStringList{QStringLiteral("eth0")} + tbf);
+            !e.isEmpty())
+            return e;
+        return runTool(tc, add + QStringList{veth(i)} + tbf);
+    }
+
 private:
     QString bridge() const { return QStringLiteral("hpbr") + m_id; }
     QString veth(int i) const { return QStringLiteral("hpv%1x%2").arg(m_id).arg(i); }
