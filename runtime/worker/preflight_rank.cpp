@@ -152,6 +152,15 @@ void runPreflightRank(const WorkerArgs &args, const Job &job, std::ostream &out)
         runner.emplace(comm.get(), rank, args.preflightS);
     for (std::size_t i = 0; i < checks.size(); ++i) {
         const PreflightCheck &check = checks[i];
+        // Every rank starts each check together: a rank waits for peers still busy with an
+        // earlier check here, not inside the check's first operation, and no other check's
+        // traffic shares the links while one is timed.
+        if (failure.empty() && args.world > 1) {
+            float token = 0;
+            if (Status s = comm->allReduceSum(Executor::kWorldGroup, &token, 1); !s)
+                failure = "waiting for every rank before check " + std::to_string(i)
+                          + " failed: " + s.error().message;
+        }
         if (std::find(check.members.begin(), check.members.end(), rank) == check.members.end())
             continue;
         PreflightResult result;

@@ -128,9 +128,9 @@ void TestPreflight::checksFollowThePlan()
     QCOMPARE(checks[1].to, 0);
     QCOMPARE(checks[0].messageBytes, 8.0 * 128 * 128 * 4);
     QCOMPARE(checks[1].messageBytes, checks[0].messageBytes);
-    // 0.025 GB/s nominal, halved by the Ethernet transport's default efficiency.
+    // 0.05 GB/s nominal, halved by the Ethernet transport's default efficiency.
     QCOMPARE(checks[0].assumedBytesPerS, topology.effectiveBandwidthBytesPerS(a, b));
-    QVERIFY(qAbs(checks[0].assumedBytesPerS - 0.0125e9) < 1);
+    QVERIFY(qAbs(checks[0].assumedBytesPerS - 0.025e9) < 1);
     QCOMPARE(checks[0].assumedLatencyS, topology.effectiveLatencyS(a, b));
 
     const double layerParams = job->model.paramsPerLayer();
@@ -194,6 +194,22 @@ void TestPreflight::verdictsAndExitCodes()
     report.rows[0].verdict = PreflightVerdict::Ok;
     report.jobError = "host B: its agent said nothing for 5 s";
     QCOMPARE(preflightExitCode(report), kPreflightBrokenExit);
+
+    // The table names both figures beside the verdict, and who did not answer.
+    row.group = "dp/l0-1/all";
+    row.kind = "DP";
+    row.members = {{0, "A:0", "10.0.0.1"}, {2, "C:0", "10.0.0.3"}};
+    PreflightRow hung = row;
+    hung.achievedBytesPerS.reset();
+    hung.verdict = PreflightVerdict::Hung;
+    hung.detail = "C:0 (rank 2, 10.0.0.3) did not answer";
+    report.rows = {row, hung};
+    const std::string table = preflightTable(report);
+    QVERIFY2(table.find("0.1 GB/s") != std::string::npos, table.c_str());
+    QVERIFY2(table.find("1 GB/s") != std::string::npos, table.c_str());
+    QVERIFY2(table.find("slow by 10×") != std::string::npos, table.c_str());
+    QVERIFY2(table.find("hung: C:0 (rank 2, 10.0.0.3) did not answer") != std::string::npos,
+             table.c_str());
 }
 
 // hetplan-worker --preflight-s, three ranks on loopback meeting in a folder: each reports every

@@ -1,6 +1,7 @@
 // `hetplan-cli launch --preflight-only` across three namespace hosts whose links are shaped
-// with tbf at two rates (netns_fixture.h), A and B at the 200 Mbit/s the cluster file claims and
-// C at a tenth of it: every check's achieved rate is within 15 % of its bottleneck's shaped rate,
+// with tbf at two rates (netns_fixture.h), A and B at half the 400 Mbit/s the cluster file claims
+// (the model assumes half of a claim over TCP) and C at a tenth of it: every check's achieved
+// rate is within 15 % of its bottleneck's shaped rate,
 // the checks through C are "slow" with both figures and fold into the cluster as measured
 // pairs; an agent stopped with SIGSTOP is reported "hung", naming its host; nothing of the job
 // is left on any host either way. Needs root (namespaces); skips, saying why, elsewhere.
@@ -29,9 +30,9 @@ namespace {
 
 constexpr int kHosts = 3;
 const char *const kMachines[kHosts] = {"A", "B", "C"};
-// Each host's link, both ways; the cluster file claims 200 Mbit/s for all three.
-const char *const kRates[kHosts] = {"200mbit", "200mbit", "20mbit"};
-constexpr double kRateBitsPerS[kHosts] = {200e6, 200e6, 20e6};
+// Each host's link, both ways; the cluster file claims 400 Mbit/s for all three.
+const char *const kRates[kHosts] = {"200mbit", "200mbit", "40mbit"};
+constexpr double kRateBitsPerS[kHosts] = {200e6, 200e6, 40e6};
 constexpr const char *kHangGuardS = "6";
 
 // The command line of process `pid`, its words joined by spaces ("" when it is gone).
@@ -154,7 +155,7 @@ void TestPreflightEmulated::expectNothingLeft(const char *when)
     }
 }
 
-// One pre-flight: the hop A↔B (200 Mbit/s) and the gradient groups A–C and B–C (C's 20 Mbit/s).
+// One pre-flight: the hop A↔B (200 Mbit/s) and the gradient groups A–C and B–C (C's 40 Mbit/s).
 void TestPreflightEmulated::measuresShapedRatesAndFlagsTheSlowLink()
 {
     const QString folded = m_dir.filePath(QStringLiteral("folded.cluster.json"));
@@ -195,14 +196,6 @@ void TestPreflightEmulated::measuresShapedRatesAndFlagsTheSlowLink()
             QCOMPARE(check[QStringLiteral("verdict")].toString(), QStringLiteral("ok"));
         }
     }
-    // The table's words for the slow checks name both figures.
-    const CliRun table = runCli(preflightArgs().mid(0, preflightArgs().indexOf(
-                                                           QStringLiteral("--json")))
-                                    << QStringLiteral("--preflight-s") << QStringLiteral("0.3"),
-                                120);
-    QCOMPARE(table.exitCode, 3);
-    QVERIFY2(table.out.contains(QStringLiteral("slow by")), qPrintable(table.out));
-
     auto text = readTextFile(folded.toStdString());
     QVERIFY(text.ok());
     auto cluster = parseCluster(*text, "folded.cluster.json");
@@ -210,7 +203,7 @@ void TestPreflightEmulated::measuresShapedRatesAndFlagsTheSlowLink()
     QCOMPARE(cluster->pairOverrides.size(), std::size_t(3)); // A–B, A–C, B–C
     for (const PairOverride &pair : cluster->pairOverrides) {
         const bool throughC = pair.a == "C:0" || pair.b == "C:0";
-        const double shapedGBps = (throughC ? 20e6 : 200e6) / 8 / 1e9;
+        const double shapedGBps = kRateBitsPerS[throughC ? 2 : 0] / 8 / 1e9;
         QVERIFY2(qAbs(pair.bandwidthGBps - shapedGBps) <= 0.15 * shapedGBps,
                  qPrintable(QString::fromStdString(pair.a + "-" + pair.b)));
     }
