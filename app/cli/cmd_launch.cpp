@@ -12,6 +12,7 @@
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
+#include "core/io/preflight_json.h"
 #include "core/launch/preflight_fold.h"
 #include "runtime/launcher/launch_job.h"
 #include "runtime/launcher/preflight_job.h"

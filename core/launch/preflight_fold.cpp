@@ -83,7 +83,8 @@ int foldPreflight(Cluster &cluster, const PreflightReport &report)
         record(cluster, path + "latency_us", figures.how);
     }
     auto &sources = cluster.origin.sources;
-    if (!pairs.empty() && std::find(sources.begin(), sources.end(), kPreflightSource) == sources.end())
+    if (!pairs.empty()
+        && std::find(sources.begin(), sources.end(), kPreflightSource) == sources.end())
         sources.push_back(kPreflightSource);
     return int(pairs.size());
 }

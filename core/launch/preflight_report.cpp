@@ -1,7 +1,5 @@
 #include "core/launch/preflight_report.h"
 
-#include "core/io/json_util.h"
-
 #include <algorithm>
 #include <cstdio>
 
@@ -50,6 +48,8 @@ std::string padded(std::string text, std::size_t width)
     return text + "  ";
 }
 
+} // namespace
+
 const char *verdictName(PreflightVerdict verdict)
 {
     switch (verdict) {
@@ -64,8 +64,6 @@ const char *verdictName(PreflightVerdict verdict)
     }
     return "failed";
 }
-
-} // namespace
 
 void judgeMeasured(PreflightRow &row)
 {
@@ -110,9 +108,8 @@ std::string verdictText(const PreflightRow &row)
 std::string preflightTable(const PreflightReport &report)
 {
     constexpr std::size_t kGroup = 22, kKind = 4, kMembers = 18, kNumber = 13;
-    std::string text = padded("group", kGroup) + padded("kind", kKind)
-                       + padded("members", kMembers) + padded("message", 10)
-                       + padded("achieved", kNumber) + padded("latency", 10)
+    std::string text = padded("group", kGroup) + padded("kind", kKind) + padded("members", kMembers)
+                       + padded("message", 10) + padded("achieved", kNumber) + padded("latency", 10)
                        + padded("assumed", kNumber) + padded("assumed lat", 11) + "verdict\n";
     for (const PreflightRow &row : report.rows) {
         text += padded(row.group, kGroup) + padded(row.kind, kKind)
@@ -125,46 +122,6 @@ std::string preflightTable(const PreflightReport &report)
     if (!report.jobError.empty())
         text += "; the job failed: " + report.jobError;
     return text + "\n";
-}
-
-std::string writePreflightJson(const PreflightReport &report)
-{
-    using jsonio::OrderedJson;
-    OrderedJson checks = OrderedJson::array();
-    for (const PreflightRow &row : report.rows) {
-        OrderedJson members = OrderedJson::array();
-        for (const PreflightMember &m : row.members)
-            members.push_back({{"rank", m.rank}, {"gpu", m.gpu}, {"host", m.host}});
-        OrderedJson check = {{"group", row.group}, {"kind", row.kind}};
-        if (row.isHop()) {
-            check["from"] = row.fromGpu;
-            check["to"] = row.toGpu;
-        }
-        check["members"] = members;
-        check["message_bytes"] = row.messageBytes;
-        check["ops"] = row.ops;
-        check["seconds"] = row.seconds;
-        check["achieved_GBps"] = row.achievedBytesPerS ? OrderedJson(*row.achievedBytesPerS / 1e9)
-                                                       : OrderedJson(nullptr);
-        check["latency_us"] = row.latencyS ? OrderedJson(*row.latencyS * 1e6)
-                                           : OrderedJson(nullptr);
-        check["assumed_GBps"] = row.assumedBytesPerS / 1e9;
-        check["assumed_latency_us"] = row.assumedLatencyS * 1e6;
-        check["verdict"] = verdictName(row.verdict);
-        if (row.verdict == PreflightVerdict::Slow)
-            check["slow_by"] = row.slowBy;
-        if (!row.detail.empty())
-            check["detail"] = row.detail;
-        checks.push_back(std::move(check));
-    }
-    OrderedJson doc = {{"format", "hetplan.preflight/1"},
-                       {"wall_s", report.wallS},
-                       {"slow_fraction", kPreflightSlowFraction},
-                       {"exit_code", preflightExitCode(report)}};
-    if (!report.jobError.empty())
-        doc["job_error"] = report.jobError;
-    doc["checks"] = std::move(checks);
-    return doc.dump(2) + "\n";
 }
 
 } // namespace hetplan

@@ -67,7 +67,7 @@ int preflightExitCode(const PreflightReport &report);
 std::string verdictText(const PreflightRow &row);
 // The table the CLI prints, one row per check, then the job's failure if any.
 std::string preflightTable(const PreflightReport &report);
-// hetplan.preflight/1 (docs/formats.md has no entry: docs/launcher.md, "Pre-flight").
-std::string writePreflightJson(const PreflightReport &report);
+// "ok", "slow", "hung", "failed": the report's JSON spelling.
+const char *verdictName(PreflightVerdict verdict);
 
 } // namespace hetplan

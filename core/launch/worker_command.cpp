@@ -9,13 +9,12 @@ namespace hetplan {
 
 const CommandOptions::Spec &workerOptionSpec()
 {
-    static const CommandOptions::Spec spec{{"plan", "cluster", "model", "scale", "rank", "world",
-                                            "rendezvous", "listen-address", "timeout-s",
-                                            "iterations", "seed", "out", "dump-weights", "backend",
-                                            "device", "nccl-ib-hca", "nccl-socket-ifname",
-                                            "preflight-s"},
-                                           {"help", "version"},
-                                           {}};
+    static const CommandOptions::Spec spec{
+        {"plan", "cluster", "model", "scale", "rank", "world", "rendezvous", "listen-address",
+         "timeout-s", "iterations", "seed", "out", "dump-weights", "backend", "device",
+         "nccl-ib-hca", "nccl-socket-ifname", "preflight-s"},
+        {"help", "version"},
+        {}};
     return spec;
 }
 

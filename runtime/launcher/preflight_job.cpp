@@ -165,8 +165,7 @@ Result<PreflightReport> runPreflight(LaunchJob &job, const LaunchSpec &spec,
     if (options.checkS <= 0 || options.hangGuardS < kMinHangGuardS)
         return badInput("the pre-flight's time per check must be positive and its hang guard at "
                         "least "
-                        + std::to_string(int(kMinHangGuardS))
-                        + " s (agents speak every 2 s)");
+                        + std::to_string(int(kMinHangGuardS)) + " s (agents speak every 2 s)");
     // The ranks wait for each other between checks for at most half the guard.
     if (options.hangGuardS < 2 * options.checkS + kMinHangGuardS / 2)
         return badInput("the pre-flight's hang guard must be at least twice its time per check "
@@ -186,8 +185,7 @@ Result<PreflightReport> runPreflight(LaunchJob &job, const LaunchSpec &spec,
     const auto start = std::chrono::steady_clock::now();
     auto outcome = job.run(run, [&](const LaunchEvent &event) { lines.add(event); });
     PreflightReport report;
-    report.wallS
-        = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const auto told = lines.take();
     if (!outcome && (!lines.running() || outcome.error().kind == ErrorKind::Cancelled))
         return outcome.error();

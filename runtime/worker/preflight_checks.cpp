@@ -2,13 +2,11 @@
 // helpers (core/cost/hetplan_comm.h), so the pre-flight tests what the model charges.
 #include "runtime/worker/preflight_checks.h"
 
-#include "core/cost/hetplan_comm.h"
-#include "core/cost/problem.h"
+#include "core/cost/link_assumption.h"
 #include "core/plan/transport.h"
 
 #include <algorithm>
 #include <charconv>
-#include <set>
 
 namespace hetplan::runtime {
 
@@ -37,8 +35,7 @@ double syncedParams(const ModelSpec &model, const GradSync &sync)
 
 // The largest all-reduce of gradient group `group`: its members' programs hold the same syncs,
 // so any member's program that was compiled tells.
-double gradientMessageBytes(const Job &job, int groupIndex, const Group &group,
-                            double elementBytes)
+double gradientMessageBytes(const Job &job, int groupIndex, const Group &group, double elementBytes)
 {
     double elements = 0;
     for (int member : group.members) {
@@ -60,34 +57,13 @@ std::vector<int> gpusOf(const Job &job, const std::vector<int> &ranks)
     return gpus;
 }
 
-int machinesOf(const Topology &topology, const std::vector<int> &gpus)
-{
-    std::set<int> machines;
-    for (int g : gpus)
-        machines.insert(topology.gpu(g).machine);
-    return int(machines.size());
-}
-
-// An all-reduce over `gpus` on `path`, as the model reads it: the slowest pair's bus bandwidth
-// (ringAllReduceS), scaled for a gradient ring across machines, and the latency of the
-// 2(n−1) ring steps a one-element all-reduce takes.
+// An all-reduce over `gpus` on `path`, as the model reads it (link_assumption.h).
 void assumeAllReduce(const Topology &topology, const std::vector<int> &gpus, PathKind path,
                      bool gradient, PreflightCheck &check)
 {
-    const GroupLinks links = groupLinks(topology, gpus, path);
-    double busBytesPerS = links.slowestBytesPerS;
-    if (gradient) {
-        // The kind of the slowest pair sets the ring's loss (asymmetricGradientSyncS).
-        LinkKind slowest = LinkKind::Ethernet;
-        for (std::size_t i = 0; i < gpus.size(); ++i)
-            for (std::size_t k = i + 1; k < gpus.size(); ++k)
-                if (topology.effectiveBandwidthBytesPerS(gpus[i], gpus[k], path)
-                    <= links.slowestBytesPerS)
-                    slowest = topology.pairKind(gpus[i], gpus[k], path);
-        busBytesPerS *= topology.ringScaleFactor(slowest, machinesOf(topology, gpus));
-    }
-    check.assumedBytesPerS = busBytesPerS;
-    check.assumedLatencyS = 2.0 * double(gpus.size() - 1) * links.worstLatencyS;
+    const LinkAssumption assumed = assumedAllReduce(topology, gpus, path, gradient);
+    check.assumedBytesPerS = assumed.bytesPerS;
+    check.assumedLatencyS = assumed.latencyS;
 }
 
 } // namespace
@@ -96,7 +72,7 @@ std::vector<PreflightCheck> preflightChecks(const Job &job)
 {
     const Topology &topology = *job.topology;
     const PlanPaths paths(topology, job.plan);
-    const WireBytes wire = wireBytes(Problem{topology, job.model, job.plan.workload});
+    const MessageWeights wire = messageWeights(Problem{topology, job.model, job.plan.workload});
     std::vector<PreflightCheck> checks;
     for (std::size_t g = 0; g < job.program.groups.size(); ++g) {
         const Group &group = job.program.groups[g];
@@ -110,12 +86,12 @@ std::vector<PreflightCheck> preflightChecks(const Job &job)
         const Rank &first = job.program.ranks[std::size_t(group.members.front())];
         switch (group.kind) {
         case GroupKind::TensorParallel:
-            check.messageBytes = first.rowCount * wire.perSequence;
+            check.messageBytes = first.rowCount * wire.sequenceBytes;
             assumeAllReduce(topology, gpus, paths.tp(stageOf(job, first.rank)), false, check);
             checks.push_back(check);
             break;
         case GroupKind::Gradient: {
-            check.messageBytes = gradientMessageBytes(job, int(g), group, wire.element);
+            check.messageBytes = gradientMessageBytes(job, int(g), group, wire.elementBytes);
             PathKind path = paths.dp(stageOf(job, first.rank));
             for (int member : group.members)
                 path = PlanPaths::shared(path, paths.dp(stageOf(job, member)));
@@ -127,11 +103,11 @@ std::vector<PreflightCheck> preflightChecks(const Job &job)
             // Members ascend, so the upstream leader comes first; the hop carries the rows both
             // ends hold of each micro-batch.
             const Rank &down = job.program.ranks[std::size_t(group.members.back())];
-            check.messageBytes = std::min(first.rowCount, down.rowCount) * wire.perSequence;
-            const PathKind path = paths.hop(stageOf(job, first.rank));
-            check.assumedBytesPerS
-                = topology.effectiveBandwidthBytesPerS(first.gpu, down.gpu, path);
-            check.assumedLatencyS = topology.effectiveLatencyS(first.gpu, down.gpu, path);
+            check.messageBytes = std::min(first.rowCount, down.rowCount) * wire.sequenceBytes;
+            const LinkAssumption assumed = assumedTransfer(topology, first.gpu, down.gpu,
+                                                           paths.hop(stageOf(job, first.rank)));
+            check.assumedBytesPerS = assumed.bytesPerS;
+            check.assumedLatencyS = assumed.latencyS;
             check.from = first.rank;
             check.to = down.rank;
             checks.push_back(check);

@@ -142,16 +142,17 @@ void TestPreflightEmulated::expectNothingLeft(const char *when)
             break;
         QThread::msleep(100);
     }
-    QVERIFY2(left.isEmpty(), qPrintable(QStringLiteral("%1: processes left: ")
-                                            .arg(QLatin1String(when))
-                                        + left.join(QStringLiteral(", "))));
+    QVERIFY2(left.isEmpty(),
+             qPrintable(QStringLiteral("%1: processes left: ").arg(QLatin1String(when))
+                        + left.join(QStringLiteral(", "))));
     for (int i = 0; i < kHosts; ++i) {
         const QStringList folders = QDir(m_dir.filePath(QStringLiteral("host-%1").arg(i)))
                                         .entryList(QDir::NoDotAndDotDot | QDir::AllEntries);
-        QVERIFY2(folders.isEmpty(), qPrintable(QStringLiteral("%1: job folder left on host %2: ")
-                                                   .arg(QLatin1String(when))
-                                                   .arg(i)
-                                               + folders.join(QStringLiteral(", "))));
+        QVERIFY2(
+            folders.isEmpty(),
+            qPrintable(
+                QStringLiteral("%1: job folder left on host %2: ").arg(QLatin1String(when)).arg(i)
+                + folders.join(QStringLiteral(", "))));
     }
 }
 
@@ -161,8 +162,8 @@ void TestPreflightEmulated::measuresShapedRatesAndFlagsTheSlowLink()
     const QString folded = m_dir.filePath(QStringLiteral("folded.cluster.json"));
     const CliRun run = runCli(preflightArgs() << QStringLiteral("--preflight-out") << folded, 120);
     // Slow checks and nothing hung or failed: exit 3.
-    QVERIFY2(run.exitCode == 3, qPrintable(QStringLiteral("exit %1\n").arg(run.exitCode)
-                                           + run.out + run.err));
+    QVERIFY2(run.exitCode == 3,
+             qPrintable(QStringLiteral("exit %1\n").arg(run.exitCode) + run.out + run.err));
     const QJsonObject report = QJsonDocument::fromJson(run.out.toUtf8()).object();
     QCOMPARE(report[QStringLiteral("format")].toString(), QStringLiteral("hetplan.preflight/1"));
     qInfo("pre-flight of a 3-host plan: %.1f s (CLI %.1f s)",
@@ -238,8 +239,7 @@ void TestPreflightEmulated::stoppedAgentIsHung()
         QFAIL("the pre-flight did not end after B's agent was stopped");
     }
     const double afterStopS = double(clock.elapsed() - stoppedMs) / 1000;
-    qInfo("reported %.1f s after B's agent was stopped (hang guard %s s)", afterStopS,
-          kHangGuardS);
+    qInfo("reported %.1f s after B's agent was stopped (hang guard %s s)", afterStopS, kHangGuardS);
     const QString out = QString::fromUtf8(cli.readAllStandardOutput());
     const QString err = QString::fromUtf8(cli.readAllStandardError());
     QVERIFY2(cli.exitStatus() == QProcess::NormalExit && cli.exitCode() == 4,
