@@ -12,8 +12,8 @@ LinkAssumption assumedTransfer(const Topology &topology, int from, int to, PathK
             topology.effectiveLatencyS(from, to, path)};
 }
 
-LinkAssumption assumedAllReduce(const Topology &topology, std::span<const int> gpus,
-                                PathKind path, bool gradient)
+LinkAssumption assumedAllReduce(const Topology &topology, std::span<const int> gpus, PathKind path,
+                                bool gradient)
 {
     const GroupLinks links = groupLinks(topology, gpus, path);
     double busBytesPerS = links.slowestBytesPerS;

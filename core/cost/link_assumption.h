@@ -25,8 +25,8 @@ LinkAssumption assumedTransfer(const Topology &topology, int from, int to, PathK
 // (ringAllReduceS), for a gradient ring (`gradient`) times the ring's scale across machines as
 // asymmetricGradientSyncS applies it; the latency of a one-element all-reduce, 2(n−1) times
 // the worst pair's.
-LinkAssumption assumedAllReduce(const Topology &topology, std::span<const int> gpus,
-                                PathKind path, bool gradient);
+LinkAssumption assumedAllReduce(const Topology &topology, std::span<const int> gpus, PathKind path,
+                                bool gradient);
 
 // What the model's messages weigh (docs/cost-models.md, "Bytes on the wire"): one element, and
 // one sequence's activations (sequence length × hidden elements).

@@ -10,9 +10,13 @@
 #include "tests/runtime/sshd_fixture.h"
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <QThread>
 
 #include <csignal>
 #include <memory>
@@ -34,6 +38,30 @@ inline QString runTool(const QString &program, const QStringList &args)
                + (out.isEmpty() ? QStringLiteral("failed") : out);
     }
     return {};
+}
+
+// The command line of process `pid`, its words joined by spaces ("" when it is gone).
+inline QString processCommandLine(int pid)
+{
+    QFile file(QStringLiteral("/proc/%1/cmdline").arg(pid));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    QByteArray words = file.readAll();
+    words.replace('\0', ' ');
+    return QString::fromUtf8(words).trimmed();
+}
+
+// Writes a hetplan.hosts/1 file of `entries` to `path`; empty when it cannot.
+inline QString writeHostsFile(const QString &path, const QJsonArray &entries)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return {};
+    file.write(
+        QJsonDocument(QJsonObject{{QStringLiteral("format"), QStringLiteral("hetplan.hosts/1")},
+                                  {QStringLiteral("hosts"), entries}})
+            .toJson());
+    return path;
 }
 
 class NamespaceHosts
@@ -118,6 +146,32 @@ public:
                 found << QStringLiteral("%1 %2").arg(pid).arg(name);
         }
         return found;
+    }
+
+    // A hetplan.hosts/1 entry mapping `machine` to host i through its sshd and user key.
+    QJsonObject hostEntry(int i, const QString &machine, const QString &workdir,
+                          const QString &worker)
+    {
+        return {{QStringLiteral("machine"), machine},
+                {QStringLiteral("host"), address(i)},
+                {QStringLiteral("port"), 22},
+                {QStringLiteral("identity"), sshd(i).path(QStringLiteral("user"))},
+                {QStringLiteral("workdir"), workdir},
+                {QStringLiteral("worker"), worker}};
+    }
+
+    // What a job left running on any host once the last sshd sessions had up to 5 s to end
+    // after the launcher disconnected (jobProcesses()).
+    QStringList jobProcessesLeft() const
+    {
+        QStringList left;
+        for (int i = 0; i < 50; ++i) {
+            left = jobProcesses();
+            if (left.isEmpty())
+                break;
+            QThread::msleep(100);
+        }
+        return left;
     }
 
     // jobProcesses of every host, each prefixed with the host's name.

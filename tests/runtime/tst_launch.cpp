@@ -89,21 +89,10 @@ struct LiveLaunch
     }
 };
 
-// The command line of process `pid`, its words joined by spaces ("" when it is gone).
-QString commandLine(int pid)
-{
-    QFile file(QStringLiteral("/proc/%1/cmdline").arg(pid));
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    QByteArray words = file.readAll();
-    words.replace('\0', ' ');
-    return QString::fromUtf8(words).trimmed();
-}
-
 // Whether `pid` is a rank of a job (a hetplan-worker that trains, not the host's agent).
 bool isRank(int pid)
 {
-    const QString line = commandLine(pid);
+    const QString line = processCommandLine(pid);
     return line.contains(QLatin1String("hetplan-worker"))
            && line.contains(QLatin1String(" --rank "));
 }
@@ -194,27 +183,14 @@ QString TestLaunch::hostsFile(const QString &name,
 {
     QJsonArray entries;
     for (int i = 0; i < kHosts; ++i) {
-        QJsonObject entry{
-            {QStringLiteral("machine"), QString::fromLatin1(kMachines[i])},
-            {QStringLiteral("host"), m_hosts.address(i)},
-            {QStringLiteral("port"), 22},
-            {QStringLiteral("identity"),
-             const_cast<NamespaceHosts &>(m_hosts).sshd(i).path(QStringLiteral("user"))},
-            {QStringLiteral("workdir"), m_dir.filePath(QStringLiteral("host-%1").arg(i))},
-            {QStringLiteral("worker"), projectProgram("hetplan-worker")}};
+        QJsonObject entry = const_cast<NamespaceHosts &>(m_hosts).hostEntry(
+            i, QString::fromLatin1(kMachines[i]), m_dir.filePath(QStringLiteral("host-%1").arg(i)),
+            projectProgram("hetplan-worker"));
         if (edit)
             edit(i, entry);
         entries.append(entry);
     }
-    const QString path = m_dir.filePath(name);
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return {};
-    file.write(
-        QJsonDocument(QJsonObject{{QStringLiteral("format"), QStringLiteral("hetplan.hosts/1")},
-                                  {QStringLiteral("hosts"), entries}})
-            .toJson());
-    return path;
+    return writeHostsFile(m_dir.filePath(name), entries);
 }
 
 QStringList TestLaunch::launchArgs(const QString &hosts, const QString &knownHosts,
@@ -308,14 +284,9 @@ int TestLaunch::killSshd(int i)
 
 void TestLaunch::expectNothingLeft(const char *when)
 {
-    // The last sshd sessions may take a moment to end after the launcher disconnects.
-    QStringList left;
-    for (int i = 0; i < 50; ++i) {
-        left = m_hosts.jobProcesses();
-        if (left.isEmpty())
-            return;
-        QThread::msleep(100);
-    }
+    const QStringList left = m_hosts.jobProcessesLeft();
+    if (left.isEmpty())
+        return;
     QFAIL(qPrintable(QStringLiteral("%1: processes left: ").arg(QLatin1String(when))
                      + left.join(QStringLiteral(", "))));
 }
@@ -381,9 +352,9 @@ void TestLaunch::onlyTheRanksListen()
                 if (at < 0)
                     continue;
                 const int pid = line.mid(at + 4).section(QLatin1Char(','), 0, 0).toInt();
-                QVERIFY2(isRank(pid),
-                         qPrintable(m_hosts.name(i) + QStringLiteral(": ") + line
-                                    + QStringLiteral(" is not a rank's: ") + commandLine(pid)));
+                QVERIFY2(isRank(pid), qPrintable(m_hosts.name(i) + QStringLiteral(": ") + line
+                                                 + QStringLiteral(" is not a rank's: ")
+                                                 + processCommandLine(pid)));
                 if (!seen.contains(local))
                     seen << local;
             }

@@ -35,17 +35,6 @@ const char *const kRates[kHosts] = {"200mbit", "200mbit", "40mbit"};
 constexpr double kRateBitsPerS[kHosts] = {200e6, 200e6, 40e6};
 constexpr const char *kHangGuardS = "6";
 
-// The command line of process `pid`, its words joined by spaces ("" when it is gone).
-QString commandLine(int pid)
-{
-    QFile file(QStringLiteral("/proc/%1/cmdline").arg(pid));
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    QByteArray words = file.readAll();
-    words.replace('\0', ' ');
-    return QString::fromUtf8(words).trimmed();
-}
-
 int hostOfMachine(const QString &gpu)
 {
     for (int i = 0; i < kHosts; ++i)
@@ -89,23 +78,10 @@ QString TestPreflightEmulated::hostsFile() const
 {
     QJsonArray entries;
     for (int i = 0; i < kHosts; ++i)
-        entries.append(QJsonObject{
-            {QStringLiteral("machine"), QString::fromLatin1(kMachines[i])},
-            {QStringLiteral("host"), m_hosts.address(i)},
-            {QStringLiteral("port"), 22},
-            {QStringLiteral("identity"),
-             const_cast<NamespaceHosts &>(m_hosts).sshd(i).path(QStringLiteral("user"))},
-            {QStringLiteral("workdir"), m_dir.filePath(QStringLiteral("host-%1").arg(i))},
-            {QStringLiteral("worker"), projectProgram("hetplan-worker")}});
-    const QString path = m_dir.filePath(QStringLiteral("hosts.json"));
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return {};
-    file.write(
-        QJsonDocument(QJsonObject{{QStringLiteral("format"), QStringLiteral("hetplan.hosts/1")},
-                                  {QStringLiteral("hosts"), entries}})
-            .toJson());
-    return path;
+        entries.append(const_cast<NamespaceHosts &>(m_hosts).hostEntry(
+            i, QString::fromLatin1(kMachines[i]), m_dir.filePath(QStringLiteral("host-%1").arg(i)),
+            projectProgram("hetplan-worker")));
+    return writeHostsFile(m_dir.filePath(QStringLiteral("hosts.json")), entries);
 }
 
 QStringList TestPreflightEmulated::preflightArgs() const
@@ -134,14 +110,7 @@ QStringList TestPreflightEmulated::preflightArgs() const
 
 void TestPreflightEmulated::expectNothingLeft(const char *when)
 {
-    // The last sshd sessions may take a moment to end after the launcher disconnects.
-    QStringList left;
-    for (int i = 0; i < 50; ++i) {
-        left = m_hosts.jobProcesses();
-        if (left.isEmpty())
-            break;
-        QThread::msleep(100);
-    }
+    const QStringList left = m_hosts.jobProcessesLeft();
     QVERIFY2(left.isEmpty(),
              qPrintable(QStringLiteral("%1: processes left: ").arg(QLatin1String(when))
                         + left.join(QStringLiteral(", "))));
@@ -225,7 +194,7 @@ void TestPreflightEmulated::stoppedAgentIsHung()
     int agent = -1;
     while (agent < 0 && clock.elapsed() < 30000 && cli.state() != QProcess::NotRunning) {
         for (int pid : m_hosts.pids(1))
-            if (commandLine(pid).endsWith(QLatin1String("hetplan-worker agent")))
+            if (processCommandLine(pid).endsWith(QLatin1String("hetplan-worker agent")))
                 agent = pid;
         if (agent < 0)
             QThread::msleep(20);
