@@ -1,5 +1,5 @@
 // The pre-flight's checks (preflight_checks.h): sizes and assumptions from the cost model's own
-// helpers (core/cost/hetplan_comm.h), so the pre-flight tests what the model charges.
+// helpers (core/cost/link_assumption.h), so the pre-flight tests what the model charges.
 #include "runtime/worker/preflight_checks.h"
 
 #include "core/cost/link_assumption.h"

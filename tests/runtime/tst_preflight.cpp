@@ -101,6 +101,7 @@ class TestPreflight : public QObject
 
 private Q_SLOTS:
     void checksFollowThePlan();
+    void tensorParallelCheck();
     void resultLinesRoundTrip();
     void verdictsAndExitCodes();
     void ranksReportEveryCheck();
@@ -145,6 +146,35 @@ void TestPreflight::checksFollowThePlan()
     const GroupLinks links = groupLinks(topology, ac);
     QCOMPARE(checks[2].assumedBytesPerS, links.slowestBytesPerS);
     QCOMPARE(checks[2].assumedLatencyS, 2 * links.worstLatencyS);
+}
+
+// A TP group's check: one all-reduce of the replica's rows of a micro-batch (1 row × 16 tokens
+// × 64 hidden, fp32), against the model's reading of the machine's intra link.
+void TestPreflight::tensorParallelCheck()
+{
+    JobSource source;
+    source.planPath = runtimeData("asymmetric.plan.json").toStdString();
+    source.model = runtimeData("tiny.model.json").toStdString();
+    auto job = loadJob(source);
+    QVERIFY2(job.ok(), job.ok() ? "" : job.error().message.c_str());
+    const std::vector<PreflightCheck> checks = preflightChecks(*job);
+    const auto tp = std::find_if(checks.begin(), checks.end(), [](const PreflightCheck &c) {
+        return c.kind == GroupKind::TensorParallel;
+    });
+    QVERIFY(tp != checks.end());
+    QCOMPARE(tp->group, std::string("tp/p0/s0/r0"));
+    QCOMPARE(tp->members, (std::vector<int>{0, 1}));
+    QCOMPARE(tp->messageBytes, 1.0 * 16 * 64 * 4);
+    const Topology &topology = *job->topology;
+    const std::vector<int> gpus{*topology.findGpu("A:0"), *topology.findGpu("A:1")};
+    QCOMPARE(tp->assumedBytesPerS, topology.effectiveBandwidthBytesPerS(gpus[0], gpus[1]));
+    QCOMPARE(tp->assumedLatencyS, 2 * topology.effectiveLatencyS(gpus[0], gpus[1]));
+    // Every group of two or more ranks is checked, hops twice.
+    std::size_t expected = 0;
+    for (const Group &group : job->program.groups)
+        if (group.members.size() > 1)
+            expected += group.kind == GroupKind::Hop ? 2 : 1;
+    QCOMPARE(checks.size(), expected);
 }
 
 void TestPreflight::resultLinesRoundTrip()
