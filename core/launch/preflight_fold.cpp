@@ -71,7 +71,8 @@ int foldPreflight(Cluster &cluster, const PreflightReport &report)
     }
     auto &overrides = cluster.pairOverrides;
     for (const auto &[names, figures] : pairs) {
-        const auto &[a, b] = names;
+        const std::string &a = names.first;
+        const std::string &b = names.second;
         overrides.erase(std::remove_if(overrides.begin(), overrides.end(),
                                        [&](const PairOverride &o) {
                                            return (o.a == a && o.b == b) || (o.a == b && o.b == a);
@@ -85,7 +86,7 @@ int foldPreflight(Cluster &cluster, const PreflightReport &report)
     auto &sources = cluster.origin.sources;
     if (!pairs.empty()
         && std::find(sources.begin(), sources.end(), kPreflightSource) == sources.end())
-        sources.push_back(kPreflightSource);
+        sources.emplace_back(kPreflightSource);
     return int(pairs.size());
 }
 

@@ -107,7 +107,10 @@ std::string verdictText(const PreflightRow &row)
 
 std::string preflightTable(const PreflightReport &report)
 {
-    constexpr std::size_t kGroup = 22, kKind = 4, kMembers = 18, kNumber = 13;
+    constexpr std::size_t kGroup = 22;
+    constexpr std::size_t kKind = 4;
+    constexpr std::size_t kMembers = 18;
+    constexpr std::size_t kNumber = 13;
     std::string text = padded("group", kGroup) + padded("kind", kKind) + padded("members", kMembers)
                        + padded("message", 10) + padded("achieved", kNumber) + padded("latency", 10)
                        + padded("assumed", kNumber) + padded("assumed lat", 11) + "verdict\n";

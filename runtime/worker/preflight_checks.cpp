@@ -52,6 +52,7 @@ double gradientMessageBytes(const Job &job, int groupIndex, const Group &group, 
 std::vector<int> gpusOf(const Job &job, const std::vector<int> &ranks)
 {
     std::vector<int> gpus;
+    gpus.reserve(ranks.size());
     for (int r : ranks)
         gpus.push_back(job.program.ranks[std::size_t(r)].gpu);
     return gpus;
