@@ -1,6 +1,7 @@
 #include "core/serving/serving_sim.h"
 
 #include "core/base/infinity.h"
+#include "core/serving/serving_stream.h"
 
 #include <algorithm>
 #include <cassert>
@@ -10,14 +11,6 @@
 namespace hetplan {
 
 namespace {
-
-// A uniform in [0, 1) from the top 53 bits, and its exponential(1) by inversion: the same
-// stream on every standard library (std::exponential_distribution is implementation-defined).
-double unitExponential(std::mt19937_64 &rng)
-{
-    const double u = double(rng() >> 11) * 0x1.0p-53;
-    return -std::log1p(-u);
-}
 
 double quantile(std::vector<double> &values, double q)
 {

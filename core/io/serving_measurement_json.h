@@ -1,0 +1,23 @@
+#pragma once
+
+#include "core/base/result.h"
+#include "core/serving/serving_measurement.h"
+
+#include <string>
+#include <string_view>
+
+namespace hetplan {
+
+// hetplan.serving-measurement/1 (docs/formats.md#serving-measurement--hetplanserving-measurement1):
+// what a serving run measured, request by request.
+inline constexpr std::string_view kServingMeasurementFormat = "hetplan.serving-measurement/1";
+
+// Strict like the other readers (core/io/formats.h): errors name `source`, the JSON path and
+// what would be valid. Every request is accounted for: ids 0..n−1 in order, a completed request
+// has no failure and a failed one says why, times in order, each on a listed replica (or -1),
+// and the summary's and the replicas' counts agree with the requests.
+Result<ServingMeasurement> parseServingMeasurement(std::string_view text, std::string_view source);
+std::string writeServingMeasurement(const ServingMeasurement &measurement);
+Result<ServingMeasurement> loadServingMeasurement(const std::string &path);
+
+} // namespace hetplan

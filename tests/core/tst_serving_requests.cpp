@@ -1,0 +1,135 @@
+// The request-level serving simulation: continuous batching on a hand case worked out by hand,
+// and its phases taken from the same cost-model terms as the replica latency.
+#include "core/cost/cost_model.h"
+#include "core/io/catalog_json.h"
+#include "core/io/formats.h"
+#include "core/io/loaders.h"
+#include "core/serving/plan_serving.h"
+#include "core/serving/request_sim.h"
+#include "core/serving/serving_measurement.h"
+#include "core/serving/serving_stream.h"
+#include "serving_test_fixtures.h"
+#include "tests/test_registry.h"
+
+#include <QtTest>
+
+#include <vector>
+
+using namespace hetplan;
+using namespace hetplan::testing;
+
+class TestServingRequests : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    // By hand. Replica 0: request 0 is admitted at 0, prefilled to 1; request 1 (arrived 0.5)
+    // joins at 1, prefilled to 2; two decode steps of 0.8 for both: done at 2.8, 3.6. The batch
+    // is full until then, so request 2 (arrived 0.6) waits to 3.6, prefilled to 4.6, decoded
+    // alone at 5.1 and 5.6. Replica 1: request 3 arrives at 1 to an idle replica: 1 → 3 → 4 → 5.
+    // Request 4 wants one token: its prefill is all (10 → 12). Request 5 has no replica.
+    void continuousBatchingByHand()
+    {
+        const std::vector<ServingRequest> requests = handRequests();
+        const std::vector<ServedRequest> served = simulateRequests(requests, handPhases(), 1);
+        QCOMPARE(served.size(), requests.size());
+        struct Expected
+        {
+            double admittedS, firstTokenS, finishS;
+        };
+        const Expected expected[] = {{0, 1, 3.6}, {1, 2, 3.6}, {3.6, 4.6, 5.6},
+                                     {1, 3, 5},   {10, 12, 12}};
+        for (int i = 0; i < 5; ++i) {
+            const ServedRequest &r = served[std::size_t(i)];
+            QVERIFY2(r.completed, qPrintable(QString::number(i)));
+            QCOMPARE(r.id, i);
+            QCOMPARE(r.replica, requests[std::size_t(i)].replica);
+            QCOMPARE(r.admittedS, expected[i].admittedS);
+            QCOMPARE(r.firstTokenS, expected[i].firstTokenS);
+            QVERIFY(qFuzzyCompare(r.finishS, expected[i].finishS));
+            QCOMPARE(r.outputTokens, requests[std::size_t(i)].outputTokens);
+            QVERIFY(r.failure.empty());
+        }
+        QVERIFY(served[0].warmup);
+        QVERIFY(!served[1].warmup);
+        QVERIFY(!served[5].completed);
+        QCOMPARE(served[5].failure, std::string("no replica can serve it"));
+
+        // Its figures: requests 1–5 are measured, 1–4 completed; latencies 3.1, 5.0, 4.0, 2.0.
+        const ServingSummary summary = summarizeServed(served, 4.5, 10);
+        QCOMPARE(summary.requests, 6);
+        QCOMPARE(summary.warmup, 1);
+        QCOMPARE(summary.completed, 5);
+        QCOMPARE(summary.failed, 1);
+        QCOMPARE(summary.attainment, 3.0 / 5.0);
+        QVERIFY(qFuzzyCompare(summary.latency.p50S, 0.5 * (3.1 + 4.0)));
+        const std::vector<ServedReplica> replicas = servedReplicas(served, 2);
+        QCOMPARE(replicas[0].requests, 3);
+        QVERIFY(qFuzzyCompare(replicas[0].meanQueueS, (0.5 + 3.0) / 2));
+        QCOMPARE(replicas[0].meanPrefillS, 1.0);
+        QVERIFY(qFuzzyCompare(replicas[0].meanTpotS, (0.8 + 0.5) / 2));
+        QCOMPARE(replicas[1].meanPrefillS, 2.0);
+    }
+
+    void percentilesInterpolate()
+    {
+        QCOMPARE(percentileOf({}, 0.5), 0.0);
+        QCOMPARE(percentileOf({4, 1, 3, 2}, 0.5), 2.5);
+        QCOMPARE(percentileOf({1, 2, 3, 4, 5}, 0.9), 4.6);
+        QCOMPARE(percentileOf({7}, 0.99), 7.0);
+    }
+
+    // A request alone on a replica takes its prefill and s_out − 1 decode steps at one
+    // sequence: the cost model's latency at b = 1 less one step (the prefill gives the first
+    // token), so the phases come from the same terms as the replica latency.
+    void phasesFromTheCostModel_data()
+    {
+        QTest::addColumn<int>("kind");
+        QTest::newRow("hetplan") << int(CostModelKind::HetPlan);
+        QTest::newRow("hexgen-paper") << int(CostModelKind::HexGenPaper);
+    }
+    void phasesFromTheCostModel()
+    {
+        QFETCH(int, kind);
+        const Cluster cluster = loadCluster("hexgen-full-price").value();
+        Problem problem{Topology::build(cluster, builtinGpuCatalog()).value(),
+                        loadModel("llama2-70b").value(), Workload{}};
+        const auto example = findExample("hexgen-full-price-appendix-f", ExampleKind::Plan);
+        QVERIFY(example);
+        const Plan plan = parsePlan(example->text, example->path, problem.topology).value();
+        problem.workload = plan.workload;
+        problem.workload.infer.batch = 4;
+        const auto costModel = makeCostModel(CostModelKind(kind));
+
+        PoissonStream stream;
+        stream.ratePerS = 1e-3; // one request at a time
+        stream.requests = 3;
+        stream.promptTokens = problem.workload.infer.promptLen;
+        stream.outputTokens = problem.workload.infer.outputLen;
+        std::vector<ServingRequest> requests = poissonRequests(stream);
+        for (ServingRequest &r : requests)
+            r.replica = 0;
+        const ServingPhases phases = servingPhases(problem, *costModel, plan, requests);
+        QCOMPARE(phases.replicas.size(), plan.pipelines.size());
+        QCOMPARE(phases.replicas[0].decodeSPerToken.size(), std::size_t(4));
+        const ReplicaPhases &replica = phases.replicas[0];
+        // More sequences per step cost more per step, less per sequence.
+        QVERIFY(replica.decodeSPerToken[3] >= replica.decodeSPerToken[0]);
+        QVERIFY(replica.decodeSPerToken[3] < 4 * replica.decodeSPerToken[0]);
+
+        Problem one = problem;
+        one.workload.infer.batch = 1;
+        Pipeline single = plan.pipelines[0];
+        single.microBatch = 1;
+        const double latencyS = replicaLatencyS(one, *costModel, single);
+        const std::vector<ServedRequest> served = simulateRequests(requests, phases, 0);
+        for (const ServedRequest &r : served) {
+            QCOMPARE(r.admittedS, r.arrivalS);
+            QVERIFY(qFuzzyCompare(r.finishS - r.arrivalS,
+                                  latencyS - replica.decodeSPerToken[0]));
+        }
+    }
+};
+
+HETPLAN_TEST_APPLESS_MAIN(TestServingRequests)
+#include "tst_serving_requests.moc"
