@@ -2,6 +2,7 @@
 #include "app/cli/measured_report.h"
 #include "app/cli/planning.h"
 #include "app/cli/report.h"
+#include "app/cli/serving_report.h"
 #include "app/cli/setup.h"
 #include "core/cost/measured_plan.h"
 #include "core/cost/validator.h"
@@ -9,12 +10,16 @@
 #include "core/io/formats.h"
 #include "core/io/measurement_json.h"
 #include "core/io/report_json.h"
+#include "core/io/serving_measurement_json.h"
+#include "core/serving/serving_phases.h"
 #include "runtime/worker/measured_run.h"
 
 #include <iostream>
 
 namespace hetplan::cli {
 namespace {
+
+constexpr std::string_view kServingKind = "hetplan.serving-measurement/";
 
 // Prints the problems of an invalid plan, as JSON (every one: a script must see them all) and as
 // lines on stderr; exit 2. On the terminal a plan with thousands of broken pipelines gets the
@@ -35,6 +40,37 @@ int reportInvalid(const std::string &planPath, const std::vector<PlanIssue> &iss
     return 2;
 }
 
+// `--measured` of a serving run: the same requests simulated beside it. Infer plans only.
+int reportServed(const Args &args, const ServingMeasurement &served, const Problem &problem,
+                 const CostModel &costModel, const std::string &planPath, const Plan &plan,
+                 const Evaluation &evaluation, const WorkloadOrigin &origin)
+{
+    const std::string path = *args.value("measured");
+    if (problem.workload.mode != Mode::Infer)
+        return fail(badInput(path + " is a serving run, " + planPath
+                             + " a training plan; give the inference plan the run served"));
+    if (Status samePlan = checkServedPlan(served, path, plan, problem.topology, planPath);
+        !samePlan)
+        return fail(samePlan.error());
+    auto asRun = servedProblem(problem, served, path);
+    if (!asRun)
+        return fail(asRun.error());
+    const ServingPhases phases = servingPhases(*asRun, costModel, plan, requestsOf(served));
+    const ServingComparison comparison = compareServing(served, phases);
+    if (args.has("json")) {
+        std::cout << withServingComparison(evaluateReportJson(evaluation, problem.topology,
+                                                              problem.workload, origin, nullptr),
+                                           comparison)
+                  << '\n';
+    } else {
+        printWorkload(std::cout, problem.workload, origin);
+        printPlan(std::cout, problem, plan);
+        printEvaluation(std::cout, problem, evaluation);
+        printServingComparison(std::cout, served, comparison);
+    }
+    return 0;
+}
+
 } // namespace
 
 int runEvaluate(const std::vector<std::string> &words)
@@ -47,13 +83,26 @@ int runEvaluate(const std::vector<std::string> &words)
         return fail(args.error());
     if (Status none = args->noPositional(spec); !none)
         return fail(none.error());
-    // Every input is read before any work: a broken measurement is refused as such.
+    // Every input is read before any work: a broken measurement is refused as such. A training
+    // run and a serving run are told apart by their format.
     std::optional<Measurement> measured;
+    std::optional<ServingMeasurement> served;
     if (const auto path = args->value("measured")) {
-        auto loaded = loadMeasurement(*path);
-        if (!loaded)
-            return fail(loaded.error());
-        measured = std::move(loaded).value();
+        auto text = readTextFile(*path);
+        if (!text)
+            return fail(text.error());
+        const auto format = fileFormat(*text, *path);
+        if (format && format->starts_with(kServingKind)) {
+            auto loaded = parseServingMeasurement(*text, *path);
+            if (!loaded)
+                return fail(loaded.error());
+            served = std::move(loaded).value();
+        } else {
+            auto loaded = parseMeasurement(*text, *path);
+            if (!loaded)
+                return fail(loaded.error());
+            measured = std::move(loaded).value();
+        }
     }
     auto planFile = planFromArgs(*args);
     if (!planFile)
@@ -78,6 +127,9 @@ int runEvaluate(const std::vector<std::string> &words)
 
     Evaluation evaluation = (*costModel)->evaluate(*problem, plan);
     addServingFigures(*problem, **costModel, plan, evaluation);
+    if (served)
+        return reportServed(*args, *served, *problem, **costModel, planFile->path, plan,
+                            evaluation, origin);
     std::vector<Comparison> comparison;
     if (measured) {
         const std::string path = *args->value("measured");

@@ -6,7 +6,9 @@
 #include "core/model/cluster.h"
 #include "core/serving/serving_stream.h"
 
+#include <cassert>
 #include <climits>
+#include <cmath>
 
 namespace hetplan {
 
@@ -268,7 +270,38 @@ OrderedJson replicaJson(const ServedReplica &r)
     return j;
 }
 
+Json besideJson(const SimulatedBeside &b)
+{
+    Json j{{"simulated", b.simulated}, {"measured", b.measured}};
+    const double error = b.relativeError();
+    j["relative_error"] = std::isfinite(error) ? Json(error) : Json(nullptr);
+    return j;
+}
+
 } // namespace
+
+std::string withServingComparison(const std::string &reportJson, const ServingComparison &c)
+{
+    Json report = Json::parse(reportJson, nullptr, false);
+    assert(report.is_object() && "evaluateReportJson writes an object");
+    Json &out = report["serving_comparison"];
+    Json &replicas = out["replicas"] = Json::array();
+    for (const ReplicaServingComparison &r : c.replicas)
+        replicas.push_back(Json{{"replica", r.replica},
+                                       {"requests", r.requests},
+                                       {"prefill_s", besideJson(r.prefillS)},
+                                       {"tpot_s", besideJson(r.tpotS)},
+                                       {"queue_s", besideJson(r.queueS)}});
+    out["ttft_p50_s"] = besideJson(c.ttftP50S);
+    out["tpot_p50_s"] = besideJson(c.tpotP50S);
+    out["latency_p50_s"] = besideJson(c.latencyP50S);
+    out["latency_p90_s"] = besideJson(c.latencyP90S);
+    out["latency_p99_s"] = besideJson(c.latencyP99S);
+    out["attainment"] = besideJson(c.attainment);
+    out["simulated_completed"] = c.simulated.completed;
+    out["simulated_failed"] = c.simulated.failed;
+    return report.dump(2);
+}
 
 Result<ServingMeasurement> parseServingMeasurement(std::string_view text, std::string_view source)
 {

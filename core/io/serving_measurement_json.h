@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/base/result.h"
+#include "core/serving/serving_comparison.h"
 #include "core/serving/serving_measurement.h"
 
 #include <string>
@@ -8,7 +9,7 @@
 
 namespace hetplan {
 
-// hetplan.serving-measurement/1 (docs/formats.md#serving-measurement--hetplanserving-measurement1):
+// hetplan.serving-measurement/1 (docs/formats.md, "Serving measurement"):
 // what a serving run measured, request by request.
 inline constexpr std::string_view kServingMeasurementFormat = "hetplan.serving-measurement/1";
 
@@ -19,5 +20,9 @@ inline constexpr std::string_view kServingMeasurementFormat = "hetplan.serving-m
 Result<ServingMeasurement> parseServingMeasurement(std::string_view text, std::string_view source);
 std::string writeServingMeasurement(const ServingMeasurement &measurement);
 Result<ServingMeasurement> loadServingMeasurement(const std::string &path);
+
+// `evaluate --json --measured` of a serving run: `reportJson` (evaluateReportJson's object) with
+// "serving_comparison" added (docs/formats.md, "The other `--json` reports").
+std::string withServingComparison(const std::string &reportJson, const ServingComparison &c);
 
 } // namespace hetplan

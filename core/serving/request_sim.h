@@ -1,7 +1,7 @@
 #pragma once
 
 // A request-level serving simulation with continuous batching
-// (docs/cost-models.md#serving-requests-one-by-one): what a serving run should measure for the
+// (docs/cost-models.md, "Serving, request by request"): what a serving run should measure for the
 // same requests. The planner's ServingSimulator (serving_sim.h) stays the coarse one.
 
 #include "core/serving/serving_phases.h"

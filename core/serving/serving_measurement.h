@@ -1,6 +1,6 @@
 #pragma once
 
-// What a serving run measured (hetplan.serving-measurement/1, docs/formats.md#serving-measurement--hetplanserving-measurement1),
+// What a serving run measured (hetplan.serving-measurement/1, docs/formats.md, "Serving measurement"),
 // and the one owner of its figures: the percentiles, the attainment and the per-replica means
 // are computed here from the requests, by the runtime that writes the file and by the
 // simulation it is compared with alike.

@@ -1,7 +1,7 @@
 #pragma once
 
 // Per-phase serving figures of each replica, from the same cost-model terms as its request
-// latency (docs/cost-models.md#serving-requests-one-by-one): the prefill of one prompt, and one
+// latency (docs/cost-models.md, "Serving, request by request"): the prefill of one prompt, and one
 // decode step as a function of how many sequences decode together.
 
 #include "core/serving/serving_request.h"

@@ -1,7 +1,7 @@
 #pragma once
 
 // The request stream of a serving run and of its simulation, one owner for both
-// (docs/cost-models.md#serving-requests-one-by-one): seeded Poisson arrivals or a trace file,
+// (docs/cost-models.md, "Serving, request by request"): seeded Poisson arrivals or a trace file,
 // and the dispatch of each request to a replica by HexGen's traffic split.
 
 #include "core/base/result.h"
