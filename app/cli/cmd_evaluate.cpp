@@ -58,9 +58,9 @@ int reportServed(const Args &args, const ServingMeasurement &served, const Probl
     const ServingPhases phases = servingPhases(*asRun, costModel, plan, requestsOf(served));
     const ServingComparison comparison = compareServing(served, phases);
     if (args.has("json")) {
-        std::cout << withServingComparison(evaluateReportJson(evaluation, problem.topology,
-                                                              problem.workload, origin, nullptr),
-                                           comparison)
+        std::cout << withServingComparison(
+            evaluateReportJson(evaluation, problem.topology, problem.workload, origin, nullptr),
+            comparison)
                   << '\n';
     } else {
         printWorkload(std::cout, problem.workload, origin);
@@ -128,8 +128,8 @@ int runEvaluate(const std::vector<std::string> &words)
     Evaluation evaluation = (*costModel)->evaluate(*problem, plan);
     addServingFigures(*problem, **costModel, plan, evaluation);
     if (served)
-        return reportServed(*args, *served, *problem, **costModel, planFile->path, plan,
-                            evaluation, origin);
+        return reportServed(*args, *served, *problem, **costModel, planFile->path, plan, evaluation,
+                            origin);
     std::vector<Comparison> comparison;
     if (measured) {
         const std::string path = *args->value("measured");

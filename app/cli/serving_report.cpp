@@ -85,8 +85,7 @@ void printServingComparison(std::ostream &out, const ServingMeasurement &measure
     printRow(out, "SLO attainment", comparison.attainment, false);
     for (const ServedReplica &r : measured.replicas)
         if (r.failed > 0)
-            out << "replica " << r.replica << ": " << r.failed << " failed (" << r.failure
-                << ")\n";
+            out << "replica " << r.replica << ": " << r.failed << " failed (" << r.failure << ")\n";
     if (run.backend == BackendKind::Gloo)
         out << "note: the run used CPU ranks; the errors mean something only with a cluster\n"
                "      file describing them (hetplan-cli import of a CPU probe, then calibrate).\n";

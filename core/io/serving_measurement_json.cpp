@@ -103,8 +103,8 @@ ServedReplica readReplica(const Value &value)
     for (std::size_t i = 0; i < ranks.size(); ++i)
         r.ranks.push_back(ranks.at(i).integer(kIndex));
     if (!o.context().failed() && r.ranks.size() != r.gpus.size())
-        o.failField("ranks", "lists " + std::to_string(r.ranks.size())
-                                 + " ranks for " + std::to_string(r.gpus.size())
+        o.failField("ranks", "lists " + std::to_string(r.ranks.size()) + " ranks for "
+                                 + std::to_string(r.gpus.size())
                                  + " GPUs; valid: one rank per GPU");
     r.requests = o.required("requests").integer(kCount);
     r.completed = o.required("completed").integer(kCount);
@@ -223,8 +223,8 @@ ServingMeasurement readServingMeasurement(Object &root)
         if (root.context().failed())
             break;
         if (r.id != int(i))
-            requests.at(i).object().failField("id", "is " + std::to_string(r.id) + "; valid: "
-                                                        + std::to_string(i)
+            requests.at(i).object().failField("id", "is " + std::to_string(r.id)
+                                                        + "; valid: " + std::to_string(i)
                                                         + ", requests are listed by id from 0");
         else if (r.replica >= int(m.replicas.size()))
             requests.at(i).object().failField(
@@ -288,10 +288,10 @@ std::string withServingComparison(const std::string &reportJson, const ServingCo
     Json &replicas = out["replicas"] = Json::array();
     for (const ReplicaServingComparison &r : c.replicas)
         replicas.push_back(Json{{"replica", r.replica},
-                                       {"requests", r.requests},
-                                       {"prefill_s", besideJson(r.prefillS)},
-                                       {"tpot_s", besideJson(r.tpotS)},
-                                       {"queue_s", besideJson(r.queueS)}});
+                                {"requests", r.requests},
+                                {"prefill_s", besideJson(r.prefillS)},
+                                {"tpot_s", besideJson(r.tpotS)},
+                                {"queue_s", besideJson(r.queueS)}});
     out["ttft_p50_s"] = besideJson(c.ttftP50S);
     out["tpot_p50_s"] = besideJson(c.tpotP50S);
     out["latency_p50_s"] = besideJson(c.latencyP50S);

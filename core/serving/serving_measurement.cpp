@@ -65,8 +65,7 @@ void setMeasuredWindow(ServingRun &run, std::span<const ServedRequest> requests)
     }
 }
 
-ServingSummary summarizeServed(std::span<const ServedRequest> requests, double sloS,
-                               double windowS)
+ServingSummary summarizeServed(std::span<const ServedRequest> requests, double sloS, double windowS)
 {
     ServingSummary summary;
     std::vector<double> ttftS;
@@ -99,8 +98,7 @@ ServingSummary summarizeServed(std::span<const ServedRequest> requests, double s
     return summary;
 }
 
-std::vector<ServedReplica> servedReplicas(std::span<const ServedRequest> requests,
-                                          int replicaCount)
+std::vector<ServedReplica> servedReplicas(std::span<const ServedRequest> requests, int replicaCount)
 {
     std::vector<ServedReplica> replicas(std::size_t(std::max(0, replicaCount)));
     struct Sums

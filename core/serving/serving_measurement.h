@@ -1,9 +1,9 @@
 #pragma once
 
-// What a serving run measured (hetplan.serving-measurement/1, docs/formats.md, "Serving measurement"),
-// and the one owner of its figures: the percentiles, the attainment and the per-replica means
-// are computed here from the requests, by the runtime that writes the file and by the
-// simulation it is compared with alike.
+// What a serving run measured (hetplan.serving-measurement/1, docs/formats.md, "Serving
+// measurement"), and the one owner of its figures: the percentiles, the attainment and the
+// per-replica means are computed here from the requests, by the runtime that writes the file and by
+// the simulation it is compared with alike.
 
 #include "core/model/backend_kind.h"
 #include "core/serving/serving_request.h"
@@ -25,12 +25,12 @@ struct ServingRun
     int scale = 1;
     int promptTokens = 0; // the workload's lengths (a trace may give others per request)
     int outputTokens = 0;
-    int batch = 1;          // most sequences a replica decodes together
-    std::string traceFile;  // the arrivals' trace; empty: Poisson from seed and rate
+    int batch = 1;         // most sequences a replica decodes together
+    std::string traceFile; // the arrivals' trace; empty: Poisson from seed and rate
     std::uint64_t seed = 1;
     double requestRatePerS = 0;
     double sloS = 0;
-    int warmupRequests = 0; // the first ones, by id, are served but not measured
+    int warmupRequests = 0;  // the first ones, by id, are served but not measured
     double windowBeginS = 0; // the measured window: first measured arrival to last finish
     double windowEndS = 0;
     std::vector<std::string> hosts;
@@ -50,7 +50,7 @@ struct ServingSummary
     int requests = 0; // every request of the stream, warm-up included
     int warmup = 0;
     int completed = 0;
-    int failed = 0; // completed + failed = requests
+    int failed = 0;       // completed + failed = requests
     LatencyStats ttft;    // time to first token: firstTokenS − arrivalS
     LatencyStats tpot;    // time per output token after the first, requests of 2+ tokens
     LatencyStats latency; // end to end: finishS − arrivalS

@@ -13,8 +13,8 @@ namespace hetplan {
 namespace {
 
 // One request of `batch` sequences of the given lengths through the replica.
-double latencyAtS(Problem &problem, const CostModel &costModel, const Pipeline &pipeline,
-                  int batch, int promptTokens, int outputTokens)
+double latencyAtS(Problem &problem, const CostModel &costModel, const Pipeline &pipeline, int batch,
+                  int promptTokens, int outputTokens)
 {
     InferWorkload &infer = problem.workload.infer;
     infer.batch = batch;

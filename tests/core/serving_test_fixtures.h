@@ -42,9 +42,8 @@ inline ServingPhases handPhases()
 // dispatched.
 inline std::vector<ServingRequest> handRequests()
 {
-    return {servingRequest(0, 0.0, 0),     servingRequest(1, 0.5, 0), servingRequest(2, 0.6, 0),
-            servingRequest(3, 1.0, 1),     servingRequest(4, 10.0, 1, 1),
-            servingRequest(5, 11.0, -1)};
+    return {servingRequest(0, 0.0, 0), servingRequest(1, 0.5, 0),     servingRequest(2, 0.6, 0),
+            servingRequest(3, 1.0, 1), servingRequest(4, 10.0, 1, 1), servingRequest(5, 11.0, -1)};
 }
 
 // The hand case as a run would write it, request 0 its warm-up, SLO 4.5 s.

@@ -47,7 +47,7 @@ private Q_SLOTS:
 
     void refuses_data()
     {
-        QTest::addColumn<QString>("pointer"); // JSON pointer of the value to change
+        QTest::addColumn<QString>("pointer");  // JSON pointer of the value to change
         QTest::addColumn<QByteArray>("value"); // its new value as JSON; "remove" removes it
         QTest::addColumn<QString>("expected");
         QTest::newRow("other format")

@@ -37,8 +37,8 @@ private Q_SLOTS:
         {
             double admittedS, firstTokenS, finishS;
         };
-        const Expected expected[] = {{0, 1, 3.6}, {1, 2, 3.6}, {3.6, 4.6, 5.6},
-                                     {1, 3, 5},   {10, 12, 12}};
+        const Expected expected[]
+            = {{0, 1, 3.6}, {1, 2, 3.6}, {3.6, 4.6, 5.6}, {1, 3, 5}, {10, 12, 12}};
         for (int i = 0; i < 5; ++i) {
             const ServedRequest &r = served[std::size_t(i)];
             QVERIFY2(r.completed, qPrintable(QString::number(i)));
@@ -125,8 +125,7 @@ private Q_SLOTS:
         const std::vector<ServedRequest> served = simulateRequests(requests, phases, 0);
         for (const ServedRequest &r : served) {
             QCOMPARE(r.admittedS, r.arrivalS);
-            QVERIFY(qFuzzyCompare(r.finishS - r.arrivalS,
-                                  latencyS - replica.decodeSPerToken[0]));
+            QVERIFY(qFuzzyCompare(r.finishS - r.arrivalS, latencyS - replica.decodeSPerToken[0]));
         }
     }
 };

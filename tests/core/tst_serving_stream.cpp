@@ -122,8 +122,8 @@ private Q_SLOTS:
             << QByteArray("0 1 99999999999999999999\n") << "output_tokens: \"9999";
         QTest::newRow("negative output") << QByteArray("0 1 -4\n") << "output_tokens: \"-4\"";
         QTest::newRow("trailing junk") << QByteArray("0 1 4x\n") << "output_tokens: \"4x\"";
-        QTest::newRow("going back") << QByteArray("5 1 1\n4 1 1\n")
-                                    << "line 2: arrival_s: 4 is before the previous line's";
+        QTest::newRow("going back")
+            << QByteArray("5 1 1\n4 1 1\n") << "line 2: arrival_s: 4 is before the previous line's";
         QTest::newRow("binary") << QByteArray("\x01\x02\xff 1 1\n", 8) << "line 1: arrival_s";
         QTest::newRow("nul byte") << QByteArray("0 1\0 1\n", 7) << "line 1: prompt_tokens";
         QTest::newRow("long field")
@@ -133,9 +133,8 @@ private Q_SLOTS:
     {
         QFETCH(QByteArray, text);
         QFETCH(QString, expected);
-        const auto requests
-            = parseServingTrace(std::string_view(text.constData(), std::size_t(text.size())),
-                                "trace.txt");
+        const auto requests = parseServingTrace(
+            std::string_view(text.constData(), std::size_t(text.size())), "trace.txt");
         QVERIFY(!requests);
         const QString message = QString::fromStdString(requests.error().message);
         QVERIFY2(message.contains(expected), qPrintable(message));
