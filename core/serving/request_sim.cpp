@@ -7,48 +7,57 @@ namespace hetplan {
 
 namespace {
 
-struct Decoding
+struct Active
 {
     std::size_t index = 0; // into the result
-    int stepsLeft = 0;     // decode steps until its last token
+    int tokensLeft = 0;    // output tokens still to come
+    bool prefilled = false;
 };
 
-// One replica's queue, from time 0.
+// One replica's queue, from time 0, step by step.
 void serveReplica(std::span<const ServingRequest> requests, std::span<const std::size_t> queue,
                   const ReplicaPhases &replica, int batch, std::vector<ServedRequest> &served)
 {
-    std::vector<Decoding> decoding;
+    std::vector<Active> active;
     std::size_t next = 0; // first request of the queue not yet admitted
     double nowS = 0;
-    while (next < queue.size() || !decoding.empty()) {
-        while (int(decoding.size()) < batch && next < queue.size()
+    while (next < queue.size() || !active.empty()) {
+        while (int(active.size()) < batch && next < queue.size()
                && requests[queue[next]].arrivalS <= nowS) {
             const std::size_t index = queue[next++];
-            const ServingRequest &request = requests[index];
-            ServedRequest &out = served[index];
-            out.admittedS = nowS;
-            nowS += replica.prefillSOf(request.promptTokens);
-            out.firstTokenS = nowS;
-            if (request.outputTokens <= 1) {
-                out.finishS = nowS;
-                out.completed = true;
-            } else {
-                decoding.push_back({index, request.outputTokens - 1});
-            }
+            served[index].admittedS = nowS;
+            active.push_back({index, requests[index].outputTokens, false});
         }
-        if (decoding.empty()) {
-            if (next < queue.size())
-                nowS = std::max(nowS, requests[queue[next]].arrivalS);
+        if (active.empty()) {
+            nowS = std::max(nowS, requests[queue[next]].arrivalS);
             continue;
         }
-        assert(decoding.size() <= replica.decodeSPerToken.size());
-        nowS += replica.decodeSPerToken[decoding.size() - 1];
-        for (Decoding &d : decoding)
-            if (--d.stepsLeft == 0) {
-                served[d.index].finishS = nowS;
-                served[d.index].completed = true;
+        // The step: the prompts of the newly admitted, the next token of the others.
+        double stepS = 0;
+        std::size_t decoding = 0;
+        for (const Active &a : active) {
+            if (a.prefilled)
+                ++decoding;
+            else
+                stepS += replica.prefillSOf(requests[a.index].promptTokens);
+        }
+        if (decoding > 0) {
+            assert(decoding <= replica.decodeSPerToken.size());
+            stepS += replica.decodeSPerToken[decoding - 1];
+        }
+        nowS += stepS;
+        for (Active &a : active) {
+            ServedRequest &out = served[a.index];
+            if (!a.prefilled) {
+                a.prefilled = true;
+                out.firstTokenS = nowS;
             }
-        std::erase_if(decoding, [](const Decoding &d) { return d.stepsLeft == 0; });
+            if (--a.tokensLeft == 0) {
+                out.finishS = nowS;
+                out.completed = true;
+            }
+        }
+        std::erase_if(active, [](const Active &a) { return a.tokensLeft == 0; });
     }
 }
 

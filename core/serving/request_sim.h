@@ -12,12 +12,13 @@
 
 namespace hetplan {
 
-// Each replica serves the requests dispatched to it in arrival order. Whenever it has fewer
-// than `batch` sequences decoding and a request is waiting, it admits the request and runs its
-// prefill alone (the decoding batch waits); the prefill gives the first token. Otherwise it runs
-// one decode step of every decoding sequence (decodeSPerToken at the batch's size), giving each
-// its next token; a sequence leaves the batch with its last token. A request of one output token
-// finishes with its prefill. Replicas are independent: dispatch never looks at queues.
+// Each replica serves the requests dispatched to it in arrival order, step by step, as an
+// iteration-level scheduler does (Orca; vLLM without chunked prefill). Before each step it admits
+// waiting requests while fewer than `batch` are active. A step runs the prompts of the requests
+// admitted since the last one (Σ prefillS) and the next token of every other active request
+// (decodeSPerToken at their count); the prompt gives a request its first token, every step its
+// next; a request leaves the step that gives its last token. Replicas are independent: dispatch
+// never looks at queues.
 //
 // Result in the order of `requests`. The first `warmupRequests` requests (by position) are
 // flagged warm-up. A request without a replica, or on one that does not fit, fails.

@@ -23,11 +23,12 @@ class TestServingRequests : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
-    // By hand. Replica 0: request 0 is admitted at 0, prefilled to 1; request 1 (arrived 0.5)
-    // joins at 1, prefilled to 2; two decode steps of 0.8 for both: done at 2.8, 3.6. The batch
-    // is full until then, so request 2 (arrived 0.6) waits to 3.6, prefilled to 4.6, decoded
-    // alone at 5.1 and 5.6. Replica 1: request 3 arrives at 1 to an idle replica: 1 → 3 → 4 → 5.
-    // Request 4 wants one token: its prefill is all (10 → 12). Request 5 has no replica.
+    // By hand, step by step. Replica 0: request 0 is admitted at 0, its prompt is the step to 1.
+    // Request 1 (arrived 0.5) joins at 1: its prompt and request 0's 2nd token, 1 + 0.5, to 2.5.
+    // Both decode (0.8) to 3.3: request 0 is done. Request 2 (arrived 0.6, waiting for a slot)
+    // joins at 3.3: its prompt and request 1's last token, to 4.8; then alone to 5.3 and 5.8.
+    // Replica 1: request 3 arrives at 1 to an idle replica: prompt to 3, tokens at 4 and 5.
+    // Request 4 wants one token: its prompt is all (10 → 12). Request 5 has no replica.
     void continuousBatchingByHand()
     {
         const std::vector<ServingRequest> requests = handRequests();
@@ -38,7 +39,7 @@ private Q_SLOTS:
             double admittedS, firstTokenS, finishS;
         };
         const Expected expected[]
-            = {{0, 1, 3.6}, {1, 2, 3.6}, {3.6, 4.6, 5.6}, {1, 3, 5}, {10, 12, 12}};
+            = {{0, 1, 3.3}, {1, 2.5, 4.8}, {3.3, 4.8, 5.8}, {1, 3, 5}, {10, 12, 12}};
         for (int i = 0; i < 5; ++i) {
             const ServedRequest &r = served[std::size_t(i)];
             QVERIFY2(r.completed, qPrintable(QString::number(i)));
@@ -55,19 +56,19 @@ private Q_SLOTS:
         QVERIFY(!served[5].completed);
         QCOMPARE(served[5].failure, std::string("no replica can serve it"));
 
-        // Its figures: requests 1–5 are measured, 1–4 completed; latencies 3.1, 5.0, 4.0, 2.0.
+        // Its figures: requests 1–5 are measured, 1–4 completed; latencies 4.3, 5.2, 4.0, 2.0.
         const ServingSummary summary = summarizeServed(served, 4.5, 10);
         QCOMPARE(summary.requests, 6);
         QCOMPARE(summary.warmup, 1);
         QCOMPARE(summary.completed, 5);
         QCOMPARE(summary.failed, 1);
         QCOMPARE(summary.attainment, 3.0 / 5.0);
-        QVERIFY(qFuzzyCompare(summary.latency.p50S, 0.5 * (3.1 + 4.0)));
+        QVERIFY(qFuzzyCompare(summary.latency.p50S, 0.5 * (4.0 + 4.3)));
         const std::vector<ServedReplica> replicas = servedReplicas(served, 2);
         QCOMPARE(replicas[0].requests, 3);
-        QVERIFY(qFuzzyCompare(replicas[0].meanQueueS, (0.5 + 3.0) / 2));
-        QCOMPARE(replicas[0].meanPrefillS, 1.0);
-        QVERIFY(qFuzzyCompare(replicas[0].meanTpotS, (0.8 + 0.5) / 2));
+        QVERIFY(qFuzzyCompare(replicas[0].meanQueueS, (0.5 + 2.7) / 2));
+        QCOMPARE(replicas[0].meanPrefillS, 1.5);
+        QVERIFY(qFuzzyCompare(replicas[0].meanTpotS, (1.15 + 0.5) / 2));
         QCOMPARE(replicas[1].meanPrefillS, 2.0);
     }
 
