@@ -22,8 +22,8 @@ using hetplan::test::writeFile;
 
 namespace {
 
-const QString kPlan
-    = QStringLiteral(HETPLAN_SOURCE_DIR "/resources/examples/hexgen-full-price-appendix-f.plan.json");
+const QString kPlan = QStringLiteral(HETPLAN_SOURCE_DIR
+                                     "/resources/examples/hexgen-full-price-appendix-f.plan.json");
 const QString kTrainingPlan
     = QStringLiteral(HETPLAN_SOURCE_DIR "/resources/examples/hetero-setting-3-metis.plan.json");
 
@@ -88,7 +88,8 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString measured = writeFile(dir, "served.json", bytes(servingRun()));
-        const auto run = cli({"evaluate", "--plan"}, {kPlan, QStringLiteral("--measured"), measured});
+        const auto run
+            = cli({"evaluate", "--plan"}, {kPlan, QStringLiteral("--measured"), measured});
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const QString out = QString::fromUtf8(run.out);
         QVERIFY2(out.contains("simulated beside measured for the same requests"), qPrintable(out));
@@ -111,8 +112,10 @@ private Q_SLOTS:
     void refusesAnotherPlan()
     {
         QTemporaryDir dir;
-        const QString measured = writeFile(dir, "served.json", bytes(servingRun("0000000000000000")));
-        const auto run = cli({"evaluate", "--plan"}, {kPlan, QStringLiteral("--measured"), measured});
+        const QString measured
+            = writeFile(dir, "served.json", bytes(servingRun("0000000000000000")));
+        const auto run
+            = cli({"evaluate", "--plan"}, {kPlan, QStringLiteral("--measured"), measured});
         QCOMPARE(run.exitCode, 2);
         const QString err = QString::fromUtf8(run.err);
         QVERIFY2(err.contains("served.json is a run of another plan than"), qPrintable(err));
