@@ -140,4 +140,16 @@ std::vector<ServedReplica> servedReplicas(std::span<const ServedRequest> request
     return replicas;
 }
 
+void summarizeMeasurement(ServingMeasurement &m)
+{
+    setMeasuredWindow(m.run, m.requests);
+    m.summary = summarizeServed(m.requests, m.run.sloS, m.run.windowEndS - m.run.windowBeginS);
+    std::vector<ServedReplica> figures = servedReplicas(m.requests, int(m.replicas.size()));
+    for (std::size_t i = 0; i < figures.size(); ++i) {
+        figures[i].gpus = std::move(m.replicas[i].gpus);
+        figures[i].ranks = std::move(m.replicas[i].ranks);
+    }
+    m.replicas = std::move(figures);
+}
+
 } // namespace hetplan

@@ -97,4 +97,8 @@ ServingSummary summarizeServed(std::span<const ServedRequest> requests, double s
 std::vector<ServedReplica> servedReplicas(std::span<const ServedRequest> requests,
                                           int replicaCount);
 
+// What a run does after serving: the window, the summary and every replica's figures from
+// m.requests and m.run. m.replicas holds one entry per replica, whose GPUs and ranks it keeps.
+void summarizeMeasurement(ServingMeasurement &m);
+
 } // namespace hetplan

@@ -62,13 +62,12 @@ inline ServingMeasurement handMeasurement()
     m.run.warmupRequests = 1;
     m.run.hosts = {"localhost"};
     m.requests = simulateRequests(handRequests(), handPhases(), m.run.warmupRequests);
-    setMeasuredWindow(m.run, m.requests);
-    m.summary = summarizeServed(m.requests, m.run.sloS, m.run.windowEndS - m.run.windowBeginS);
-    m.replicas = servedReplicas(m.requests, 2);
+    m.replicas.resize(2);
     m.replicas[0].gpus = {"A:0"};
     m.replicas[0].ranks = {0};
     m.replicas[1].gpus = {"B:0", "B:1"};
     m.replicas[1].ranks = {1, 2};
+    summarizeMeasurement(m);
     return m;
 }
 

@@ -30,9 +30,7 @@ ServingMeasurement measuredSlowerBy(double factor)
     ServingMeasurement m = handMeasurement();
     m.requests
         = simulateRequests(handRequests(), slowerBy(handPhases(), factor), m.run.warmupRequests);
-    setMeasuredWindow(m.run, m.requests);
-    m.summary = summarizeServed(m.requests, m.run.sloS, m.run.windowEndS - m.run.windowBeginS);
-    m.replicas = servedReplicas(m.requests, 2);
+    summarizeMeasurement(m);
     return m;
 }
 

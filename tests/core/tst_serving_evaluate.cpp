@@ -59,9 +59,7 @@ std::string servingRun(const std::string &digestOverride = {})
     m.run.warmupRequests = 4;
     m.run.hosts = {"localhost"};
     m.requests = simulateRequests(requests, phases, m.run.warmupRequests);
-    setMeasuredWindow(m.run, m.requests);
-    m.summary = summarizeServed(m.requests, m.run.sloS, m.run.windowEndS - m.run.windowBeginS);
-    m.replicas = servedReplicas(m.requests, int(plan.pipelines.size()));
+    m.replicas.resize(plan.pipelines.size());
     int rank = 0;
     for (std::size_t p = 0; p < plan.pipelines.size(); ++p)
         for (const Stage &stage : plan.pipelines[p].stages)
@@ -69,6 +67,7 @@ std::string servingRun(const std::string &digestOverride = {})
                 m.replicas[p].gpus.push_back(topology.gpu(gpu).name);
                 m.replicas[p].ranks.push_back(rank++);
             }
+    summarizeMeasurement(m);
     return writeServingMeasurement(m);
 }
 
