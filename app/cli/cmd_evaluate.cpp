@@ -46,9 +46,6 @@ int reportServed(const Args &args, const ServingMeasurement &served, const Probl
                  const Evaluation &evaluation, const WorkloadOrigin &origin)
 {
     const std::string path = *args.value("measured");
-    if (problem.workload.mode != Mode::Infer)
-        return fail(badInput(path + " is a serving run, " + planPath
-                             + " a training plan; give the inference plan the run served"));
     if (Status samePlan = checkServedPlan(served, path, plan, problem.topology, planPath);
         !samePlan)
         return fail(samePlan.error());
@@ -121,6 +118,9 @@ int runEvaluate(const std::vector<std::string> &words)
     if (!costModel)
         return fail(costModel.error());
 
+    if (served && problem->workload.mode != Mode::Infer)
+        return fail(badInput(*args->value("measured") + " is a serving run, " + planPath
+                             + " a training plan; give the inference plan the run served"));
     const auto issues = validatePlan(*problem, plan, costModel->get());
     if (!issues.empty())
         return reportInvalid(planPath, issues, args->has("json"));

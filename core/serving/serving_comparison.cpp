@@ -36,9 +36,14 @@ std::vector<ServingRequest> requestsOf(const ServingMeasurement &measured)
 
 ServingComparison compareServing(const ServingMeasurement &measured, const ServingPhases &phases)
 {
+    // The run served on these replicas: whether the cluster file's GPUs would hold them does
+    // not change what the same requests take (a CPU run of a scaled model never fits them).
+    ServingPhases asRun = phases;
+    for (ReplicaPhases &replica : asRun.replicas)
+        replica.fits = true;
     ServingComparison c;
     c.simulatedRequests
-        = simulateRequests(requestsOf(measured), phases, measured.run.warmupRequests);
+        = simulateRequests(requestsOf(measured), asRun, measured.run.warmupRequests);
     ServingRun window = measured.run;
     setMeasuredWindow(window, c.simulatedRequests);
     c.simulated = summarizeServed(c.simulatedRequests, measured.run.sloS,

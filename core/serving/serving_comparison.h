@@ -48,8 +48,9 @@ struct ServingComparison
 
 // The measurement's requests are simulated as they arrived and were dispatched, with its batch
 // and warm-up; a request that failed is simulated with the run's output length (what it asked
-// for is not in the file), one never dispatched fails in the simulation too. `phases` come from
-// servingPhases() for the run's model, lengths and batch over requestsOf(measured).
+// for is not in the file), one never dispatched fails in the simulation too. Every replica
+// serves, whether or not the cluster file's GPUs would hold it: the run is the evidence. `phases`
+// come from servingPhases() for the run's model, lengths and batch over requestsOf(measured).
 ServingComparison compareServing(const ServingMeasurement &measured, const ServingPhases &phases);
 
 // The requests of a measurement as a stream, for servingPhases() and the simulation.

@@ -1,9 +1,11 @@
 // `hetplan-cli evaluate --measured` of a serving run: the simulation of the same requests is
 // printed beside it (text and --json); a run of another plan, or a training plan, is refused.
 #include "core/io/catalog_json.h"
+#include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
 #include "core/io/serving_measurement_json.h"
+#include "core/model/topology.h"
 #include "core/plan/plan_digest.h"
 #include "core/serving/request_sim.h"
 #include "core/serving/serving_stream.h"
@@ -91,21 +93,28 @@ private Q_SLOTS:
             = cli({"evaluate", "--plan"}, {kPlan, QStringLiteral("--measured"), measured});
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const QString out = QString::fromUtf8(run.out);
-        QVERIFY2(out.contains("simulated beside measured for the same requests"), qPrintable(out));
-        QVERIFY(out.contains("40 requests: 40 completed, 0 failed; the first 4 are warm-up"));
-        QVERIFY(out.contains("replica 11 per token"));
-        QVERIFY(out.contains("latency p99"));
-        QVERIFY(out.contains("SLO attainment"));
+        QVERIFY2(out.contains(QStringLiteral("simulated beside measured for the same requests")),
+                 qPrintable(out));
+        QVERIFY(out.contains(
+            QStringLiteral("40 requests: 40 completed, 0 failed; the first 4 are warm-up")));
+        QVERIFY(out.contains(QStringLiteral("replica 11 per token")));
+        QVERIFY(out.contains(QStringLiteral("latency p99")));
+        QVERIFY(out.contains(QStringLiteral("SLO attainment")));
 
         const auto json = cli({"evaluate", "--json", "--plan"},
                               {kPlan, QStringLiteral("--measured"), measured});
         QVERIFY2(json.exitCode == 0, json.err.constData());
         const QJsonObject report = QJsonDocument::fromJson(json.out).object();
-        const QJsonObject comparison = report.value("serving_comparison").toObject();
-        QCOMPARE(comparison.value("replicas").toArray().size(), 12);
-        QCOMPARE(comparison.value("simulated_completed").toInt(), 40);
-        QVERIFY(comparison.value("latency_p50_s").toObject().value("measured").toDouble() > 0);
-        QVERIFY(report.contains("workload"));
+        const QJsonObject comparison
+            = report.value(QStringLiteral("serving_comparison")).toObject();
+        QCOMPARE(comparison.value(QStringLiteral("replicas")).toArray().size(), 12);
+        QCOMPARE(comparison.value(QStringLiteral("simulated_completed")).toInt(), 40);
+        QVERIFY(comparison.value(QStringLiteral("latency_p50_s"))
+                    .toObject()
+                    .value(QStringLiteral("measured"))
+                    .toDouble()
+                > 0);
+        QVERIFY(report.contains(QStringLiteral("workload")));
     }
 
     void refusesAnotherPlan()
@@ -117,8 +126,9 @@ private Q_SLOTS:
             = cli({"evaluate", "--plan"}, {kPlan, QStringLiteral("--measured"), measured});
         QCOMPARE(run.exitCode, 2);
         const QString err = QString::fromUtf8(run.err);
-        QVERIFY2(err.contains("served.json is a run of another plan than"), qPrintable(err));
-        QVERIFY2(err.contains("the same GPUs per replica"), qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("served.json is a run of another plan than")),
+                 qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("the same GPUs per replica")), qPrintable(err));
     }
 
     void refusesATrainingPlan()

@@ -83,8 +83,9 @@ private Q_SLOTS:
             << "/summary/attainment" << QByteArray("1.5") << "summary.attainment";
         QTest::newRow("no digest")
             << "/run/plan_digest" << QByteArray("remove") << "run.plan_digest";
-        QTest::newRow("unknown backend") << "/run/backend" << QByteArray("\"tpu\"")
-                                         << "run.backend: string \"tpu\" is not a known";
+        QTest::newRow("unknown backend")
+            << "/run/backend" << QByteArray("\"tpu\"")
+            << "run.backend: \"tpu\" is not a known measurement backend";
         QTest::newRow("ranks for GPUs")
             << "/replicas/1/ranks" << QByteArray("[1]") << "replicas[1].ranks: lists 1 ranks";
         QTest::newRow("no requests") << "/requests" << QByteArray("[]") << "requests";
@@ -103,7 +104,7 @@ private Q_SLOTS:
         const auto read = parseServingMeasurement(doc.dump(), "m.json");
         QVERIFY(!read);
         const QString message = QString::fromStdString(read.error().message);
-        QVERIFY2(message.startsWith("m.json"), qPrintable(message));
+        QVERIFY2(message.startsWith(QStringLiteral("m.json")), qPrintable(message));
         QVERIFY2(message.contains(expected), qPrintable(message));
     }
 
