@@ -40,34 +40,6 @@ int reportInvalid(const std::string &planPath, const std::vector<PlanIssue> &iss
     return 2;
 }
 
-// `--measured` of a serving run: the same requests simulated beside it. Infer plans only.
-int reportServed(const Args &args, const ServingMeasurement &served, const Problem &problem,
-                 const CostModel &costModel, const std::string &planPath, const Plan &plan,
-                 const Evaluation &evaluation, const WorkloadOrigin &origin)
-{
-    const std::string path = *args.value("measured");
-    if (Status samePlan = checkServedPlan(served, path, plan, problem.topology, planPath);
-        !samePlan)
-        return fail(samePlan.error());
-    auto asRun = servedProblem(problem, served, path);
-    if (!asRun)
-        return fail(asRun.error());
-    const ServingPhases phases = servingPhases(*asRun, costModel, plan, requestsOf(served));
-    const ServingComparison comparison = compareServing(served, phases);
-    if (args.has("json")) {
-        std::cout << withServingComparison(
-            evaluateReportJson(evaluation, problem.topology, problem.workload, origin, nullptr),
-            comparison)
-                  << '\n';
-    } else {
-        printWorkload(std::cout, problem.workload, origin);
-        printPlan(std::cout, problem, plan);
-        printEvaluation(std::cout, problem, evaluation);
-        printServingComparison(std::cout, served, comparison);
-    }
-    return 0;
-}
-
 } // namespace
 
 int runEvaluate(const std::vector<std::string> &words)
@@ -127,9 +99,17 @@ int runEvaluate(const std::vector<std::string> &words)
 
     Evaluation evaluation = (*costModel)->evaluate(*problem, plan);
     addServingFigures(*problem, **costModel, plan, evaluation);
-    if (served)
-        return reportServed(*args, *served, *problem, **costModel, planFile->path, plan, evaluation,
-                            origin);
+    std::optional<ServingPhases> phases;
+    std::optional<ServingComparison> servedComparison;
+    if (problem->workload.mode == Mode::Infer)
+        phases = servingPhases(*problem, **costModel, plan);
+    if (served) {
+        auto compared = compareServedRun(*served, *args->value("measured"), *problem, **costModel,
+                                         plan, planPath);
+        if (!compared)
+            return fail(compared.error());
+        servedComparison = std::move(compared).value();
+    }
     std::vector<Comparison> comparison;
     if (measured) {
         const std::string path = *args->value("measured");
@@ -146,15 +126,22 @@ int runEvaluate(const std::vector<std::string> &words)
             = compareMeasured(run->plan, (*costModel)->evaluate(asRun, run->plan), *measured);
     }
     if (args->has("json")) {
-        std::cout << evaluateReportJson(evaluation, problem->topology, problem->workload, origin,
-                                        measured ? &comparison : nullptr)
-                  << '\n';
+        std::string report = evaluateReportJson(evaluation, problem->topology, problem->workload,
+                                                origin, measured ? &comparison : nullptr);
+        if (phases)
+            report = withServingReport(report, *phases,
+                                       servedComparison ? &*servedComparison : nullptr);
+        std::cout << report << '\n';
     } else {
         printWorkload(std::cout, problem->workload, origin);
         printPlan(std::cout, *problem, plan);
         printEvaluation(std::cout, *problem, evaluation);
+        if (phases)
+            printServingPhases(std::cout, *phases);
         if (measured)
             printComparison(std::cout, *measured, comparison);
+        if (served)
+            printServingComparison(std::cout, *served, *servedComparison);
     }
     return 0;
 }

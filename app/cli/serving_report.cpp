@@ -2,6 +2,8 @@
 
 #include "app/cli/measured_report.h"
 #include "app/cli/report.h"
+#include "core/cost/cost_model.h"
+#include "core/plan/plan.h"
 #include "runtime/model/model_config.h"
 
 #include <cmath>
@@ -54,6 +56,47 @@ Result<Problem> servedProblem(const Problem &planned, const ServingMeasurement &
         asRun.model.vocab = config->vocab;
     }
     return asRun;
+}
+
+Result<ServingComparison> compareServedRun(const ServingMeasurement &measured,
+                                           const std::string &source, const Problem &planned,
+                                           const CostModel &costModel, const Plan &plan,
+                                           const std::string &planSource)
+{
+    if (Status samePlan = checkServedPlan(measured, source, plan, planned.topology, planSource);
+        !samePlan)
+        return samePlan.error();
+    auto asRun = servedProblem(planned, measured, source);
+    if (!asRun)
+        return asRun.error();
+    const ServingPhases phases = servingPhases(*asRun, costModel, plan, requestsOf(measured));
+    return compareServing(measured, phases);
+}
+
+void printServingPhases(std::ostream &out, const ServingPhases &phases)
+{
+    out << "\nPer replica, the phases of its latency (one prompt's prefill; one decode step "
+           "per token):\n";
+    const bool batched = phases.batch > 1;
+    out << std::left << std::setw(12) << "" << std::right << std::setw(12) << "prefill"
+        << std::setw(14) << "1 sequence";
+    if (batched)
+        out << std::setw(14) << (std::to_string(phases.batch) + " sequences");
+    out << '\n';
+    for (std::size_t i = 0; i < phases.replicas.size(); ++i) {
+        const ReplicaPhases &r = phases.replicas[i];
+        out << std::left << std::setw(12) << ("replica " + std::to_string(i)) << std::right;
+        if (!r.fits || r.prefillS.empty() || r.decodeSPerToken.empty()) {
+            out << std::setw(12) << "-"
+                << "  (does not fit in memory)\n";
+            continue;
+        }
+        out << std::setw(12) << formatSeconds(r.prefillS.front().second) << std::setw(14)
+            << formatSeconds(r.decodeSPerToken.front());
+        if (batched)
+            out << std::setw(14) << formatSeconds(r.decodeSPerToken.back());
+        out << '\n';
+    }
 }
 
 void printServingComparison(std::ostream &out, const ServingMeasurement &measured,

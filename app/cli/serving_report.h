@@ -4,9 +4,15 @@
 #include "core/cost/problem.h"
 #include "core/serving/serving_comparison.h"
 #include "core/serving/serving_measurement.h"
+#include "core/serving/serving_phases.h"
 
 #include <ostream>
 #include <string>
+
+namespace hetplan {
+class CostModel;
+struct Plan;
+} // namespace hetplan
 
 namespace hetplan::cli {
 
@@ -16,6 +22,17 @@ namespace hetplan::cli {
 // `source`) a run of another model or a scale the model cannot take.
 Result<Problem> servedProblem(const Problem &planned, const ServingMeasurement &measured,
                               const std::string &source);
+
+// `evaluate --measured RUN` of a serving run: RUN must be a run of `plan` (its digest); the
+// run's own requests simulated for the problem it solved (servedProblem), beside it.
+Result<ServingComparison> compareServedRun(const ServingMeasurement &measured,
+                                           const std::string &source, const Problem &planned,
+                                           const CostModel &costModel, const Plan &plan,
+                                           const std::string &planSource);
+
+// `evaluate` of an infer plan: each replica's prefill of one prompt and decode step per token
+// at 1 and at `batch` sequences, beside its request latency.
+void printServingPhases(std::ostream &out, const ServingPhases &phases);
 
 // `evaluate --measured` of a serving run: per replica and for the whole stream, simulated
 // beside measured, with the warm-up and failures said.

@@ -278,13 +278,9 @@ Json besideJson(const SimulatedBeside &b)
     return j;
 }
 
-} // namespace
-
-std::string withServingComparison(const std::string &reportJson, const ServingComparison &c)
+Json comparisonJson(const ServingComparison &c)
 {
-    Json report = Json::parse(reportJson, nullptr, false);
-    assert(report.is_object() && "evaluateReportJson writes an object");
-    Json &out = report["serving_comparison"];
+    Json out;
     Json &replicas = out["replicas"] = Json::array();
     for (const ReplicaServingComparison &r : c.replicas)
         replicas.push_back(Json{{"replica", r.replica},
@@ -300,6 +296,26 @@ std::string withServingComparison(const std::string &reportJson, const ServingCo
     out["attainment"] = besideJson(c.attainment);
     out["simulated_completed"] = c.simulated.completed;
     out["simulated_failed"] = c.simulated.failed;
+    return out;
+}
+
+} // namespace
+
+std::string withServingReport(const std::string &reportJson, const ServingPhases &phases,
+                              const ServingComparison *comparison)
+{
+    Json report = Json::parse(reportJson, nullptr, false);
+    assert(report.is_object() && "evaluateReportJson writes an object");
+    Json &phasesJson = report["serving_phases"] = Json::array();
+    for (std::size_t i = 0; i < phases.replicas.size(); ++i) {
+        const ReplicaPhases &r = phases.replicas[i];
+        phasesJson.push_back(Json{{"replica", i},
+                                  {"fits", r.fits},
+                                  {"prefill_s", r.prefillS.empty() ? 0.0 : r.prefillS[0].second},
+                                  {"decode_s_per_token", r.decodeSPerToken}});
+    }
+    if (comparison)
+        report["serving_comparison"] = comparisonJson(*comparison);
     return report.dump(2);
 }
 

@@ -3,6 +3,7 @@
 #include "core/base/result.h"
 #include "core/serving/serving_comparison.h"
 #include "core/serving/serving_measurement.h"
+#include "core/serving/serving_phases.h"
 
 #include <string>
 #include <string_view>
@@ -21,8 +22,10 @@ Result<ServingMeasurement> parseServingMeasurement(std::string_view text, std::s
 std::string writeServingMeasurement(const ServingMeasurement &measurement);
 Result<ServingMeasurement> loadServingMeasurement(const std::string &path);
 
-// `evaluate --json --measured` of a serving run: `reportJson` (evaluateReportJson's object) with
-// "serving_comparison" added (docs/formats.md, "The other `--json` reports").
-std::string withServingComparison(const std::string &reportJson, const ServingComparison &c);
+// `evaluate --json` of an infer plan: `reportJson` (evaluateReportJson's object) with
+// "serving_phases" added and, with --measured of a serving run, "serving_comparison"
+// (docs/formats.md, "The other `--json` reports").
+std::string withServingReport(const std::string &reportJson, const ServingPhases &phases,
+                              const ServingComparison *comparison);
 
 } // namespace hetplan

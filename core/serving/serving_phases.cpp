@@ -64,6 +64,13 @@ ServingPhases servingPhases(const Problem &problem, const CostModel &costModel, 
     return phases;
 }
 
+ServingPhases servingPhases(const Problem &problem, const CostModel &costModel, const Plan &plan)
+{
+    ServingRequest request;
+    request.promptTokens = problem.workload.infer.promptLen;
+    return servingPhases(problem, costModel, plan, std::span(&request, 1));
+}
+
 std::vector<double> replicaThroughputPerS(const Problem &problem, const CostModel &costModel,
                                           const Plan &plan)
 {

@@ -42,6 +42,10 @@ struct ServingPhases
 ServingPhases servingPhases(const Problem &problem, const CostModel &costModel, const Plan &plan,
                             std::span<const ServingRequest> requests);
 
+// The same with one prefill entry, at the workload's prompt length: the figures `evaluate`
+// prints beside each replica's latency.
+ServingPhases servingPhases(const Problem &problem, const CostModel &costModel, const Plan &plan);
+
 // The dispatch weights of HexGen's traffic split: each replica's throughput at a full batch,
 // batch / latency(b = batch), in requests per second; 0 for a replica that does not fit.
 std::vector<double> replicaThroughputPerS(const Problem &problem, const CostModel &costModel,

@@ -117,6 +117,24 @@ private Q_SLOTS:
         QVERIFY(report.contains(QStringLiteral("workload")));
     }
 
+    // Without a measurement: each replica's prefill and decode step beside its latency.
+    void printsThePhases()
+    {
+        const auto run = cli({"evaluate", "--plan"}, {kPlan});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY(run.out.contains("the phases of its latency"));
+        QVERIFY(run.out.contains("replica 11"));
+        const auto json = cli({"evaluate", "--json", "--plan"}, {kPlan});
+        const QJsonArray phases = QJsonDocument::fromJson(json.out)
+                                      .object()
+                                      .value(QStringLiteral("serving_phases"))
+                                      .toArray();
+        QCOMPARE(phases.size(), 12);
+        const QJsonObject first = phases.at(0).toObject();
+        QVERIFY(first.value(QStringLiteral("prefill_s")).toDouble() > 0);
+        QCOMPARE(first.value(QStringLiteral("decode_s_per_token")).toArray().size(), 1);
+    }
+
     void refusesAnotherPlan()
     {
         QTemporaryDir dir;
