@@ -31,7 +31,9 @@ double ReplicaPhases::prefillSOf(int promptTokens) const
 {
     const auto it = std::lower_bound(prefillS.begin(), prefillS.end(),
                                      std::pair<int, double>(promptTokens, -1.0));
-    assert(it != prefillS.end() && it->first == promptTokens);
+    assert(it != prefillS.end() && it->first == promptTokens && "a length the table holds");
+    if (it == prefillS.end())
+        return prefillS.empty() ? 0.0 : prefillS.back().second;
     return it->second;
 }
 

@@ -82,6 +82,37 @@ private Q_SLOTS:
         QCOMPARE(percentileOf({7}, 0.99), 7.0);
     }
 
+    // HexGen's traffic split: each replica's share of the requests is its share of the
+    // throughput (batch / latency), within one request per replica (smooth weighted round robin
+    // never lets a replica's count stray further from its due).
+    void trafficSplitByThroughput()
+    {
+        const Cluster cluster = loadCluster("hexgen-full-price").value();
+        Problem problem{Topology::build(cluster, builtinGpuCatalog()).value(),
+                        loadModel("llama2-70b").value(), Workload{}};
+        const auto example = findExample("hexgen-full-price-appendix-f", ExampleKind::Plan);
+        QVERIFY(example);
+        const Plan plan = parsePlan(example->text, example->path, problem.topology).value();
+        problem.workload = plan.workload;
+        const auto costModel = makeCostModel(CostModelKind::HexGenPaper);
+        const std::vector<double> weight = replicaThroughputPerS(problem, *costModel, plan);
+        QCOMPARE(weight.size(), plan.pipelines.size());
+        const Evaluation evaluation = costModel->evaluate(problem, plan);
+        double total = 0;
+        for (std::size_t r = 0; r < weight.size(); ++r) {
+            QVERIFY(qFuzzyCompare(weight[r], 1.0 / evaluation.replicaLatencyS[r]));
+            total += weight[r];
+        }
+        std::vector<ServingRequest> requests(1000);
+        dispatchRequests(requests, weight);
+        std::vector<int> count(weight.size(), 0);
+        for (const ServingRequest &r : requests)
+            ++count[std::size_t(r.replica)];
+        for (std::size_t r = 0; r < weight.size(); ++r)
+            QVERIFY2(std::abs(count[r] - 1000.0 * weight[r] / total) <= double(weight.size()),
+                     qPrintable(QStringLiteral("replica %1: %2").arg(r).arg(count[r])));
+    }
+
     // A request alone on a replica takes its prefill and s_out − 1 decode steps at one
     // sequence: the cost model's latency at b = 1 less one step (the prefill gives the first
     // token), so the phases come from the same terms as the replica latency.
