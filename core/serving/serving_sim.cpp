@@ -66,14 +66,7 @@ void ServingSimulator::run(std::span<const double> replicaLatencyS, double rateP
         const double arrivalS = m_unitArrivalS[i] / ratePerS;
         size_t chosen = replicas;
         if (m_options.dispatch == DispatchPolicy::WeightedRoundRobin) {
-            for (size_t r = 0; r < replicas; ++r) {
-                if (weight[r] <= 0)
-                    continue;
-                credit[r] += weight[r];
-                if (chosen == replicas || credit[r] > credit[chosen])
-                    chosen = r;
-            }
-            credit[chosen] -= totalWeight;
+            chosen = nextWeightedReplica(weight, totalWeight, credit);
         } else {
             double bestS = kInfinity;
             for (size_t r = 0; r < replicas; ++r) {

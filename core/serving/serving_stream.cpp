@@ -165,28 +165,33 @@ Result<std::vector<ServingRequest>> loadServingTrace(const std::string &path)
     return parseServingTrace(*text, path);
 }
 
+std::size_t nextWeightedReplica(std::span<const double> weight, double totalWeight,
+                                std::span<double> credit)
+{
+    const std::size_t replicas = weight.size();
+    std::size_t chosen = replicas;
+    for (std::size_t r = 0; r < replicas; ++r) {
+        const double w = weight[r];
+        if (!(std::isfinite(w) && w > 0))
+            continue;
+        credit[r] += w;
+        if (chosen == replicas || credit[r] > credit[chosen])
+            chosen = r;
+    }
+    if (chosen < replicas)
+        credit[chosen] -= totalWeight;
+    return chosen;
+}
+
 void dispatchRequests(std::span<ServingRequest> requests, std::span<const double> replicaWeight)
 {
-    const std::size_t replicas = replicaWeight.size();
     double totalWeight = 0;
     for (double w : replicaWeight)
         totalWeight += std::isfinite(w) && w > 0 ? w : 0.0;
-    std::vector<double> credit(replicas, 0.0);
+    std::vector<double> credit(replicaWeight.size(), 0.0);
     for (ServingRequest &request : requests) {
-        request.replica = -1;
-        if (totalWeight <= 0)
-            continue;
-        std::size_t chosen = replicas;
-        for (std::size_t r = 0; r < replicas; ++r) {
-            const double w = replicaWeight[r];
-            if (!(std::isfinite(w) && w > 0))
-                continue;
-            credit[r] += w;
-            if (chosen == replicas || credit[r] > credit[chosen])
-                chosen = r;
-        }
-        credit[chosen] -= totalWeight;
-        request.replica = int(chosen);
+        const std::size_t chosen = nextWeightedReplica(replicaWeight, totalWeight, credit);
+        request.replica = chosen < replicaWeight.size() ? int(chosen) : -1;
     }
 }
 

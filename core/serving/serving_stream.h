@@ -47,6 +47,13 @@ Result<std::vector<ServingRequest>> parseServingTrace(std::string_view text,
                                                       std::string_view source);
 Result<std::vector<ServingRequest>> loadServingTrace(const std::string &path);
 
+// One step of smooth weighted round robin over `weight` (0 or not finite: never chosen): every
+// other replica gains its weight in `credit`, the one with the most credit (the lowest index on
+// a tie) is chosen and pays `totalWeight`, the sum of the positive weights. Returns its index,
+// or weight.size() when no weight is positive. `credit` starts at 0, one entry per replica.
+std::size_t nextWeightedReplica(std::span<const double> weight, double totalWeight,
+                                std::span<double> credit);
+
 // HexGen's traffic split: each request goes to a replica in proportion to the replica's
 // throughput, by smooth weighted round robin (the nginx scheme: every replica gains its weight,
 // the one with most credit takes the request and pays the total). It depends on the request's
