@@ -15,10 +15,27 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 using namespace hetplan;
 using namespace hetplan::testing;
+
+namespace {
+
+// HexGen's Appendix F plan (12 replicas of Llama-2 70B on hexgen-full-price) and its problem.
+std::pair<Problem, Plan> appendixF()
+{
+    const Cluster cluster = loadCluster("hexgen-full-price").value();
+    Problem problem{Topology::build(cluster, builtinGpuCatalog()).value(),
+                    loadModel("llama2-70b").value(), Workload{}};
+    const auto example = findExample("hexgen-full-price-appendix-f", ExampleKind::Plan);
+    Plan plan = parsePlan(example.value().text, example->path, problem.topology).value();
+    problem.workload = plan.workload;
+    return {std::move(problem), std::move(plan)};
+}
+
+} // namespace
 
 class TestServingRequests : public QObject
 {
@@ -87,13 +104,7 @@ private Q_SLOTS:
     // never lets a replica's count stray further from its due).
     void trafficSplitByThroughput()
     {
-        const Cluster cluster = loadCluster("hexgen-full-price").value();
-        Problem problem{Topology::build(cluster, builtinGpuCatalog()).value(),
-                        loadModel("llama2-70b").value(), Workload{}};
-        const auto example = findExample("hexgen-full-price-appendix-f", ExampleKind::Plan);
-        QVERIFY(example);
-        const Plan plan = parsePlan(example->text, example->path, problem.topology).value();
-        problem.workload = plan.workload;
+        auto [problem, plan] = appendixF();
         const auto costModel = makeCostModel(CostModelKind::HexGenPaper);
         const std::vector<double> weight = replicaThroughputPerS(problem, *costModel, plan);
         QCOMPARE(weight.size(), plan.pipelines.size());
@@ -125,13 +136,7 @@ private Q_SLOTS:
     void phasesFromTheCostModel()
     {
         QFETCH(int, kind);
-        const Cluster cluster = loadCluster("hexgen-full-price").value();
-        Problem problem{Topology::build(cluster, builtinGpuCatalog()).value(),
-                        loadModel("llama2-70b").value(), Workload{}};
-        const auto example = findExample("hexgen-full-price-appendix-f", ExampleKind::Plan);
-        QVERIFY(example);
-        const Plan plan = parsePlan(example->text, example->path, problem.topology).value();
-        problem.workload = plan.workload;
+        auto [problem, plan] = appendixF();
         problem.workload.infer.batch = 4;
         const auto costModel = makeCostModel(CostModelKind(kind));
 
