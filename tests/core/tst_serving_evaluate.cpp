@@ -31,7 +31,7 @@ const QString kTrainingPlan
 
 // A serving run of the Appendix F plan (12 replicas) as a runtime would write it: 40 Poisson
 // requests over every replica, served with round times, 4 of them warm-up.
-std::string servingRun(const std::string &digestOverride = {})
+std::string servingRun(const std::string &digestOverride = {}, int scale = 1)
 {
     const Topology topology
         = Topology::build(loadCluster("hexgen-full-price").value(), builtinGpuCatalog()).value();
@@ -54,6 +54,7 @@ std::string servingRun(const std::string &digestOverride = {})
     m.run.planFile = kPlan.toStdString();
     m.run.planDigest = digestOverride.empty() ? planDigest(plan, topology) : digestOverride;
     m.run.model = "llama2-70b";
+    m.run.scale = scale;
     m.run.promptTokens = 32;
     m.run.outputTokens = 8;
     m.run.requestRatePerS = 2;
@@ -133,6 +134,22 @@ private Q_SLOTS:
         const QJsonObject first = phases.at(0).toObject();
         QVERIFY(first.value(QStringLiteral("prefill_s")).toDouble() > 0);
         QCOMPARE(first.value(QStringLiteral("decode_s_per_token")).toArray().size(), 1);
+    }
+
+    // A CPU run shrinks the model by --scale (docs/runtime-model.md): the simulation predicts
+    // that model; a scale the model cannot take is refused, naming the field.
+    void scaledRun()
+    {
+        QTemporaryDir dir;
+        const QString scaled = writeFile(dir, "scaled.json", bytes(servingRun({}, 16)));
+        const auto run = cli({"evaluate", "--plan"}, {kPlan, QStringLiteral("--measured"), scaled});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY(run.out.contains("scale 16"));
+        const QString odd = writeFile(dir, "odd.json", bytes(servingRun({}, 3)));
+        const auto refused
+            = cli({"evaluate", "--plan"}, {kPlan, QStringLiteral("--measured"), odd});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains("odd.json: run.scale"), refused.err.constData());
     }
 
     void refusesAnotherPlan()
