@@ -88,4 +88,22 @@ std::vector<double> replicaThroughputPerS(const Problem &problem, const CostMode
     return throughput;
 }
 
+Result<std::vector<ServingRequest>> servingRequests(const Problem &problem,
+                                                    const CostModel &costModel, const Plan &plan,
+                                                    const PoissonStream &stream,
+                                                    const std::string &traceFile)
+{
+    std::vector<ServingRequest> requests;
+    if (traceFile.empty()) {
+        requests = poissonRequests(stream);
+    } else {
+        auto traced = loadServingTrace(traceFile);
+        if (!traced)
+            return traced.error();
+        requests = std::move(traced).value();
+    }
+    dispatchRequests(requests, replicaThroughputPerS(problem, costModel, plan));
+    return requests;
+}
+
 } // namespace hetplan

@@ -4,9 +4,12 @@
 // latency (docs/cost-models.md, "Serving, request by request"): the prefill of one prompt, and one
 // decode step as a function of how many sequences decode together.
 
+#include "core/base/result.h"
 #include "core/serving/serving_request.h"
+#include "core/serving/serving_stream.h"
 
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -50,5 +53,13 @@ ServingPhases servingPhases(const Problem &problem, const CostModel &costModel, 
 // batch / latency(b = batch), in requests per second; 0 for a replica that does not fit.
 std::vector<double> replicaThroughputPerS(const Problem &problem, const CostModel &costModel,
                                           const Plan &plan);
+
+// The requests of a serving run of `plan`, dispatched by replicaThroughputPerS: read from
+// `traceFile` when it is given, else `stream`'s Poisson arrivals. What a run serves and what its
+// simulation predicts start here alike.
+Result<std::vector<ServingRequest>> servingRequests(const Problem &problem,
+                                                    const CostModel &costModel, const Plan &plan,
+                                                    const PoissonStream &stream,
+                                                    const std::string &traceFile);
 
 } // namespace hetplan

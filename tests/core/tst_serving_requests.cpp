@@ -124,6 +124,32 @@ private Q_SLOTS:
                      qPrintable(QStringLiteral("replica %1: %2").arg(r).arg(count[r])));
     }
 
+    // A run's requests: the same seed gives the same arrivals on the same replicas; a trace
+    // that cannot be read is the error.
+    void requestsOfARun()
+    {
+        auto [problem, plan] = appendixF();
+        const auto costModel = makeCostModel(CostModelKind::HexGenPaper);
+        PoissonStream stream;
+        stream.seed = 5;
+        stream.ratePerS = 1;
+        stream.requests = 50;
+        const auto a = servingRequests(problem, *costModel, plan, stream, {});
+        const auto b = servingRequests(problem, *costModel, plan, stream, {});
+        QVERIFY(a && b);
+        QCOMPARE(a->size(), std::size_t(50));
+        for (std::size_t i = 0; i < a->size(); ++i) {
+            QCOMPARE((*a)[i].arrivalS, (*b)[i].arrivalS);
+            QCOMPARE((*a)[i].replica, (*b)[i].replica);
+            QVERIFY((*a)[i].replica >= 0);
+        }
+        const auto missing
+            = servingRequests(problem, *costModel, plan, stream, "/nonexistent/trace.txt");
+        QVERIFY(!missing);
+        QVERIFY2(missing.error().message.find("/nonexistent/trace.txt") != std::string::npos,
+                 missing.error().message.c_str());
+    }
+
     // A request alone on a replica takes its prefill and s_out − 1 decode steps at one
     // sequence: the cost model's latency at b = 1 less one step (the prefill gives the first
     // token), so the phases come from the same terms as the replica latency.
