@@ -34,6 +34,24 @@ Breakdown readBreakdown(const Value &value)
     return b;
 }
 
+HopPhases readHops(const Value &value)
+{
+    HopPhases h;
+    Object o = value.object();
+    for (const Phase phase : kHopPhases)
+        h.*hopField(phase) = o.required(phaseName(phase)).number(kTimeS);
+    o.finish();
+    return h;
+}
+
+OrderedJson hopsJson(const HopPhases &h)
+{
+    OrderedJson j;
+    for (const Phase phase : kHopPhases)
+        j[std::string(phaseName(phase))] = h.*hopField(phase);
+    return j;
+}
+
 OrderedJson breakdownJson(const Breakdown &b)
 {
     OrderedJson j;
@@ -90,6 +108,8 @@ MeasuredRank readRank(const Value &value, int iterations)
         RankIteration ri;
         ri.wallS = it.required("wall_s").number(kTimeS);
         ri.breakdown = readBreakdown(it.required("breakdown_s"));
+        if (const Value hops = it.optional("hops_s"); hops.present())
+            ri.hops = readHops(hops);
         it.finish();
         r.iterations.push_back(ri);
     }
@@ -162,9 +182,12 @@ OrderedJson rankJson(const MeasuredRank &r)
     if (r.predictedMemoryGiB > 0)
         j["predicted_memory_GiB"] = r.predictedMemoryGiB;
     OrderedJson &list = j["iterations"] = OrderedJson::array();
-    for (const RankIteration &ri : r.iterations)
-        list.push_back(
-            OrderedJson{{"wall_s", ri.wallS}, {"breakdown_s", breakdownJson(ri.breakdown)}});
+    for (const RankIteration &ri : r.iterations) {
+        OrderedJson it{{"wall_s", ri.wallS}, {"breakdown_s", breakdownJson(ri.breakdown)}};
+        if (ri.hops)
+            it["hops_s"] = hopsJson(*ri.hops);
+        list.push_back(std::move(it));
+    }
     return j;
 }
 
