@@ -24,40 +24,35 @@ const Range kTimeS = Range::nonNegative(1e9);
 const Range kMemoryGiB = Range::nonNegative(1e9);
 constexpr Range kLoss{-1e9, 1e9};
 
-Breakdown readBreakdown(const Value &value)
+// A Breakdown's or HopPhases' fields, one per phase, keyed by the phase's name.
+template<class Phases, std::size_t N>
+Phases readPhases(const Value &value, const Phase (&phases)[N], double Phases::*(*field)(Phase))
 {
-    Breakdown b;
+    Phases out;
     Object o = value.object();
-    for (const Phase phase : kBreakdownPhases)
-        b.*phaseField(phase) = o.required(phaseName(phase)).number(kTimeS);
+    for (const Phase phase : phases)
+        out.*field(phase) = o.required(phaseName(phase)).number(kTimeS);
     o.finish();
-    return b;
+    return out;
 }
 
-HopPhases readHops(const Value &value)
-{
-    HopPhases h;
-    Object o = value.object();
-    for (const Phase phase : kHopPhases)
-        h.*hopField(phase) = o.required(phaseName(phase)).number(kTimeS);
-    o.finish();
-    return h;
-}
-
-OrderedJson hopsJson(const HopPhases &h)
+template<class Phases, std::size_t N>
+OrderedJson phasesJson(const Phases &in, const Phase (&phases)[N], double Phases::*(*field)(Phase))
 {
     OrderedJson j;
-    for (const Phase phase : kHopPhases)
-        j[std::string(phaseName(phase))] = h.*hopField(phase);
+    for (const Phase phase : phases)
+        j[std::string(phaseName(phase))] = in.*field(phase);
     return j;
+}
+
+Breakdown readBreakdown(const Value &value)
+{
+    return readPhases<Breakdown>(value, kBreakdownPhases, phaseField);
 }
 
 OrderedJson breakdownJson(const Breakdown &b)
 {
-    OrderedJson j;
-    for (const Phase phase : kBreakdownPhases)
-        j[std::string(phaseName(phase))] = b.*phaseField(phase);
-    return j;
+    return phasesJson(b, kBreakdownPhases, phaseField);
 }
 
 MeasurementRun readRun(const Value &value)
@@ -109,7 +104,7 @@ MeasuredRank readRank(const Value &value, int iterations)
         ri.wallS = it.required("wall_s").number(kTimeS);
         ri.breakdown = readBreakdown(it.required("breakdown_s"));
         if (const Value hops = it.optional("hops_s"); hops.present())
-            ri.hops = readHops(hops);
+            ri.hops = readPhases<HopPhases>(hops, kHopPhases, hopField);
         it.finish();
         r.iterations.push_back(ri);
     }
@@ -185,7 +180,7 @@ OrderedJson rankJson(const MeasuredRank &r)
     for (const RankIteration &ri : r.iterations) {
         OrderedJson it{{"wall_s", ri.wallS}, {"breakdown_s", breakdownJson(ri.breakdown)}};
         if (ri.hops)
-            it["hops_s"] = hopsJson(*ri.hops);
+            it["hops_s"] = phasesJson(*ri.hops, kHopPhases, hopField);
         list.push_back(std::move(it));
     }
     return j;
