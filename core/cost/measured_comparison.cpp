@@ -30,23 +30,17 @@ std::vector<Comparison> compareMeasured(const Plan &plan, const Evaluation &pred
     std::vector<Comparison> rows;
     rows.push_back({PhaseKey::ofRun(Phase::Iteration), predicted.iterationS, measured.iterationS});
 
-    const std::vector<MeasuredRankPhases> ran = measuredRankPhases(measured);
-    std::vector<RankPhases> model;
-    for (const MeasuredRankPhases &r : ran)
-        model.push_back(r.phases);
-    const bool perRank = !model.empty() && predictRankPhases(plan, predicted, model);
-
     // The run's phases: the ending rank's on both sides (docs/runtime.md, "Phases per rank").
-    const Breakdown runPredicted = perRank ? model[endingRank(model)].breakdown : Breakdown{};
+    const std::vector<RankPhases> planned = planRankPhases(plan, predicted);
+    const Breakdown runPredicted
+        = planned.empty() ? Breakdown{} : planned[endingRank(planned)].breakdown;
     for (const Phase phase : kBreakdownPhases)
         rows.push_back({PhaseKey::ofRun(phase), runPredicted.*phaseField(phase),
                         measured.breakdown.*phaseField(phase)});
-    if (!perRank)
-        return rows;
 
     // A stage's rows: the mean over its ranks on both sides.
     std::map<std::pair<int, int>, std::pair<Breakdown, int>> stageMeans;
-    for (const RankPhases &r : model) {
+    for (const RankPhases &r : planned) {
         auto &[sum, count] = stageMeans[{r.pipeline, r.stage}];
         for (const Phase phase : kBreakdownPhases)
             sum.*phaseField(phase) += r.breakdown.*phaseField(phase);
@@ -62,6 +56,13 @@ std::vector<Comparison> compareMeasured(const Plan &plan, const Evaluation &pred
                             sum.*phaseField(phase) / count, s.breakdown.*phaseField(phase)});
     }
 
+    // A rank's rows: the measured rank beside the prediction for its seat in the plan.
+    const std::vector<MeasuredRankPhases> ran = measuredRankPhases(measured);
+    std::vector<RankPhases> model;
+    for (const MeasuredRankPhases &r : ran)
+        model.push_back(r.phases);
+    if (model.empty() || !predictRankPhases(plan, predicted, model))
+        return rows;
     for (std::size_t i = 0; i < ran.size(); ++i) {
         const RankPhases &m = ran[i].phases;
         const RankPhases &p = model[i];

@@ -112,6 +112,26 @@ bool predictRankPhases(const Plan &plan, const Evaluation &evaluation, std::span
     return true;
 }
 
+std::vector<RankPhases> planRankPhases(const Plan &plan, const Evaluation &evaluation)
+{
+    std::vector<RankPhases> ranks;
+    for (std::size_t p = 0; p < plan.pipelines.size(); ++p)
+        for (std::size_t j = 0; j < plan.pipelines[p].stages.size(); ++j) {
+            const Stage &stage = plan.pipelines[p].stages[j];
+            for (std::size_t i = 0; i < stage.gpus.size(); ++i) {
+                RankPhases r;
+                r.rank = int(ranks.size());
+                r.pipeline = int(p);
+                r.stage = int(j);
+                r.tpIndex = int(i % std::size_t(std::max(stage.tp, 1)));
+                ranks.push_back(r);
+            }
+        }
+    if (!predictRankPhases(plan, evaluation, ranks))
+        ranks.clear();
+    return ranks;
+}
+
 std::size_t endingRank(std::span<const RankPhases> ranks)
 {
     assert(!ranks.empty());

@@ -59,6 +59,10 @@ double exchangeTimeS(const HopPhases &perMicroBatch, int stage, int stageCount, 
 // it synchronises gradients with. False (nothing filled) when a rank is not in the plan.
 bool predictRankPhases(const Plan &plan, const Evaluation &evaluation, std::span<RankPhases> ranks);
 
+// Every rank of `plan` with its predicted phases, in rank order: by pipeline, stage, DP replica
+// and TP index (docs/runtime-program.md). Empty when `evaluation` is not of `plan`.
+std::vector<RankPhases> planRankPhases(const Plan &plan, const Evaluation &evaluation);
+
 // The rank that ends the iteration: the largest wall time, the first such in rank order. The
 // run's breakdown, predicted and measured, is this rank's. `ranks` must not be empty.
 std::size_t endingRank(std::span<const RankPhases> ranks);
