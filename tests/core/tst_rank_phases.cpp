@@ -143,6 +143,24 @@ private Q_SLOTS:
         QCOMPARE(endingRank(ranks), std::size_t(0)); // the first of the equally late ones
     }
 
+    void everyRankOfThePlanInRankOrder()
+    {
+        // Ranks by pipeline, stage, DP replica, TP index: a TP 2 stage's second GPU is its
+        // follower, which receives but does not send.
+        HandPlan h = twoStages();
+        h.plan.pipelines[0].stages[0].gpus = {0, 2};
+        h.plan.pipelines[0].stages[0].tp = 2;
+        const std::vector<RankPhases> ranks = planRankPhases(h.plan, h.evaluation);
+        QCOMPARE(ranks.size(), std::size_t(3));
+        QCOMPARE(ranks[1].rank, 1);
+        QCOMPARE(ranks[1].tpIndex, 1);
+        QCOMPARE(ranks[1].hops, (HopPhases{0, 0, 0.5, 0}));
+        QCOMPARE(ranks[2].stage, 1);
+        QCOMPARE(ranks[0].hops, (HopPhases{0, 0, 0.5, 0.5}));
+        h.evaluation.pipelines.clear();
+        QVERIFY(planRankPhases(h.plan, h.evaluation).empty());
+    }
+
     void aRankOutsideThePlanIsRefused()
     {
         HandPlan h = twoStages();
