@@ -88,6 +88,8 @@ private Q_SLOTS:
                                 "p1 s1 r4 hop_in_next", "p1 s1 r4 hop_out_next"}) {
             QVERIFY2(predicted(hop) > 0, hop);
             QVERIFY2(measured(hop) > 0, hop);
+            qInfo("%s: predicted %.3g ms, measured %.3g ms", hop, predicted(hop) * 1e3,
+                  measured(hop) * 1e3);
         }
         // The last stage exchanges too: it was predicted 0 while the run timed its exchanges.
         QVERIFY(predicted("p1 s2 r5 pp_comm") > 0);
