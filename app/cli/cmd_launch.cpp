@@ -18,6 +18,7 @@
 #include "runtime/launcher/preflight_job.h"
 
 #include <climits>
+#include <filesystem>
 #include <iostream>
 #include <stop_token>
 
@@ -235,6 +236,13 @@ int runLaunch(const std::vector<std::string> &allWords)
     }
     if (!launch->command.empty())
         return 0;
+    // The ranks ran the uploaded copy ("plan.json" in the job folder, gone now); record the
+    // plan as this machine has it, so `calibrate --measured` finds it without --plan.
+    std::error_code absoluteError;
+    const std::filesystem::path planPath
+        = std::filesystem::absolute(launch->planName, absoluteError);
+    if (!absoluteError)
+        measurement->run.planFile = planPath.lexically_normal().string();
     printMeasurement(std::cout, *measurement);
     if (Status s = printPredicted(*args, *launch, *measurement); !s)
         std::cerr << "hetplan-cli launch: no prediction to compare with: " << s.error().message

@@ -334,8 +334,11 @@ double CostModel::evaluateTraining(const Problem &problem, const Plan &plan, Eva
         for (int j = 0; j < stageCount; ++j) {
             const StageQuery &query = s.queries[size_t(j)];
             StageTiming timing = terms.stageTiming(problem, query);
-            if (j + 1 < stageCount)
-                timing.hopS = terms.hopS(problem, query, s.queries[size_t(j) + 1]);
+            if (j + 1 < stageCount) {
+                const HopTiming hop = terms.hopTiming(problem, query, s.queries[size_t(j) + 1]);
+                timing.hopS = hop.totalS;
+                timing.hopForwardS = hop.forwardS;
+            }
             timing.dpCommS = s.perStageDpS[flatStage + size_t(j)];
             const double stageS = timing.totalS();
             sumS += stageS;

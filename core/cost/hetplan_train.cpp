@@ -111,8 +111,14 @@ public:
 
     double hopS(const Problem &problem, const StageQuery &from, const StageQuery &to) const override
     {
+        return hopTiming(problem, from, to).totalS;
+    }
+
+    HopTiming hopTiming(const Problem &problem, const StageQuery &from,
+                        const StageQuery &to) const override
+    {
         if (from.gpus.empty() || to.gpus.empty())
-            return 0;
+            return {};
         const double bytesPerSequence = wireBytes(problem).perSequence;
         const Topology &topology = problem.topology;
         // HexiScale §3.2: the activation goes leader to leader, then the receiving leader
@@ -137,7 +143,7 @@ public:
         if (from.dp > 1)
             backwardS = std::max(
                 backwardS, sharedNetworkLinkS(topology, to, from, bytesPerSequence, from.hopPath));
-        return forwardS + backwardS;
+        return {forwardS + backwardS, forwardS};
     }
 
     double dataParallelS(const Problem &problem, const Plan &plan, const PlanPaths &paths,

@@ -1,6 +1,7 @@
 #include "core/cost/measured_comparison.h"
 
 #include <cmath>
+#include <map>
 
 namespace hetplan {
 
@@ -9,29 +10,73 @@ double Comparison::relativeError() const
     return predicted > 0 ? (measured - predicted) / predicted : std::nan("");
 }
 
+namespace {
+
+// The hops a rank has: the previous stage's when it is not the first, the next stage's when it
+// is not the last; sends on the TP leader only.
+bool rankHas(const RankPhases &r, Phase hop, int stageCount)
+{
+    const bool prev = hop == Phase::HopInPrev || hop == Phase::HopOutPrev;
+    const bool out = hop == Phase::HopOutPrev || hop == Phase::HopOutNext;
+    const bool neighbour = prev ? r.stage > 0 : r.stage + 1 < stageCount;
+    return neighbour && (!out || r.tpIndex == 0);
+}
+
+} // namespace
+
 std::vector<Comparison> compareMeasured(const Plan &plan, const Evaluation &predicted,
                                         const Measurement &measured)
 {
     std::vector<Comparison> rows;
     rows.push_back({PhaseKey::ofRun(Phase::Iteration), predicted.iterationS, measured.iterationS});
+
+    // The run's phases: the ending rank's on both sides (docs/runtime.md, "Phases per rank").
+    const std::vector<RankPhases> planned = planRankPhases(plan, predicted);
+    const Breakdown runPredicted
+        = planned.empty() ? Breakdown{} : planned[endingRank(planned)].breakdown;
     for (const Phase phase : kBreakdownPhases)
-        rows.push_back({PhaseKey::ofRun(phase), predicted.breakdown.*phaseField(phase),
+        rows.push_back({PhaseKey::ofRun(phase), runPredicted.*phaseField(phase),
                         measured.breakdown.*phaseField(phase)});
+
+    // A stage's rows: the mean over its ranks on both sides.
+    std::map<std::pair<int, int>, std::pair<Breakdown, int>> stageMeans;
+    for (const RankPhases &r : planned) {
+        auto &[sum, count] = stageMeans[{r.pipeline, r.stage}];
+        for (const Phase phase : kBreakdownPhases)
+            sum.*phaseField(phase) += r.breakdown.*phaseField(phase);
+        ++count;
+    }
     for (const MeasuredStage &s : measured.stages) {
-        const auto p = std::size_t(s.pipeline);
-        if (p >= predicted.pipelines.size() || p >= plan.pipelines.size()
-            || std::size_t(s.stage) >= predicted.pipelines[p].stages.size())
+        const auto it = stageMeans.find({s.pipeline, s.stage});
+        if (it == stageMeans.end())
             continue;
-        const StageTiming &t = predicted.pipelines[p].stages[std::size_t(s.stage)];
-        const double microBatches = plan.pipelines[p].microBatches;
-        const auto row = [&](Phase phase, double predictedS) {
-            rows.push_back({PhaseKey::ofStage(s.pipeline, s.stage, phase), predictedS,
-                            s.breakdown.*phaseField(phase)});
-        };
-        row(Phase::Compute, t.computeS * microBatches);
-        row(Phase::TpComm, t.tpCommS * microBatches);
-        row(Phase::PpComm, t.hopS * microBatches);
-        row(Phase::DpComm, t.dpCommS);
+        const auto &[sum, count] = it->second;
+        for (const Phase phase : {Phase::Compute, Phase::TpComm, Phase::PpComm, Phase::DpComm})
+            rows.push_back({PhaseKey::ofStage(s.pipeline, s.stage, phase),
+                            sum.*phaseField(phase) / count, s.breakdown.*phaseField(phase)});
+    }
+
+    // A rank's rows: the measured rank beside the prediction for its seat in the plan.
+    const std::vector<MeasuredRankPhases> ran = measuredRankPhases(measured);
+    std::vector<RankPhases> model;
+    for (const MeasuredRankPhases &r : ran)
+        model.push_back(r.phases);
+    if (model.empty() || !predictRankPhases(plan, predicted, model))
+        return rows;
+    for (std::size_t i = 0; i < ran.size(); ++i) {
+        const RankPhases &m = ran[i].phases;
+        const RankPhases &p = model[i];
+        const auto key
+            = [&](Phase phase) { return PhaseKey::ofRank(m.pipeline, m.stage, m.rank, phase); };
+        for (const Phase phase : kBreakdownPhases)
+            rows.push_back(
+                {key(phase), p.breakdown.*phaseField(phase), m.breakdown.*phaseField(phase)});
+        if (!ran[i].hopsRecorded)
+            continue;
+        const int stageCount = int(plan.pipelines[std::size_t(m.pipeline)].stages.size());
+        for (const Phase hop : kHopPhases)
+            if (rankHas(m, hop, stageCount))
+                rows.push_back({key(hop), p.hops.*hopField(hop), m.hops.*hopField(hop)});
     }
     return rows;
 }

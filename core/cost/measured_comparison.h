@@ -18,10 +18,11 @@ struct Comparison
     double relativeError() const;
 };
 
-// The iteration, each phase of the iteration, then per stage its compute, TP, PP and DP times
-// (per iteration: the estimate's per-micro-batch stage times times the pipeline's
-// micro-batches, its hop beside the measured pp_comm), in seconds (docs/runtime.md,
-// "Comparing with the prediction").
+// The iteration, each phase of the iteration (the ending rank's, predicted and measured), per
+// stage its compute, TP, PP and DP times (the mean of its ranks), then per rank every phase and
+// each hop it has (its neighbours, sends on the TP leader), in seconds per iteration; both sides
+// as core/cost/rank_phases.h defines them (docs/runtime.md, "Comparing with the prediction",
+// "Phases per rank"). Hop rows only for ranks whose measurement recorded them.
 std::vector<Comparison> compareMeasured(const Plan &plan, const Evaluation &predicted,
                                         const Measurement &measured);
 

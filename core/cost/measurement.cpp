@@ -79,16 +79,18 @@ void summarizeMeasurement(Measurement &m)
     for (int i = 0; i < iterations; ++i) {
         MeasuredIteration &it = m.iterations[std::size_t(i)];
         it.loss = m.loss[std::size_t(i)];
-        const RankIteration *bottleneck = nullptr;
+        // The rank that ends the iteration (endingRank): its wall time is the iteration's.
+        const RankIteration *ending = nullptr;
         for (const MeasuredRank &r : m.ranks) {
             assert(r.iterations.size() == std::size_t(iterations));
             const RankIteration &ri = r.iterations[std::size_t(i)];
-            it.iterationS = std::max(it.iterationS, ri.wallS);
-            if (!bottleneck || ri.breakdown.bubbleS < bottleneck->breakdown.bubbleS)
-                bottleneck = &ri;
+            if (!ending || ri.wallS > ending->wallS)
+                ending = &ri;
         }
-        if (bottleneck)
-            it.breakdown = bottleneck->breakdown;
+        if (ending) {
+            it.iterationS = ending->wallS;
+            it.breakdown = ending->breakdown;
+        }
         it.tokensPerS = it.iterationS > 0 ? tokensPerIteration(m.run) / it.iterationS : 0;
     }
 
@@ -120,6 +122,33 @@ void summarizeMeasurement(Measurement &m)
     m.stages.clear();
     for (auto &[key, s] : stages)
         m.stages.push_back(std::move(s));
+}
+
+std::vector<MeasuredRankPhases> measuredRankPhases(const Measurement &m)
+{
+    std::vector<MeasuredRankPhases> out;
+    for (const MeasuredRank &r : m.ranks) {
+        MeasuredRankPhases rank{{r.rank, r.pipeline, r.stage, r.tpIndex, 0, {}, {}}, true};
+        const int iterations = int(r.iterations.size());
+        const int first = firstTimedIteration(iterations);
+        const double share = iterations > first ? 1.0 / (iterations - first) : 0.0;
+        for (int i = first; i < iterations; ++i) {
+            const RankIteration &ri = r.iterations[std::size_t(i)];
+            rank.phases.wallS += ri.wallS * share;
+            add(rank.phases.breakdown, ri.breakdown, share);
+            if (!ri.hops) {
+                rank.hopsRecorded = false;
+                continue;
+            }
+            HopPhases &h = rank.phases.hops;
+            h.inPrevS += ri.hops->inPrevS * share;
+            h.outPrevS += ri.hops->outPrevS * share;
+            h.inNextS += ri.hops->inNextS * share;
+            h.outNextS += ri.hops->outNextS * share;
+        }
+        out.push_back(rank);
+    }
+    return out;
 }
 
 } // namespace hetplan

@@ -1,10 +1,12 @@
 #pragma once
 
 #include "core/base/result.h"
+#include "core/cost/rank_phases.h"
 #include "core/model/backend_kind.h"
 #include "core/plan/estimate.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,12 +16,14 @@ namespace hetplan {
 // file"): the same breakdown as a plan's estimate, per iteration, per stage and per rank.
 // Times are seconds, memory GiB.
 
-// One rank's iteration. The parts add up to wallS: compute is what is left after the
-// communication and waiting parts are taken out.
+// One rank's iteration (docs/runtime.md, "Phases per rank"). The parts add up to wallS:
+// compute is what is left after the communication and waiting parts are taken out.
 struct RankIteration
 {
     double wallS = 0;
     Breakdown breakdown;
+    // Its hops per neighbour and direction; empty in files written before they were recorded.
+    std::optional<HopPhases> hops;
 };
 
 struct MeasuredRank
@@ -44,7 +48,7 @@ struct MeasuredIteration
     double iterationS = 0; // the slowest rank's wall time
     double tokensPerS = 0;
     double loss = 0;     // mean token cross-entropy over the global batch, before the update
-    Breakdown breakdown; // the bottleneck rank's: the one that waited least
+    Breakdown breakdown; // the rank's that ends the iteration (endingRank, the largest wall time)
 };
 
 struct MeasuredStage
@@ -99,5 +103,14 @@ Result<Measurement> mergeRankMeasurements(std::vector<Measurement> parts);
 
 // The first iteration the means count (0 or 1, see Measurement).
 int firstTimedIteration(int iterations);
+
+// Each rank's phases, means over the timed iterations, in the order of measurement.ranks; a
+// rank's hops are set only when every one of its iterations recorded them (`hopsRecorded`).
+struct MeasuredRankPhases
+{
+    RankPhases phases;
+    bool hopsRecorded = false;
+};
+std::vector<MeasuredRankPhases> measuredRankPhases(const Measurement &measurement);
 
 } // namespace hetplan

@@ -22,10 +22,31 @@ double Breakdown::*phaseField(Phase phase)
         return &Breakdown::dpCommS;
     case Phase::Bubble:
     case Phase::Iteration:
+    case Phase::HopInPrev:
+    case Phase::HopOutPrev:
+    case Phase::HopInNext:
+    case Phase::HopOutNext:
         break;
     }
-    assert(phase == Phase::Bubble && "the iteration is no part of a breakdown");
+    assert(phase == Phase::Bubble && "only a breakdown's phases are part of a breakdown");
     return &Breakdown::bubbleS;
+}
+
+double HopPhases::*hopField(Phase phase)
+{
+    switch (phase) {
+    case Phase::HopInPrev:
+        return &HopPhases::inPrevS;
+    case Phase::HopOutPrev:
+        return &HopPhases::outPrevS;
+    case Phase::HopInNext:
+        return &HopPhases::inNextS;
+    case Phase::HopOutNext:
+        break;
+    default:
+        assert(false && "not a hop phase");
+    }
+    return &HopPhases::outNextS;
 }
 
 std::string labelOf(const PhaseKey &key)

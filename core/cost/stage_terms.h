@@ -12,6 +12,12 @@ struct Plan;
 struct LayerSegments;
 class PlanPaths;
 
+struct HopTiming
+{
+    double totalS = 0;   // forward activation plus backward gradient, per micro-batch
+    double forwardS = 0; // the activation's part
+};
+
 // What one cost model says about a stage, and nothing more: CostModel (core/cost/cost_model.h)
 // assembles an Evaluation from it. Terms call only the helpers below them (cost_helpers.h).
 class StageTerms
@@ -30,6 +36,14 @@ public:
     // activations of prefill and decode (inference); 0 when `to` is empty.
     virtual double hopS(const Problem &problem, const StageQuery &from,
                         const StageQuery &to) const = 0;
+    // hopS and its forward part (the activation; the rest is the gradient), computed once.
+    // Default: the two directions alike, as the paper models charge them.
+    virtual HopTiming hopTiming(const Problem &problem, const StageQuery &from,
+                                const StageQuery &to) const
+    {
+        const double totalS = hopS(problem, from, to);
+        return {totalS, totalS / 2};
+    }
     // Training only: gradient synchronisation of one iteration over the links `paths` allows
     // (the plan's, built once per evaluation). Fills the per-stage figure (flat: pipeline by
     // pipeline, stage by stage) and returns the iteration's DP time.

@@ -24,22 +24,35 @@ const Range kTimeS = Range::nonNegative(1e9);
 const Range kMemoryGiB = Range::nonNegative(1e9);
 constexpr Range kLoss{-1e9, 1e9};
 
+// A Breakdown's or HopPhases' fields, one per phase, keyed by the phase's name.
+template<class Phases, std::size_t N>
+Phases readPhases(const Value &value, const Phase (&phases)[N], double Phases::*(*field)(Phase))
+{
+    Phases out;
+    Object o = value.object();
+    for (const Phase phase : phases)
+        out.*field(phase) = o.required(phaseName(phase)).number(kTimeS);
+    o.finish();
+    return out;
+}
+
+template<class Phases, std::size_t N>
+OrderedJson phasesJson(const Phases &in, const Phase (&phases)[N], double Phases::*(*field)(Phase))
+{
+    OrderedJson j;
+    for (const Phase phase : phases)
+        j[std::string(phaseName(phase))] = in.*field(phase);
+    return j;
+}
+
 Breakdown readBreakdown(const Value &value)
 {
-    Breakdown b;
-    Object o = value.object();
-    for (const Phase phase : kBreakdownPhases)
-        b.*phaseField(phase) = o.required(phaseName(phase)).number(kTimeS);
-    o.finish();
-    return b;
+    return readPhases<Breakdown>(value, kBreakdownPhases, phaseField);
 }
 
 OrderedJson breakdownJson(const Breakdown &b)
 {
-    OrderedJson j;
-    for (const Phase phase : kBreakdownPhases)
-        j[std::string(phaseName(phase))] = b.*phaseField(phase);
-    return j;
+    return phasesJson(b, kBreakdownPhases, phaseField);
 }
 
 MeasurementRun readRun(const Value &value)
@@ -90,6 +103,8 @@ MeasuredRank readRank(const Value &value, int iterations)
         RankIteration ri;
         ri.wallS = it.required("wall_s").number(kTimeS);
         ri.breakdown = readBreakdown(it.required("breakdown_s"));
+        if (const Value hops = it.optional("hops_s"); hops.present())
+            ri.hops = readPhases<HopPhases>(hops, kHopPhases, hopField);
         it.finish();
         r.iterations.push_back(ri);
     }
@@ -162,9 +177,12 @@ OrderedJson rankJson(const MeasuredRank &r)
     if (r.predictedMemoryGiB > 0)
         j["predicted_memory_GiB"] = r.predictedMemoryGiB;
     OrderedJson &list = j["iterations"] = OrderedJson::array();
-    for (const RankIteration &ri : r.iterations)
-        list.push_back(
-            OrderedJson{{"wall_s", ri.wallS}, {"breakdown_s", breakdownJson(ri.breakdown)}});
+    for (const RankIteration &ri : r.iterations) {
+        OrderedJson it{{"wall_s", ri.wallS}, {"breakdown_s", breakdownJson(ri.breakdown)}};
+        if (ri.hops)
+            it["hops_s"] = phasesJson(*ri.hops, kHopPhases, hopField);
+        list.push_back(std::move(it));
+    }
     return j;
 }
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace hetplan {
@@ -45,6 +46,7 @@ struct Edge
     int to;
     double bandwidthGBps;
     double latencyUs;
+    bool measured;
 };
 using Graph = std::vector<std::vector<Edge>>;
 
@@ -72,12 +74,22 @@ std::vector<double> widestFrom(const Graph &graph, int source)
     return width;
 }
 
-// Lowest-latency path from `source` over links at least `minBandwidthGBps` wide.
-std::vector<double> lowestLatencyFrom(const Graph &graph, int source, double minBandwidthGBps)
+// Lowest-latency paths from `source` over links at least `minBandwidthGBps` wide: each node's
+// latency, and whether every link of its path was measured.
+struct LowestLatency
+{
+    std::vector<double> latencyUs;
+    std::vector<char> measured;
+};
+
+LowestLatency lowestLatencyFrom(const Graph &graph, int source, double minBandwidthGBps)
 {
     const double unreachable = std::numeric_limits<double>::infinity();
-    std::vector<double> latency(graph.size(), unreachable);
+    LowestLatency result{std::vector<double>(graph.size(), unreachable),
+                         std::vector<char>(graph.size(), 0)};
+    std::vector<double> &latency = result.latencyUs;
     latency[static_cast<size_t>(source)] = 0;
+    result.measured[static_cast<size_t>(source)] = 1;
     using Entry = std::pair<double, int>; // latency, node; lowest first
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
     queue.push({0.0, source});
@@ -92,11 +104,13 @@ std::vector<double> lowestLatencyFrom(const Graph &graph, int source, double min
             const double through = l + e.latencyUs;
             if (through < latency[static_cast<size_t>(e.to)]) {
                 latency[static_cast<size_t>(e.to)] = through;
+                result.measured[static_cast<size_t>(e.to)]
+                    = char(result.measured[static_cast<size_t>(node)] && e.measured);
                 queue.push({through, e.to});
             }
         }
     }
-    return latency;
+    return result;
 }
 
 long long pairKey(int a, int b)
@@ -124,23 +138,26 @@ Topology::MachinePaths Topology::computePaths(const std::vector<NetworkLink> &li
     for (const NetworkLink &link : links) {
         if (only && link.kind != *only)
             continue;
-        graph[static_cast<size_t>(link.a)].push_back({link.b, link.bandwidthGBps, link.latencyUs});
-        graph[static_cast<size_t>(link.b)].push_back({link.a, link.bandwidthGBps, link.latencyUs});
+        graph[static_cast<size_t>(link.a)].push_back(
+            {link.b, link.bandwidthGBps, link.latencyUs, link.measured});
+        graph[static_cast<size_t>(link.b)].push_back(
+            {link.a, link.bandwidthGBps, link.latencyUs, link.measured});
     }
     MachinePaths paths;
     const size_t cells = static_cast<size_t>(machineCount) * static_cast<size_t>(machineCount);
     paths.bandwidthGBps.assign(cells, 0.0);
     paths.latencyUs.assign(cells, 0.0);
+    paths.measured.assign(cells, 0);
     // Machines attached to the same nodes by equal links ("twins": the boxes of one rack) have
     // the same paths to every other machine, so one search serves them all: a rack of 32 costs
     // one search instead of 32, which is what keeps kMaxMachines machines fast.
-    std::map<std::vector<std::tuple<int, double, double>>, int> twinOf;
+    std::map<std::vector<std::tuple<int, double, double, bool>>, int> twinOf;
     const auto cell
         = [machineCount](int a, int b) { return size_t(a) * size_t(machineCount) + size_t(b); };
     for (int source = 0; source < machineCount; ++source) {
-        std::vector<std::tuple<int, double, double>> attachment;
+        std::vector<std::tuple<int, double, double, bool>> attachment;
         for (const Edge &e : graph[static_cast<size_t>(source)])
-            attachment.emplace_back(e.to, e.bandwidthGBps, e.latencyUs);
+            attachment.emplace_back(e.to, e.bandwidthGBps, e.latencyUs, e.measured);
         std::sort(attachment.begin(), attachment.end());
         const auto [twin, first] = twinOf.try_emplace(std::move(attachment), source);
         if (!first) {
@@ -150,6 +167,8 @@ Topology::MachinePaths Topology::computePaths(const std::vector<NetworkLink> &li
                     = paths.bandwidthGBps[cell(twin->second, target)];
                 paths.latencyUs[cell(source, target)] = paths.latencyUs[cell(target, source)]
                     = paths.latencyUs[cell(twin->second, target)];
+                paths.measured[cell(source, target)] = paths.measured[cell(target, source)]
+                    = paths.measured[cell(twin->second, target)];
             }
             continue;
         }
@@ -161,7 +180,7 @@ Topology::MachinePaths Topology::computePaths(const std::vector<NetworkLink> &li
         std::sort(thresholds.begin(), thresholds.end());
         thresholds.erase(std::unique(thresholds.begin(), thresholds.end()), thresholds.end());
         for (const double threshold : thresholds) {
-            const std::vector<double> latency = lowestLatencyFrom(graph, source, threshold);
+            const LowestLatency lowest = lowestLatencyFrom(graph, source, threshold);
             for (int target = source + 1; target < machineCount; ++target) {
                 if (width[static_cast<size_t>(target)] != threshold)
                     continue;
@@ -169,7 +188,9 @@ Topology::MachinePaths Topology::computePaths(const std::vector<NetworkLink> &li
                 const size_t backward = static_cast<size_t>(target * machineCount + source);
                 paths.bandwidthGBps[forward] = paths.bandwidthGBps[backward] = threshold;
                 paths.latencyUs[forward] = paths.latencyUs[backward]
-                    = latency[static_cast<size_t>(target)];
+                    = lowest.latencyUs[static_cast<size_t>(target)];
+                paths.measured[forward] = paths.measured[backward]
+                    = lowest.measured[static_cast<size_t>(target)];
             }
         }
     }
@@ -332,6 +353,31 @@ Status Topology::resolveGpus(std::span<const GpuType> catalog)
 
 Status Topology::addNetworkLinks(const NodeNames &names)
 {
+    // A link whose bandwidth the cluster's origin records as measured ("/links/A/B/
+    // bandwidth_GBps", an imported probe or nccl-tests log): its figures are achieved rates.
+    constexpr std::string_view kLinkPrefix = "/links/";
+    constexpr std::string_view kLinkSuffix = "/bandwidth_GBps";
+    std::unordered_set<std::string_view> measuredEnds; // "A/B" of each measured link
+    for (const MeasuredFigure &figure : m_cluster.origin.figures) {
+        const std::string_view field = figure.field;
+        if (field.size() > kLinkPrefix.size() + kLinkSuffix.size() && field.starts_with(kLinkPrefix)
+            && field.ends_with(kLinkSuffix))
+            measuredEnds.insert(field.substr(kLinkPrefix.size(), field.size() - kLinkPrefix.size()
+                                                                     - kLinkSuffix.size()));
+    }
+    const auto measuredLink = [&](const Link &link) {
+        if (measuredEnds.empty())
+            return false;
+        std::string ends = link.a;
+        ends += '/';
+        ends += link.b;
+        if (measuredEnds.contains(ends))
+            return true;
+        ends = link.b;
+        ends += '/';
+        ends += link.a;
+        return measuredEnds.contains(ends);
+    };
     for (size_t i = 0; i < m_cluster.links.size(); ++i) {
         const Link &link = m_cluster.links[i];
         const std::string field = indexed("links", i);
@@ -350,7 +396,9 @@ Status Topology::addNetworkLinks(const NodeNames &names)
             return s;
         if (link.bandwidthGBps == 0)
             continue; // a cut link carries nothing
-        m_links.push_back({a->second, b->second, link.kind, link.bandwidthGBps, link.latencyUs});
+        m_links.push_back({a->second, b->second, link.kind, link.bandwidthGBps, link.latencyUs,
+                           measuredLink(link)});
+        m_anyMeasuredLink = m_anyMeasuredLink || m_links.back().measured;
     }
     return okStatus();
 }
@@ -503,12 +551,16 @@ double Topology::restrictedLatencyUs(int a, int b, PathKind path) const
                      &IntraLink::latencyUs);
 }
 
-bool Topology::measuredPair(int a, int b) const
+bool Topology::measuredPair(int a, int b, PathKind path) const
 {
-    const int ma = m_gpus[static_cast<size_t>(a)].machine;
-    if (ma == m_gpus[static_cast<size_t>(b)].machine && m_measuredIntra[static_cast<size_t>(ma)])
+    if (!m_overrides.empty() && m_overrides.contains(pairKey(a, b)))
         return true;
-    return !m_overrides.empty() && m_overrides.contains(pairKey(a, b));
+    const int ma = m_gpus[static_cast<size_t>(a)].machine;
+    const int mb = m_gpus[static_cast<size_t>(b)].machine;
+    if (ma == mb)
+        return m_measuredIntra[static_cast<size_t>(ma)];
+    return m_anyMeasuredLink
+           && pathsOf(path).measured[static_cast<size_t>(ma * m_machineCount + mb)] != 0;
 }
 
 LinkKind Topology::pairKind(int a, int b, PathKind path) const
@@ -577,7 +629,7 @@ double Topology::effectiveBandwidthBytesPerS(int a, int b, PathKind path) const
 {
     const double nominal = bandwidthBytesPerS(a, b, path);
     const EffectiveTransport &t = transportOf(a, b, path);
-    if (!t.appliesToMeasured && measuredPair(a, b))
+    if (!t.appliesToMeasured && measuredPair(a, b, path))
         return nominal;
     return nominal * t.efficiency;
 }
@@ -586,7 +638,7 @@ double Topology::effectiveLatencyS(int a, int b, PathKind path) const
 {
     const double wire = latencyS(a, b, path);
     const EffectiveTransport &t = transportOf(a, b, path);
-    if (!t.appliesToMeasured && measuredPair(a, b))
+    if (!t.appliesToMeasured && measuredPair(a, b, path))
         return wire;
     return (wire + t.latencyS) * t.latencyFactor;
 }

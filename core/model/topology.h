@@ -101,9 +101,11 @@ public:
     // Whether any GPU pair carries a measured override; without one, every value between two
     // GPUs of different machines depends on the machines alone.
     bool hasPairOverrides() const { return !m_overrides.empty(); }
-    // A pair whose figures were measured: a pair override, or two GPUs of a machine whose
-    // intra bandwidth the cluster's origin records as measured (an imported probe).
-    bool measuredPair(int a, int b) const;
+    // A pair whose figures were measured (docs/cost-models.md, "Measured figures"): a pair
+    // override, two GPUs of a machine whose intra bandwidth the cluster's origin records as
+    // measured (an imported probe), or two machines whose `path` runs over links whose
+    // bandwidth the origin records as measured, every one of them.
+    bool measuredPair(int a, int b, PathKind path = PathKind::Widest) const;
     // The kind of link that carries a pair's traffic: the machine's intra link, or between
     // machines the kind of the path `path` takes. A widest path over links of different kinds
     // cannot carry RDMA end to end, so it counts as Ethernet (TCP sockets).
@@ -136,6 +138,7 @@ private:
     {
         std::vector<double> bandwidthGBps;
         std::vector<double> latencyUs;
+        std::vector<char> measured; // every link of the path measured
     };
     // A validated network link between nodes (machines first, then switches).
     struct NetworkLink
@@ -145,6 +148,7 @@ private:
         LinkKind kind;
         double bandwidthGBps;
         double latencyUs;
+        bool measured; // the cluster's origin records its bandwidth as measured
     };
     // Paths over each link kind, computed on first use (only plans that record transports or
     // mix RDMA kinds ask) and shared by copies of this Topology, which describe the same
@@ -173,6 +177,7 @@ private:
     bool m_mixesRdmaNics = false;
     std::optional<LinkKind> m_onlyLinkKind; // when every network link is of one kind
     std::vector<bool> m_measuredIntra;      // per machine
+    bool m_anyMeasuredLink = false;
     struct PairValue
     {
         double bandwidthGBps;

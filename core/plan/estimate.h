@@ -39,6 +39,8 @@ struct StageTiming
     double tpCommS = 0;   // forward + backward TP communication
     double hopS = 0;      // to the next stage, forward activation + backward gradient
     double dpCommS = 0;   // this stage's gradient synchronisation per iteration
+    // Of hopS, the forward activation (the rest is the backward gradient).
+    double hopForwardS = 0;
     double totalS() const { return computeS + tpCommS + hopS; }
 };
 

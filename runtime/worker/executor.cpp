@@ -119,6 +119,7 @@ Result<std::pair<RankIteration, double>> Executor::runIteration()
             return s.error();
 
     m_phases = {};
+    m_hops = {};
     m_lossSum = 0;
     Buffers buffers;
     if (m_rank.tpGroup >= 0)
@@ -136,6 +137,7 @@ Result<std::pair<RankIteration, double>> Executor::runIteration()
     RankIteration iteration;
     iteration.wallS = secondsSince(start);
     iteration.breakdown = m_phases;
+    iteration.hops = m_hops;
     const double communicationS
         = m_phases.tpCommS + m_phases.ppCommS + m_phases.dpCommS + m_phases.bubbleS;
     iteration.breakdown.computeS = std::max(0.0, iteration.wallS - communicationS);
@@ -250,7 +252,32 @@ Status Executor::exchange(const Exchange &op, Buffers &buffers)
     }
     if (Status s = m_backend.exchange(handshakes, m_phases.bubbleS, Traffic::Handshake); !s)
         return s;
-    return m_backend.exchange(payloads, m_phases.ppCommS);
+    double spentS = 0;
+    if (Status s = m_backend.exchange(payloads, spentS); !s)
+        return s;
+    m_phases.ppCommS += spentS;
+    // Every hop the exchange carries took its whole time: its transfers progress together.
+    HopPhases carried;
+    for (const Transfer &t : op.transfers)
+        carried.*hopOf(t.direction, m_program.ranks[std::size_t(t.peer)].stage) = spentS;
+    addHops(carried);
+    return okStatus();
+}
+
+double HopPhases::*Executor::hopOf(Direction direction, int peerStage) const
+{
+    const bool prev = peerStage < m_rank.stage;
+    if (direction == Direction::Recv)
+        return prev ? &HopPhases::inPrevS : &HopPhases::inNextS;
+    return prev ? &HopPhases::outPrevS : &HopPhases::outNextS;
+}
+
+void Executor::addHops(const HopPhases &h)
+{
+    m_hops.inPrevS += h.inPrevS;
+    m_hops.outPrevS += h.outPrevS;
+    m_hops.inNextS += h.inNextS;
+    m_hops.outNextS += h.outNextS;
 }
 
 Status Executor::broadcast(const Broadcast &op, Buffers &buffers)
@@ -277,7 +304,13 @@ Status Executor::broadcast(const Broadcast &op, Buffers &buffers)
         = m_backend.broadcast(group, op.root, *token, 1, m_phases.bubbleS, Traffic::Handshake);
         !s)
         return s;
-    return m_backend.broadcast(group, op.root, buffer.data + offset, count, m_phases.ppCommS);
+    double spentS = 0;
+    if (Status s = m_backend.broadcast(group, op.root, buffer.data + offset, count, spentS); !s)
+        return s;
+    m_phases.ppCommS += spentS;
+    // What arrived: activations from the previous stage, gradients from the next.
+    (op.payload == Payload::Activation ? m_hops.inPrevS : m_hops.inNextS) += spentS;
+    return okStatus();
 }
 
 } // namespace hetplan::runtime

@@ -14,9 +14,11 @@ namespace hetplan::runtime {
 
 // Runs one rank's program (runtime/program) on its model shard and its backend's groups (Gloo
 // on the CPU, NCCL on a GPU), one training iteration per call, and times where the time goes
-// (docs/runtime.md, "Phases"):
+// (docs/runtime.md, "Phases", and per rank as core/cost/rank_phases.h defines them):
 //   tp_comm  the TP all-reduces inside forward and backward;
 //   pp_comm  moving a hop's payload (sends, receives and the TP broadcast of what arrived);
+//            each exchange's and broadcast's time also goes to the hops it carries (in or
+//            out, from or to the previous or the next stage);
 //   dp_comm  the gradient all-reduces, payload only;
 //   bubble   waiting for a peer to be ready: every hop, broadcast and gradient sync starts
 //            with a one-float handshake among its participants, and its time is the wait;
@@ -47,6 +49,9 @@ private:
                                    const SampleRange &rows);
     // One float per transfer of the largest exchange: the handshakes, in backend memory.
     Result<float *> handshakeTokens();
+    // The hop a transfer with a rank of `peerStage` belongs to.
+    double HopPhases::*hopOf(Direction direction, int peerStage) const;
+    void addHops(const HopPhases &hops);
 
     const JobProgram &m_program;
     const Rank &m_rank;
@@ -55,6 +60,7 @@ private:
     Floats m_tokens;
     std::map<int, SampleRange> m_rowsOf; // micro-batch → this rank's rows
     Breakdown m_phases;                  // of the running iteration
+    HopPhases m_hops;                    // of the running iteration
     double m_lossSum = 0;
 };
 

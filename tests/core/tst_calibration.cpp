@@ -26,29 +26,25 @@ Plan twoByTwo()
     return plan;
 }
 
-// What a run of `plan` on `truth` measures, if the hetplan model were exact: per stage, its
-// per-micro-batch times times the micro-batches (the measurement file's per-iteration means).
+// What a run of `plan` on `truth` measures, if the hetplan model were exact: every rank's
+// predicted phases (core/cost/rank_phases.h) as its one iteration, summarized as a run's are.
 Measurement measuredOn(const Cluster &truth, const Plan &plan, const Workload &workload)
 {
     const Problem problem = makeProblem(truth, smallModel(), workload);
     const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(problem, plan);
     Measurement m;
     m.run.backend = BackendKind::Gloo;
-    m.iterationS = e.iterationS;
-    m.breakdown = e.breakdown;
-    for (size_t p = 0; p < plan.pipelines.size(); ++p)
-        for (size_t s = 0; s < plan.pipelines[p].stages.size(); ++s) {
-            const StageTiming &t = e.pipelines[p].stages[s];
-            const double mb = plan.pipelines[p].microBatches;
-            MeasuredStage stage;
-            stage.pipeline = int(p);
-            stage.stage = int(s);
-            stage.breakdown.computeS = t.computeS * mb;
-            stage.breakdown.tpCommS = t.tpCommS * mb;
-            stage.breakdown.ppCommS = t.hopS * mb;
-            stage.breakdown.dpCommS = t.dpCommS;
-            m.stages.push_back(stage);
-        }
+    m.loss = {0};
+    for (const RankPhases &r : planRankPhases(plan, e)) {
+        MeasuredRank rank;
+        rank.rank = r.rank;
+        rank.pipeline = r.pipeline;
+        rank.stage = r.stage;
+        rank.tpIndex = r.tpIndex;
+        rank.iterations = {{r.wallS, r.breakdown, r.hops}};
+        m.ranks.push_back(rank);
+    }
+    summarizeMeasurement(m);
     return m;
 }
 

@@ -144,6 +144,52 @@ private Q_SLOTS:
         QVERIFY(probed.topology.effectiveBandwidthBytesPerS(3, 4) < 10e9);
     }
 
+    void measuredLinksAreAchievedRatesLikePairOverrides()
+    {
+        // An imported probe of three hosts behind a switch (docs/import.md): each machine's link
+        // at its fastest measured pair, and one pair (B:0–C:0) whose rate the links did not give
+        // exactly as an override, at the same measured 19.1 MB/s and 100 µs as A:0–C:0's path.
+        Cluster c;
+        c.name = "probed";
+        c.switches = {{"switch", {}}};
+        for (const char *name : {"A", "B", "C"})
+            c.machines.push_back(machine(name, "Fast", 1, 100, 1));
+        c.links = {{"A", "switch", LinkKind::Ethernet, 0.1, 50},
+                   {"B", "switch", LinkKind::Ethernet, 0.1, 50},
+                   {"C", "switch", LinkKind::Ethernet, 0.0191, 50}};
+        c.pairOverrides = {{"B:0", "C:0", 0.0191, 100}};
+        for (const char *link : {"/links/A/switch/", "/links/B/switch/", "/links/C/switch/"}) {
+            c.origin.figures.push_back(
+                {std::string(link) + "bandwidth_GBps", "probe.json", "median"});
+            c.origin.figures.push_back({std::string(link) + "latency_us", "probe.json", "median"});
+        }
+        const Problem problem = makeProblem(c, smallModel(), trainWorkload(2, 512));
+        const Topology &t = problem.topology;
+        QCOMPARE(t.effectiveBandwidthBytesPerS(0, 2), 0.0191e9);
+        QCOMPARE(t.effectiveLatencyS(0, 2), 100e-6);
+        QCOMPARE(t.effectiveBandwidthBytesPerS(0, 2), t.effectiveBandwidthBytesPerS(1, 2));
+        QCOMPARE(t.effectiveLatencyS(0, 2), t.effectiveLatencyS(1, 2));
+        QCOMPARE(t.effectiveBandwidthBytesPerS(0, 2, PathKind::Ethernet), 0.0191e9);
+
+        // So a hop into C costs the same from A (over the links) as from B (the override).
+        const CostModel hetplan(CostModelKind::HetPlan);
+        const auto hopIntoC = [&](int from) {
+            Plan plan;
+            plan.pipelines = {pipeline(1, 2, {stage({from}, 1, 1, 0, 4), stage({2}, 1, 1, 4, 8)})};
+            return hetplan.evaluate(problem, plan).pipelines[0].stages[0].hopS;
+        };
+        QVERIFY(hopIntoC(0) > 0);
+        QCOMPARE(hopIntoC(0), hopIntoC(1));
+
+        // A link the origin does not name is nominal, and the default Ethernet figures apply.
+        Cluster drawn = c;
+        drawn.origin.figures.erase(drawn.origin.figures.begin(), drawn.origin.figures.begin() + 2);
+        const Problem partly = makeProblem(drawn, smallModel(), trainWorkload(2, 512));
+        const TransportFigures &ethernet = transportFigures(Cluster{}, LinkKind::Ethernet);
+        QCOMPARE(partly.topology.effectiveBandwidthBytesPerS(0, 2), 0.0191e9 * ethernet.efficiency);
+        QCOMPARE(partly.topology.effectiveBandwidthBytesPerS(1, 2), 0.0191e9);
+    }
+
     void aMixedPathCountsAsSockets()
     {
         // An InfiniBand hop then an Ethernet hop: no RDMA end to end.

@@ -1,6 +1,6 @@
-// Measured beside predicted (docs/runtime.md, "Comparing with the prediction"): every row is
-// keyed by run or stage and phase, reports format the key as a label, and the JSON carries the
-// key as fields so no reader has to parse the label.
+// Measured beside predicted (docs/runtime.md, "Comparing with the prediction", "Phases per
+// rank"): every row is keyed by run, stage or rank and phase, reports format the key as a label,
+// and the JSON carries the key as fields so no reader has to parse the label.
 #include "core/cost/measured_comparison.h"
 #include "core/io/comparison_json.h"
 #include "tests/test_registry.h"
@@ -13,7 +13,9 @@ using namespace hetplan;
 
 namespace {
 
-// One pipeline of two stages, four micro-batches, and a run that measured both stages.
+// One pipeline of two single-GPU stages and two micro-batches (the hand plan of
+// tst_rank_phases: per rank compute 6 s, pp 0.75 s, bubble 3 s and 1 s, walls 9.75 s and
+// 7.75 s), and a run that measured both ranks once.
 struct Fixture
 {
     Plan plan;
@@ -21,27 +23,47 @@ struct Fixture
     Measurement measured;
 };
 
+MeasuredRank measuredRank(int rank, double wallS, double bubbleS, HopPhases hops)
+{
+    MeasuredRank r;
+    r.rank = rank;
+    r.stage = rank;
+    RankIteration it;
+    it.wallS = wallS;
+    it.breakdown = {6, 0, 0.8, 0, bubbleS};
+    it.hops = hops;
+    r.iterations = {it};
+    return r;
+}
+
 Fixture twoStages()
 {
     Fixture f;
-    f.plan.pipelines.resize(1);
-    f.plan.pipelines[0].microBatches = 4;
+    Pipeline pipeline;
+    pipeline.microBatches = 2;
+    pipeline.stages.resize(2);
+    for (int s = 0; s < 2; ++s)
+        pipeline.stages[std::size_t(s)].gpus = {s};
+    f.plan.pipelines = {pipeline};
     f.predicted.iterationS = 2;
     f.predicted.breakdown = {1, 0.5, 0.25, 0.125, 0.125};
     f.predicted.pipelines.resize(1);
-    f.predicted.pipelines[0].stages.resize(2);
-    f.predicted.pipelines[0].stages[1].computeS = 0.25;
-    f.predicted.pipelines[0].stages[1].hopS = 0.01;
-    f.predicted.pipelines[0].stages[1].dpCommS = 0.3;
-    f.measured.iterationS = 2.5;
-    f.measured.breakdown = {1.5, 0.5, 0.25, 0.125, 0.125};
-    for (int s = 0; s < 2; ++s) {
-        MeasuredStage stage;
-        stage.stage = s;
-        stage.breakdown = {1.25 + s, 0, 0.05, 0.3, 0};
-        f.measured.stages.push_back(stage);
-    }
+    // forward, backward, compute, tp, hop, dp, the hop's forward part
+    f.predicted.pipelines[0].stages = {{1, 2, 3, 0, 0.5, 0, 0.25}, {1, 2, 3, 0, 0, 0, 0}};
+    f.measured.loss = {3};
+    f.measured.ranks = {measuredRank(0, 9.5, 2.7, {0, 0, 0.55, 0.5}),
+                        measuredRank(1, 7.5, 0.7, {0.5, 0.45, 0, 0})};
+    summarizeMeasurement(f.measured);
     return f;
+}
+
+const Comparison &row(const std::vector<Comparison> &rows, const PhaseKey &key)
+{
+    const auto it
+        = std::find_if(rows.begin(), rows.end(), [&](const Comparison &c) { return c.key == key; });
+    if (it == rows.end())
+        qFatal("no row %s", labelOf(key).c_str());
+    return *it;
 }
 
 } // namespace
@@ -76,22 +98,61 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(labelOf(key)), label);
     }
 
-    void rowsAreKeyedByRunThenStage()
+    void rowsAreKeyedByRunThenStageThenRank()
     {
         const Fixture f = twoStages();
         const std::vector<Comparison> rows = compareMeasured(f.plan, f.predicted, f.measured);
-        // The iteration, the five phases, then four phases per stage.
-        QCOMPARE(rows.size(), std::size_t(1 + 5 + 2 * 4));
+        // The iteration, the five phases, four phases per stage, then per rank its five phases
+        // and its two hops (each rank has one neighbour).
+        QCOMPARE(rows.size(), std::size_t(1 + 5 + 2 * 4 + 2 * (5 + 2)));
         QCOMPARE(rows[0].key, PhaseKey::ofRun(Phase::Iteration));
-        QCOMPARE(rows[0].relativeError(), 0.25);
+        QCOMPARE(rows[0].predicted, 2.0);
         QCOMPARE(rows[5].key, PhaseKey::ofRun(Phase::Bubble));
         const Comparison &compute = rows[1 + 5 + 4];
         QCOMPARE(compute.key, PhaseKey::ofStage(0, 1, Phase::Compute));
-        QCOMPARE(compute.predicted, 0.25 * 4); // per micro-batch times the micro-batches
-        QCOMPARE(compute.measured, 2.25);
-        const Comparison &dp = rows.back();
-        QCOMPARE(dp.key, PhaseKey::ofStage(0, 1, Phase::DpComm));
-        QCOMPARE(dp.predicted, 0.3); // once per iteration
+        QCOMPARE(compute.predicted, 3.0 * 2); // per micro-batch times the micro-batches
+        QCOMPARE(compute.measured, 6.0);
+        QCOMPARE(rows[1 + 5 + 8].key, PhaseKey::ofRank(0, 0, 0, Phase::Compute));
+        QCOMPARE(rows.back().key, PhaseKey::ofRank(0, 1, 1, Phase::HopOutPrev));
+    }
+
+    void bothSidesCountTheSameExchanges()
+    {
+        // The last stage receives activations and sends gradients: not 0 on either side.
+        const Fixture f = twoStages();
+        const std::vector<Comparison> rows = compareMeasured(f.plan, f.predicted, f.measured);
+        const Comparison &lastPp = row(rows, PhaseKey::ofStage(0, 1, Phase::PpComm));
+        QCOMPARE(lastPp.predicted, 0.75);
+        QCOMPARE(lastPp.measured, 0.8);
+        QCOMPARE(row(rows, PhaseKey::ofStage(0, 0, Phase::PpComm)).predicted, 0.75);
+        // Each hop in and out, per neighbour, on both sides.
+        QCOMPARE(row(rows, PhaseKey::ofRank(0, 1, 1, Phase::HopInPrev)).predicted, 0.5);
+        QCOMPARE(row(rows, PhaseKey::ofRank(0, 1, 1, Phase::HopOutPrev)).measured, 0.45);
+        QCOMPARE(row(rows, PhaseKey::ofRank(0, 0, 0, Phase::HopInNext)).measured, 0.55);
+        QCOMPARE(row(rows, PhaseKey::ofRank(0, 0, 0, Phase::HopOutNext)).predicted, 0.5);
+        QCOMPARE(row(rows, PhaseKey::ofRank(0, 1, 1, Phase::Bubble)).predicted, 1.0);
+    }
+
+    void theRunIsTheEndingRanksOnBothSides()
+    {
+        // Rank 0 ends the iteration on both sides; before, the prediction gave the slowest
+        // stage's figures and the measurement those of the rank that waited least.
+        const Fixture f = twoStages();
+        const std::vector<Comparison> rows = compareMeasured(f.plan, f.predicted, f.measured);
+        const Comparison &bubble = row(rows, PhaseKey::ofRun(Phase::Bubble));
+        QCOMPARE(bubble.predicted, 3.0);
+        QCOMPARE(bubble.measured, 2.7);
+        QCOMPARE(row(rows, PhaseKey::ofRun(Phase::PpComm)).predicted, 0.75);
+        QCOMPARE(f.measured.iterationS, 9.5);
+    }
+
+    void ranksWithoutRecordedHopsHaveNoHopRows()
+    {
+        Fixture f = twoStages();
+        for (MeasuredRank &r : f.measured.ranks)
+            r.iterations[0].hops.reset();
+        const std::vector<Comparison> rows = compareMeasured(f.plan, f.predicted, f.measured);
+        QCOMPARE(rows.size(), std::size_t(1 + 5 + 2 * 4 + 2 * 5));
     }
 
     void jsonCarriesTheKeyAsFields()
@@ -99,7 +160,7 @@ private Q_SLOTS:
         const Fixture f = twoStages();
         const nlohmann::json rows
             = comparisonToJson(compareMeasured(f.plan, f.predicted, f.measured));
-        QCOMPARE(rows.size(), std::size_t(14));
+        QCOMPARE(rows.size(), std::size_t(28));
         QCOMPARE(rows[0].at("phase").get<std::string>(), std::string("iteration"));
         QVERIFY(!rows[0].contains("pipeline"));
         const nlohmann::json &stage = rows[1 + 5 + 4];
@@ -108,7 +169,10 @@ private Q_SLOTS:
         QCOMPARE(stage.at("phase").get<std::string>(), std::string("compute"));
         QCOMPARE(stage.at("what").get<std::string>(), std::string("p0 s1 compute"));
         QVERIFY(!stage.contains("rank"));
-        QCOMPARE(stage.at("measured_s").get<double>(), 2.25);
+        QCOMPARE(stage.at("measured_s").get<double>(), 6.0);
+        const nlohmann::json &hop = rows.back();
+        QCOMPARE(hop.at("rank").get<int>(), 1);
+        QCOMPARE(hop.at("phase").get<std::string>(), std::string("hop_out_prev"));
     }
 };
 

@@ -67,14 +67,15 @@ void TestMeasurementJson::summaryFollowsTheDocumentedRules()
     const Measurement m = sample();
     QCOMPARE(m.ranks.front().rank, 0); // sorted
     QCOMPARE(m.iterations.size(), std::size_t(3));
-    // The slowest rank's wall time; the breakdown of the rank that waited least (rank 0).
+    // The wall time and the breakdown of the rank that ends the iteration: rank 1, then rank 0.
     QCOMPARE(m.iterations[0].iterationS, 2.0);
-    QCOMPARE(m.iterations[0].breakdown.bubbleS, 0.2);
+    QCOMPARE(m.iterations[0].breakdown.bubbleS, 1.0);
     QCOMPARE(m.iterations[2].iterationS, 1.1);
-    // Means skip the warm-up iteration: (1.2 + 1.1) / 2.
+    QCOMPARE(m.iterations[2].breakdown.bubbleS, 0.1);
+    // Means skip the warm-up iteration: (1.2 + 1.1) / 2, (0.6 + 0.1) / 2.
     QVERIFY(qFuzzyCompare(m.iterationS, 1.15));
     QVERIFY(qFuzzyCompare(m.tokensPerS, 8 * 16 / 1.15));
-    QVERIFY(qFuzzyCompare(m.breakdown.bubbleS, 0.1));
+    QVERIFY(qFuzzyCompare(m.breakdown.bubbleS, 0.35));
     QCOMPARE(m.stages.size(), std::size_t(2));
     QVERIFY(qFuzzyCompare(m.stages[1].breakdown.bubbleS, 0.5));
     QCOMPARE(m.stages[1].peakMemoryGiB, 1.5);
@@ -89,6 +90,19 @@ void TestMeasurementJson::writtenFilesReadBackUnchanged()
     QCOMPARE(writeMeasurement(*read), text);
     QCOMPARE(read->run.seed, std::uint64_t(7));
     QCOMPARE(read->ranks[1].iterations[0].wallS, 2.0);
+    QVERIFY(!read->ranks[1].iterations[0].hops); // not recorded: absent, not zero
+
+    // A rank's hops per neighbour and direction (docs/runtime.md, "Phases per rank").
+    Measurement withHops = sample();
+    withHops.ranks[1].iterations[2].hops = HopPhases{0.5, 0.25, 0, 0};
+    const auto back = parseMeasurement(writeMeasurement(withHops), "m.json");
+    QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+    QCOMPARE(back->ranks[1].iterations[2].hops, std::optional(HopPhases{0.5, 0.25, 0, 0}));
+    QVERIFY(!back->ranks[1].iterations[1].hops);
+    QCOMPARE(nlohmann::json::parse(
+                 writeMeasurement(withHops))["ranks"][1]["iterations"][2]["hops_s"]["hop_in_prev"]
+                 .get<double>(),
+             0.5);
 }
 
 // A GPU rank's predicted memory travels with it; a CPU rank's file has no such field.

@@ -79,7 +79,8 @@ Errors predictionErrors(const QString &cluster, const QString &plan, const QStri
     for (const QJsonValue &row : json(run).value(QStringLiteral("measured")).toArray()) {
         const QJsonObject r = row.toObject();
         const QString phase = r.value(QStringLiteral("phase")).toString();
-        const bool perStage = r.contains(QStringLiteral("stage"));
+        const bool perStage
+            = r.contains(QStringLiteral("stage")) && !r.contains(QStringLiteral("rank"));
         const double predicted = r.value(QStringLiteral("predicted_s")).toDouble();
         const double m = r.value(QStringLiteral("measured_s")).toDouble();
         if (phase == QStringLiteral("iteration") && !perStage)

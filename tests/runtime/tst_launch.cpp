@@ -413,6 +413,12 @@ void TestLaunch::launchMatchesLocalRun()
     for (std::size_t i = 0; i < mine.loss.size(); ++i)
         QCOMPARE(theirs->loss[i], mine.loss[i]);
     QCOMPARE(theirs->ranks.size(), mine.ranks.size());
+    // run.plan names the plan as this machine has it, not the ranks' uploaded copy, so
+    // `calibrate --measured` finds it without --plan.
+    const QFileInfo recordedPlan(QString::fromStdString(theirs->run.planFile));
+    QVERIFY2(recordedPlan.isAbsolute(), theirs->run.planFile.c_str());
+    QCOMPARE(recordedPlan.canonicalFilePath(),
+             QFileInfo(runtimeData("asymmetric.plan.json")).canonicalFilePath());
     // The keys were recorded, and every host's job folder is gone.
     QVERIFY(QFile::exists(m_knownHosts));
     for (int i = 0; i < kHosts; ++i)
