@@ -193,6 +193,10 @@
         <source>Calibrate from measurement</source>
         <translation>根据测量结果校准</translation>
     </message>
+    <message>
+        <source>Calibration changed no figure of the cluster; see the preview for why.</source>
+        <translation>校准未更改集群的任何参数；原因见预览。</translation>
+    </message>
 </context>
 <context>
     <name>hetplan::gui::CompareModel</name>

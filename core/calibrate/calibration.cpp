@@ -317,6 +317,19 @@ private:
     std::vector<size_t> m_rows;
 };
 
+// Root mean square of ln(predicted / measured) over the fitted rows, before or after the fit.
+double rmsLogError(const std::vector<PhaseFit> &rows, bool after)
+{
+    double squares = 0; // dimensionless
+    int count = 0;
+    for (const PhaseFit &row : rows)
+        if (usable(row)) {
+            squares += std::pow(logError(after ? row.after : row.before, row.measured), 2);
+            ++count;
+        }
+    return count > 0 ? std::sqrt(squares / count) : 0;
+}
+
 bool atBound(const FreeFit &f, size_t a)
 {
     return f.fit.x[a] >= f.upper[a] - 1e-9 || f.fit.x[a] <= f.lower[a] + 1e-9;
@@ -363,11 +376,6 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
     for (size_t k = 0; k < parameters.size(); ++k)
         if (parameters[k].ran)
             ran.push_back(k);
-    if (ran.empty())
-        return badInput(joined(runs)
-                        + ": the runs exercised none of this cluster's GPU types or links (CPU "
-                          "ranks stood in for its GPUs, or GPUs for its CPU types); calibrate a "
-                          "cluster that describes what ran (hetplan-cli import of its probe)");
     const Fitter fitter(cluster, *topology, catalog, runs, parameters, fittedRows);
 
     // Which figures the runs identify, at the start of the search.
@@ -466,6 +474,16 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
         }
     }
     result.cluster = withFigures(cluster, *topology, parameters, values, moved);
+    if (std::none_of(moved.begin(), moved.end(), [](bool m) { return m; })) {
+        // Nothing to change (no figure ran, or none is identified): the cluster as it was.
+        std::string failure;
+        const std::vector<PhaseFit> same = compareAll(cluster, catalog, runs, failure);
+        for (size_t i = 0; i < result.phases.size(); ++i)
+            result.phases[i].after = same[i].before;
+        result.rmsLogErrorAfter = result.rmsLogErrorBefore = rmsLogError(result.phases, false);
+        result.cluster = cluster;
+        return result;
+    }
 
     const std::string sources = joined(runs);
     const std::string how = "least-squares fit of the hetplan cost model over "
@@ -497,21 +515,10 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
     const std::vector<PhaseFit> after = compareAll(result.cluster, catalog, runs, failure);
     if (!failure.empty())
         return Error{ErrorKind::Internal, "calibrated cluster: " + failure};
-    // Sums of squared residuals ln(predicted / measured), dimensionless.
-    double squaredLogErrorSumBefore = 0;
-    double squaredLogErrorSumAfter = 0;
-    for (size_t i = 0; i < result.phases.size(); ++i) {
+    for (size_t i = 0; i < result.phases.size(); ++i)
         result.phases[i].after = after[i].before;
-        result.phases[i].fitted = usable(result.phases[i]);
-        if (!result.phases[i].fitted)
-            continue;
-        squaredLogErrorSumBefore
-            += std::pow(logError(result.phases[i].before, result.phases[i].measured), 2);
-        squaredLogErrorSumAfter
-            += std::pow(logError(result.phases[i].after, result.phases[i].measured), 2);
-    }
-    result.rmsLogErrorBefore = std::sqrt(squaredLogErrorSumBefore / double(fittedRows.size()));
-    result.rmsLogErrorAfter = std::sqrt(squaredLogErrorSumAfter / double(fittedRows.size()));
+    result.rmsLogErrorBefore = rmsLogError(result.phases, false);
+    result.rmsLogErrorAfter = rmsLogError(result.phases, true);
     result.cluster.calibration = calibrationRecord(*topology, runs, result.figures, result.phases);
     return result;
 }

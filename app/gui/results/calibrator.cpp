@@ -66,6 +66,11 @@ Calibrator::Calibrator(ResultsPanel *results, ClusterModel *model, QWidget *dial
     });
 }
 
+CalibrationPreview *Calibrator::preview() const
+{
+    return m_preview;
+}
+
 void Calibrator::cancel()
 {
     m_runner->cancel();
@@ -209,6 +214,13 @@ void Calibrator::apply()
     if (m_model->cluster() != m_fittedFrom) {
         fail(tr("The cluster changed while the preview was open, so the fit is not applied; "
                 "calibrate again to fit the cluster as it is now."));
+        return;
+    }
+    if (calibration.cluster == m_fittedFrom) {
+        // No figure ran or was identified: nothing to apply, nothing to undo.
+        m_last = std::move(calibration);
+        Q_EMIT calibrated(tr("Calibration changed no figure of the cluster; see the preview for "
+                             "why."));
         return;
     }
     // One undo step: the cluster's figures, then the plan shown before the re-plan.

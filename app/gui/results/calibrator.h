@@ -44,7 +44,7 @@ public:
     // From the start of a fit until its preview is closed.
     bool isRunning() const { return m_running; }
     // The open preview of a finished fit; null when none is open.
-    CalibrationPreview *preview() const { return m_preview; }
+    CalibrationPreview *preview() const;
 
 public Q_SLOTS:
     // Starts fitting to a run of the shown plan (the launch's measurement); previewReady() or
