@@ -478,8 +478,10 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
         // Nothing to change (no figure ran, or none is identified): the cluster as it was.
         std::string failure;
         const std::vector<PhaseFit> same = compareAll(cluster, catalog, runs, failure);
-        for (size_t i = 0; i < result.phases.size(); ++i)
+        for (size_t i = 0; i < result.phases.size(); ++i) {
             result.phases[i].after = same[i].before;
+            result.phases[i].fitted = usable(result.phases[i]);
+        }
         result.rmsLogErrorAfter = result.rmsLogErrorBefore = rmsLogError(result.phases, false);
         result.cluster = cluster;
         return result;
@@ -515,8 +517,10 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
     const std::vector<PhaseFit> after = compareAll(result.cluster, catalog, runs, failure);
     if (!failure.empty())
         return Error{ErrorKind::Internal, "calibrated cluster: " + failure};
-    for (size_t i = 0; i < result.phases.size(); ++i)
+    for (size_t i = 0; i < result.phases.size(); ++i) {
         result.phases[i].after = after[i].before;
+        result.phases[i].fitted = usable(result.phases[i]);
+    }
     result.rmsLogErrorBefore = rmsLogError(result.phases, false);
     result.rmsLogErrorAfter = rmsLogError(result.phases, true);
     result.cluster.calibration = calibrationRecord(*topology, runs, result.figures, result.phases);
