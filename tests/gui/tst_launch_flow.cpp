@@ -393,7 +393,7 @@ void TestLaunchFlow::finishedJobShowsMeasuredBesidePredicted()
         = compareMeasured(shown.plan, shown.evaluation, *m_window->lastMeasurement());
     QCOMPARE(table->rowCount(), int(expected.size()));
     // Predicted is the run as it trained (`evaluate --measured`'s prediction), not the plan at
-    // full size: the CPU ranks' fp32 run of the model at the run's batch.
+    // full size (the same here: the tiny model runs unscaled).
     const auto run = runtime::measuredRun(shown.plan, shown.problem->model,
                                           *m_window->lastMeasurement(), "run");
     QVERIFY2(run.ok(), run.ok() ? "" : run.error().message.c_str());
@@ -402,8 +402,6 @@ void TestLaunchFlow::finishedJobShowsMeasuredBesidePredicted()
     QCOMPARE(table->item(0, MeasuredView::What)->text(), QStringLiteral("iteration"));
     QCOMPARE(table->item(0, MeasuredView::Predicted)->text(),
              ResultsText::duration(asRun.iterationS));
-    QVERIFY(ResultsText::duration(asRun.iterationS)
-            != ResultsText::duration(shown.evaluation.iterationS));
     qInfo("longest GUI-thread stall while running a job to the end: %lld ms", heartbeat.maxGapMs());
     QVERIFY(heartbeat.maxGapMs() < kStallBoundMs);
 }
