@@ -372,6 +372,10 @@ Accept it only if the host&apos;s administrator confirms this fingerprint; it is
         <source>accepted the %1 key %2 of %3; connecting again</source>
         <translation>已接受 %3 的 %1 密钥 %2；重新连接</translation>
     </message>
+    <message>
+        <source>the launched run</source>
+        <translation>启动的运行</translation>
+    </message>
 </context>
 <context>
     <name>hetplan::gui::LaunchLog</name>

@@ -49,6 +49,156 @@
     </message>
 </context>
 <context>
+    <name>hetplan::gui::CalibrationPreview</name>
+    <message>
+        <source>GPU type %1 (%2)</source>
+        <translation>GPU 类型 %1（%2）</translation>
+    </message>
+    <message>
+        <source>every %1 link</source>
+        <translation>所有 %1 链路</translation>
+    </message>
+    <message>
+        <source>fitted</source>
+        <translation>已拟合</translation>
+    </message>
+    <message>
+        <source>AT BOUND, accepted</source>
+        <translation>处于边界，已接受</translation>
+    </message>
+    <message>
+        <source>REFUSED: fit at the bound (%1); kept</source>
+        <translation>已拒绝：拟合值处于边界（%1）；保持不变</translation>
+    </message>
+    <message>
+        <source>not identifiable; kept</source>
+        <translation>不可辨识；保持不变</translation>
+    </message>
+    <message>
+        <source>did not run; kept</source>
+        <translation>未运行；保持不变</translation>
+    </message>
+    <message>
+        <source>Calibration Preview</source>
+        <translation>校准预览</translation>
+    </message>
+    <message numerus="yes">
+        <source>Apply changes %n figure(s) of the cluster; the others are kept as they are.</source>
+        <translation>
+            <numerusform>应用将更改集群的 %n 个参数；其余保持不变。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The shown plan&apos;s predicted iteration time: %1 → %2.</source>
+        <translation>当前方案的预测迭代时间：%1 → %2。</translation>
+    </message>
+    <message>
+        <source>Residual of the phase times (rms of ln(predicted / measured)): %1 → %2.</source>
+        <translation>各阶段时间的残差（ln(预测 / 实测) 的均方根）：%1 → %2。</translation>
+    </message>
+    <message>
+        <source>Figure</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Before</source>
+        <translation>之前</translation>
+    </message>
+    <message>
+        <source>After</source>
+        <translation>之后</translation>
+    </message>
+    <message>
+        <source>±</source>
+        <translation>±</translation>
+    </message>
+    <message>
+        <source>Touches</source>
+        <translation>涉及</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>&amp;Apply</source>
+        <translation>应用(&amp;A)</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::Calibrator</name>
+    <message>
+        <source>&amp;Calibrate from Measurement…</source>
+        <translation>根据测量结果校准(&amp;C)…</translation>
+    </message>
+    <message>
+        <source>Calibrate from &amp;Last Run</source>
+        <translation>根据上次运行校准(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Fit the cluster&apos;s figures to the run the last launch measured, and re-plan</source>
+        <translation>按上次启动测得的运行拟合集群参数，并重新规划</translation>
+    </message>
+    <message>
+        <source>Fit the cluster&apos;s figures to measured runs of the shown plan</source>
+        <translation>用当前方案的实测运行拟合集群参数</translation>
+    </message>
+    <message>
+        <source>Calibrate</source>
+        <translation>校准</translation>
+    </message>
+    <message>
+        <source>Measurements of the shown plan</source>
+        <translation>当前方案的测量文件</translation>
+    </message>
+    <message>
+        <source>Measurements (*.json);;All files (*)</source>
+        <translation>测量文件 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>the last launch</source>
+        <translation>最近一次启动</translation>
+    </message>
+    <message>
+        <source>A calibration is still running; wait for it to finish.</source>
+        <translation>校准仍在进行；请等待其完成。</translation>
+    </message>
+    <message>
+        <source>Calibration needs the training plan the runs were made from: plan it first, then calibrate.</source>
+        <translation>校准需要这些运行所用的训练方案：请先规划，再校准。</translation>
+    </message>
+    <message>
+        <source>Calibration was stopped; the cluster is as it was.</source>
+        <translation>校准已停止；集群保持原样。</translation>
+    </message>
+    <message>
+        <source>The cluster changed while calibrating, so the fit is not applied; calibrate again to fit the cluster as it is now.</source>
+        <translation>校准期间集群已被修改，因此未应用拟合结果；请重新校准以拟合当前的集群。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Calibrated from %n run(s): rms error of the phase times %1 → %2</source>
+        <translation>
+            <numerusform>根据 %n 次运行校准：各阶段时间的均方根误差 %1 → %2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>the shown plan</source>
+        <translation>当前方案</translation>
+    </message>
+    <message>
+        <source>The cluster changed while the preview was open, so the fit is not applied; calibrate again to fit the cluster as it is now.</source>
+        <translation>预览打开期间集群已更改，因此不应用此次拟合；请重新校准以拟合当前的集群。</translation>
+    </message>
+    <message>
+        <source>Calibrate from measurement</source>
+        <translation>根据测量结果校准</translation>
+    </message>
+    <message>
+        <source>Calibration changed no figure of the cluster; see the preview for why.</source>
+        <translation>校准未更改集群的任何参数；原因见预览。</translation>
+    </message>
+</context>
+<context>
     <name>hetplan::gui::CompareModel</name>
     <message>
         <source>%1 (stopped early)</source>
@@ -526,8 +676,6 @@ Valid: %2; default %3</source>
         <translation>方案（已过时）</translation>
     </message>
     <message>
-        <source>Charts (out of date)</source>
-        <translation>图表（已过时）</translation>
         <source>%1 · %2</source>
         <translation>%1 · %2</translation>
     </message>
@@ -538,6 +686,10 @@ Valid: %2; default %3</source>
     <message>
         <source> · best so far %1, MFU %2</source>
         <translation> · 目前最佳 %1，MFU %2</translation>
+    </message>
+    <message>
+        <source>Charts (out of date)</source>
+        <translation>图表（已过时）</translation>
     </message>
 </context>
 <context>
@@ -611,8 +763,6 @@ Valid: %2; default %3</source>
         <translation>气泡</translation>
     </message>
     <message>
-        <source>Out of date: %1</source>
-        <translation>已过时：%1</translation>
         <source>Stage %1</source>
         <translation>阶段 %1</translation>
     </message>
@@ -623,6 +773,10 @@ Valid: %2; default %3</source>
     <message>
         <source>%1–%2 (%3 layers)</source>
         <translation>%1–%2（%3 层）</translation>
+    </message>
+    <message>
+        <source>Out of date: %1</source>
+        <translation>已过时：%1</translation>
     </message>
 </context>
 <context>
@@ -884,63 +1038,6 @@ This chart replays the 1F1B schedule micro-batch by micro-batch (%2): a stage th
     <message>
         <source>the strategy changed</source>
         <translation>策略已改变</translation>
-    </message>
-</context>
-<context>
-    <name>hetplan::gui::Calibrator</name>
-    <message>
-        <source>&amp;Calibrate from Measurement…</source>
-        <translation>根据测量结果校准(&amp;C)…</translation>
-    </message>
-    <message>
-        <source>Calibrate from &amp;Last Run</source>
-        <translation>根据上次运行校准(&amp;L)</translation>
-    </message>
-    <message>
-        <source>Fit the cluster&apos;s figures to the run the last launch measured, and re-plan</source>
-        <translation>按上次启动测得的运行拟合集群参数，并重新规划</translation>
-    </message>
-    <message>
-        <source>Fit the cluster's figures to measured runs of the shown plan</source>
-        <translation>用当前方案的实测运行拟合集群参数</translation>
-    </message>
-    <message>
-        <source>Calibrate</source>
-        <translation>校准</translation>
-    </message>
-    <message>
-        <source>Measurements of the shown plan</source>
-        <translation>当前方案的测量文件</translation>
-    </message>
-    <message>
-        <source>Measurements (*.json);;All files (*)</source>
-        <translation>测量文件 (*.json);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <source>the last launch</source>
-        <translation>最近一次启动</translation>
-    </message>
-    <message>
-        <source>A calibration is still running; wait for it to finish.</source>
-        <translation>校准仍在进行；请等待其完成。</translation>
-    </message>
-    <message>
-        <source>Calibration needs the training plan the runs were made from: plan it first, then calibrate.</source>
-        <translation>校准需要这些运行所用的训练方案：请先规划，再校准。</translation>
-    </message>
-    <message>
-        <source>Calibration was stopped; the cluster is as it was.</source>
-        <translation>校准已停止；集群保持原样。</translation>
-    </message>
-    <message>
-        <source>The cluster changed while calibrating, so the fit is not applied; calibrate again to fit the cluster as it is now.</source>
-        <translation>校准期间集群已被修改，因此未应用拟合结果；请重新校准以拟合当前的集群。</translation>
-    </message>
-    <message numerus="yes">
-        <source>Calibrated from %n run(s): rms error of the phase times %1 → %2</source>
-        <translation>
-            <numerusform>根据 %n 次运行校准：各阶段时间的均方根误差 %1 → %2</numerusform>
-        </translation>
     </message>
 </context>
 </TS>

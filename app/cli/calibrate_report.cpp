@@ -38,10 +38,19 @@ void printCalibration(std::ostream &out, const Calibration &c)
         if (std::isfinite(f.standardError))
             out << " ± " << number(f.standardError);
         out << "  (" << f.observations << " phase times)";
+        if (!f.runs.empty()) {
+            out << "\n      identified by";
+            for (const std::string &run : f.runs)
+                out << ' ' << run;
+        }
         if (!f.note.empty())
             out << "\n      " << f.note;
         out << '\n';
     }
+    for (const FittedFigure &f : c.figures)
+        if (f.verdict == FigureVerdict::AtBound)
+            out << "WARNING: " << f.field << " is not applied: its fit ends at the bound of its "
+                << "range (" << number(f.fittedValue) << "); --accept-bound applies it anyway\n";
     out << "Residual: rms of ln(predicted / measured) " << number(c.rmsLogErrorBefore) << " -> "
         << number(c.rmsLogErrorAfter) << " after " << c.iterations << " iterations\n\n";
     out << std::left << std::setw(34) << "phase (measured)" << std::right << std::setw(12)

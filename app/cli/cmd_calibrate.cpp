@@ -22,7 +22,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const Args::Spec kSpec{{"cluster", "measured", "out", "plan", "model"}, {"json"}};
+const Args::Spec kSpec{
+    {"cluster", "measured", "out", "plan", "model"}, {"json", "accept-bound"}, {"measured"}};
 
 std::vector<std::string> commaList(const std::string &text)
 {
@@ -111,7 +112,8 @@ int runCalibrate(const std::vector<std::string> &words)
     for (const auto *required : {&clusterPath, &out, &first})
         if (!*required)
             return fail(required->error());
-    std::vector<std::string> measurements{*first};
+    // Plain words after the first --measured are measurements too, as earlier versions read.
+    std::vector<std::string> measurements = args->values("measured");
     for (const std::string &more : args->positional())
         measurements.push_back(more);
     const std::vector<std::string> plans = commaList(args->value("plan").value_or(""));
@@ -139,7 +141,8 @@ int runCalibrate(const std::vector<std::string> &words)
             return fail(run.error());
         runs.push_back(std::move(run).value());
     }
-    auto calibration = calibrate(*cluster, builtinGpuCatalog(), runs);
+    auto calibration = calibrate(*cluster, builtinGpuCatalog(), runs,
+                                 {.acceptAtBound = args->has("accept-bound")});
     if (!calibration)
         return fail(calibration.error());
     if (Status written = writeOutput(*out, writeCluster(calibration->cluster)); !written)

@@ -4,7 +4,6 @@
 #include "app/cli/report.h"
 #include "app/cli/serving_report.h"
 #include "app/cli/setup.h"
-#include "core/cost/measured_plan.h"
 #include "core/cost/validator.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
@@ -112,18 +111,11 @@ int runEvaluate(const std::vector<std::string> &words)
     }
     std::vector<Comparison> comparison;
     if (measured) {
-        const std::string path = *args->value("measured");
-        auto samePlan = checkMeasuredPlan(*measured, path, plan, problem->topology, planPath);
-        if (!samePlan)
-            return fail(samePlan.error());
-        warn(*samePlan);
-        // The run is predicted as it trained: its --scale, sequence length and precision.
-        auto run = runtime::measuredRun(plan, problem->model, *measured, path);
-        if (!run)
-            return fail(run.error());
-        const Problem asRun{problem->topology, run->model, run->workload};
-        comparison
-            = compareMeasured(run->plan, (*costModel)->evaluate(asRun, run->plan), *measured);
+        auto rows = compareWithRun(*problem, **costModel, plan, planPath, *measured,
+                                   *args->value("measured"));
+        if (!rows)
+            return fail(rows.error());
+        comparison = std::move(rows).value();
     }
     if (args->has("json")) {
         std::string report = evaluateReportJson(evaluation, problem->topology, problem->workload,

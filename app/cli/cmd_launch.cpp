@@ -105,8 +105,8 @@ Result<LaunchSpec> launchSpec(const Args &args, std::vector<std::string> command
     return spec;
 }
 
-// Measured beside predicted, as `evaluate --measured` prints it: the plan evaluated with its
-// own cost model on its cluster.
+// Measured beside predicted, as `evaluate --measured` prints it: the run as it trained (its
+// scale, sequence length and precision) predicted with the plan's cost model on its cluster.
 Status printPredicted(const Args &args, const LaunchSpec &spec, const Measurement &measured)
 {
     std::optional<std::string> planCluster;
@@ -127,8 +127,11 @@ Status printPredicted(const Args &args, const LaunchSpec &spec, const Measuremen
         args, plan->costModel.empty() ? std::nullopt : std::optional(plan->costModel));
     if (!costModel)
         return costModel.error();
-    const Evaluation evaluation = (*costModel)->evaluate(*problem, *plan);
-    printComparison(std::cout, measured, compareMeasured(*plan, evaluation, measured));
+    auto rows
+        = compareWithRun(*problem, **costModel, *plan, spec.planName, measured, "the launched run");
+    if (!rows)
+        return rows.error();
+    printComparison(std::cout, measured, *rows);
     return okStatus();
 }
 

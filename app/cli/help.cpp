@@ -32,7 +32,7 @@ Commands:
             options] [--command WORD...]   (the ranks on other hosts over SSH)
   import    FILE|DIR... --out CLUSTER [--report FILE|-] [--name NAME] [--network KIND]
             [--cpu-memory-gib G]   (probe files, nccl-tests logs, topo -m, nvbandwidth)
-  calibrate --cluster FILE --measured M [M...] --out CLUSTER [--plan P1,P2,...]
+  calibrate --cluster FILE --measured M [--measured M2 ...] --out CLUSTER [--plan P1,P2,...]
             [--model NAME|FILE] [--json]
             (fit the cluster's figures to measured runs)
   --version print the version
@@ -219,22 +219,29 @@ method it came from (docs/import.md); the cluster file records the same in "orig
 )");
     if (command == "calibrate")
         return std::string(
-            R"(usage: hetplan-cli calibrate --cluster FILE --measured M [M...] --out CLUSTER [options]
+            R"(usage: hetplan-cli calibrate --cluster FILE --measured M [--measured M2 ...] --out CLUSTER
+                            [options]
 
 Fits the figures the hetplan cost model reads from the cluster to runs of plans on it
 (hetplan.measurement/1 files of `run`): each GPU type's achieved fraction and each link
 kind's transport efficiency and per-hop latency, by least squares over ln(predicted /
 measured) of the per-stage compute, TP, PP and DP times. Each run is predicted as it trained
 (its --scale, sequence length and backend precision). Prints every figure before and after
-with its standard error, or why the runs cannot tell it; the residual; and every phase time
-before and after (docs/calibration.md). The calibrated cluster records in "origin" what it
-was fitted from. A measurement of another plan than its own (run.plan_digest) is refused.
+with its standard uncertainty and the runs that identify it; a figure the runs cannot tell
+apart from another, that did not run (CPU ranks standing in for GPUs), or whose fit ends at
+a bound of its range is kept as it was and flagged (docs/calibration.md). The calibrated
+cluster records in "origin" what it was fitted from, and in "calibration" the figures'
+uncertainties and the residuals. A measurement of another plan than its own
+(run.plan_digest) is refused.
   --cluster FILE          the cluster the runs ran on (a file or a bundled example)
-  --measured M [M...]     measurement files; further ones follow as plain arguments
+  --measured M            a measurement file; give it once per run (several runs of
+                          different shapes identify more figures)
   --plan P1,P2,...        the plan of each measurement, in order (default: the plan each
                           measurement names in run.plan, as given or beside the file)
   --model NAME|FILE       the model every run trained (default: the one each plan names)
   --out CLUSTER|-         the calibrated cluster, written atomically
+  --accept-bound          apply a figure whose fit ends at a bound of its range (refused
+                          by default)
   --json                  the report as JSON
 )");
     return std::nullopt;

@@ -1,6 +1,10 @@
 #include "app/cli/measured_report.h"
 
 #include "app/cli/report.h"
+#include "app/cli/setup.h"
+#include "core/calibrate/run_prediction.h"
+#include "core/cost/measured_plan.h"
+#include "runtime/worker/measured_run.h"
 
 #include <cmath>
 #include <iomanip>
@@ -15,6 +19,22 @@ std::string relativeErrorText(double relative)
     std::ostringstream text;
     text << std::showpos << std::fixed << std::setprecision(0) << relative * 100 << " %";
     return text.str();
+}
+
+Result<std::vector<Comparison>> compareWithRun(const Problem &problem, const CostModel &model,
+                                               const Plan &plan, const std::string &planSource,
+                                               const Measurement &measured,
+                                               const std::string &measurementSource)
+{
+    auto samePlan
+        = checkMeasuredPlan(measured, measurementSource, plan, problem.topology, planSource);
+    if (!samePlan)
+        return samePlan.error();
+    warn(*samePlan);
+    auto run = runtime::measuredRun(plan, problem.model, measured, measurementSource);
+    if (!run)
+        return run.error();
+    return compareRun(problem.topology, model, *run);
 }
 
 void printComparison(std::ostream &out, const Measurement &measured,

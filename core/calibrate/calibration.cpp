@@ -1,6 +1,9 @@
 #include "core/calibrate/calibration.h"
 
+#include "core/calibrate/calibration_record.h"
+#include "core/calibrate/identifiability.h"
 #include "core/calibrate/least_squares.h"
+#include "core/calibrate/run_prediction.h"
 #include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/measured_comparison.h"
@@ -9,9 +12,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <limits>
 #include <map>
 #include <set>
+#include <sstream>
 
 namespace hetplan {
 namespace {
@@ -32,6 +37,7 @@ struct Parameter
     LinkKind link = LinkKind::Ethernet;
     double before = 0;   // the cluster's value as given
     bool nominal = true; // some pair of the link kind is not measured
+    bool ran = true;     // some run exercised it (see ranOn)
     double lower = 0;    // natural units
     double upper = 0;
 };
@@ -60,25 +66,40 @@ bool hasOwnEntry(const Cluster &cluster, LinkKind kind)
                        [&](const TransportFigures &t) { return t.kind == kind; });
 }
 
+// Whether a run on `backend` exercised devices of `type`: a CPU run stands in for a plan's GPUs
+// (a rehearsal), so it measures the cluster's CPU types only, a GPU run its GPU types only.
+bool ranOn(BackendKind backend, const GpuType &type)
+{
+    return isCpuType(type) == (backend == BackendKind::Gloo);
+}
+
 // The GPU types and link kinds the runs' plans use, as parameters at the cluster's values.
 std::vector<Parameter> parametersOf(const Topology &topology, std::span<const CalibrationRun> runs)
 {
-    std::set<std::string> types;
-    std::map<LinkKind, bool> kinds; // kind -> some pair of it is not measured
-    const auto pair = [&](int a, int b) {
-        if (a == b)
-            return;
-        bool &nominal = kinds[topology.pairKind(a, b)];
-        nominal = nominal || !topology.measuredPair(a, b);
+    std::map<std::string, bool> types; // name -> some run exercised it
+    struct KindUse
+    {
+        bool nominal = false; // some pair of it is not measured
+        bool ran = false;     // some run exercised a pair of it
     };
+    std::map<LinkKind, KindUse> kinds;
     for (const CalibrationRun &run : runs) {
+        const auto ran
+            = [&](int g) { return ranOn(run.measured.run.backend, topology.gpuType(g)); };
+        const auto pair = [&](int a, int b) {
+            if (a == b)
+                return;
+            KindUse &use = kinds[topology.pairKind(a, b)];
+            use.nominal = use.nominal || !topology.measuredPair(a, b);
+            use.ran = use.ran || (ran(a) && ran(b));
+        };
         std::vector<int> gpus;
         for (const Pipeline &pipeline : run.plan.pipelines)
             for (size_t s = 0; s < pipeline.stages.size(); ++s) {
                 const Stage &stage = pipeline.stages[s];
                 gpus.insert(gpus.end(), stage.gpus.begin(), stage.gpus.end());
                 for (int a : stage.gpus) {
-                    types.insert(topology.gpuType(a).name);
+                    types[topology.gpuType(a).name] |= ran(a);
                     for (int b : stage.gpus)
                         pair(a, b);
                     if (s + 1 < pipeline.stages.size())
@@ -92,23 +113,24 @@ std::vector<Parameter> parametersOf(const Topology &topology, std::span<const Ca
                     pair(a, b);
     }
     std::vector<Parameter> parameters;
-    for (const std::string &name : types) {
+    for (const auto &[name, ran] : types) {
         double fraction = 0;
         for (int g = 0; g < topology.gpuCount(); ++g)
             if (topology.gpuType(g).name == name)
                 fraction = topology.gpuType(g).achievedFraction;
-        parameters.push_back({Figure::AchievedFraction, name, {}, fraction, true, 1e-4, 1.0});
+        parameters.push_back({Figure::AchievedFraction, name, {}, fraction, true, ran, 1e-4, 1.0});
     }
     const Cluster &cluster = topology.cluster();
-    for (const auto &[kind, nominal] : kinds) {
+    for (const auto &[kind, use] : kinds) {
         // Defaults stand for nominal figures; where every pair of a kind is measured the
         // model reads them as they are, and so does the search at its start.
         const TransportFigures &used = transportFigures(cluster, kind);
-        const bool asDefault = hasOwnEntry(cluster, kind) || nominal;
+        const bool asDefault = hasOwnEntry(cluster, kind) || use.nominal;
         const double efficiency = asDefault ? used.efficiency : 1.0;
-        parameters.push_back({Figure::Efficiency, {}, kind, efficiency, asDefault, 1e-4, 10.0});
         parameters.push_back(
-            {Figure::LatencyFactor, {}, kind, used.latencyFactor, asDefault, 1e-3, 1e3});
+            {Figure::Efficiency, {}, kind, efficiency, asDefault, use.ran, 1e-4, 10.0});
+        parameters.push_back(
+            {Figure::LatencyFactor, {}, kind, used.latencyFactor, asDefault, use.ran, 1e-3, 1e3});
     }
     return parameters;
 }
@@ -166,9 +188,7 @@ std::vector<PhaseFit> compareAll(const Cluster &cluster, const GpuCatalog &catal
     }
     const CostModel model(CostModelKind::HetPlan);
     for (const CalibrationRun &run : runs) {
-        const Problem problem{*topology, run.model, run.workload};
-        const Evaluation evaluation = model.evaluate(problem, run.plan);
-        for (const Comparison &c : compareMeasured(run.plan, evaluation, run.measured)) {
+        for (const Comparison &c : compareRun(*topology, model, run)) {
             // The run's totals and the bubble (what the others leave) are shown, not fitted.
             const bool perStage = c.key.perStage() && c.key.phase != Phase::Bubble;
             rows.push_back({run.source, c.key, c.measured, c.predicted, kNaN, perStage});
@@ -202,10 +222,129 @@ std::string joined(std::span<const CalibrationRun> runs)
     return text;
 }
 
+std::string number(double value)
+{
+    std::ostringstream text;
+    text << std::setprecision(4) << value;
+    return text.str();
+}
+
+// The log-space fit over the parameters `free` (indices into `parameters`); the others stay
+// at their values before.
+struct FreeFit
+{
+    std::vector<size_t> free;
+    LeastSquaresFit fit;
+    std::vector<double> lower; // log bounds of the free ones
+    std::vector<double> upper;
+};
+
+class Fitter
+{
+public:
+    Fitter(const Cluster &cluster, const Topology &topology, const GpuCatalog &catalog,
+           std::span<const CalibrationRun> runs, const std::vector<Parameter> &parameters,
+           std::vector<size_t> rows)
+        : m_cluster(cluster)
+        , m_topology(topology)
+        , m_catalog(catalog)
+        , m_runs(runs)
+        , m_parameters(parameters)
+        , m_rows(std::move(rows))
+    {}
+
+    // Natural values: the parameters' before, `free` ones at exp(logValues).
+    std::vector<double> valuesAt(const std::vector<size_t> &free,
+                                 const std::vector<double> &logValues) const
+    {
+        std::vector<double> values;
+        for (const Parameter &p : m_parameters)
+            values.push_back(p.before);
+        for (size_t a = 0; a < free.size(); ++a)
+            values[free[a]] = naturalValue(m_parameters[free[a]], logValues[a]);
+        return values;
+    }
+
+    LeastSquaresProblem problem(const std::vector<size_t> &free, const std::stop_token &stop) const
+    {
+        LeastSquaresProblem problem{[this, free](const std::vector<double> &logValues) {
+                                        return residuals(valuesAt(free, logValues));
+                                    },
+                                    {},
+                                    {},
+                                    stop};
+        for (size_t k : free) {
+            problem.lower.push_back(std::log(m_parameters[k].lower));
+            problem.upper.push_back(std::log(m_parameters[k].upper));
+        }
+        return problem;
+    }
+
+    std::vector<double> start(const std::vector<size_t> &free) const
+    {
+        std::vector<double> x0;
+        for (size_t k : free)
+            x0.push_back(std::log(m_parameters[k].before));
+        return x0;
+    }
+
+    FreeFit fit(const std::vector<size_t> &free, const std::stop_token &stop) const
+    {
+        const LeastSquaresProblem p = problem(free, stop);
+        return {free, fitLeastSquares(p, start(free)), p.lower, p.upper};
+    }
+
+private:
+    std::vector<double> residuals(const std::vector<double> &values) const
+    {
+        std::string failure;
+        const std::vector<bool> all(m_parameters.size(), true);
+        const std::vector<PhaseFit> rows
+            = compareAll(withFigures(m_cluster, m_topology, m_parameters, values, all), m_catalog,
+                         m_runs, failure);
+        std::vector<double> r;
+        r.reserve(m_rows.size());
+        for (size_t i : m_rows)
+            r.push_back(failure.empty() ? logError(rows[i].before, rows[i].measured) : 1e3);
+        return r;
+    }
+
+    const Cluster &m_cluster;
+    const Topology &m_topology;
+    const GpuCatalog &m_catalog;
+    std::span<const CalibrationRun> m_runs;
+    const std::vector<Parameter> &m_parameters;
+    std::vector<size_t> m_rows;
+};
+
+// Root mean square of ln(predicted / measured) over the fitted rows, before or after the fit.
+double rmsLogError(const std::vector<PhaseFit> &rows, bool after)
+{
+    double squares = 0; // dimensionless
+    int count = 0;
+    for (const PhaseFit &row : rows)
+        if (usable(row)) {
+            squares += std::pow(logError(after ? row.after : row.before, row.measured), 2);
+            ++count;
+        }
+    return count > 0 ? std::sqrt(squares / count) : 0;
+}
+
+bool atBound(const FreeFit &f, size_t a)
+{
+    return f.fit.x[a] >= f.upper[a] - 1e-9 || f.fit.x[a] <= f.lower[a] + 1e-9;
+}
+
+std::string rangeText(const Parameter &p)
+{
+    return number(p.lower) + " to " + number(p.upper);
+}
+
 } // namespace
 
 Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
-                              std::span<const CalibrationRun> runs, const std::stop_token &stop)
+                              std::span<const CalibrationRun> runs,
+                              const CalibrationOptions &options, const std::stop_token &stop)
 {
     if (runs.empty())
         return badInput("calibration needs at least one measured run");
@@ -230,60 +369,125 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
         if (usable(result.phases[i]))
             fittedRows.push_back(i);
     const std::vector<Parameter> parameters = parametersOf(*topology, runs);
-    const std::vector<bool> all(parameters.size(), true);
+    for (const Parameter &p : parameters)
+        if (p.figure == Figure::AchievedFraction && p.ran)
+            result.gpuTypesRun.push_back(p.gpuType);
+    std::vector<size_t> ran;
+    for (size_t k = 0; k < parameters.size(); ++k)
+        if (parameters[k].ran)
+            ran.push_back(k);
+    const Fitter fitter(cluster, *topology, catalog, runs, parameters, fittedRows);
 
-    // Log parameters keep every figure positive and make the errors relative.
-    const auto residualsAt = [&](const std::vector<double> &logValues) {
-        std::vector<double> values(logValues.size());
-        for (size_t k = 0; k < values.size(); ++k)
-            values[k] = naturalValue(parameters[k], logValues[k]);
-        std::string failure;
-        const std::vector<PhaseFit> rows = compareAll(
-            withFigures(cluster, *topology, parameters, values, all), catalog, runs, failure);
-        std::vector<double> r;
-        r.reserve(fittedRows.size());
-        for (size_t i : fittedRows)
-            r.push_back(failure.empty() ? logError(rows[i].before, rows[i].measured) : 1e3);
-        return r;
-    };
-    LeastSquaresProblem problem{residualsAt, {}, {}, stop};
-    std::vector<double> x0;
+    // Which figures the runs identify, at the start of the search.
+    const std::vector<std::vector<double>> jacobian
+        = forwardJacobian(fitter.problem(ran, stop), fitter.start(ran));
+    const std::vector<Identifiability> identified = identifiability(jacobian);
     for (const Parameter &p : parameters) {
-        problem.lower.push_back(std::log(p.lower));
-        problem.upper.push_back(std::log(p.upper));
-        x0.push_back(std::log(p.before));
+        FittedFigure figure;
+        figure.field = fieldOf(p);
+        figure.before = figure.after = figure.fittedValue = p.before;
+        figure.standardError = kNaN;
+        figure.verdict = FigureVerdict::DidNotRun;
+        figure.note = "did not run: the runs' ranks stood in for other hardware (a CPU run of "
+                      "a GPU plan); kept";
+        result.figures.push_back(std::move(figure));
     }
-    const LeastSquaresFit fit = fitLeastSquares(problem, x0);
-    if (stop.stop_requested())
-        return Error{ErrorKind::Cancelled, "calibration stopped before the fit converged"};
-    result.iterations = fit.iterations;
-
-    std::vector<double> values(parameters.size());
-    std::vector<bool> moved(parameters.size(), false);
-    const std::string sources = joined(runs);
-    for (size_t k = 0; k < parameters.size(); ++k) {
-        const Parameter &p = parameters[k];
-        FittedFigure figure{fieldOf(p), p.before, p.before, kNaN, 0, {}};
-        for (const auto &row : fit.jacobian)
-            figure.observations += std::abs(row[k]) > 1e-9 ? 1 : 0;
-        if (figure.observations == 0) {
-            figure.note = "not identifiable from these runs: no measured phase depends on it; kept";
-        } else {
-            moved[k] = true;
-            values[k] = naturalValue(p, fit.x[k]);
-            figure.after = values[k];
-            figure.standardError = values[k] * fit.standardErrors[k];
-            if (fit.x[k] >= problem.upper[k] - 1e-9 || fit.x[k] <= problem.lower[k] + 1e-9)
-                figure.note = "at the bound of its range (" + std::to_string(p.lower) + " to "
-                              + std::to_string(p.upper) + "): the runs ask for more; no error bar";
-            else if (std::isnan(fit.standardErrors[k]))
-                figure.note = "no error bar: these runs cannot separate it from the other "
-                              "figures, or there are no more phase times than figures";
+    std::vector<size_t> free;
+    std::vector<std::string> collinear;
+    for (size_t a = 0; a < ran.size(); ++a) {
+        FittedFigure &figure = result.figures[ran[a]];
+        std::set<std::string> sources;
+        for (size_t i = 0; i < jacobian.size(); ++i)
+            if (std::abs(jacobian[i][a]) > 1e-9) {
+                ++figure.observations;
+                sources.insert(result.phases[fittedRows[i]].run);
+            }
+        for (const CalibrationRun &run : runs)
+            if (sources.contains(run.source))
+                figure.runs.push_back(run.source);
+        figure.verdict = FigureVerdict::Fitted;
+        figure.note.clear();
+        if (identified[a] == Identifiability::Identified) {
+            free.push_back(ran[a]);
+            continue;
         }
-        result.figures.push_back(figure);
+        figure.verdict = FigureVerdict::NotIdentifiable;
+        if (identified[a] == Identifiability::NoDependence) {
+            figure.note = "not identifiable: no measured phase depends on it; kept";
+        } else {
+            collinear.push_back(figure.field);
+        }
+    }
+    for (FittedFigure &figure : result.figures)
+        if (figure.verdict == FigureVerdict::NotIdentifiable && figure.note.empty()) {
+            std::string others;
+            for (const std::string &field : collinear)
+                if (field != figure.field)
+                    others += (others.empty() ? "" : ", ") + field;
+            figure.note = "not identifiable: these runs move it only together with " + others
+                          + "; kept (runs of other shapes or sizes separate them)";
+        }
+
+    // The fit over the identified figures; one that ends at a bound is refused (kept) and the
+    // others fitted again without it, unless the caller accepts it.
+    FreeFit fit{free, {}, {}, {}};
+    while (!fit.free.empty()) {
+        fit = fitter.fit(fit.free, stop);
+        if (stop.stop_requested())
+            return Error{ErrorKind::Cancelled, "calibration stopped before the fit converged"};
+        result.iterations += fit.fit.iterations;
+        std::vector<size_t> within;
+        for (size_t a = 0; a < fit.free.size(); ++a) {
+            const size_t k = fit.free[a];
+            if (!atBound(fit, a) || options.acceptAtBound) {
+                within.push_back(k);
+                continue;
+            }
+            FittedFigure &figure = result.figures[k];
+            figure.verdict = FigureVerdict::AtBound;
+            figure.fittedValue = naturalValue(parameters[k], fit.fit.x[a]);
+            figure.note = "REFUSED: the fit ends at the bound of its range ("
+                          + number(figure.fittedValue) + ", range " + rangeText(parameters[k])
+                          + "): the model cannot explain these runs with it; kept at "
+                          + number(figure.before) + " unless accepted explicitly";
+        }
+        if (within.size() == fit.free.size())
+            break;
+        fit.free = std::move(within);
     }
 
+    std::vector<double> values = fitter.valuesAt(fit.free, fit.fit.x);
+    std::vector<bool> moved(parameters.size(), false);
+    for (size_t a = 0; a < fit.free.size(); ++a) {
+        const size_t k = fit.free[a];
+        FittedFigure &figure = result.figures[k];
+        moved[k] = true;
+        figure.after = figure.fittedValue = values[k];
+        figure.standardError = values[k] * fit.fit.standardErrors[a];
+        if (atBound(fit, a)) {
+            figure.verdict = FigureVerdict::AcceptedAtBound;
+            figure.note = "AT BOUND, accepted: the fit ends at the bound of its range ("
+                          + rangeText(parameters[k]) + "); no error bar";
+        } else if (std::isnan(fit.fit.standardErrors[a])) {
+            figure.note = "no error bar: there are no more phase times than figures, or the "
+                          "runs cannot separate it from the others at the fitted values";
+        }
+    }
     result.cluster = withFigures(cluster, *topology, parameters, values, moved);
+    if (std::none_of(moved.begin(), moved.end(), [](bool m) { return m; })) {
+        // Nothing to change (no figure ran, or none is identified): the cluster as it was.
+        std::string failure;
+        const std::vector<PhaseFit> same = compareAll(cluster, catalog, runs, failure);
+        for (size_t i = 0; i < result.phases.size(); ++i) {
+            result.phases[i].after = same[i].before;
+            result.phases[i].fitted = usable(result.phases[i]);
+        }
+        result.rmsLogErrorAfter = result.rmsLogErrorBefore = rmsLogError(result.phases, false);
+        result.cluster = cluster;
+        return result;
+    }
+
+    const std::string sources = joined(runs);
     const std::string how = "least-squares fit of the hetplan cost model over "
                             + std::to_string(fittedRows.size()) + " measured phase times";
     for (GpuType &type : result.cluster.gpuTypes)
@@ -302,7 +506,7 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
             == origin.sources.end())
             origin.sources.push_back(run.source);
     for (const FittedFigure &figure : result.figures) {
-        if (figure.observations == 0)
+        if (!figure.changed())
             continue;
         std::erase_if(origin.figures,
                       [&](const MeasuredFigure &m) { return m.field == figure.field; });
@@ -313,21 +517,13 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
     const std::vector<PhaseFit> after = compareAll(result.cluster, catalog, runs, failure);
     if (!failure.empty())
         return Error{ErrorKind::Internal, "calibrated cluster: " + failure};
-    // Sums of squared residuals ln(predicted / measured), dimensionless.
-    double squaredLogErrorSumBefore = 0;
-    double squaredLogErrorSumAfter = 0;
     for (size_t i = 0; i < result.phases.size(); ++i) {
         result.phases[i].after = after[i].before;
         result.phases[i].fitted = usable(result.phases[i]);
-        if (!result.phases[i].fitted)
-            continue;
-        squaredLogErrorSumBefore
-            += std::pow(logError(result.phases[i].before, result.phases[i].measured), 2);
-        squaredLogErrorSumAfter
-            += std::pow(logError(result.phases[i].after, result.phases[i].measured), 2);
     }
-    result.rmsLogErrorBefore = std::sqrt(squaredLogErrorSumBefore / double(fittedRows.size()));
-    result.rmsLogErrorAfter = std::sqrt(squaredLogErrorSumAfter / double(fittedRows.size()));
+    result.rmsLogErrorBefore = rmsLogError(result.phases, false);
+    result.rmsLogErrorAfter = rmsLogError(result.phases, true);
+    result.cluster.calibration = calibrationRecord(*topology, runs, result.figures, result.phases);
     return result;
 }
 

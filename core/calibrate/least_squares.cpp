@@ -100,6 +100,12 @@ bool atLower(const LeastSquaresProblem &problem, const std::vector<double> &x, s
 
 } // namespace
 
+std::vector<std::vector<double>> forwardJacobian(const LeastSquaresProblem &problem,
+                                                 const std::vector<double> &x)
+{
+    return jacobianAt(problem, x, problem.residuals(x));
+}
+
 double sumOfSquares(const std::vector<double> &residuals)
 {
     double sum = 0;

@@ -38,4 +38,8 @@ LeastSquaresFit fitLeastSquares(const LeastSquaresProblem &problem, std::vector<
 
 double sumOfSquares(const std::vector<double> &residuals);
 
+// The forward-difference Jacobian the fit uses, at x (row per residual).
+std::vector<std::vector<double>> forwardJacobian(const LeastSquaresProblem &problem,
+                                                 const std::vector<double> &x);
+
 } // namespace hetplan

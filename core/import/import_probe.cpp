@@ -150,8 +150,9 @@ private:
         if (host.gpus.empty()) {
             // A CPU rank is one device of its host's machine.
             // Within the cluster file's 128 characters for a name.
-            const std::string typeName
-                = ("CPU " + (host.cpuModel.empty() ? machine.host : host.cpuModel)).substr(0, 128);
+            const std::string typeName = (std::string(kCpuTypePrefix)
+                                          + (host.cpuModel.empty() ? machine.host : host.cpuModel))
+                                             .substr(0, 128);
             if (!machine.gpu.empty() && machine.gpu != typeName)
                 return badInput(at(path) + ": CPU \"" + host.cpuModel + "\" differs from the "
                                 + "other ranks of " + machine.host

@@ -1,5 +1,6 @@
 // hetplan.cluster/1 (docs/formats.md) and the GPU type object it shares with the
 // GPU catalog.
+#include "core/io/calibration_record_json.h"
 #include "core/io/catalog_json.h"
 #include "core/io/format_objects.h"
 #include "core/io/formats.h"
@@ -345,6 +346,7 @@ Result<Cluster> parseCluster(std::string_view text, std::string_view source)
         for (std::size_t i = 0; i < transports.size(); ++i)
             c.transports.push_back(readTransport(transports.at(i), c));
         c.origin = readOrigin(root.optional("origin"));
+        c.calibration = jsonio::readCalibrationRecord(root.optional("calibration"));
         return c;
     });
 }
@@ -402,6 +404,8 @@ OrderedJson jsonio::clusterDocument(const Cluster &cluster)
     // Only imported or calibrated clusters carry one; drawn ones stay as they were.
     if (!cluster.origin.empty())
         j["origin"] = originJson(cluster.origin);
+    if (!cluster.calibration.empty())
+        j["calibration"] = jsonio::calibrationRecordJson(cluster.calibration);
     return j;
 }
 

@@ -47,7 +47,10 @@ std::string writeCalibrationReport(const Calibration &c)
                            {"before", f.before},
                            {"after", f.after},
                            {"standard_error", finiteOrNull(f.standardError)},
+                           {"verdict", nameOf<FigureVerdict>(kFigureVerdictNames, f.verdict)},
+                           {"fitted_value", f.fittedValue},
                            {"observations", f.observations},
+                           {"runs", f.runs},
                            {"note", f.note}});
     nlohmann::json phases = nlohmann::json::array();
     for (const PhaseFit &p : c.phases) {

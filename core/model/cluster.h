@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/model/calibration_record.h"
 #include "core/model/gpu_type.h"
 #include "core/model/transport_figures.h"
 
@@ -91,7 +92,8 @@ struct Cluster
     // Per-kind figures of the `hetplan` model that replace the catalog's (calibration writes
     // them); at most one per kind.
     std::vector<TransportFigures> transports;
-    ClusterOrigin origin; // which figures were measured, and from what
+    ClusterOrigin origin;          // which figures were measured, and from what
+    CalibrationRecord calibration; // the last calibration's uncertainties and residuals
 
     bool operator==(const Cluster &) const = default;
 };

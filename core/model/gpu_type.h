@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace hetplan {
 
@@ -46,5 +47,13 @@ struct GpuType
 
     bool operator==(const GpuType &) const = default;
 };
+
+// `import` names the type of CPU ranks "CPU <cpu model>" (docs/import.md); a run on the CPU
+// backend exercises these types only, a GPU run every other.
+inline constexpr std::string_view kCpuTypePrefix = "CPU ";
+inline bool isCpuType(const GpuType &type)
+{
+    return type.name.starts_with(kCpuTypePrefix);
+}
 
 } // namespace hetplan

@@ -3,6 +3,7 @@
 #include "core/calibrate/calibration.h"
 #include "core/calibrate/least_squares.h"
 #include "core/cost/cost_model.h"
+#include "core/io/formats.h"
 #include "core/model/transport_figures.h"
 #include "cost_test_fixtures.h"
 #include "tests/test_registry.h"
@@ -26,14 +27,16 @@ Plan twoByTwo()
     return plan;
 }
 
-// What a run of `plan` on `truth` measures, if the hetplan model were exact: every rank's
-// predicted phases (core/cost/rank_phases.h) as its one iteration, summarized as a run's are.
-Measurement measuredOn(const Cluster &truth, const Plan &plan, const Workload &workload)
+// What a GPU run of `plan` on `truth` measures, if the hetplan model were exact: every rank's
+// predicted phases (core/cost/rank_phases.h) as its one iteration, each phase times
+// 1 + noise[(rank * 5 + phase) % size] where noise is given, summarized as a run's are.
+Measurement measuredOn(const Cluster &truth, const Plan &plan, const Workload &workload,
+                       const std::vector<double> &noise = {})
 {
     const Problem problem = makeProblem(truth, smallModel(), workload);
     const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(problem, plan);
     Measurement m;
-    m.run.backend = BackendKind::Gloo;
+    m.run.backend = BackendKind::Cuda;
     m.loss = {0};
     for (const RankPhases &r : planRankPhases(plan, e)) {
         MeasuredRank rank;
@@ -41,7 +44,12 @@ Measurement measuredOn(const Cluster &truth, const Plan &plan, const Workload &w
         rank.pipeline = r.pipeline;
         rank.stage = r.stage;
         rank.tpIndex = r.tpIndex;
-        rank.iterations = {{r.wallS, r.breakdown, r.hops}};
+        Breakdown breakdown = r.breakdown;
+        if (!noise.empty())
+            for (const Phase phase : kBreakdownPhases)
+                breakdown.*phaseField(phase)
+                    *= 1 + noise[(size_t(r.rank) * 5 + size_t(phase)) % noise.size()];
+        rank.iterations = {{r.wallS, breakdown, r.hops}};
         m.ranks.push_back(rank);
     }
     summarizeMeasurement(m);
@@ -55,6 +63,35 @@ Cluster oneBox()
     c.name = "box";
     c.machines = {machine("A", "Fast", 6, 20, 5)};
     return c;
+}
+
+// The truth the runs below are made with: Fast GPUs at 0.3 of peak, PCIe at 0.4 of its
+// bandwidth and 2.5 times its latency.
+Cluster truthBox(double efficiency = 0.4)
+{
+    Cluster truth = oneBox();
+    GpuType fast = *testCatalog().find("Fast");
+    fast.achievedFraction = 0.3;
+    truth.gpuTypes = {fast};
+    truth.transports = {{LinkKind::Pcie, efficiency, 0.0, 2.5, 0.0, ""}};
+    return truth;
+}
+
+// Three stages of one GPU on one pipeline, four micro-batches: compute and PP hops only.
+Plan threeStages()
+{
+    Plan plan;
+    plan.pipelines = {
+        pipeline(1, 4, {stage({0}, 1, 1, 0, 3), stage({1}, 1, 1, 3, 6), stage({2}, 1, 1, 6, 8)})};
+    return plan;
+}
+
+const FittedFigure &figureOf(const Calibration &c, const std::string &field)
+{
+    for (const FittedFigure &f : c.figures)
+        if (f.field == field)
+            return f;
+    qFatal("no figure %s", field.c_str());
 }
 
 } // namespace
@@ -141,7 +178,7 @@ private Q_SLOTS:
                                                 measuredOn(oneBox(), twoByTwo(), workload)}};
         std::stop_source stop;
         stop.request_stop();
-        const auto result = calibrate(oneBox(), testCatalog(), runs, stop.get_token());
+        const auto result = calibrate(oneBox(), testCatalog(), runs, {}, stop.get_token());
         QVERIFY(!result.ok());
         QCOMPARE(result.error().kind, ErrorKind::Cancelled);
     }
@@ -167,6 +204,128 @@ private Q_SLOTS:
                 QVERIFY(f.note.find("not identifiable") != std::string::npos);
             }
         QVERIFY(result->cluster.transports.empty());
+    }
+
+    void twoRunsRecoverTheFiguresWithinTheirUncertainties()
+    {
+        // Two plans of different shapes, their times off the model's by up to ±3 %: each
+        // figure comes back within three standard uncertainties, and says which runs gave it.
+        const std::vector<double> noise{0.03, -0.02, 0.01, -0.03, 0.02, 0.0, -0.01};
+        const Workload workload = trainWorkload(8, 512);
+        const std::vector<CalibrationRun> runs{
+            {"a.json", twoByTwo(), smallModel(), workload,
+             measuredOn(truthBox(), twoByTwo(), workload, noise)},
+            {"b.json", threeStages(), smallModel(), workload,
+             measuredOn(truthBox(), threeStages(), workload, noise)}};
+        const auto result = calibrate(oneBox(), testCatalog(), runs);
+        QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+        const std::pair<const char *, double> truth[] = {{"/gpu_types/Fast/achieved_fraction", 0.3},
+                                                         {"/transports/pcie/efficiency", 0.4},
+                                                         {"/transports/pcie/latency_factor", 2.5}};
+        for (const auto &[field, value] : truth) {
+            const FittedFigure &f = figureOf(*result, field);
+            qInfo("%s: %.4g ± %.2g (truth %.4g)", field, f.after, f.standardError, value);
+            QCOMPARE(f.verdict, FigureVerdict::Fitted);
+            QVERIFY(f.standardError > 0);
+            QVERIFY2(std::abs(f.after - value) <= 3 * f.standardError, field);
+            QVERIFY2(f.standardError <= 0.15 * value, field);
+        }
+        QCOMPARE(figureOf(*result, "/gpu_types/Fast/achieved_fraction").runs,
+                 (std::vector<std::string>{"a.json", "b.json"}));
+        // The calibrated cluster keeps the uncertainties and the residuals per phase kind and
+        // link class, and writes them.
+        const CalibrationRecord &record = result->cluster.calibration;
+        QCOMPARE(record.figures.size(), size_t(3));
+        for (const FigureUncertainty &u : record.figures)
+            QCOMPARE(u.standardUncertainty, figureOf(*result, u.field).standardError);
+        const auto residual = [&](const char *phase, std::optional<LinkKind> link) {
+            return std::find_if(
+                record.residuals.begin(), record.residuals.end(),
+                [&](const PhaseResidual &r) { return r.phase == phase && r.link == link; });
+        };
+        QVERIFY(residual("compute", std::nullopt) != record.residuals.end());
+        const auto pp = residual("pp_comm", LinkKind::Pcie);
+        QVERIFY(pp != record.residuals.end());
+        QVERIFY(pp->rows >= 2);
+        QVERIFY(pp->rmsRelativeError > 0 && pp->rmsRelativeError < 0.05);
+        const std::string written = writeCluster(result->cluster);
+        QVERIFY2(written.find("\"standard_uncertainty\"") != std::string::npos, written.c_str());
+        auto read = parseCluster(written, "calibrated.json");
+        QVERIFY2(read.ok(), read.ok() ? "" : read.error().message.c_str());
+        QCOMPARE(read->calibration, record);
+    }
+
+    void aCollinearPairIsNotIdentifiable()
+    {
+        // Only one hop of one size is timed: the link's efficiency and latency factor move it
+        // alike, so neither can be told from the other; both stay, the compute figure moves.
+        const Workload workload = trainWorkload(8, 512);
+        Plan plan;
+        plan.pipelines = {pipeline(1, 4, {stage({0}, 1, 1, 0, 4), stage({1}, 1, 1, 4, 8)})};
+        const std::vector<CalibrationRun> runs{
+            {"one.json", plan, smallModel(), workload, measuredOn(truthBox(), plan, workload)}};
+        const auto result = calibrate(oneBox(), testCatalog(), runs);
+        QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+        for (const char *field :
+             {"/transports/pcie/efficiency", "/transports/pcie/latency_factor"}) {
+            const FittedFigure &f = figureOf(*result, field);
+            QVERIFY2(f.note.find("not identifiable") != std::string::npos, f.note.c_str());
+            QCOMPARE(f.verdict, FigureVerdict::NotIdentifiable);
+            QCOMPARE(f.after, f.before);
+            QVERIFY(f.observations > 0);
+        }
+        QVERIFY(result->cluster.transports.empty());
+        const FittedFigure &compute = figureOf(*result, "/gpu_types/Fast/achieved_fraction");
+        QCOMPARE(compute.verdict, FigureVerdict::Fitted);
+        QVERIFY(std::abs(compute.after - 0.3) < 1e-2);
+    }
+
+    void aFigureAtItsBoundIsRefusedUnlessAccepted()
+    {
+        // The runs' communication is four times faster than efficiency 10 (the range's top)
+        // explains: the fit ends at the bound, and the efficiency is kept as it was.
+        const Workload workload = trainWorkload(8, 512);
+        Measurement fast = measuredOn(truthBox(10), twoByTwo(), workload);
+        for (MeasuredStage &s : fast.stages)
+            for (const Phase phase : {Phase::TpComm, Phase::PpComm, Phase::DpComm})
+                s.breakdown.*phaseField(phase) /= 4;
+        const std::vector<CalibrationRun> runs{
+            {"fast.json", twoByTwo(), smallModel(), workload, fast}};
+        const auto refused = calibrate(oneBox(), testCatalog(), runs);
+        QVERIFY2(refused.ok(), refused.ok() ? "" : refused.error().message.c_str());
+        const FittedFigure &kept = figureOf(*refused, "/transports/pcie/efficiency");
+        qInfo("%s", kept.note.c_str());
+        QCOMPARE(kept.verdict, FigureVerdict::AtBound);
+        QCOMPARE(kept.after, kept.before);
+        QCOMPARE(kept.fittedValue, 10.0);
+        QVERIFY(kept.note.find("REFUSED") != std::string::npos);
+        for (const TransportFigures &t : refused->cluster.transports)
+            QCOMPARE(t.efficiency, kept.before);
+
+        const auto accepted = calibrate(oneBox(), testCatalog(), runs, {.acceptAtBound = true});
+        QVERIFY(accepted.ok());
+        const FittedFigure &taken = figureOf(*accepted, "/transports/pcie/efficiency");
+        QCOMPARE(taken.verdict, FigureVerdict::AcceptedAtBound);
+        QCOMPARE(taken.after, 10.0);
+    }
+
+    void aCpuRunOfAGpuPlanTouchesNoGpuType()
+    {
+        // CPU ranks rehearsed the plan of a GPU cluster: nothing of the cluster ran, so
+        // nothing of it changes, and each figure says why.
+        const Workload workload = trainWorkload(8, 512);
+        Measurement rehearsal = measuredOn(truthBox(), twoByTwo(), workload);
+        rehearsal.run.backend = BackendKind::Gloo;
+        const std::vector<CalibrationRun> runs{
+            {"cpu.json", twoByTwo(), smallModel(), workload, rehearsal}};
+        const auto result = calibrate(oneBox(), testCatalog(), runs);
+        QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+        QCOMPARE(result->figures.size(), size_t(3));
+        for (const FittedFigure &f : result->figures) {
+            QCOMPARE(f.verdict, FigureVerdict::DidNotRun);
+            QCOMPARE(f.after, f.before);
+        }
+        QCOMPARE(result->cluster, oneBox());
     }
 
     void refusesRunsWithNothingToFit()

@@ -253,6 +253,39 @@ private Q_SLOTS:
                  run.err.constData());
     }
 
+    // `calibrate --measured A --measured B`: several runs at once, each checked against its own
+    // plan; one of another plan is refused by its name.
+    void calibrateChecksEachMeasurementAgainstItsPlan()
+    {
+        QTemporaryDir dir;
+        const QString pipeline = runtimeData("pipeline.plan.json");
+        const QString first
+            = writeFile(dir, "first.json", pipelineMeasurement(digestOf("pipeline.plan.json")));
+        const QString second
+            = writeFile(dir, "second.json", pipelineMeasurement(digestOf("pipeline.plan.json")));
+        const QString other
+            = writeFile(dir, "other.json", pipelineMeasurement(digestOf("one-stage.plan.json")));
+        const auto calibrateBoth = [&](const QString &a, const QString &b) {
+            return cli({QStringLiteral("calibrate"), QStringLiteral("--cluster"),
+                        QStringLiteral("case-study"), QStringLiteral("--model"),
+                        runtimeData("tiny.model.json"), QStringLiteral("--plan"),
+                        pipeline + u',' + pipeline, QStringLiteral("--measured"), a,
+                        QStringLiteral("--measured"), b, QStringLiteral("--out"),
+                        dir.filePath(QStringLiteral("calibrated.json"))});
+        };
+        const Run both = calibrateBoth(first, second);
+        QVERIFY2(both.exitCode == 0, both.err.constData());
+        // CPU ranks ran the case study's GPU plan: every figure is kept, and says why.
+        QVERIFY2(both.out.contains("did not run"), both.out.constData());
+        QVERIFY2(both.out.contains("second.json p0 s1 compute"), both.out.constData());
+        QFile::remove(dir.filePath(QStringLiteral("calibrated.json")));
+        const Run mixed = calibrateBoth(first, other);
+        QCOMPARE(mixed.exitCode, 2);
+        QVERIFY2(mixed.err.contains("other.json") && !mixed.err.contains("first.json"),
+                 mixed.err.constData());
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("calibrated.json"))));
+    }
+
     void evaluateHelpMentionsMeasured()
     {
         const Run run = cli({"evaluate", "--help"});

@@ -1,19 +1,28 @@
-// Tools ▸ Calibrate from measurement… and calibrateFromRun (docs/calibration.md): a run of the
-// shown plan is fitted in the background and becomes one undoable edit of the cluster, a new
-// plan, and the breakdown chart's predicted, measured and calibrated bars; an edit made while
-// it runs, or closing the window, loses nothing.
+// Tools ▸ Calibrate from measurement… and calibrateFromRun (docs/calibration.md, "In the app"):
+// a run of the shown plan is fitted in the background, previewed (each figure before → after ±
+// its uncertainty, what it touches, the plan's time before → after), and on Apply becomes one
+// undoable edit of the cluster and the plan, and the breakdown chart's predicted, measured and
+// calibrated bars; Cancel, a run of another plan, a CPU rehearsal of the GPU plan, an edit made
+// while it runs, or closing the window change nothing.
 #include "core/cost/cost_model.h"
 #include "core/io/catalog_json.h"
+#include "core/plan/plan_digest.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
 #include "results/breakdown_chart.h"
+#include "results/calibration_preview.h"
 #include "results/calibrator.h"
+#include "results/results_text.h"
 #include "runtime/worker/measured_run.h"
 #include "tests/test_registry.h"
 #include "window_test_support.h"
 
+#include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
+#include <QPushButton>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTest>
 #include <QUndoStack>
 
@@ -23,12 +32,13 @@ using namespace hetplan::gui::test;
 
 namespace {
 
-// What a CPU run of the shown plan at scale 1 would measure if every GPU type reached
+// What a GPU run of the shown plan at scale 1 would measure if every GPU type reached
 // `fraction` of its peak: the cost model's own per-stage times for that cluster.
 Measurement runAt(const ShownPlan &shown, double fraction)
 {
     Measurement m;
-    m.run.backend = BackendKind::Gloo;
+    m.run.backend = BackendKind::Cuda;
+    m.run.planDigest = planDigest(shown.plan, shown.problem->topology);
     m.run.model = shown.problem->model.name;
     m.run.scale = 1;
     m.run.seqLen = shown.plan.workload.train.seqLen;
@@ -93,13 +103,42 @@ private Q_SLOTS:
         const int planBars = window.results()->breakdownChart()->barCount();
         QSignalSpy replanned(window.results(), &ResultsPanel::planShown);
         QSignalSpy calibrated(calibrator, &Calibrator::calibrated);
+        QSignalSpy previewed(calibrator, &Calibrator::previewReady);
         QVERIFY(calibrator->calibrateFromRun(runAt(shown, 0.2)));
         // The fit runs off the GUI thread: the call returns at once, and a second is refused
         // until the first is done.
-        QCOMPARE(calibrated.count(), 0);
+        QCOMPARE(previewed.count(), 0);
         QVERIFY(!calibrator->action()->isEnabled());
         QVERIFY(!calibrator->calibrateFromRun(runAt(shown, 0.2)));
-        QVERIFY(calibrated.wait(kPlanTimeoutMs));
+        QVERIFY(previewed.wait(kPlanTimeoutMs));
+
+        // The preview: every figure of the plan's GPU types before → after ± its uncertainty,
+        // what it touches, and the plan's time before → after; nothing is changed yet.
+        CalibrationPreview *preview = calibrator->preview();
+        QVERIFY(preview);
+        QCOMPARE(model->cluster(), before);
+        QCOMPARE(calibrated.count(), 0);
+        QTableWidget *table = preview->table();
+        int fractions = 0;
+        for (int row = 0; row < table->rowCount(); ++row) {
+            const QString field = table->item(row, CalibrationPreview::Figure)->text();
+            if (!field.endsWith(QLatin1String("/achieved_fraction")))
+                continue;
+            ++fractions;
+            QVERIFY2(table->item(row, CalibrationPreview::After)
+                         ->text()
+                         .startsWith(QLocale().toString(0.2, 'g', 1)),
+                     qPrintable(table->item(row, CalibrationPreview::After)->text()));
+            QVERIFY(table->item(row, CalibrationPreview::Touches)
+                        ->text()
+                        .contains(QLatin1String("GPU type")));
+        }
+        QVERIFY(fractions > 0);
+        QVERIFY2(
+            preview->summary()->text().contains(ResultsText::duration(shown.evaluation.iterationS)),
+            qPrintable(preview->summary()->text()));
+        preview->applyButton()->click();
+        QVERIFY(calibrated.count() > 0 || calibrated.wait(kPlanTimeoutMs));
         QVERIFY(calibrator->action()->isEnabled());
 
         const Calibration &c = *calibrator->last();
@@ -114,7 +153,80 @@ private Q_SLOTS:
         // The chart: the plan's bars, then the run predicted, measured and calibrated.
         QCOMPARE(window.results()->breakdownChart()->barCount(), planBars + 3);
 
+        QVERIFY(window.results()->shownPlan()->problem->topology.cluster() == model->cluster());
+
+        // One Undo restores the cluster and the plan shown before calibrating.
         model->undoStack()->undo();
+        QCOMPARE(model->cluster(), before);
+        QVERIFY(window.results()->shownPlan()->plan.pipelines == shown.plan.pipelines);
+        QCOMPARE(window.results()->shownPlan()->evaluation.iterationS, shown.evaluation.iterationS);
+        QVERIFY(window.results()->shownPlan()->problem->topology.cluster() == before);
+    }
+
+    void cancelInThePreviewChangesNothing()
+    {
+        MainWindow window;
+        QVERIFY(window.openExample(QStringLiteral("case-study")));
+        QVERIFY(planAndWait(window));
+        ClusterModel *model = window.document()->clusterModel();
+        const Cluster before = model->cluster();
+        const int steps = model->undoStack()->count();
+        Calibrator *calibrator = window.calibrator();
+        QSignalSpy previewed(calibrator, &Calibrator::previewReady);
+        QSignalSpy discarded(calibrator, &Calibrator::discarded);
+        QVERIFY(calibrator->calibrateFromRun(runAt(*window.results()->shownPlan(), 0.2)));
+        QVERIFY(previewed.wait(kPlanTimeoutMs));
+        calibrator->preview()->cancelButton()->click();
+        QCOMPARE(discarded.count(), 1);
+        QCOMPARE(model->cluster(), before);
+        QCOMPARE(model->undoStack()->count(), steps);
+        QVERIFY(!calibrator->last());
+        QVERIFY(calibrator->action()->isEnabled());
+    }
+
+    void aRunOfAnotherPlanIsRefused()
+    {
+        MainWindow window;
+        QVERIFY(window.openExample(QStringLiteral("case-study")));
+        QVERIFY(planAndWait(window));
+        QSignalSpy failed(window.calibrator(), &Calibrator::failed);
+        const int steps = window.document()->clusterModel()->undoStack()->count();
+        Measurement other = runAt(*window.results()->shownPlan(), 0.2);
+        other.run.planDigest = std::string(other.run.planDigest.size(), '0');
+        QVERIFY(!window.calibrator()->calibrateFromRun(other));
+        QCOMPARE(failed.count(), 1);
+        const QString message = failed.front().front().toString();
+        // It names both: the run and the shown plan.
+        QVERIFY2(message.contains(QLatin1String("the last launch"))
+                     && message.contains(QLatin1String("the shown plan")),
+                 qPrintable(message));
+        QCOMPARE(window.document()->clusterModel()->undoStack()->count(), steps);
+    }
+
+    void aCpuRehearsalChangesNoGpuFigure()
+    {
+        // CPU ranks rehearsed the plan of the A800 cluster: nothing of that cluster ran, so
+        // none of its figures may change.
+        MainWindow window;
+        QVERIFY(window.openExample(QStringLiteral("case-study")));
+        QVERIFY(planAndWait(window));
+        ClusterModel *model = window.document()->clusterModel();
+        const Cluster before = model->cluster();
+        const int steps = model->undoStack()->count();
+        QSignalSpy previewed(window.calibrator(), &Calibrator::previewReady);
+        Measurement rehearsal = runAt(*window.results()->shownPlan(), 0.2);
+        rehearsal.run.backend = BackendKind::Gloo;
+        QVERIFY(window.calibrator()->calibrateFromRun(rehearsal));
+        QVERIFY(previewed.wait(kPlanTimeoutMs));
+        QTableWidget *table = window.calibrator()->preview()->table();
+        QVERIFY(table->rowCount() > 0);
+        for (int row = 0; row < table->rowCount(); ++row)
+            QVERIFY2(table->item(row, CalibrationPreview::Status)
+                         ->text()
+                         .contains(QLatin1String("did not run")),
+                     qPrintable(table->item(row, CalibrationPreview::Figure)->text()));
+        window.calibrator()->preview()->applyButton()->click();
+        QCOMPARE(model->undoStack()->count(), steps);
         QCOMPARE(model->cluster(), before);
     }
 

@@ -419,6 +419,22 @@ void TestLaunch::launchMatchesLocalRun()
     QVERIFY2(recordedPlan.isAbsolute(), theirs->run.planFile.c_str());
     QCOMPARE(recordedPlan.canonicalFilePath(),
              QFileInfo(runtimeData("asymmetric.plan.json")).canonicalFilePath());
+    // The launch compares with the prediction of the run as it trained, the figures
+    // `evaluate --measured` prints for the same file, not with the plan at full size.
+    const CliRun evaluated
+        = runCli({QStringLiteral("evaluate"), QStringLiteral("--plan"),
+                  runtimeData("asymmetric.plan.json"), QStringLiteral("--model"),
+                  runtimeData("tiny.model.json"), QStringLiteral("--measured"), remote});
+    QVERIFY2(evaluated.exitCode == 0, qPrintable(evaluated.err));
+    const auto iterationRow = [](const QString &text) {
+        const QString table = text.section(QStringLiteral("The run as it trained"), 1);
+        for (const QString &line : table.split(u'\n'))
+            if (line.startsWith(QLatin1String("iteration ")))
+                return line.simplified().section(u' ', 0, 2); // what, predicted, measured
+        return QString();
+    };
+    QVERIFY2(!iterationRow(evaluated.out).isEmpty(), qPrintable(evaluated.out));
+    QCOMPARE(iterationRow(launch.out), iterationRow(evaluated.out));
     // The keys were recorded, and every host's job folder is gone.
     QVERIFY(QFile::exists(m_knownHosts));
     for (int i = 0; i < kHosts; ++i)

@@ -1,6 +1,7 @@
 #include "launch/launch_actions.h"
 
-#include "core/cost/measured_comparison.h"
+#include "core/calibrate/run_prediction.h"
+#include "core/cost/cost_model.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/plan/rank_layout.h"
@@ -12,6 +13,7 @@
 #include "model/document.h"
 #include "results/results_panel.h"
 #include "runtime/launcher/ssh_session.h"
+#include "runtime/worker/measured_run.h"
 
 #include <QAction>
 #include <QDockWidget>
@@ -348,9 +350,16 @@ void LaunchActions::onEnded(JobPhase phase, const QString &error)
     if (phase != JobPhase::Done || !m_controller->measurement() || !m_launched)
         return;
     m_lastMeasurement = m_controller->measurement();
-    m_measured->showRun(
-        *m_lastMeasurement,
-        compareMeasured(m_launched->plan, m_launched->evaluation, *m_lastMeasurement));
+    // Beside the prediction of the run as it trained (its scale, sequence length, precision),
+    // as `evaluate --measured` compares it, not the plan at full size.
+    std::vector<Comparison> rows;
+    const std::string source = tr("the launched run").toStdString();
+    if (auto run = runtime::measuredRun(m_launched->plan, m_launched->problem->model,
+                                        *m_lastMeasurement, source))
+        rows = compareRun(m_launched->problem->topology, CostModel(m_results->costModel()), *run);
+    else
+        m_panel->addJobLine(QString::fromStdString(run.error().message));
+    m_measured->showRun(*m_lastMeasurement, rows);
     m_measuredDock->show();
     m_measuredDock->raise();
     Q_EMIT measurementArrived(*m_lastMeasurement);

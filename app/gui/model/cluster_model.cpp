@@ -391,6 +391,7 @@ Status ClusterModel::applyCalibration(const Cluster &calibrated)
     next.cluster.gpuTypes = calibrated.gpuTypes;
     next.cluster.transports = calibrated.transports;
     next.cluster.origin = calibrated.origin;
+    next.cluster.calibration = calibrated.calibration;
     if (next.cluster == d->state.cluster)
         return okStatus();
     return commit(std::move(next), [&](const ClusterState &before, ClusterState after) {

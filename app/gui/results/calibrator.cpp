@@ -1,16 +1,20 @@
 #include "results/calibrator.h"
 
+#include "core/cost/measured_plan.h"
 #include "core/io/catalog_json.h"
 #include "core/io/measurement_json.h"
 #include "model/cluster_model.h"
 #include "results/breakdown_chart.h"
+#include "results/calibration_preview.h"
 #include "results/results_panel.h"
+#include "results/shown_plan_command.h"
 #include "runtime/worker/measured_run.h"
 #include "tasks/background_runner.h"
 
 #include <QAction>
 #include <QFileDialog>
 #include <QMessageBox>
+#include <QUndoStack>
 
 namespace hetplan::gui {
 namespace {
@@ -55,6 +59,16 @@ Calibrator::Calibrator(ResultsPanel *results, ClusterModel *model, QWidget *dial
         if (m_dialogParent && m_dialogParent->isVisible())
             QMessageBox::warning(m_dialogParent, tr("Calibrate"), message);
     });
+    connect(m_results, &ResultsPanel::planShown, this, [this] {
+        if (m_planAfter && !*m_planAfter && m_results->shownPlan()
+            && m_results->shownPlan()->problem->topology.cluster() == m_model->cluster())
+            *m_planAfter = m_results->shownPlan();
+    });
+}
+
+CalibrationPreview *Calibrator::preview() const
+{
+    return m_preview;
 }
 
 void Calibrator::cancel()
@@ -106,20 +120,33 @@ bool Calibrator::calibrateRuns(const std::vector<Measurement> &measured,
         return fail(tr("Calibration needs the training plan the runs were made from: plan it "
                        "first, then calibrate."));
     std::vector<CalibrationRun> runs;
+    m_warning.clear();
     for (size_t i = 0; i < measured.size(); ++i) {
+        // A run of another plan is refused, naming both (docs/runtime.md, "Comparing with
+        // the prediction"); one without a digest is fitted with a warning.
+        auto samePlan
+            = checkMeasuredPlan(measured[i], sources[i], shown->plan, shown->problem->topology,
+                                tr("the shown plan").toStdString());
+        if (!samePlan)
+            return fail(QString::fromStdString(samePlan.error().message));
+        if (!samePlan->empty())
+            m_warning += QString::fromStdString(*samePlan) + u'\n';
         auto run
             = runtime::measuredRun(shown->plan, shown->problem->model, measured[i], sources[i]);
         if (!run)
             return fail(QString::fromStdString(run.error().message));
         runs.push_back(std::move(run).value());
     }
+    m_warning = m_warning.trimmed();
+    m_planBefore = shown;
+    m_costModel = m_results->costModel();
     m_fittedFrom = m_model->cluster();
     m_runCount = int(runs.size());
     m_running = true;
     m_runner->start<Result<Calibration>>(
         [cluster = m_fittedFrom, runs = std::move(runs)](QPromise<Result<Calibration>> &promise,
                                                          const std::stop_token &stop) {
-            promise.addResult(calibrate(cluster, builtinGpuCatalog(), runs, stop));
+            promise.addResult(calibrate(cluster, builtinGpuCatalog(), runs, {}, stop));
         });
     updateActions();
     Q_EMIT started();
@@ -146,11 +173,69 @@ void Calibrator::onFinished(bool cancelled)
                 "again to fit the cluster as it is now."));
         return;
     }
-    if (Status applied = m_model->applyCalibration(calibration->cluster); !applied) {
+    showPreview(std::move(calibration).value());
+}
+
+void Calibrator::showPreview(Calibration calibration)
+{
+    // The shown plan as it is predicted now and on the calibrated cluster.
+    double afterS = 0;
+    if (auto topology = Topology::build(calibration.cluster, builtinGpuCatalog())) {
+        const Problem problem{*topology, m_planBefore->problem->model,
+                              m_planBefore->problem->workload};
+        afterS = CostModel(m_costModel).evaluate(problem, m_planBefore->plan).iterationS;
+    }
+    m_previewed = std::move(calibration);
+    m_running = true;
+    updateActions();
+    auto *preview
+        = new CalibrationPreview(*m_previewed, m_fittedFrom, m_planBefore->evaluation.iterationS,
+                                 afterS, m_warning, m_dialogParent);
+    preview->setAttribute(Qt::WA_DeleteOnClose);
+    m_preview = preview;
+    connect(preview, &QDialog::finished, this, [this](int result) {
+        m_running = false;
+        updateActions();
+        if (result == QDialog::Accepted) {
+            apply();
+        } else {
+            m_previewed.reset();
+            Q_EMIT discarded();
+        }
+    });
+    preview->open();
+    Q_EMIT previewReady();
+}
+
+void Calibrator::apply()
+{
+    Calibration calibration = std::move(*m_previewed);
+    m_previewed.reset();
+    if (m_model->cluster() != m_fittedFrom) {
+        fail(tr("The cluster changed while the preview was open, so the fit is not applied; "
+                "calibrate again to fit the cluster as it is now."));
+        return;
+    }
+    if (calibration.cluster == m_fittedFrom) {
+        // No figure ran or was identified: nothing to apply, nothing to undo.
+        m_last = std::move(calibration);
+        Q_EMIT calibrated(tr("Calibration changed no figure of the cluster; see the preview for "
+                             "why."));
+        return;
+    }
+    // One undo step: the cluster's figures, then the plan shown before the re-plan.
+    QUndoStack *stack = m_model->undoStack();
+    stack->beginMacro(tr("Calibrate from measurement"));
+    const Status applied = m_model->applyCalibration(calibration.cluster);
+    m_planAfter = std::make_shared<std::optional<ShownPlan>>();
+    if (applied)
+        stack->push(new ShownPlanCommand(m_results, m_planBefore, m_planAfter));
+    stack->endMacro();
+    if (!applied) {
         fail(QString::fromStdString(applied.error().message));
         return;
     }
-    m_last = std::move(calibration).value();
+    m_last = std::move(calibration);
     m_results->breakdownChart()->setRunComparison(comparisonOf(*m_last));
     m_results->plan();
     Q_EMIT calibrated(
