@@ -1,5 +1,6 @@
 #include "core/calibrate/calibration.h"
 
+#include "core/calibrate/calibration_residuals.h"
 #include "core/calibrate/least_squares.h"
 #include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
@@ -306,7 +307,7 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
             continue;
         std::erase_if(origin.figures,
                       [&](const MeasuredFigure &m) { return m.field == figure.field; });
-        origin.figures.push_back({figure.field, sources, how});
+        origin.figures.push_back({figure.field, sources, how, MeasuredBy::Calibration});
     }
 
     std::string failure;
@@ -328,6 +329,8 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
     }
     result.rmsLogErrorBefore = std::sqrt(squaredLogErrorSumBefore / double(fittedRows.size()));
     result.rmsLogErrorAfter = std::sqrt(squaredLogErrorSumAfter / double(fittedRows.size()));
+    result.cluster.origin.residuals
+        = calibrationResiduals(*topology, runs, result.phases, kMinMeasuredS);
     return result;
 }
 
