@@ -18,7 +18,8 @@ Commands:
             [--warm-start FILE] [--remove-gpus A:0,A:1]   (hexgen re-planning, §5.3)
   evaluate  --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--cost-model NAME] [--json]
             [--measured MEASUREMENT]   (predicted beside what `run` measured)
-  compare   --cluster ... --model ... [--planners a,b,...] [--rank-by mean|p90] [--time-limit S] [--json]
+  compare   --cluster ... --model ... [--planners a,b,...] [--rank-by mean|p90]
+            [--time-limit S] [--json]
   sweep     --cluster ... --model ... (--link A-B | --inter | --intra) --bandwidth 0.5,1,2,5
             [--time-limit S] [--json]
   validate  FILE...

@@ -22,11 +22,12 @@ using namespace hetplan::testing;
 
 namespace {
 
-// Two stages: tp 2 on machine A (PCIe), then a hop over Ethernet to machine B, 4 micro-batches.
+// Two stages, 4 micro-batches: the bottleneck on machine B's Slow GPUs at tp 2 (PCIe) with 6
+// layers, then a hop over Ethernet to one of machine A's Fast GPUs with 2.
 Plan acrossMachines()
 {
     Plan plan;
-    plan.pipelines = {pipeline(1, 4, {stage({0, 1}, 2, 1, 0, 4), stage({3}, 1, 1, 4, 8)})};
+    plan.pipelines = {pipeline(1, 4, {stage({3, 4}, 2, 1, 0, 6), stage({0}, 1, 1, 6, 8)})};
     return plan;
 }
 
@@ -137,7 +138,7 @@ private Q_SLOTS:
         const double widthS = e.interval->iteration.hiS - e.interval->iteration.loS;
         const double catalogWidthS
             = catalog.interval->iteration.hiS - catalog.interval->iteration.loS;
-        QVERIFY2(widthS < 0.6 * catalogWidthS,
+        QVERIFY2(widthS < 0.8 * catalogWidthS,
                  qPrintable(QStringLiteral("%1 s vs %2 s").arg(widthS).arg(catalogWidthS)));
         QVERIFY(!e.interval->extrapolates());
     }
@@ -145,7 +146,7 @@ private Q_SLOTS:
     void aCalibrationResidualGivesTheWidth()
     {
         Cluster c = measuredBy(MeasuredBy::Calibration);
-        c.origin.residuals = {{"compute", "Fast", std::nullopt, 0.05, 6},
+        c.origin.residuals = {{"compute", "Slow", std::nullopt, 0.05, 6},
                               {"pp_comm", "", LinkKind::Ethernet, 0.3, 2}};
         const Evaluation e = evaluateOn(c, acrossMachines());
         QVERIFY(e.interval);
@@ -163,7 +164,7 @@ private Q_SLOTS:
         const Evaluation e = evaluateOn(twoMachineCluster(), acrossMachines());
         const PredictionInterval &i = *e.interval;
         const Breakdown &b = e.breakdown;
-        // Compute and bubble rest on Fast; TP on PCIe; the hop on Ethernet; no DP.
+        // Compute and bubble rest on Slow; TP on PCIe; the hop on Ethernet; no DP.
         const double fastUpS = (i.computeS.hiS - b.computeS) + (i.bubbleS.hiS - b.bubbleS);
         const double upS = std::sqrt(fastUpS * fastUpS + std::pow(i.tpCommS.hiS - b.tpCommS, 2)
                                      + std::pow(i.ppCommS.hiS - b.ppCommS, 2));
@@ -248,7 +249,7 @@ private Q_SLOTS:
     {
         using hetplan::test::cli;
         const auto run = cli({"compare", "--cluster", "case-study", "--model", "llama2-13b",
-                              "--planners", "megatron,holmes", "--rank-by", "p90", "--json"});
+                              "--planners", "metis,holmes", "--rank-by", "p90", "--json"});
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const QJsonObject report = QJsonDocument::fromJson(run.out).object();
         QCOMPARE(report.value(QStringLiteral("rank_by")).toString(), QStringLiteral("p90"));
