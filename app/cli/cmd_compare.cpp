@@ -26,7 +26,7 @@ void printRow(const CompareRow &row)
 {
     const std::string name(plannerName(row.planner));
     if (!row.search) {
-        std::printf("%-12s %12s %16s %8s %12s %10s %10s  %s\n", name.c_str(), "-", "-", "-", "-",
+        std::printf("%-12s %12s %17s %8s %12s %10s %10s  %s\n", name.c_str(), "-", "-", "-", "-",
                     "-", "-", row.search.error().message.c_str());
         return;
     }
@@ -38,8 +38,8 @@ void printRow(const CompareRow &row)
         status += ", extrapolates: ";
         status += extrapolationText(*evaluation.interval);
     }
-    std::printf("%-12s %12s %16s %8s %12s %10zu %10s  %s\n", name.c_str(),
-                formatSeconds(evaluation.iterationS).c_str(), range.c_str(),
+    std::printf("%-12s %12s %s %8s %12s %10zu %10s  %s\n", name.c_str(),
+                formatSeconds(evaluation.iterationS).c_str(), padLeft(range, 17).c_str(),
                 cell("%.1f %%", 100 * evaluation.mfu).c_str(),
                 cell("%.0f", evaluation.tokensPerS).c_str(), row.search->plan.pipelines.size(),
                 formatSeconds(row.search->planningS).c_str(), status.c_str());
@@ -83,7 +83,7 @@ int runCompare(const std::vector<std::string> &words)
     // Ranked rows wait for the last planner; unranked ones print as each planner returns.
     const bool streamed = !json && !rankBy;
     if (!json)
-        std::printf("%-12s %12s %16s %8s %12s %10s %10s  %s\n", "planner", "iteration",
+        std::printf("%-12s %12s %17s %8s %12s %10s %10s  %s\n", "planner", "iteration",
                     "90 % interval", "MFU", "tokens/s", "pipelines", "planned in", "status");
     for (PlannerKind kind : kinds) {
         if (receivedSignal() != 0)

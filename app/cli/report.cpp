@@ -21,17 +21,6 @@ std::string format(const char *fmt, double value)
     return buffer;
 }
 
-// Pads to `width` characters as a terminal shows them: UTF-8 continuation bytes take no
-// column (layer ranges carry an en dash).
-std::string padRight(std::string text, size_t width)
-{
-    const auto columns = size_t(std::count_if(text.begin(), text.end(), [](char c) {
-        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    }));
-    if (columns < width)
-        text.append(width - columns, ' ');
-    return text;
-}
 
 std::string gpuList(const Problem &problem, const std::vector<int> &gpus)
 {
@@ -82,6 +71,33 @@ std::string joinedNames(const std::vector<std::string> &names)
 }
 
 } // namespace
+
+namespace {
+
+size_t terminalColumns(const std::string &text)
+{
+    return size_t(std::count_if(text.begin(), text.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    }));
+}
+
+} // namespace
+
+std::string padRight(std::string text, size_t width)
+{
+    const size_t columns = terminalColumns(text);
+    if (columns < width)
+        text.append(width - columns, ' ');
+    return text;
+}
+
+std::string padLeft(std::string text, size_t width)
+{
+    const size_t columns = terminalColumns(text);
+    if (columns < width)
+        text.insert(0, width - columns, ' ');
+    return text;
+}
 
 std::vector<std::string> firstLines(const std::vector<std::string> &lines)
 {

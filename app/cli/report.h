@@ -25,6 +25,11 @@ void printServing(std::ostream &out, const ServingFigures &serving);
 inline constexpr std::size_t kShownErrors = 20;
 std::vector<std::string> firstLines(const std::vector<std::string> &lines);
 
+// Pads to `width` characters as a terminal shows them: UTF-8 continuation bytes take no
+// column (layer ranges and intervals carry an en dash).
+std::string padRight(std::string text, size_t width);
+std::string padLeft(std::string text, size_t width);
+
 // "12.3 s", "845 ms", "3.1 µs": a duration with a unit a person reads at a glance.
 std::string formatSeconds(double seconds);
 // "14.2–18.9 s": an interval in the unit of its upper end.
