@@ -21,7 +21,6 @@ std::string format(const char *fmt, double value)
     return buffer;
 }
 
-
 std::string gpuList(const Problem &problem, const std::vector<int> &gpus)
 {
     std::string text;
