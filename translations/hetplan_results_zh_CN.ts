@@ -571,8 +571,8 @@ Valid: %2; default %3</source>
         <translation>链路类别 %1</translation>
     </message>
     <message>
-        <source>Extrapolates: nothing measured %1; the interval is the catalog&apos;s wide default. Probe or calibrate to narrow it.</source>
-        <translation>外推：%1 没有任何实测数据；区间为目录的宽默认值。运行探测或校准可使其收窄。</translation>
+        <source>Extrapolates: no measured figure for %1; the interval is the catalog&apos;s wide default. Probe or calibrate to narrow it.</source>
+        <translation>外推：%1 没有实测数据；区间为目录的宽默认值。运行探测或校准可使其收窄。</translation>
     </message>
     <message>
         <source>%1 s</source>

@@ -56,7 +56,7 @@ QString ResultsText::extrapolationNote(const std::optional<PredictionInterval> &
 {
     if (!interval || !interval->extrapolates())
         return {};
-    return tr("Extrapolates: nothing measured %1; the interval is the catalog's wide default. "
+    return tr("Extrapolates: no measured figure for %1; the interval is the catalog's wide default. "
               "Probe or calibrate to narrow it.")
         .arg(extrapolated(*interval));
 }
