@@ -238,11 +238,13 @@ private Q_SLOTS:
         QVERIFY(rankingS(a, RankBy::P90) > rankingS(b, RankBy::P90));
         QVERIFY(near(rankingS(a, RankBy::P90), 10 + 10 * kPercentile90Z / kInterval90Z));
 
-        // The same two plans, priced by the cost model: one on catalog figures, one measured.
+        // Priced by the cost model: the plan on measured figures keeps a smaller margin above
+        // its prediction than on catalog ones.
         const Evaluation wide = evaluateOn(twoMachineCluster(), acrossMachines());
         const Evaluation narrow = evaluateOn(measuredBy(MeasuredBy::NcclTests), acrossMachines());
-        QVERIFY(near(wide.iterationS, narrow.iterationS));
-        QVERIFY(rankingS(narrow, RankBy::P90) < rankingS(wide, RankBy::P90));
+        QVERIFY(rankingS(narrow, RankBy::P90) / narrow.iterationS
+                < rankingS(wide, RankBy::P90) / wide.iterationS);
+        QCOMPARE(rankingS(wide, RankBy::Mean), wide.iterationS);
     }
 
     void theCliPrintsTheIntervalAndRanksByP90()
@@ -278,7 +280,7 @@ private Q_SLOTS:
         QVERIFY2(bad.err.contains("mean, p90"), bad.err.constData());
 
         const auto text = cli(
-            {"plan", "--cluster", "case-study", "--model", "llama2-13b", "--planner", "megatron"});
+            {"plan", "--cluster", "case-study", "--model", "llama2-13b", "--planner", "holmes"});
         QVERIFY2(text.exitCode == 0, text.err.constData());
         QVERIFY2(text.out.contains("(90 %"), text.out.constData());
         // The bundled case study is drawn from catalog figures: its GPU types extrapolate.
