@@ -55,6 +55,10 @@
 <context>
     <name>hetplan::gui::CompareModel</name>
     <message>
+        <source>The interval is the catalog&apos;s wide default; probe or calibrate to narrow it.</source>
+        <translation>该区间为目录的宽默认值；运行探测或校准可使其收窄。</translation>
+    </message>
+    <message>
         <source>90 % interval</source>
         <translation>90% 区间</translation>
     </message>
@@ -563,16 +567,16 @@ Valid: %2; default %3</source>
         <translation>%1（%2%：%3）</translation>
     </message>
     <message>
-        <source>GPU type %1</source>
+        <source>GPU types %1</source>
         <translation>GPU 型号 %1</translation>
     </message>
     <message>
-        <source>link class %1</source>
+        <source>link classes %1</source>
         <translation>链路类别 %1</translation>
     </message>
     <message>
-        <source>Extrapolates: no measured figure for %1; the interval is the catalog&apos;s wide default. Probe or calibrate to narrow it.</source>
-        <translation>外推：%1 没有实测数据；区间为目录的宽默认值。运行探测或校准可使其收窄。</translation>
+        <source>Extrapolates (no measured figure): %1</source>
+        <translation>外推（无实测数据）：%1</translation>
     </message>
     <message>
         <source>%1 s</source>

@@ -135,7 +135,9 @@ QVariant CompareModel::toolTip(const PlannerOutcome &outcome, int column)
                        .arg(ResultsText::durationWithInterval(e.iterationS, e.interval),
                             ResultsText::duration(rankingS(e, RankBy::P90)));
     if (const QString note = ResultsText::extrapolationNote(e.interval); !note.isEmpty())
-        text += QLatin1Char('\n') + note;
+        text += QLatin1Char('\n') + note + QLatin1Char('\n')
+                + tr("The interval is the catalog's wide default; probe or calibrate to narrow "
+                     "it.");
     return text;
 }
 

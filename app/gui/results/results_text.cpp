@@ -44,21 +44,25 @@ QString ResultsText::range(const TimeInterval &interval)
 
 QString ResultsText::extrapolated(const PredictionInterval &interval)
 {
+    const auto joined = [](const std::vector<std::string> &names) {
+        QStringList list;
+        for (const std::string &name : names)
+            list << QString::fromStdString(name);
+        return list.join(QStringLiteral(", "));
+    };
     QStringList parts;
-    for (const std::string &type : interval.extrapolatedGpuTypes)
-        parts << tr("GPU type %1").arg(QString::fromStdString(type));
-    for (const std::string &link : interval.extrapolatedLinks)
-        parts << tr("link class %1").arg(QString::fromStdString(link));
-    return parts.join(QStringLiteral(", "));
+    if (!interval.extrapolatedGpuTypes.empty())
+        parts << tr("GPU types %1").arg(joined(interval.extrapolatedGpuTypes));
+    if (!interval.extrapolatedLinks.empty())
+        parts << tr("link classes %1").arg(joined(interval.extrapolatedLinks));
+    return parts.join(QStringLiteral("; "));
 }
 
 QString ResultsText::extrapolationNote(const std::optional<PredictionInterval> &interval)
 {
     if (!interval || !interval->extrapolates())
         return {};
-    return tr("Extrapolates: no measured figure for %1; the interval is the catalog's wide default. "
-              "Probe or calibrate to narrow it.")
-        .arg(extrapolated(*interval));
+    return tr("Extrapolates (no measured figure): %1").arg(extrapolated(*interval));
 }
 
 QString ResultsText::percent(double fraction)

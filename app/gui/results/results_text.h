@@ -30,9 +30,10 @@ public:
     static QString durationWithInterval(double seconds,
                                         const std::optional<PredictionInterval> &interval);
     static QString range(const TimeInterval &interval); // "14.20 s–18.90 s"
-    // "GPU type RTX4090-24G, link class ethernet": what nothing measured; empty when all was.
+    // "GPU types RTX4090-24G; link classes ethernet": what nothing measured; empty when all
+    // was.
     static QString extrapolated(const PredictionInterval &interval);
-    // A sentence for a tooltip or a status line naming what extrapolates; empty when nothing.
+    // The status line's note naming what extrapolates; empty when nothing does.
     static QString extrapolationNote(const std::optional<PredictionInterval> &interval);
     static QString percent(double fraction); // 0.431 -> "43.1 %"
     static QString gib(double gib);          // "61.2 GiB"
