@@ -350,6 +350,7 @@ void TestResultsViews::intervalsOnTheBreakdownAndTheCompareTable()
     wide.evaluation = shown.evaluation;
     wide.evaluation.iterationS = 10;
     wide.evaluation.interval->iteration = {5, 20};
+    wide.evaluation.memory.clear(); // fits: a plan over capacity ranks last either way
     PlanSearch narrow = wide;
     narrow.evaluation.iterationS = 11;
     narrow.evaluation.interval->iteration = {10, 12};
