@@ -4,6 +4,10 @@
 <context>
     <name>hetplan::gui::BreakdownChart</name>
     <message>
+        <source>90 % interval</source>
+        <translation>90% 区间</translation>
+    </message>
+    <message>
         <source>Run: predicted</source>
         <translation>运行：预测</translation>
     </message>
@@ -200,6 +204,18 @@
 </context>
 <context>
     <name>hetplan::gui::CompareModel</name>
+    <message>
+        <source>The interval is the catalog&apos;s wide default; probe or calibrate to narrow it.</source>
+        <translation>该区间为目录的宽默认值；运行探测或校准可使其收窄。</translation>
+    </message>
+    <message>
+        <source>90 % interval</source>
+        <translation>90% 区间</translation>
+    </message>
+    <message>
+        <source>%1; sorted by its 90th percentile, %2</source>
+        <translation>%1；按其第 90 百分位数 %2 排序</translation>
+    </message>
     <message>
         <source>%1 (stopped early)</source>
         <translation>%1（提前停止）</translation>
@@ -694,6 +710,26 @@ Valid: %2; default %3</source>
 </context>
 <context>
     <name>hetplan::gui::ResultsText</name>
+    <message>
+        <source>%1 ± %2 (%3 %)</source>
+        <translation>%1 ± %2（%3%）</translation>
+    </message>
+    <message>
+        <source>%1 (%2 %: %3)</source>
+        <translation>%1（%2%：%3）</translation>
+    </message>
+    <message>
+        <source>GPU types %1</source>
+        <translation>GPU 型号 %1</translation>
+    </message>
+    <message>
+        <source>link classes %1</source>
+        <translation>链路类别 %1</translation>
+    </message>
+    <message>
+        <source>Extrapolates (no measured figure): %1</source>
+        <translation>外推（无实测数据）：%1</translation>
+    </message>
     <message>
         <source>%1 s</source>
         <translation>%1 秒</translation>

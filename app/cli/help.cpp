@@ -18,7 +18,8 @@ Commands:
             [--warm-start FILE] [--remove-gpus A:0,A:1]   (hexgen re-planning, §5.3)
   evaluate  --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--cost-model NAME] [--json]
             [--measured MEASUREMENT]   (predicted beside what `run` measured)
-  compare   --cluster ... --model ... [--planners a,b,...] [--time-limit S] [--json]
+  compare   --cluster ... --model ... [--planners a,b,...] [--rank-by mean|p90]
+            [--time-limit S] [--json]
   sweep     --cluster ... --model ... (--link A-B | --inter | --intra) --bandwidth 0.5,1,2,5
             [--time-limit S] [--json]
   validate  FILE...
@@ -127,6 +128,9 @@ file's own unless overridden).
 
 Runs several planners on one problem and prints one row per planner.
   --planners a,b,...      default: every planner of the workload's mode
+  --rank-by mean|p90      print the plans best first, by predicted time (mean) or by the
+                          90th percentile of its interval (p90, the pessimistic choice);
+                          default: in the order the planners ran
 )") + kProblemOptions
                + kSearchOptions + plannerParameterHelp();
     if (command == "sweep")

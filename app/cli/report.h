@@ -9,6 +9,8 @@ struct Problem;
 struct Plan;
 struct Evaluation;
 struct ServingFigures;
+struct TimeInterval;
+struct PredictionInterval;
 } // namespace hetplan
 
 namespace hetplan::cli {
@@ -23,7 +25,19 @@ void printServing(std::ostream &out, const ServingFigures &serving);
 inline constexpr std::size_t kShownErrors = 20;
 std::vector<std::string> firstLines(const std::vector<std::string> &lines);
 
+// Pads to `width` characters as a terminal shows them: UTF-8 continuation bytes take no
+// column (layer ranges and intervals carry an en dash).
+std::string padRight(std::string text, size_t width);
+std::string padLeft(std::string text, size_t width);
+
 // "12.3 s", "845 ms", "3.1 µs": a duration with a unit a person reads at a glance.
 std::string formatSeconds(double seconds);
+// "14.2–18.9 s": an interval in the unit of its upper end.
+std::string formatRange(const TimeInterval &interval);
+// "16.400 s ± 1.100 (90 %)", or "16.400 s (90 %: 14.2–18.9 s)" when the sides differ by more
+// than a tenth: a prediction with its interval (docs/cost-models.md, "Prediction intervals").
+std::string formatWithInterval(double centreS, const PredictionInterval &interval);
+// "GPU type A100-40G; link class roce": what the plan uses that nothing measured.
+std::string extrapolationText(const PredictionInterval &interval);
 
 } // namespace hetplan::cli

@@ -2,6 +2,7 @@
 
 #include "core/calibrate/calibration_record.h"
 #include "core/calibrate/identifiability.h"
+#include "core/calibrate/calibration_residuals.h"
 #include "core/calibrate/least_squares.h"
 #include "core/calibrate/run_prediction.h"
 #include "core/catalog/catalog.h"
@@ -510,7 +511,7 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
             continue;
         std::erase_if(origin.figures,
                       [&](const MeasuredFigure &m) { return m.field == figure.field; });
-        origin.figures.push_back({figure.field, sources, how});
+        origin.figures.push_back({figure.field, sources, how, MeasuredBy::Calibration});
     }
 
     std::string failure;
@@ -523,7 +524,9 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
     }
     result.rmsLogErrorBefore = rmsLogError(result.phases, false);
     result.rmsLogErrorAfter = rmsLogError(result.phases, true);
-    result.cluster.calibration = calibrationRecord(*topology, runs, result.figures, result.phases);
+    result.cluster.calibration = calibrationRecord(result.figures);
+    result.cluster.origin.residuals
+        = calibrationResiduals(*topology, runs, result.phases, kMinMeasuredS);
     return result;
 }
 

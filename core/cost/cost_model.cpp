@@ -8,6 +8,7 @@
 #include "core/cost/hetplan_terms.h"
 #include "core/cost/hexgen_paper.h"
 #include "core/cost/hexiscale_paper.h"
+#include "core/cost/prediction_interval.h"
 #include "core/cost/stage_terms.h"
 #include "core/plan/plan.h"
 #include "core/plan/transport.h"
@@ -109,6 +110,7 @@ Evaluation CostModel::evaluate(const Problem &problem, const Plan &plan) const
         evaluateTraining(problem, plan, &evaluation);
     else
         evaluateInference(problem, plan, &evaluation);
+    evaluation.interval = predictionInterval(problem, plan, evaluation);
     return evaluation;
 }
 

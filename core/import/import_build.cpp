@@ -16,6 +16,22 @@ namespace {
 constexpr double kNotableRatio = 0.25;
 constexpr double kNotableLatencyUs = 1;
 
+// Which tool a chosen figure's priority stands for, as the cluster's origin records it.
+MeasuredBy measuredBy(Priority priority)
+{
+    switch (priority) {
+    case Priority::ProbeCopy:
+    case Priority::ProbePair:
+        return MeasuredBy::Probe;
+    case Priority::NcclTests:
+        return MeasuredBy::NcclTests;
+    case Priority::TopoEstimate:
+    case Priority::Nvbandwidth:
+        break;
+    }
+    return MeasuredBy::Unspecified;
+}
+
 NicKind nicOf(LinkKind network)
 {
     if (network == LinkKind::InfiniBand)
@@ -78,7 +94,7 @@ public:
 private:
     void record(const std::string &field, const std::string &value, const Candidate &from)
     {
-        MeasuredFigure f{field, from.source, from.how};
+        MeasuredFigure f{field, from.source, from.how, measuredBy(from.priority)};
         m_result.cluster.origin.figures.push_back(f);
         m_result.figures.push_back({f, value});
         m_filePaths.push_back(filePathOf(field));

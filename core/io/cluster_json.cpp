@@ -1,11 +1,13 @@
 // hetplan.cluster/1 (docs/formats.md) and the GPU type object it shares with the
 // GPU catalog.
 #include "core/io/calibration_record_json.h"
+#include "core/cost/phase_key.h"
 #include "core/io/catalog_json.h"
 #include "core/io/format_objects.h"
 #include "core/io/formats.h"
 #include "core/model/transport_figures.h"
 
+#include <limits>
 #include <unordered_map>
 
 namespace hetplan {
@@ -198,6 +200,43 @@ OrderedJson transportJson(const TransportFigures &t)
     return o;
 }
 
+// Only the phases of an iteration have residuals, not the iteration as a whole.
+constexpr EnumName<Phase> kResidualPhaseNames[] = {{"compute", Phase::Compute},
+                                                   {"tp_comm", Phase::TpComm},
+                                                   {"pp_comm", Phase::PpComm},
+                                                   {"dp_comm", Phase::DpComm},
+                                                   {"bubble", Phase::Bubble}};
+
+CalibrationResidual readResidual(const Value &value)
+{
+    CalibrationResidual r;
+    Object o = value.object();
+    const Phase phase
+        = o.required("phase").oneOf<Phase>(kResidualPhaseNames, Phase::Compute, "phase");
+    r.phase = phaseName(phase);
+    r.gpuType = o.optional("gpu_type").string(kMaxNameChars);
+    const Value link = o.optional("link_kind");
+    if (link.present())
+        r.linkKind = link.oneOf<LinkKind>(kLinkKindNames, LinkKind::Ethernet, "link kind");
+    r.rmsLogError = o.required("rms_log_error").number(Range::nonNegative(100));
+    r.count = o.required("count").integer(IntRange{1, std::numeric_limits<int>::max()});
+    o.finish();
+    return r;
+}
+
+OrderedJson residualJson(const CalibrationResidual &r)
+{
+    OrderedJson o;
+    o["phase"] = r.phase;
+    if (!r.gpuType.empty())
+        o["gpu_type"] = r.gpuType;
+    if (r.linkKind)
+        o["link_kind"] = nameOf<LinkKind>(kLinkKindNames, *r.linkKind);
+    o["rms_log_error"] = r.rmsLogError;
+    o["count"] = r.count;
+    return o;
+}
+
 ClusterOrigin readOrigin(const Value &value)
 {
     ClusterOrigin origin;
@@ -219,9 +258,14 @@ ClusterOrigin readOrigin(const Value &value)
                          "e.g. \"/machines/A/intra/bandwidth_GBps\"");
         m.source = f.required("source").string(kMaxTextChars);
         m.how = f.optional("how").string(kMaxTextChars, true);
+        m.by = f.optional("by").oneOf<MeasuredBy>(kMeasuredByNames, MeasuredBy::Unspecified,
+                                                  "measuring tool");
         f.finish();
         origin.figures.push_back(std::move(m));
     }
+    const Array residuals = o.optional("residuals").array(kMaxLinks);
+    for (std::size_t i = 0; i < residuals.size(); ++i)
+        origin.residuals.push_back(readResidual(residuals.at(i)));
     o.finish();
     return origin;
 }
@@ -231,8 +275,18 @@ OrderedJson originJson(const ClusterOrigin &origin)
     OrderedJson j;
     j["sources"] = origin.sources;
     OrderedJson &figures = j["figures"] = OrderedJson::array();
-    for (const MeasuredFigure &m : origin.figures)
-        figures.push_back({{"field", m.field}, {"source", m.source}, {"how", m.how}});
+    for (const MeasuredFigure &m : origin.figures) {
+        OrderedJson f{{"field", m.field}, {"source", m.source}, {"how", m.how}};
+        // Only when known, so files written before the tool was recorded stay as they were.
+        if (m.by != MeasuredBy::Unspecified)
+            f["by"] = nameOf<MeasuredBy>(kMeasuredByNames, m.by);
+        figures.push_back(std::move(f));
+    }
+    if (!origin.residuals.empty()) {
+        OrderedJson &residuals = j["residuals"] = OrderedJson::array();
+        for (const CalibrationResidual &r : origin.residuals)
+            residuals.push_back(residualJson(r));
+    }
     return j;
 }
 

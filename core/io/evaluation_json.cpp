@@ -1,6 +1,7 @@
 #include "core/io/evaluation_json.h"
 
 #include "core/cost/phase_key.h"
+#include "core/cost/prediction_interval.h"
 #include "core/model/topology.h"
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,31 @@ nlohmann::json stageToJson(const StageTiming &s)
 {
     return {{"forward_s", s.forwardS}, {"backward_s", s.backwardS}, {"compute_s", s.computeS},
             {"tp_comm_s", s.tpCommS},  {"hop_s", s.hopS},           {"dp_comm_s", s.dpCommS}};
+}
+
+nlohmann::json intervalToJson(const TimeInterval &interval)
+{
+    return {{"lo", interval.loS}, {"hi", interval.hiS}};
+}
+
+nlohmann::json predictionIntervalToJson(const PredictionInterval &interval)
+{
+    nlohmann::json phases;
+    for (const Phase phase : kBreakdownPhases)
+        phases[std::string(phaseName(phase))] = intervalToJson(phaseInterval(interval, phase));
+    nlohmann::json out{{"confidence", interval.confidence},
+                       {"iteration_s", intervalToJson(interval.iteration)},
+                       {"breakdown_s", std::move(phases)},
+                       {"extrapolates",
+                        {{"gpu_types", interval.extrapolatedGpuTypes},
+                         {"link_kinds", interval.extrapolatedLinks}}}};
+    if (!interval.replicaLatency.empty()) {
+        nlohmann::json replicas = nlohmann::json::array();
+        for (const TimeInterval &r : interval.replicaLatency)
+            replicas.push_back(intervalToJson(r));
+        out["replica_latency_s"] = std::move(replicas);
+    }
+    return out;
 }
 
 } // namespace
@@ -48,6 +74,8 @@ nlohmann::json evaluationToJson(const Evaluation &evaluation, const Topology &to
         out["cost_per_iteration_usd"] = *evaluation.costPerIterationUsd;
     if (evaluation.costPerMillionTokensUsd)
         out["cost_per_million_tokens_usd"] = *evaluation.costPerMillionTokensUsd;
+    if (evaluation.interval)
+        out["interval"] = predictionIntervalToJson(*evaluation.interval);
     if (!evaluation.replicaLatencyS.empty())
         out["replica_latency_s"] = evaluation.replicaLatencyS;
     if (const std::optional<ServingFigures> &s = evaluation.serving) {

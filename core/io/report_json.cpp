@@ -87,6 +87,8 @@ Json compareRowJson(const CompareRow &row, const Topology &topology)
     if (row.search) {
         out.update(planSearchJson(*row.search, topology));
         out["status"] = "ok";
+        const double p90S = rankingS(row.search->evaluation, RankBy::P90);
+        out["p90_s"] = std::isfinite(p90S) ? Json(p90S) : Json(nullptr);
         return out;
     }
     const Error &error = row.search.error();
@@ -108,12 +110,15 @@ std::string planReportJson(const PlanSearch &search, const Topology &topology,
 }
 
 std::string compareReportJson(std::string_view costModel, std::span<const CompareRow> rows,
-                              const Topology &topology)
+                              const Topology &topology, std::optional<RankBy> rankBy)
 {
     Json results = Json::array();
     for (const CompareRow &row : rows)
         results.push_back(compareRowJson(row, topology));
-    return Json{{"cost_model", costModel}, {"results", std::move(results)}}.dump(2);
+    Json out{{"cost_model", costModel}, {"results", std::move(results)}};
+    if (rankBy)
+        out["rank_by"] = nameOf<RankBy>(kRankByNames, *rankBy);
+    return out.dump(2);
 }
 
 std::string evaluateReportJson(const Evaluation &evaluation, const Topology &topology,

@@ -7,11 +7,13 @@
 
 #include "core/base/result.h"
 #include "core/cost/measured_comparison.h"
+#include "core/cost/prediction_interval.h"
 #include "core/io/workload_origin.h"
 #include "core/planners/bandwidth_sweep.h"
 #include "core/planners/planner.h"
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,9 +33,10 @@ struct CompareRow
     PlannerKind planner = PlannerKind::HexiScale;
     Result<PlanSearch> search;
 };
-// `compare --json`: {"cost_model", "results": [one object per row, in order]}.
+// `compare --json`: {"cost_model", "results": [one object per row, in order], and "rank_by"
+// when the rows were ranked (`--rank-by`)}; each plan's result has its "p90_s".
 std::string compareReportJson(std::string_view costModel, std::span<const CompareRow> rows,
-                              const Topology &topology);
+                              const Topology &topology, std::optional<RankBy> rankBy = {});
 
 // `evaluate --json`: the estimate, the workload and, when a run was given (--measured), the
 // predicted figures beside the measured ones.

@@ -4,6 +4,7 @@
 #include "core/model/gpu_type.h"
 #include "core/model/transport_figures.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,20 @@ struct PairOverride
     bool operator==(const PairOverride &) const = default;
 };
 
+// What measured a figure (docs/formats.md, Cluster, "origin"). Prediction intervals take their
+// default width from it (docs/cost-models.md, "Prediction intervals").
+enum class MeasuredBy {
+    Unspecified, // written before the tool was recorded, or a tool without its own width
+    Probe,       // hetplan-probe
+    NcclTests,   // NCCL's collectives as nccl-tests logged them
+    Calibration, // fitted by `hetplan-cli calibrate` to measured runs
+};
+inline constexpr EnumName<MeasuredBy> kMeasuredByNames[]
+    = {{"unspecified", MeasuredBy::Unspecified},
+       {"probe", MeasuredBy::Probe},
+       {"nccl-tests", MeasuredBy::NcclTests},
+       {"calibration", MeasuredBy::Calibration}};
+
 // One figure of the cluster file that was measured rather than typed, and where it came from.
 struct MeasuredFigure
 {
@@ -66,7 +81,21 @@ struct MeasuredFigure
     std::string field;
     std::string source; // "probe-a.json", "logs/all_reduce_perf.log:42"
     std::string how;    // "median of 10", "fit over sizes >= 64 MiB"
+    MeasuredBy by = MeasuredBy::Unspecified;
     bool operator==(const MeasuredFigure &) const = default;
+};
+
+// How far a calibrated cluster's predictions stayed from the phase times it was fitted to, for
+// one phase kind and what it ran on (docs/calibration.md, "Residuals"). Prediction intervals
+// take their width from it (docs/cost-models.md, "Prediction intervals").
+struct CalibrationResidual
+{
+    std::string phase;                // "compute", "tp_comm", "pp_comm", "dp_comm" or "bubble"
+    std::string gpuType;              // compute: the stage's GPU type; else empty
+    std::optional<LinkKind> linkKind; // communication: the link class it travelled; else empty
+    double rmsLogError = 0;           // root mean square of ln(predicted / measured)
+    int count = 0;                    // phase times it is taken over
+    bool operator==(const CalibrationResidual &) const = default;
 };
 
 // What an imported or calibrated cluster was made from; empty for a drawn one.
@@ -74,7 +103,8 @@ struct ClusterOrigin
 {
     std::vector<std::string> sources; // the files read, in order
     std::vector<MeasuredFigure> figures;
-    bool empty() const { return sources.empty() && figures.empty(); }
+    std::vector<CalibrationResidual> residuals; // the last calibration's; empty before one
+    bool empty() const { return sources.empty() && figures.empty() && residuals.empty(); }
     bool operator==(const ClusterOrigin &) const = default;
 };
 

@@ -65,6 +65,38 @@ struct ServingFigures
     double maxRatePerS = 0;      // highest rate that still reaches targetAttainment
 };
 
+// A time the cost model is 90 % sure of: the measured time should fall in [loS, hiS]
+// (docs/cost-models.md, "Prediction intervals").
+struct TimeInterval
+{
+    double loS = 0;
+    double hiS = 0;
+    bool operator==(const TimeInterval &) const = default;
+};
+
+// How sure an Evaluation is, from where the figures it used came from (core/cost/
+// prediction_interval.h owns how it is computed).
+struct PredictionInterval
+{
+    double confidence = 0.9;
+    TimeInterval iteration;
+    // Of the Breakdown's parts.
+    TimeInterval computeS;
+    TimeInterval tpCommS;
+    TimeInterval ppCommS;
+    TimeInterval dpCommS;
+    TimeInterval bubbleS;
+    std::vector<TimeInterval> replicaLatency; // inference: one per replica
+    // What the plan runs on that no figure was measured for (catalog figures only): GPU type
+    // names and link class names ("nvlink", "ethernet"), sorted.
+    std::vector<std::string> extrapolatedGpuTypes;
+    std::vector<std::string> extrapolatedLinks;
+    bool extrapolates() const
+    {
+        return !extrapolatedGpuTypes.empty() || !extrapolatedLinks.empty();
+    }
+};
+
 // The result of evaluating one plan with one cost model.
 struct Evaluation
 {
@@ -82,6 +114,9 @@ struct Evaluation
     std::vector<double> replicaLatencyS;
     // Inference: filled by whoever simulates serving (core/serving); cost models leave it.
     std::optional<ServingFigures> serving;
+    // The 90 % interval of iterationS, its parts and the replicas' latency; empty for an
+    // invalid plan or one read from a file.
+    std::optional<PredictionInterval> interval;
 
     bool fitsInMemory() const;
     // What searches minimise (CostModel::objectiveS): iterationS, or +infinity when the plan

@@ -232,27 +232,30 @@ private Q_SLOTS:
         }
         QCOMPARE(figureOf(*result, "/gpu_types/Fast/achieved_fraction").runs,
                  (std::vector<std::string>{"a.json", "b.json"}));
-        // The calibrated cluster keeps the uncertainties and the residuals per phase kind and
-        // link class, and writes them.
+        // The calibrated cluster keeps the uncertainties, and the residuals per phase and what
+        // it ran on (its origin's), and writes them.
         const CalibrationRecord &record = result->cluster.calibration;
         QCOMPARE(record.figures.size(), size_t(3));
         for (const FigureUncertainty &u : record.figures)
             QCOMPARE(u.standardUncertainty, figureOf(*result, u.field).standardError);
+        const std::vector<CalibrationResidual> &residuals = result->cluster.origin.residuals;
         const auto residual = [&](const char *phase, std::optional<LinkKind> link) {
-            return std::find_if(
-                record.residuals.begin(), record.residuals.end(),
-                [&](const PhaseResidual &r) { return r.phase == phase && r.link == link; });
+            return std::find_if(residuals.begin(), residuals.end(),
+                                [&](const CalibrationResidual &r) {
+                                    return r.phase == phase && r.linkKind == link;
+                                });
         };
-        QVERIFY(residual("compute", std::nullopt) != record.residuals.end());
+        QVERIFY(residual("compute", std::nullopt) != residuals.end());
         const auto pp = residual("pp_comm", LinkKind::Pcie);
-        QVERIFY(pp != record.residuals.end());
-        QVERIFY(pp->rows >= 2);
-        QVERIFY(pp->rmsRelativeError > 0 && pp->rmsRelativeError < 0.05);
+        QVERIFY(pp != residuals.end());
+        QVERIFY(pp->count >= 2);
+        QVERIFY(pp->rmsLogError > 0 && pp->rmsLogError < 0.05);
         const std::string written = writeCluster(result->cluster);
         QVERIFY2(written.find("\"standard_uncertainty\"") != std::string::npos, written.c_str());
         auto read = parseCluster(written, "calibrated.json");
         QVERIFY2(read.ok(), read.ok() ? "" : read.error().message.c_str());
         QCOMPARE(read->calibration, record);
+        QCOMPARE(read->origin.residuals, residuals);
     }
 
     void aCollinearPairIsNotIdentifiable()

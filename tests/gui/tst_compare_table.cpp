@@ -2,6 +2,7 @@
 // out of the numbers' way, several rows fit, and choosing a row shows that planner's plan and
 // figures everywhere.
 #include "mainwindow.h"
+#include "results/breakdown_chart.h"
 #include "results/compare_model.h"
 #include "results/compare_view.h"
 #include "results/planning_controller.h"
@@ -127,6 +128,17 @@ void TestCompareTable::choosingARowUpdatesTheStatusLine()
                  && status.contains(ResultsText::duration(shown.evaluation.iterationS))
                  && status.contains(ResultsText::percent(shown.evaluation.mfu)),
              qPrintable(status));
+    // The prediction's interval, and what it extrapolates from: the case study's GPU types
+    // have catalog figures only (docs/cost-models.md, "Prediction intervals").
+    QVERIFY(shown.evaluation.interval && shown.evaluation.interval->extrapolates());
+    QVERIFY2(status.contains(ResultsText::durationWithInterval(shown.evaluation.iterationS,
+                                                               shown.evaluation.interval))
+                 && status.contains(ResultsText::extrapolated(*shown.evaluation.interval)),
+             qPrintable(status));
+    const QModelIndex interval = view->proxy()->index(holmes, CompareModel::Interval);
+    QCOMPARE(interval.data().toString(), ResultsText::range(shown.evaluation.interval->iteration));
+    QVERIFY(!interval.data(Qt::DecorationRole).isNull());
+    QVERIFY(window.results()->breakdownChart()->shownInterval());
 }
 
 HETPLAN_TEST_MAIN(TestCompareTable)

@@ -21,6 +21,7 @@
 #include <QDir>
 #include <QMainWindow>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -98,6 +99,7 @@ private Q_SLOTS:
     void exportsEveryFormat_data();
     void exportsEveryFormat();
     void exportsBreakdownCsv();
+    void intervalsOnTheBreakdownAndTheCompareTable();
     void screenshots();
 };
 
@@ -318,6 +320,60 @@ void TestResultsViews::exportsBreakdownCsv()
     QCOMPARE(lines[5].section(QLatin1Char(','), 0, 0), QStringLiteral("bubble"));
     QCOMPARE(lines[5].section(QLatin1Char(','), 1, 1).toDouble(),
              shown.evaluation.breakdown.bubbleS);
+}
+
+// The prediction interval (docs/cost-models.md, "Prediction intervals") as an error bar on the
+// overall bar and a sortable column with an extrapolation mark: the case study is drawn from
+// catalog figures, so every GPU type it uses extrapolates.
+void TestResultsViews::intervalsOnTheBreakdownAndTheCompareTable()
+{
+    const ShownPlan shown = twoPipelinePlan();
+    QVERIFY(shown.evaluation.interval);
+    const PredictionInterval &interval = *shown.evaluation.interval;
+    QVERIFY(interval.iteration.loS < shown.evaluation.iterationS
+            && shown.evaluation.iterationS < interval.iteration.hiS);
+    QVERIFY(interval.extrapolates());
+
+    BreakdownChart chart;
+    chart.setPlan(shown);
+    const std::optional<TimeInterval> drawn = chart.shownInterval();
+    QVERIFY(drawn);
+    QVERIFY(std::abs(drawn->loS - interval.iteration.loS) < 1e-9 * interval.iteration.hiS);
+    QVERIFY(std::abs(drawn->hiS - interval.iteration.hiS) < 1e-9 * interval.iteration.hiS);
+    chart.clear();
+    QVERIFY(!chart.shownInterval());
+
+    // Two plans: the one with the shorter prediction but the wider interval sorts first by
+    // time and second by the interval column (its 90th percentile).
+    PlanSearch wide;
+    wide.plan = shown.plan;
+    wide.evaluation = shown.evaluation;
+    wide.evaluation.iterationS = 10;
+    wide.evaluation.interval->iteration = {5, 20};
+    wide.evaluation.memory.clear(); // fits: a plan over capacity ranks last either way
+    PlanSearch narrow = wide;
+    narrow.evaluation.iterationS = 11;
+    narrow.evaluation.interval->iteration = {10, 12};
+    narrow.evaluation.interval->extrapolatedGpuTypes.clear();
+    narrow.evaluation.interval->extrapolatedLinks.clear();
+    CompareModel model;
+    model.setOutcome(0, {PlannerKind::HexiScale, wide, std::nullopt});
+    model.setOutcome(1, {PlannerKind::Metis, narrow, std::nullopt});
+    const QModelIndex cell = model.index(0, CompareModel::Interval);
+    QCOMPARE(cell.data().toString(), ResultsText::range({5, 20}));
+    QVERIFY(!cell.data(Qt::DecorationRole).isNull());
+    const QString tip = cell.data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QLatin1String("Extrapolates"))
+                 && tip.contains(QString::fromStdString(interval.extrapolatedGpuTypes.front())),
+             qPrintable(tip));
+    QVERIFY(model.index(1, CompareModel::Interval).data(Qt::DecorationRole).isNull());
+    QSortFilterProxyModel proxy;
+    proxy.setSourceModel(&model);
+    proxy.setSortRole(CompareModel::SortRole);
+    proxy.sort(CompareModel::IterationTime, Qt::AscendingOrder);
+    QCOMPARE(proxy.index(0, CompareModel::Planner).data().toString(), QStringLiteral("hexiscale"));
+    proxy.sort(CompareModel::Interval, Qt::AscendingOrder);
+    QCOMPARE(proxy.index(0, CompareModel::Planner).data().toString(), QStringLiteral("metis"));
 }
 
 void TestResultsViews::screenshots()

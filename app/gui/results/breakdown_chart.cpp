@@ -2,6 +2,9 @@
 
 #include "results/chart_support.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace hetplan::gui {
 
 BreakdownChart::BreakdownChart(QWidget *parent)
@@ -20,6 +23,14 @@ BreakdownChart::BreakdownChart(QWidget *parent)
             bars->moveAbove(m_parts.back());
         m_parts.push_back(bars);
     }
+    m_total = new QCPGraph(xAxis, yAxis);
+    m_total->setLineStyle(QCPGraph::lsNone);
+    m_total->removeFromLegend();
+    m_interval = new QCPErrorBars(xAxis, yAxis);
+    m_interval->setDataPlottable(m_total);
+    m_interval->setName(tr("90 % interval"));
+    m_interval->setPen(QPen(Qt::black, 1.5));
+    m_interval->setWhiskerWidth(12);
     yAxis->setLabel(tr("seconds per iteration"));
     clear();
 }
@@ -29,6 +40,8 @@ void BreakdownChart::clear(const QString &message)
     m_shown.reset();
     for (QCPBars *bars : m_parts)
         bars->data()->clear();
+    m_total->data()->clear();
+    m_interval->data()->clear();
     setCategoryAxis(xAxis, {});
     setChartPlaceholder(this, message.isEmpty() ? tr("No plan yet") : message);
     yAxis->setRange(0, 1);
@@ -78,11 +91,24 @@ void BreakdownChart::plotBars()
     }
     for (const Breakdown &b : bars)
         highest = std::max(highest, b.totalS());
+    m_total->data()->clear();
+    m_interval->data()->clear();
+    if (e.interval && std::isfinite(e.interval->iteration.hiS)) {
+        const double totalS = e.breakdown.totalS();
+        m_total->setData({0.0}, {totalS}, true);
+        m_interval->setData({std::max(totalS - e.interval->iteration.loS, 0.0)},
+                            {std::max(e.interval->iteration.hiS - totalS, 0.0)});
+        highest = std::max(highest, e.interval->iteration.hiS);
+    }
+    if (m_interval->data()->isEmpty())
+        m_interval->removeFromLegend();
+    else if (legend && !legend->hasItemWithPlottable(m_interval))
+        m_interval->addToLegend();
     setCategoryAxis(xAxis, labels);
     setChartPlaceholder(this, {});
     yAxis->setRange(0, highest > 0 ? highest * 1.08 : 1);
     setChartTitle(this, tr("Time breakdown: %1 per %2")
-                            .arg(ResultsText::duration(e.iterationS),
+                            .arg(ResultsText::durationWithInterval(e.iterationS, e.interval),
                                  mode == Mode::Infer ? tr("request batch") : tr("iteration")));
     replot();
 }
@@ -95,6 +121,15 @@ int BreakdownChart::barCount() const
 double BreakdownChart::value(int bar, int part) const
 {
     return m_parts[size_t(part)]->data()->at(bar)->value;
+}
+
+std::optional<TimeInterval> BreakdownChart::shownInterval() const
+{
+    if (m_interval->data()->isEmpty() || m_total->data()->isEmpty())
+        return std::nullopt;
+    const double totalS = m_total->data()->at(0)->value;
+    const QCPErrorBarsData &bar = m_interval->data()->at(0);
+    return TimeInterval{totalS - bar.errorMinus, totalS + bar.errorPlus};
 }
 
 } // namespace hetplan::gui

@@ -36,11 +36,16 @@ public:
     // order. Read back from the plotted data.
     int barCount() const;
     double value(int bar, int part) const;
+    // The 90 % interval drawn as an error bar on bar 0 (docs/cost-models.md, "Prediction
+    // intervals"), read back from the plotted data; empty when none is drawn.
+    std::optional<TimeInterval> shownInterval() const;
 
 private:
     void plotBars();
 
     std::vector<QCPBars *> m_parts;
+    QCPGraph *m_total = nullptr; // bar 0's top, what the error bar hangs on
+    QCPErrorBars *m_interval = nullptr;
     std::optional<ShownPlan> m_shown;
     std::optional<RunComparison> m_comparison;
 };

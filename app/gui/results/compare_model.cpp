@@ -1,9 +1,12 @@
 #include "results/compare_model.h"
 
+#include "core/cost/prediction_interval.h"
 #include "results/results_text.h"
 
+#include <QApplication>
 #include <QBrush>
 #include <QLocale>
+#include <QStyle>
 
 #include <limits>
 
@@ -78,6 +81,9 @@ QVariant CompareModel::display(const PlannerOutcome &outcome, int column)
         return s.stoppedEarly
                    ? tr("%1 (stopped early)").arg(ResultsText::duration(s.evaluation.iterationS))
                    : ResultsText::duration(s.evaluation.iterationS);
+    case Interval:
+        return s.evaluation.interval ? ResultsText::range(s.evaluation.interval->iteration)
+                                     : QString();
     case Mfu:
         return ResultsText::percent(s.evaluation.mfu);
     case TokensPerS:
@@ -103,6 +109,8 @@ QVariant CompareModel::sortValue(const PlannerOutcome &outcome, int column)
     switch (column) {
     case IterationTime:
         return s.evaluation.iterationS;
+    case Interval:
+        return rankingS(s.evaluation, RankBy::P90);
     case Mfu:
         return s.evaluation.mfu;
     case TokensPerS:
@@ -116,6 +124,23 @@ QVariant CompareModel::sortValue(const PlannerOutcome &outcome, int column)
     }
 }
 
+QVariant CompareModel::toolTip(const PlannerOutcome &outcome, int column)
+{
+    if (outcome.error)
+        return failureText(*outcome.error);
+    if (column != Interval || !outcome.search || !outcome.search->evaluation.interval)
+        return {};
+    const Evaluation &e = outcome.search->evaluation;
+    QString text = tr("%1; sorted by its 90th percentile, %2")
+                       .arg(ResultsText::durationWithInterval(e.iterationS, e.interval),
+                            ResultsText::duration(rankingS(e, RankBy::P90)));
+    if (const QString note = ResultsText::extrapolationNote(e.interval); !note.isEmpty())
+        text += QLatin1Char('\n') + note + QLatin1Char('\n')
+                + tr("The interval is the catalog's wide default; probe or calibrate to narrow "
+                     "it.");
+    return text;
+}
+
 QVariant CompareModel::data(const QModelIndex &index, int role) const
 {
     if (!index.isValid() || index.row() >= int(m_outcomes.size()))
@@ -125,7 +150,13 @@ QVariant CompareModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         return display(outcome, index.column());
     case Qt::ToolTipRole:
-        return outcome.error ? QVariant(failureText(*outcome.error)) : QVariant();
+        return toolTip(outcome, index.column());
+    case Qt::DecorationRole:
+        // The extrapolation mark: its tooltip names what nothing measured.
+        return index.column() == Interval && outcome.search && outcome.search->evaluation.interval
+                       && outcome.search->evaluation.interval->extrapolates()
+                   ? QVariant(QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning))
+                   : QVariant();
     case Qt::ForegroundRole:
         return outcome.search ? QVariant() : QVariant(QBrush(QColor(0xb0, 0x20, 0x20)));
     case Qt::TextAlignmentRole:
@@ -150,6 +181,8 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
         return tr("Planner");
     case IterationTime:
         return tr("Iteration time");
+    case Interval:
+        return tr("90 % interval");
     case Mfu:
         return tr("MFU");
     case TokensPerS:

@@ -16,7 +16,18 @@ class CompareModel : public QAbstractTableModel
     Q_OBJECT
 
 public:
-    enum Column { Planner, IterationTime, Mfu, TokensPerS, Pipelines, PlanningTime, ColumnCount };
+    // Interval: the 90 % interval of the iteration time, sorted by its 90th percentile
+    // (docs/cost-models.md, "Prediction intervals"), marked where the plan extrapolates.
+    enum Column {
+        Planner,
+        IterationTime,
+        Interval,
+        Mfu,
+        TokensPerS,
+        Pipelines,
+        PlanningTime,
+        ColumnCount
+    };
     enum Role { SortRole = Qt::UserRole, OutcomeRole };
 
     explicit CompareModel(QObject *parent = nullptr);
@@ -40,6 +51,7 @@ public:
 private:
     static QVariant display(const PlannerOutcome &outcome, int column);
     static QVariant sortValue(const PlannerOutcome &outcome, int column);
+    static QVariant toolTip(const PlannerOutcome &outcome, int column);
 
     std::vector<PlannerOutcome> m_outcomes;
 };

@@ -324,7 +324,10 @@ QString ResultsPanel::plannedText(const Problem &problem, CostModelKind costMode
     if (problem.workload.mode != Mode::Infer) {
         QString text = (search.stoppedEarly ? tr("Stopped: best plan so far %1, MFU %2")
                                             : tr("Planned: %1 per iteration, MFU %2"))
-                           .arg(ResultsText::duration(e.iterationS), ResultsText::percent(e.mfu));
+                           .arg(ResultsText::durationWithInterval(e.iterationS, e.interval),
+                                ResultsText::percent(e.mfu));
+        if (const QString note = ResultsText::extrapolationNote(e.interval); !note.isEmpty())
+            text += QLatin1Char('\n') + note;
         // The GPUs the plan leaves idle and why, as `hetplan-cli plan` reports them
         // (docs/planners.md, "Idle GPUs").
         const std::string idle = describeIdleGpus(search, problem.topology);
@@ -335,10 +338,14 @@ QString ResultsPanel::plannedText(const Problem &problem, CostModelKind costMode
     // An inference plan's iterationS is its slowest replica's request latency.
     const ServingFigures serving
         = e.serving ? *e.serving : servePlan(problem, *makeCostModel(costModel), search.plan);
-    return (search.stoppedEarly ? tr("Stopped: best plan so far: slowest replica %1, SLO "
-                                     "attainment %2")
-                                : tr("Planned: slowest replica %1, SLO attainment %2"))
-        .arg(ResultsText::duration(e.iterationS), ResultsText::percent(serving.attainment));
+    QString text = (search.stoppedEarly ? tr("Stopped: best plan so far: slowest replica %1, SLO "
+                                             "attainment %2")
+                                        : tr("Planned: slowest replica %1, SLO attainment %2"))
+                       .arg(ResultsText::durationWithInterval(e.iterationS, e.interval),
+                            ResultsText::percent(serving.attainment));
+    if (const QString note = ResultsText::extrapolationNote(e.interval); !note.isEmpty())
+        text += QLatin1Char('\n') + note;
+    return text;
 }
 
 void ResultsPanel::showFailures()

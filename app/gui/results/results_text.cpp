@@ -4,6 +4,7 @@
 
 #include <QLocale>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -20,6 +21,48 @@ QString ResultsText::duration(double seconds)
     if (magnitude >= 1e-3)
         return tr("%1 ms").arg(locale.toString(seconds * 1e3, 'f', magnitude >= 0.1 ? 0 : 1));
     return tr("%1 µs").arg(locale.toString(seconds * 1e6, 'f', 1));
+}
+
+QString ResultsText::durationWithInterval(double seconds,
+                                          const std::optional<PredictionInterval> &interval)
+{
+    if (!interval || !std::isfinite(seconds))
+        return duration(seconds);
+    const double upS = interval->iteration.hiS - seconds;
+    const double downS = seconds - interval->iteration.loS;
+    const QString level = QLocale().toString(100 * interval->confidence, 'f', 0);
+    // Within a tenth of each other, the larger side stands for both (as the CLI prints it).
+    if (std::abs(upS - downS) <= 0.1 * std::max(upS, downS))
+        return tr("%1 ± %2 (%3 %)").arg(duration(seconds), duration(std::max(upS, downS)), level);
+    return tr("%1 (%2 %: %3)").arg(duration(seconds), level, range(interval->iteration));
+}
+
+QString ResultsText::range(const TimeInterval &interval)
+{
+    return duration(interval.loS) + QStringLiteral("–") + duration(interval.hiS);
+}
+
+QString ResultsText::extrapolated(const PredictionInterval &interval)
+{
+    const auto joined = [](const std::vector<std::string> &names) {
+        QStringList list;
+        for (const std::string &name : names)
+            list << QString::fromStdString(name);
+        return list.join(QStringLiteral(", "));
+    };
+    QStringList parts;
+    if (!interval.extrapolatedGpuTypes.empty())
+        parts << tr("GPU types %1").arg(joined(interval.extrapolatedGpuTypes));
+    if (!interval.extrapolatedLinks.empty())
+        parts << tr("link classes %1").arg(joined(interval.extrapolatedLinks));
+    return parts.join(QStringLiteral("; "));
+}
+
+QString ResultsText::extrapolationNote(const std::optional<PredictionInterval> &interval)
+{
+    if (!interval || !interval->extrapolates())
+        return {};
+    return tr("Extrapolates (no measured figure): %1").arg(extrapolated(*interval));
 }
 
 QString ResultsText::percent(double fraction)

@@ -10,6 +10,7 @@
 #include <QStringList>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace hetplan::gui {
@@ -23,6 +24,17 @@ class ResultsText
 public:
     // "25.6 s", "845 ms", "12 µs"; "∞" for a plan that cannot run.
     static QString duration(double seconds);
+    // The prediction with its 90 % interval (docs/cost-models.md, "Prediction intervals"):
+    // "16.40 s ± 1.10 s (90 %)", or "16.40 s (90 %: 14.20 s–18.90 s)" when the sides differ by
+    // more than a tenth; the duration alone without an interval.
+    static QString durationWithInterval(double seconds,
+                                        const std::optional<PredictionInterval> &interval);
+    static QString range(const TimeInterval &interval); // "14.20 s–18.90 s"
+    // "GPU types RTX4090-24G; link classes ethernet": what nothing measured; empty when all
+    // was.
+    static QString extrapolated(const PredictionInterval &interval);
+    // The status line's note naming what extrapolates; empty when nothing does.
+    static QString extrapolationNote(const std::optional<PredictionInterval> &interval);
     static QString percent(double fraction); // 0.431 -> "43.1 %"
     static QString gib(double gib);          // "61.2 GiB"
     static QString bandwidth(double gbps);   // "1.5 GB/s"
