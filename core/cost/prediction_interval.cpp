@@ -285,6 +285,10 @@ TimeInterval PredictionInterval::*phaseMember(Phase phase)
     case Phase::TpComm:
         return &PredictionInterval::tpCommS;
     case Phase::PpComm:
+    case Phase::HopInPrev: // a rank's hops are parts of its pp_comm (core/cost/rank_phases.h)
+    case Phase::HopOutPrev:
+    case Phase::HopInNext:
+    case Phase::HopOutNext:
         return &PredictionInterval::ppCommS;
     case Phase::DpComm:
         return &PredictionInterval::dpCommS;
