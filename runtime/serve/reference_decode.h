@@ -16,8 +16,8 @@ namespace hetplan::runtime {
 
 struct ReferenceDecode
 {
-    std::vector<int> tokens;                 // the `outputTokens` generated tokens
-    std::vector<std::vector<float>> logits;  // per generated token, the logits it was picked from
+    std::vector<int> tokens;                // the `outputTokens` generated tokens
+    std::vector<std::vector<float>> logits; // per generated token, the logits it was picked from
 };
 
 Result<ReferenceDecode> referenceGreedyDecode(const ModelConfig &config,

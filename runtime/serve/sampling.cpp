@@ -31,9 +31,9 @@ int sampleToken(std::span<const float> logits, const SamplingOptions &options, i
         total += weights[i];
     }
     const std::uint64_t stream = kSamplingStream ^ std::uint64_t(std::uint32_t(requestId));
-    const double u = counter_hash::uniform(
-                         counter_hash::key(options.seed, stream, std::uint64_t(position)))
-                     * total;
+    const double u
+        = counter_hash::uniform(counter_hash::key(options.seed, stream, std::uint64_t(position)))
+          * total;
     double below = 0;
     for (std::size_t i = 0; i < weights.size(); ++i) {
         below += weights[i];

@@ -162,7 +162,7 @@ struct Active
 {
     std::size_t request = 0; // index into the scheduler's requests
     int slot = 0;
-    int prefilled = 0;       // prompt tokens already in the cache
+    int prefilled = 0; // prompt tokens already in the cache
     std::vector<int> generated;
 };
 

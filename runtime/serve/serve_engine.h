@@ -40,9 +40,9 @@ int promptToken(std::uint64_t seed, int requestId, int position, int vocab);
 
 struct ServeOutcome
 {
-    std::vector<ServedRequest> served;        // first-stage leader: every request it was given
-    std::map<int, std::vector<int>> tokens;   // by request id, the tokens generated
-    std::optional<Error> error;               // why the replica stopped early, if it did
+    std::vector<ServedRequest> served;      // first-stage leader: every request it was given
+    std::map<int, std::vector<int>> tokens; // by request id, the tokens generated
+    std::optional<Error> error;             // why the replica stopped early, if it did
 };
 
 // Runs until the scheduler has finished every request (or `stop` is requested, or a peer fails)

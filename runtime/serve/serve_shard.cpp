@@ -171,8 +171,8 @@ Status ServeShard::forward(std::span<const TokenRow> rows, std::span<const float
         const LayerWeights &w = st.layers[l];
         st.invRms.resize(std::size_t(n));
         st.normed.resize(x.size());
-        rmsNormForward(x.data(), w.attnNorm, std::size_t(n), std::size_t(hidden),
-                       st.normed.data(), st.invRms.data());
+        rmsNormForward(x.data(), w.attnNorm, std::size_t(n), std::size_t(hidden), st.normed.data(),
+                       st.invRms.data());
         projectOutIn(st.normed, w.q, n, hidden, qWidth, st.q);
         projectOutIn(st.normed, w.k, n, hidden, kvWidth, st.k);
         projectOutIn(st.normed, w.v, n, hidden, kvWidth, st.v);
@@ -222,8 +222,8 @@ Status ServeShard::forward(std::span<const TokenRow> rows, std::span<const float
         for (std::size_t i = 0; i < x.size(); ++i)
             x[i] += st.partial[i];
 
-        rmsNormForward(x.data(), w.mlpNorm, std::size_t(n), std::size_t(hidden),
-                       st.normed.data(), st.invRms.data());
+        rmsNormForward(x.data(), w.mlpNorm, std::size_t(n), std::size_t(hidden), st.normed.data(),
+                       st.invRms.data());
         projectOutIn(st.normed, w.up, n, hidden, st.ffnWidth, st.up);
         st.act.resize(st.up.size());
         if (m_config.mlp == MlpKind::SwiGlu) {
