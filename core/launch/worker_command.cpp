@@ -9,10 +9,28 @@ namespace hetplan {
 
 const CommandOptions::Spec &workerOptionSpec()
 {
-    static const CommandOptions::Spec spec{{"plan", "cluster", "model", "scale", "rank", "world",
-                                            "rendezvous", "listen-address", "timeout-s",
-                                            "iterations", "seed", "out", "dump-weights", "backend",
-                                            "device", "nccl-ib-hca", "nccl-socket-ifname"},
+    static const CommandOptions::Spec spec{{"plan",
+                                            "cluster",
+                                            "model",
+                                            "scale",
+                                            "rank",
+                                            "world",
+                                            "rendezvous",
+                                            "listen-address",
+                                            "timeout-s",
+                                            "iterations",
+                                            "seed",
+                                            "out",
+                                            "dump-weights",
+                                            "backend",
+                                            "device",
+                                            "nccl-ib-hca",
+                                            "nccl-socket-ifname",
+                                            "requests",
+                                            "duration-s",
+                                            "rate",
+                                            "trace",
+                                            "temperature"},
                                            {"help", "version"},
                                            {}};
     return spec;
@@ -51,6 +69,16 @@ std::vector<std::string> workerCommandLine(const std::string &executable,
         line.option("nccl-ib-hca", command.ncclIbHca);
     if (!command.ncclSocketIfname.empty())
         line.option("nccl-socket-ifname", command.ncclSocketIfname);
+    if (command.requests != defaults.requests)
+        line.option("requests", command.requests);
+    if (command.durationS != defaults.durationS)
+        line.option("duration-s", command.durationS);
+    if (command.rate)
+        line.option("rate", *command.rate);
+    if (!command.trace.empty())
+        line.option("trace", command.trace);
+    if (command.temperature != defaults.temperature)
+        line.option("temperature", command.temperature);
     return line.words();
 }
 
@@ -97,11 +125,21 @@ Result<WorkerCommand> readWorkerCommand(const CommandOptions &options)
     auto seed = options.integer("seed", 0, std::numeric_limits<int>::max());
     auto device = options.integer("device", 0, 1023);
     auto timeout = options.number("timeout-s", 0.001, 86400.0);
-    for (const auto *read : {&world, &rank, &scale, &iterations, &seed, &device})
+    auto requests = options.integer("requests", 1, 1 << 24);
+    auto duration = options.number("duration-s", 0.001, 86400.0 * 365);
+    auto rate = options.number("rate", 1e-6, 1e6);
+    auto temperature = options.number("temperature", 0.0, 100.0);
+    for (const auto *read : {&world, &rank, &scale, &iterations, &seed, &device, &requests})
         if (!*read)
             return read->error();
-    if (!timeout)
-        return timeout.error();
+    for (const auto *read : {&timeout, &duration, &rate, &temperature})
+        if (!*read)
+            return read->error();
+    c.requests = requests->value_or(0);
+    c.durationS = duration->value_or(0);
+    c.rate = *rate;
+    c.trace = options.value("trace").value_or("");
+    c.temperature = temperature->value_or(0);
     c.world = **world;
     c.rank = **rank;
     c.scale = scale->value_or(c.scale);

@@ -40,6 +40,12 @@ Result<Job> loadJob(const JobSource &source)
     return loadJob(input);
 }
 
+int workloadSeqLen(const Workload &workload)
+{
+    const InferWorkload &infer = workload.infer;
+    return workload.mode == Mode::Infer ? infer.promptLen + infer.outputLen : workload.train.seqLen;
+}
+
 Result<Job> loadJob(const JobInput &input)
 {
     const std::string &planName = input.planName;
@@ -49,12 +55,10 @@ Result<Job> loadJob(const JobInput &input)
     auto plan = parsePlan(input.planText, planName, *topology);
     if (!plan)
         return plan.error();
-    if (plan->workload.mode != Mode::Train)
-        return badInput(planName + ": a serving plan; the runtime trains (mode train)");
     auto model = input.model ? Result<ModelSpec>(*input.model) : loadModel(plan->model);
     if (!model)
         return Error{model.error().kind, planName + ": model: " + model.error().message};
-    auto scaled = scaleModel(*model, plan->workload.train.seqLen, input.scale);
+    auto scaled = scaleModel(*model, workloadSeqLen(plan->workload), input.scale);
     if (!scaled)
         return Error{scaled.error().kind, planName + ": " + scaled.error().message};
     auto program = compileProgram(*plan, *model, *topology,

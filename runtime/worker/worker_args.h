@@ -24,10 +24,12 @@ inline constexpr const char *kWorkerUsage = R"(usage: hetplan-worker --version
          [--cluster NAME|FILE] [--model NAME|FILE] [--scale K] [--iterations I] [--seed S]
          [--listen-address ADDR] [--timeout-s T] [--out FILE] [--dump-weights FILE]
          [--backend gloo|cuda] [--device N] [--nccl-ib-hca LIST] [--nccl-socket-ifname IF]
+         [--requests N | --duration-s S] [--rate R] [--trace FILE] [--temperature T]
 One rank of a training plan: on the CPU with Gloo (the default), or with --backend cuda on a GPU
 (device N, by default the rank's index among the ranks on its machine) with NCCL, whose
 NCCL_IB_HCA and NCCL_SOCKET_IFNAME --nccl-ib-hca and --nccl-socket-ifname set for this process.
 `hetplan-cli run` starts one per rank; `agent` is the host agent the SSH launcher starts per host.
+A serving plan's rank (Gloo only) serves the request stream the serving options describe.
 )";
 
 // The job's StageRun (stage_run.h), as every rank of it computes it.
