@@ -1,13 +1,18 @@
 // hetplan-cli run: a training plan on this machine, one hetplan-worker per rank, on the CPUs
-// over Gloo or with --backend cuda on its GPUs over NCCL (docs/runtime.md). The plan is compiled
-// and checked here first, so a plan that cannot run is refused before any process starts.
+// over Gloo or with --backend cuda on its GPUs over NCCL (docs/runtime.md); or a serving plan's
+// replicas serving a request stream on the CPUs (docs/runtime.md, "Serving runs"). The plan is
+// compiled and checked here first, so a plan that cannot run is refused before any process
+// starts.
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
 #include "app/cli/rank_processes.h"
 #include "app/cli/run_results.h"
+#include "app/cli/serving_report.h"
 #include "app/cli/setup.h"
 #include "app/cli/signals.h"
 #include "core/launch/worker_command.h"
+#include "runtime/serve/request_stream.h"
+#include "runtime/serve/served_records.h"
 #include "runtime/worker/job.h"
 
 #include <climits>
@@ -71,6 +76,11 @@ public:
     {
         return fs::path(m_path) / ("rank-" + std::to_string(rank) + ".json");
     }
+    // A serving replica's records, written by its scheduler (runtime/serve/served_records.h).
+    fs::path served(int replica) const
+    {
+        return fs::path(m_path) / ("replica-" + std::to_string(replica) + ".served");
+    }
 
 private:
     RunDirectory() = default;
@@ -85,6 +95,9 @@ struct RunOptions
     double timeoutS = 60;
     std::string dumpWeights;                 // a directory, or empty
     BackendKind backend = BackendKind::Gloo; // hetplan-worker --backend
+    // Serving plans only: the request stream (runtime/serve/request_stream.h) and sampling.
+    runtime::RequestStreamOptions stream;
+    double temperature = 0;
 };
 
 std::vector<RankProcesses::Launch> launches(const Job &job, const runtime::JobSource &source,
@@ -105,6 +118,15 @@ std::vector<RankProcesses::Launch> launches(const Job &job, const runtime::JobSo
         args.seed = std::uint64_t(options.seed);
         args.out = dir.result(r.rank).string();
         args.backend = options.backend;
+        if (job.plan.workload.mode == Mode::Infer) {
+            args.requests = options.stream.requests;
+            args.durationS = options.stream.durationS;
+            args.rate = options.stream.rate;
+            args.trace = options.stream.trace;
+            args.temperature = options.temperature;
+            const bool scheduler = r.stage == 0 && r.leader();
+            args.out = scheduler ? dir.served(r.pipeline).string() : std::string();
+        }
         if (!options.dumpWeights.empty())
             args.dumpWeights
                 = (fs::path(options.dumpWeights) / ("rank-" + std::to_string(r.rank) + ".weights"))
@@ -139,6 +161,21 @@ Result<RunOptions> runOptions(const Args &args)
             return kind.error();
         o.backend = *kind;
     }
+    auto requests = args.integer("requests", 1, 1 << 24);
+    auto duration = args.number("duration", 0.001, 86400.0 * 365);
+    auto rate = args.number("rate", 1e-6, 1e6);
+    auto temperature = args.number("temperature", 0.0, 100.0);
+    if (!requests)
+        return requests.error();
+    for (const auto *read : {&duration, &rate, &temperature})
+        if (!*read)
+            return read->error();
+    o.stream.requests = requests->value_or(0);
+    o.stream.durationS = duration->value_or(0);
+    o.stream.rate = *rate;
+    o.stream.trace = args.value("trace").value_or("");
+    o.stream.seed = std::uint64_t(o.seed);
+    o.temperature = temperature->value_or(0);
     o.dumpWeights = args.value("dump-weights").value_or("");
     if (o.backend == BackendKind::Cuda && !o.dumpWeights.empty())
         return badInput("--dump-weights needs --backend gloo: the GPU model's weights stay on "
@@ -152,12 +189,54 @@ Result<RunOptions> runOptions(const Args &args)
     return o;
 }
 
+// Every request of the stream, each from its replica's records or failed with the reason its
+// replica gave none.
+std::vector<ServedRequest> gatherServed(const std::vector<ServingRequest> &stream,
+                                        const RunDirectory &dir, int replicas,
+                                        const std::string &why)
+{
+    std::map<int, ServedRequest> byId;
+    for (int p = 0; p < replicas; ++p) {
+        auto records = runtime::readServedRecords(dir.served(p).string());
+        if (!records)
+            continue;
+        for (ServedRequest &s : *records)
+            byId[s.id] = std::move(s);
+    }
+    std::vector<ServedRequest> served;
+    for (const ServingRequest &r : stream) {
+        if (auto found = byId.find(r.id); found != byId.end()) {
+            served.push_back(std::move(found->second));
+            continue;
+        }
+        ServedRequest lost;
+        lost.id = r.id;
+        lost.replica = r.replica;
+        lost.arrivalS = r.arrivalS;
+        lost.promptTokens = r.promptTokens;
+        lost.failure = "replica " + std::to_string(r.replica) + " wrote no record: " + why;
+        served.push_back(std::move(lost));
+    }
+    return served;
+}
+
+// Writes the records into `outDir` (served-requests.tsv, the lines of served_records.h).
+Status writeServed(const std::string &outDir, const std::vector<ServedRequest> &served)
+{
+    std::error_code ec;
+    fs::create_directories(outDir, ec);
+    if (!fs::is_directory(outDir))
+        return badInput("--out " + outDir + ": cannot create the directory");
+    return runtime::writeServedRecords((fs::path(outDir) / "served-requests.tsv").string(), served);
+}
+
 } // namespace
 
 int runRun(const std::vector<std::string> &words)
 {
     const Args::Spec spec{{"plan", "cluster", "model", "scale", "iterations", "seed", "out",
-                           "timeout-s", "dump-weights", "backend", "max-ranks"},
+                           "timeout-s", "dump-weights", "backend", "max-ranks", "requests",
+                           "duration", "rate", "trace", "temperature"},
                           {}};
     auto args = Args::parse(words, spec);
     if (!args)
@@ -165,9 +244,13 @@ int runRun(const std::vector<std::string> &words)
     auto planPath = args->required("plan");
     if (!planPath)
         return fail(planPath.error());
-    // Checked now, not after the job: a run is never lost to a bad --out.
-    if (auto out = outputFromArgs(*args); !out)
-        return fail(out.error());
+    // Checked now, not after the job: a run is never lost to a bad --out. A serving run's
+    // --out is a directory.
+    const std::optional<std::string> outPath = args->value("out");
+    const bool outIsDirectory = outPath && fs::is_directory(*outPath);
+    if (!outIsDirectory)
+        if (auto out = outputFromArgs(*args); !out)
+            return fail(out.error());
     auto scale = args->integer("scale", 1, 1 << 16);
     if (!scale)
         return fail(scale.error());
@@ -186,6 +269,22 @@ int runRun(const std::vector<std::string> &words)
                              + std::to_string(options->maxRanks)
                              + "; launch it across its hosts (hetplan-cli launch), or raise "
                                "--max-ranks if this machine holds them"));
+    const bool serving = job->plan.workload.mode == Mode::Infer;
+    if (!serving && outIsDirectory)
+        return fail(badInput("--out " + *outPath
+                             + " is a directory; a training run writes its "
+                               "measurement to a file"));
+    std::vector<ServingRequest> stream;
+    if (serving) {
+        if (options->backend != BackendKind::Gloo)
+            return fail(badInput("a serving plan runs on --backend gloo only; the GPU model has "
+                                 "no KV cache yet"));
+        options->stream.scale = source.scale;
+        auto made = runtime::makeRequests(job->plan, options->stream);
+        if (!made)
+            return fail(made.error());
+        stream = std::move(made).value();
+    }
     auto worker = workerPath();
     if (!worker)
         return fail(worker.error());
@@ -194,8 +293,12 @@ int runRun(const std::vector<std::string> &words)
         return fail(dir.error());
 
     std::cout << "hetplan-cli run: " << job->program.ranks.size() << " ranks, model "
-              << job->scaled.name << " at scale " << job->scaled.scale << ", "
-              << options->iterations << " iterations" << std::endl;
+              << job->scaled.name << " at scale " << job->scaled.scale << ", ";
+    if (serving)
+        std::cout << stream.size() << " requests on " << job->plan.pipelines.size() << " replicas"
+                  << std::endl;
+    else
+        std::cout << options->iterations << " iterations" << std::endl;
     // A signal now stops the ranks (RankProcesses::wait) instead of ending this process.
     const StoppableScope stoppable;
     RankProcesses processes(kStopGrace);
@@ -205,6 +308,20 @@ int runRun(const std::vector<std::string> &words)
     for (std::size_t r = 0; r < pids.size(); ++r)
         std::cout << "hetplan-cli run: rank " << r << " is process " << pids[r] << std::endl;
     const RankProcesses::Outcome outcome = processes.wait();
+    if (serving) {
+        const std::vector<ServedRequest> served
+            = gatherServed(stream, *dir, int(job->plan.pipelines.size()),
+                           outcome.ok ? "its scheduler exited without one" : outcome.message);
+        printServingReport(std::cout, served, int(job->plan.pipelines.size()));
+        if (const auto out = args->value("out"))
+            if (Status written = writeServed(*out, served); !written)
+                return fail(written.error());
+        if (!outcome.ok) {
+            std::cerr << "hetplan-cli: error: run failed: " << outcome.message << '\n';
+            return 1;
+        }
+        return 0;
+    }
     if (!outcome.ok) {
         std::cerr << "hetplan-cli: error: run failed: " << outcome.message << '\n';
         return 1;
