@@ -16,8 +16,10 @@
 #include "runtime/worker/job.h"
 
 #include <climits>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <unistd.h>
 
 namespace hetplan::cli {
@@ -220,6 +222,27 @@ std::vector<ServedRequest> gatherServed(const std::vector<ServingRequest> &strea
     return served;
 }
 
+// When a run stops early (`why`, as RankProcesses names it: "rank R ..." for a rank that
+// failed), a request its scheduler cancelled says so: the replica that lost rank R lost it,
+// every other replica was stopped with the run.
+void explainCancelled(std::vector<ServedRequest> &served, const runtime::JobProgram &program,
+                      const std::string &why)
+{
+    int lostReplica = -1;
+    if (why.rfind("rank ", 0) == 0) {
+        const int rank = std::atoi(why.c_str() + 5);
+        if (rank >= 0 && rank < int(program.ranks.size()))
+            lostReplica = program.ranks[std::size_t(rank)].pipeline;
+    }
+    for (ServedRequest &s : served) {
+        if (s.completed || s.failure != "cancelled")
+            continue;
+        s.failure = s.replica == lostReplica
+                        ? "replica " + std::to_string(s.replica) + " lost its " + why
+                        : "cancelled: the run stopped: " + why;
+    }
+}
+
 // Writes the records into `outDir` (served-requests.tsv, the lines of served_records.h).
 Status writeServed(const std::string &outDir, const std::vector<ServedRequest> &served)
 {
@@ -309,9 +332,11 @@ int runRun(const std::vector<std::string> &words)
         std::cout << "hetplan-cli run: rank " << r << " is process " << pids[r] << std::endl;
     const RankProcesses::Outcome outcome = processes.wait();
     if (serving) {
-        const std::vector<ServedRequest> served
+        std::vector<ServedRequest> served
             = gatherServed(stream, *dir, int(job->plan.pipelines.size()),
                            outcome.ok ? "its scheduler exited without one" : outcome.message);
+        if (!outcome.ok)
+            explainCancelled(served, job->program, outcome.message);
         printServingReport(std::cout, served, int(job->plan.pipelines.size()));
         if (const auto out = args->value("out"))
             if (Status written = writeServed(*out, served); !written)

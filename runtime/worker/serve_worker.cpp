@@ -84,10 +84,13 @@ Status serveJobRank(const WorkerArgs &args, const Job &job, std::stop_token stop
             return s;
     options.nowS = clockFrom(std::chrono::steady_clock::now());
     std::vector<ServingRequest> mine;
-    if (scheduler)
+    if (scheduler) {
         for (const ServingRequest &r : *stream)
             if (r.replica == role.replica)
                 mine.push_back(r);
+        std::cout << "replica " << role.replica << ": serving " << mine.size() << " requests"
+                  << std::endl;
+    }
     const ServeOutcome outcome = runServeRank(*shard, *links, role, mine, options, stop);
     if (scheduler && !args.out.empty())
         if (Status s = writeServedRecords(args.out, outcome.served); !s)

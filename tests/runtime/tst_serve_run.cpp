@@ -1,0 +1,158 @@
+// `hetplan-cli run` of a serving plan (two replicas: one stage, and two stages): every request
+// of the stream is served and written; a rank that dies fails its replica's requests with the
+// reason and stops the run with nothing left running; an interrupt cancels what is unfinished.
+#include "run_test_support.h"
+#include "runtime/serve/served_records.h"
+#include "tests/test_programs.h"
+#include "tests/test_registry.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cerrno>
+#include <csignal>
+#include <sys/types.h>
+
+using namespace hetplan;
+using namespace hetplan::runtime::test;
+
+namespace {
+
+constexpr int kTimeoutS = 10; // the run's --timeout-s
+
+QStringList serveArgs(const QString &outDir, int requests)
+{
+    return {QStringLiteral("run"),
+            QStringLiteral("--plan"),
+            runtimeData("serving.plan.json"),
+            QStringLiteral("--model"),
+            runtimeData("tiny.model.json"),
+            QStringLiteral("--requests"),
+            QString::number(requests),
+            QStringLiteral("--timeout-s"),
+            QString::number(kTimeoutS),
+            QStringLiteral("--out"),
+            outDir};
+}
+
+std::vector<ServedRequest> records(const QString &outDir)
+{
+    auto read = runtime::readServedRecords(
+        (outDir + QStringLiteral("/served-requests.tsv")).toStdString());
+    if (!read)
+        qFatal("%s", read.error().message.c_str());
+    return std::move(read).value();
+}
+
+bool processExists(pid_t pid)
+{
+    return ::kill(pid, 0) == 0 || errno != ESRCH;
+}
+
+// A serving run of many requests, followed until both replicas' schedulers have started.
+class LongServe : public BackgroundCli
+{
+public:
+    explicit LongServe(const QString &outDir)
+        : BackgroundCli(serveArgs(outDir, 100000))
+    {}
+    QList<pid_t> waitUntilServing()
+    {
+        return waitForOutput(
+            {QStringLiteral("replica 0: serving"), QStringLiteral("replica 1: serving")});
+    }
+};
+
+// Every request of the stream has a record; the unfinished ones say why.
+void verifyAccounted(const std::vector<ServedRequest> &served, int requests)
+{
+    QCOMPARE(int(served.size()), requests);
+    for (std::size_t i = 0; i < served.size(); ++i) {
+        QCOMPARE(served[i].id, int(i));
+        QVERIFY2(served[i].completed || !served[i].failure.empty(), qPrintable(QString::number(i)));
+    }
+}
+
+} // namespace
+
+class TestServeRun : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void servesEveryRequest()
+    {
+        QTemporaryDir out;
+        const CliRun run = runCli(serveArgs(out.path(), 12));
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.out.contains(QStringLiteral("served 12 of 12 requests on 2 replicas")),
+                 qPrintable(run.out));
+        QVERIFY2(run.out.contains(QStringLiteral("time per output token")), qPrintable(run.out));
+        const std::vector<ServedRequest> served = records(out.path());
+        verifyAccounted(served, 12);
+        for (const ServedRequest &s : served) {
+            QVERIFY(s.completed);
+            QCOMPARE(s.replica, s.id % 2);
+            QCOMPARE(s.outputTokens, 8);
+            QVERIFY(s.arrivalS <= s.admittedS && s.admittedS <= s.firstTokenS
+                    && s.firstTokenS <= s.finishS);
+        }
+    }
+
+    // Replica 1's second stage dies: the run stops with its name, replica 1's unfinished
+    // requests fail saying that it lost rank 2 and how, replica 0's are cancelled saying why,
+    // and no rank is left.
+    void killedRankFailsItsReplicasRequests()
+    {
+        QTemporaryDir out;
+        LongServe serve(out.path());
+        const QList<pid_t> pids = serve.waitUntilServing();
+        QCOMPARE(pids.size(), 3);
+        QVERIFY(::kill(pids[2], SIGKILL) == 0);
+        const CliRun result = serve.finish(kTimeoutS + 20);
+        QCOMPARE(result.exitCode, 1);
+        QVERIFY2(result.err.contains(QStringLiteral("rank 2 was killed by signal 9")),
+                 qPrintable(result.err));
+        for (pid_t pid : pids)
+            QVERIFY2(!processExists(pid), qPrintable(QString::number(pid)));
+        const std::vector<ServedRequest> served = records(out.path());
+        verifyAccounted(served, 100000);
+        int replicaOneFailed = 0;
+        for (const ServedRequest &s : served) {
+            if (s.completed)
+                continue;
+            if (s.replica == 1) {
+                ++replicaOneFailed;
+                QVERIFY2(s.failure.find("replica 1") == 0
+                             && s.failure.find("rank 2 was killed by signal 9")
+                                    != std::string::npos,
+                         s.failure.c_str());
+            } else {
+                QVERIFY2(s.failure.find("cancelled: the run stopped: rank 2 was killed") == 0,
+                         s.failure.c_str());
+            }
+        }
+        QVERIFY(replicaOneFailed > 0);
+        QVERIFY2(result.out.contains(QStringLiteral("failed (")), qPrintable(result.out));
+    }
+
+    void interruptCancelsEveryReplica()
+    {
+        QTemporaryDir out;
+        LongServe serve(out.path());
+        const QList<pid_t> pids = serve.waitUntilServing();
+        QCOMPARE(pids.size(), 3);
+        QVERIFY(::kill(pid_t(serve.pid()), SIGINT) == 0);
+        const CliRun result = serve.finish(20);
+        QCOMPARE(result.exitCode, 1);
+        QVERIFY2(result.err.contains(QStringLiteral("interrupted")), qPrintable(result.err));
+        for (pid_t pid : pids)
+            QVERIFY2(!processExists(pid), qPrintable(QString::number(pid)));
+        const std::vector<ServedRequest> served = records(out.path());
+        verifyAccounted(served, 100000);
+        QVERIFY(!served.back().completed);
+    }
+};
+
+HETPLAN_TEST_APPLESS_MAIN(TestServeRun)
+#include "tst_serve_run.moc"
