@@ -20,6 +20,7 @@
 #include "model_test_support.h"
 #include "program_test_support.h"
 #include "runtime/model/model_shard.h"
+#include "runtime/model/reference_run.h"
 #include "serve_test_support.h"
 #include "tests/test_registry.h"
 
@@ -236,6 +237,34 @@ private Q_SLOTS:
         compareWithReference(config, weights, options, requests, served);
         QVERIFY(served.served[2].admittedS >= served.served[0].finishS);
         QVERIFY(served.served[2].finishS <= served.served[1].finishS);
+    }
+
+    // A training run's weights (the reference run's after two SGD steps, as a run's dumps
+    // assemble them) serve on TP 2 then TP 1 as the reference decodes them.
+    void trainedWeightsServe()
+    {
+        const Plan plan
+            = inferPlan({{2, 1, {stage({0, 1}, 2, 1, 0, 2), stage({2}, 1, 1, 2, 4)}}}, 12, 6, 2);
+        const JobProgram program = hetplan::test::orFail(
+            compileProgram(plan, serveModel(), fixtureTopology()), "compile");
+        const ModelConfig config = orFail(scaledModelConfig(serveModel(), 18, 1));
+        TrainingSetup setup;
+        setup.seed = kSeed;
+        setup.globalBatch = 2;
+        setup.optimizer = Optimizer::Sgd;
+        setup.adam.learningRate = 0.5f; // steps large enough to change what the model says
+        const ReferenceResult trained = orFail(referenceRun(config, setup, 2, 2));
+        const WeightSource weights = dumpedWeights(trained.finalWeights);
+        const std::vector<ServingRequest> requests = burst(1, 3, 9, 6);
+        ServeOptions options;
+        options.promptSeed = kSeed;
+        const ServedPlan served = servePlan(program, config, weights, {2, 18}, requests, options);
+        compareWithReference(config, weights, options, requests, served);
+        // The trained weights are not the initial ones: some logit moved.
+        const ReferenceDecode initial
+            = orFail(referenceGreedyDecode(config, seededWeights(config.layers, kSeed),
+                                           promptOf(options, requests[0], config.vocab), 6));
+        QVERIFY(served.logits.at({0, requests[0].promptTokens}) != initial.logits[0]);
     }
 
     // Seeded sampling: a request's tokens depend on the seed and its id, not on the plan's cuts.
