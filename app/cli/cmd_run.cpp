@@ -100,6 +100,7 @@ struct RunOptions
     // Serving plans only: the request stream (runtime/serve/request_stream.h) and sampling.
     runtime::RequestStreamOptions stream;
     double temperature = 0;
+    std::string weights; // a training run's --dump-weights folder, or empty
 };
 
 std::vector<RankProcesses::Launch> launches(const Job &job, const runtime::JobSource &source,
@@ -126,6 +127,7 @@ std::vector<RankProcesses::Launch> launches(const Job &job, const runtime::JobSo
             args.rate = options.stream.rate;
             args.trace = options.stream.trace;
             args.temperature = options.temperature;
+            args.weights = options.weights;
             const bool scheduler = r.stage == 0 && r.leader();
             args.out = scheduler ? dir.served(r.pipeline).string() : std::string();
         }
@@ -178,6 +180,11 @@ Result<RunOptions> runOptions(const Args &args)
     o.stream.trace = args.value("trace").value_or("");
     o.stream.seed = std::uint64_t(o.seed);
     o.temperature = temperature->value_or(0);
+    o.weights = args.value("weights").value_or("");
+    if (!o.weights.empty() && !fs::is_directory(o.weights))
+        return badInput("--weights " + o.weights
+                        + ": not a folder (a training run's "
+                          "--dump-weights DIR)");
     o.dumpWeights = args.value("dump-weights").value_or("");
     if (o.backend == BackendKind::Cuda && !o.dumpWeights.empty())
         return badInput("--dump-weights needs --backend gloo: the GPU model's weights stay on "
@@ -259,7 +266,7 @@ int runRun(const std::vector<std::string> &words)
 {
     const Args::Spec spec{{"plan", "cluster", "model", "scale", "iterations", "seed", "out",
                            "timeout-s", "dump-weights", "backend", "max-ranks", "requests",
-                           "duration", "rate", "trace", "temperature"},
+                           "duration", "rate", "trace", "temperature", "weights"},
                           {}};
     auto args = Args::parse(words, spec);
     if (!args)
@@ -293,6 +300,8 @@ int runRun(const std::vector<std::string> &words)
                              + "; launch it across its hosts (hetplan-cli launch), or raise "
                                "--max-ranks if this machine holds them"));
     const bool serving = job->plan.workload.mode == Mode::Infer;
+    if (!serving && !options->weights.empty())
+        return fail(badInput("--weights serves a training run's weights: it needs a serving plan"));
     if (!serving && outIsDirectory)
         return fail(badInput("--out " + *outPath
                              + " is a directory; a training run writes its "

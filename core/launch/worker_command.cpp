@@ -9,30 +9,14 @@ namespace hetplan {
 
 const CommandOptions::Spec &workerOptionSpec()
 {
-    static const CommandOptions::Spec spec{{"plan",
-                                            "cluster",
-                                            "model",
-                                            "scale",
-                                            "rank",
-                                            "world",
-                                            "rendezvous",
-                                            "listen-address",
-                                            "timeout-s",
-                                            "iterations",
-                                            "seed",
-                                            "out",
-                                            "dump-weights",
-                                            "backend",
-                                            "device",
-                                            "nccl-ib-hca",
-                                            "nccl-socket-ifname",
-                                            "requests",
-                                            "duration-s",
-                                            "rate",
-                                            "trace",
-                                            "temperature"},
-                                           {"help", "version"},
-                                           {}};
+    static const CommandOptions::Spec spec{
+        {"plan", "cluster", "model", "scale", "rank", "world", "rendezvous", "listen-address",
+         "timeout-s", "iterations", "seed", "out", "dump-weights", "backend", "device",
+         "nccl-ib-hca", "nccl-socket-ifname",
+         // A serving plan's (docs/runtime.md, "Serving runs").
+         "requests", "duration-s", "rate", "trace", "temperature", "weights"},
+        {"help", "version"},
+        {}};
     return spec;
 }
 
@@ -79,6 +63,8 @@ std::vector<std::string> workerCommandLine(const std::string &executable,
         line.option("trace", command.trace);
     if (command.temperature != defaults.temperature)
         line.option("temperature", command.temperature);
+    if (!command.weights.empty())
+        line.option("weights", command.weights);
     return line.words();
 }
 
@@ -139,6 +125,7 @@ Result<WorkerCommand> readWorkerCommand(const CommandOptions &options)
     c.durationS = duration->value_or(0);
     c.rate = *rate;
     c.trace = options.value("trace").value_or("");
+    c.weights = options.value("weights").value_or("");
     c.temperature = temperature->value_or(0);
     c.world = **world;
     c.rank = **rank;

@@ -45,6 +45,7 @@ struct WorkerCommand
     std::optional<double> rate; // requests per second; absent: the workload's request_rate
     std::string trace;          // arrivals and lengths from this file instead
     double temperature = 0;     // sampling temperature; 0: greedy
+    std::string weights;        // a training run's --dump-weights folder; empty: the initial ones
 };
 
 // The options hetplan-worker declares, "help" and "version" among the switches.

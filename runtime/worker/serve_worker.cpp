@@ -1,12 +1,15 @@
 #include "runtime/worker/serve_worker.h"
 
 #include "runtime/comm/comm.h"
+#include "runtime/model/weight_set.h"
 #include "runtime/serve/request_stream.h"
 #include "runtime/serve/serve_engine.h"
 #include "runtime/serve/served_records.h"
 #include "runtime/worker/stage_model.h"
+#include "runtime/worker/weight_dump.h"
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 
 namespace hetplan::runtime {
@@ -21,6 +24,35 @@ std::function<double()> clockFrom(std::chrono::steady_clock::time_point start)
     return [start] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
+}
+
+// Every *.weights file of a training run's --dump-weights folder, assembled into full tensors.
+Result<WeightSet> readDumps(const std::string &folder, const ModelConfig &config)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    WeightSet set;
+    for (const fs::directory_entry &entry : fs::directory_iterator(folder, ec)) {
+        if (entry.path().extension() != ".weights")
+            continue;
+        auto slices = readWeightDump(entry.path().string());
+        if (!slices)
+            return slices.error();
+        for (const WeightSlice &slice : *slices) {
+            const auto tensor = findTensor(config, slice.name);
+            if (!tensor || tensor->elements() != slice.fullElements)
+                return badInput(entry.path().string() + ": tensor '" + slice.name
+                                + "' is not one of this model's at this --scale");
+            placeSlice(set, *tensor, {slice.sliceBegin, slice.sliceEnd}, slice.values);
+        }
+    }
+    if (ec)
+        return badInput("--weights " + folder + ": " + ec.message());
+    if (set.empty())
+        return badInput("--weights " + folder
+                        + ": no .weights files (hetplan-cli run "
+                          "--dump-weights writes them)");
+    return set;
 }
 
 } // namespace
@@ -45,10 +77,18 @@ Status serveJobRank(const WorkerArgs &args, const Job &job, std::stop_token stop
     const ServeShardOptions shardOptions{w.batch, promptTokens + outputTokens};
 
     setRankBlasThreads(1);
+    WeightSet dumped;
+    if (!args.weights.empty()) {
+        auto read = readDumps(args.weights, *config);
+        if (!read)
+            return read.error();
+        dumped = std::move(read).value();
+    }
     auto shard = ServeShard::create(
         *config,
         {rank.layerBegin, rank.layerEnd, rank.tpIndex, rank.tpDegree, rank.embedding, rank.head},
-        seededWeights(config->layers, args.seed), shardOptions);
+        args.weights.empty() ? seededWeights(config->layers, args.seed) : dumpedWeights(dumped),
+        shardOptions);
     if (!shard)
         return shard.error();
     auto comm = Comm::open(args.comm, args.rank, world);

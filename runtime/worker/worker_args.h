@@ -25,6 +25,7 @@ inline constexpr const char *kWorkerUsage = R"(usage: hetplan-worker --version
          [--listen-address ADDR] [--timeout-s T] [--out FILE] [--dump-weights FILE]
          [--backend gloo|cuda] [--device N] [--nccl-ib-hca LIST] [--nccl-socket-ifname IF]
          [--requests N | --duration-s S] [--rate R] [--trace FILE] [--temperature T]
+         [--weights DIR]
 One rank of a training plan: on the CPU with Gloo (the default), or with --backend cuda on a GPU
 (device N, by default the rank's index among the ranks on its machine) with NCCL, whose
 NCCL_IB_HCA and NCCL_SOCKET_IFNAME --nccl-ib-hca and --nccl-socket-ifname set for this process.

@@ -99,6 +99,34 @@ private Q_SLOTS:
         }
     }
 
+    // A training run's --dump-weights folder serves; a folder without dumps is refused by
+    // every rank, naming what is missing.
+    void servesATrainingRunsWeights()
+    {
+        QTemporaryDir dumps;
+        QTemporaryDir out;
+        const CliRun trained
+            = runCli({QStringLiteral("run"), QStringLiteral("--plan"),
+                      runtimeData("one-stage.plan.json"), QStringLiteral("--model"),
+                      runtimeData("tiny.model.json"), QStringLiteral("--iterations"),
+                      QStringLiteral("1"), QStringLiteral("--dump-weights"), dumps.path()});
+        QVERIFY2(trained.exitCode == 0, qPrintable(trained.err));
+        const CliRun served
+            = runCli(serveArgs(out.path(), 6) << QStringLiteral("--weights") << dumps.path());
+        QVERIFY2(served.exitCode == 0, qPrintable(served.err));
+        QVERIFY2(served.out.contains(QStringLiteral("served 6 of 6 requests")),
+                 qPrintable(served.out));
+        QTemporaryDir empty;
+        QTemporaryDir out2;
+        const CliRun refused
+            = runCli(serveArgs(out2.path(), 6) << QStringLiteral("--weights") << empty.path());
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains(QStringLiteral("no .weights files")),
+                 qPrintable(refused.err));
+        QVERIFY2(refused.out.contains(QStringLiteral("served 0 of 6 requests")),
+                 qPrintable(refused.out));
+    }
+
     // Replica 1's second stage dies: the run stops with its name, replica 1's unfinished
     // requests fail saying that it lost rank 2 and how, replica 0's are cancelled saying why,
     // and no rank is left.
