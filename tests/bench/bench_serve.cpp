@@ -16,24 +16,6 @@ namespace {
 
 using namespace hetplan::runtime;
 
-template<typename T>
-T orExit(Result<T> result)
-{
-    if (!result) {
-        std::fprintf(stderr, "serve bench: %s\n", result.error().message.c_str());
-        std::exit(1);
-    }
-    return std::move(result).value();
-}
-
-void orExit(const Status &status)
-{
-    if (!status) {
-        std::fprintf(stderr, "serve bench: %s\n", status.error().message.c_str());
-        std::exit(1);
-    }
-}
-
 // Wall seconds (median) and CPU seconds (mean over 5 calls) per call of `step`.
 std::pair<double, double> timed(const std::function<void()> &step)
 {
