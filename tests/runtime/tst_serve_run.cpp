@@ -99,6 +99,52 @@ private Q_SLOTS:
         }
     }
 
+    // A trace's arrivals and lengths are served as written; a line that is not one is refused,
+    // naming the file and line, before any rank starts; --duration serves what arrives in it.
+    void traceAndDuration()
+    {
+        QTemporaryDir dir;
+        const QString trace = dir.filePath(QStringLiteral("requests.trace"));
+        QFile file(trace);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("# arrival_s prompt output\n0.05 5 3\n0.0 7 2\n0.1 4 4\n");
+        file.close();
+        const QString out = dir.filePath(QStringLiteral("served"));
+        QStringList args = serveArgs(out, 3);
+        args << QStringLiteral("--trace") << trace;
+        const CliRun run = runCli(args);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const std::vector<ServedRequest> served = records(out);
+        verifyAccounted(served, 3);
+        // By arrival: (0.0, 7, 2), (0.05, 5, 3), (0.1, 4, 4).
+        QCOMPARE(served[0].arrivalS, 0.0);
+        QCOMPARE(served[0].promptTokens, 7);
+        QCOMPARE(served[1].outputTokens, 3);
+        QCOMPARE(served[2].promptTokens, 4);
+        QVERIFY(served[2].completed);
+
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("0.0 7 2\n0.1 four 4\n");
+        file.close();
+        const CliRun refused = runCli(args);
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(trace + QStringLiteral(":2: expected ARRIVAL_S")),
+                 qPrintable(refused.err));
+        QVERIFY2(!refused.out.contains(QStringLiteral("is process")), qPrintable(refused.out));
+
+        const QString durationOut = dir.filePath(QStringLiteral("duration"));
+        QStringList duration = serveArgs(durationOut, 1);
+        duration.replace(duration.indexOf(QStringLiteral("--requests")),
+                         QStringLiteral("--duration"));
+        duration.replace(duration.indexOf(QStringLiteral("--duration")) + 1, QStringLiteral("0.5"));
+        const CliRun timed = runCli(duration);
+        QVERIFY2(timed.exitCode == 0, qPrintable(timed.err));
+        const std::vector<ServedRequest> inWindow = records(durationOut);
+        QVERIFY(!inWindow.empty());
+        for (const ServedRequest &s : inWindow)
+            QVERIFY(s.completed && s.arrivalS <= 0.5);
+    }
+
     // A training run's --dump-weights folder serves; a folder without dumps is refused by
     // every rank, naming what is missing.
     void servesATrainingRunsWeights()
