@@ -187,7 +187,6 @@ public:
             s.replica = r.replica;
             s.arrivalS = r.arrivalS;
             s.promptTokens = r.promptTokens;
-            s.warmup = r.id < options.warmupRequests;
             m_outcome.served.push_back(std::move(s));
         }
         for (int slot = shard.cache().slots(); slot-- > 0;)

@@ -27,7 +27,6 @@ struct ServeOptions
     SamplingOptions sampling;
     std::uint64_t promptSeed = 0; // prompt tokens: promptToken(promptSeed, request id, position)
     int prefillChunkTokens = 0;   // prompt tokens per step and sequence; 0: the whole prompt
-    int warmupRequests = 0;       // the first N requests (by id) are marked warmup
     // Seconds since the common start: the clock arrivals and every recorded time use.
     std::function<double()> nowS;
     // Called on the last stage's leader for every token it picks (tests compare the logits).
