@@ -7,7 +7,7 @@
 #include "app/cli/output.h"
 #include "app/cli/rank_processes.h"
 #include "app/cli/run_results.h"
-#include "app/cli/serving_report.h"
+#include "app/cli/served_summary.h"
 #include "app/cli/setup.h"
 #include "app/cli/signals.h"
 #include "core/launch/worker_command.h"
@@ -346,7 +346,7 @@ int runRun(const std::vector<std::string> &words)
                            outcome.ok ? "its scheduler exited without one" : outcome.message);
         if (!outcome.ok)
             explainCancelled(served, job->program, outcome.message);
-        printServingReport(std::cout, served, int(job->plan.pipelines.size()));
+        printServedSummary(std::cout, served, int(job->plan.pipelines.size()));
         if (const auto out = args->value("out"))
             if (Status written = writeServed(*out, served); !written)
                 return fail(written.error());

@@ -1,4 +1,4 @@
-#include "app/cli/serving_report.h"
+#include "app/cli/served_summary.h"
 
 #include <algorithm>
 #include <cmath>
@@ -33,7 +33,7 @@ void printRow(std::ostream &out, const char *name, const std::vector<double> &va
 
 } // namespace
 
-void printServingReport(std::ostream &out, const std::vector<ServedRequest> &served, int replicas)
+void printServedSummary(std::ostream &out, const std::vector<ServedRequest> &served, int replicas)
 {
     std::vector<double> ttft, tpot, latency, queueing;
     std::map<int, std::pair<int, int>> perReplica; // completed, failed

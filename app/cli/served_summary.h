@@ -12,6 +12,6 @@
 
 namespace hetplan::cli {
 
-void printServingReport(std::ostream &out, const std::vector<ServedRequest> &served, int replicas);
+void printServedSummary(std::ostream &out, const std::vector<ServedRequest> &served, int replicas);
 
 } // namespace hetplan::cli
