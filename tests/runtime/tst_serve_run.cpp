@@ -173,20 +173,32 @@ private Q_SLOTS:
                  qPrintable(refused.out));
     }
 
-    // Replica 1's second stage dies: the run stops with its name, replica 1's unfinished
-    // requests fail saying that it lost rank 2 and how, replica 0's are cancelled saying why,
-    // and no rank is left.
+    // A rank of replica 1 dies: its second stage (the scheduler fails the unfinished requests
+    // saying it lost that rank) or its scheduler (the run fails them, as no record came). The
+    // run stops naming the rank, replica 0's requests are cancelled saying why, no rank is left.
+    void killedRankFailsItsReplicasRequests_data()
+    {
+        QTest::addColumn<int>("rank");
+        QTest::addColumn<QString>("replicaOneFailure");
+        QTest::newRow("second stage")
+            << 2 << QStringLiteral("replica 1 lost its rank 2 was killed");
+        QTest::newRow("scheduler")
+            << 1 << QStringLiteral("replica 1 wrote no record: rank 1 was killed");
+    }
+
     void killedRankFailsItsReplicasRequests()
     {
+        QFETCH(int, rank);
+        QFETCH(QString, replicaOneFailure);
+        const std::string killed = "rank " + std::to_string(rank) + " was killed by signal 9";
         QTemporaryDir out;
         LongServe serve(out.path());
         const QList<pid_t> pids = serve.waitUntilServing();
         QCOMPARE(pids.size(), 3);
-        QVERIFY(::kill(pids[2], SIGKILL) == 0);
+        QVERIFY(::kill(pids[rank], SIGKILL) == 0);
         const CliRun result = serve.finish(kTimeoutS + 20);
         QCOMPARE(result.exitCode, 1);
-        QVERIFY2(result.err.contains(QStringLiteral("rank 2 was killed by signal 9")),
-                 qPrintable(result.err));
+        QVERIFY2(result.err.contains(QString::fromStdString(killed)), qPrintable(result.err));
         for (pid_t pid : pids)
             QVERIFY2(!processExists(pid), qPrintable(QString::number(pid)));
         const std::vector<ServedRequest> served = records(out.path());
@@ -197,12 +209,9 @@ private Q_SLOTS:
                 continue;
             if (s.replica == 1) {
                 ++replicaOneFailed;
-                QVERIFY2(s.failure.find("replica 1") == 0
-                             && s.failure.find("rank 2 was killed by signal 9")
-                                    != std::string::npos,
-                         s.failure.c_str());
+                QVERIFY2(s.failure.find(replicaOneFailure.toStdString()) == 0, s.failure.c_str());
             } else {
-                QVERIFY2(s.failure.find("cancelled: the run stopped: rank 2 was killed") == 0,
+                QVERIFY2(s.failure.find("cancelled: the run stopped: " + killed) == 0,
                          s.failure.c_str());
             }
         }
