@@ -21,6 +21,7 @@
 #include "program_test_support.h"
 #include "runtime/model/model_shard.h"
 #include "runtime/model/reference_run.h"
+#include "runtime/serve/request_stream.h"
 #include "serve_test_support.h"
 #include "tests/test_registry.h"
 
@@ -265,6 +266,41 @@ private Q_SLOTS:
             = orFail(referenceGreedyDecode(config, seededWeights(config.layers, kSeed),
                                            promptOf(options, requests[0], config.vocab), 6));
         QVERIFY(served.logits.at({0, requests[0].promptTokens}) != initial.logits[0]);
+    }
+
+    // The request stream: the same seed gives the same arrivals on every rank, another seed
+    // others; lengths are the workload's divided by --scale; replicas take requests in turn;
+    // --duration keeps what arrives inside it, and a mean gap near 1/rate over many requests.
+    void requestStreamIsSeeded()
+    {
+        Plan plan = inferPlan({{2, 1, {stage({0}, 1, 1, 0, 4)}}, {2, 1, {stage({1}, 1, 1, 0, 4)}}},
+                              256, 64, 2);
+        plan.workload.infer.requestRatePerS = 4;
+        RequestStreamOptions options;
+        options.requests = 2000;
+        options.seed = 3;
+        options.scale = 32;
+        const auto stream = orFail(makeRequests(plan, options));
+        QCOMPARE(int(stream.size()), 2000);
+        QCOMPARE(orFail(makeRequests(plan, options)).back().arrivalS, stream.back().arrivalS);
+        for (std::size_t i = 0; i < stream.size(); ++i) {
+            QCOMPARE(stream[i].id, int(i));
+            QCOMPARE(stream[i].replica, int(i % 2));
+            QCOMPARE(stream[i].promptTokens, 8);
+            QCOMPARE(stream[i].outputTokens, 2);
+            QVERIFY(i == 0 || stream[i].arrivalS > stream[i - 1].arrivalS);
+        }
+        // 2000 exponential gaps of mean 0.25 s: their mean is within 10 % (≈ 4.5 standard
+        // errors) of it.
+        QVERIFY(std::abs(stream.back().arrivalS / 2000 - 0.25) < 0.025);
+        options.seed = 4;
+        QVERIFY(orFail(makeRequests(plan, options)).back().arrivalS != stream.back().arrivalS);
+        options.requests = 0;
+        options.durationS = 10;
+        const auto window = orFail(makeRequests(plan, options));
+        QVERIFY(!window.empty() && window.back().arrivalS <= 10);
+        options.durationS = 0;
+        QVERIFY(!makeRequests(plan, options));
     }
 
     // Seeded sampling: a request's tokens depend on the seed and its id, not on the plan's cuts.
