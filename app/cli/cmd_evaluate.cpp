@@ -2,6 +2,7 @@
 #include "app/cli/measured_report.h"
 #include "app/cli/planning.h"
 #include "app/cli/report.h"
+#include "app/cli/serving_report.h"
 #include "app/cli/setup.h"
 #include "core/cost/measured_plan.h"
 #include "core/cost/validator.h"
@@ -9,12 +10,16 @@
 #include "core/io/formats.h"
 #include "core/io/measurement_json.h"
 #include "core/io/report_json.h"
+#include "core/io/serving_measurement_json.h"
+#include "core/serving/serving_phases.h"
 #include "runtime/worker/measured_run.h"
 
 #include <iostream>
 
 namespace hetplan::cli {
 namespace {
+
+constexpr std::string_view kServingKind = "hetplan.serving-measurement/";
 
 // Prints the problems of an invalid plan, as JSON (every one: a script must see them all) and as
 // lines on stderr; exit 2. On the terminal a plan with thousands of broken pipelines gets the
@@ -47,13 +52,26 @@ int runEvaluate(const std::vector<std::string> &words)
         return fail(args.error());
     if (Status none = args->noPositional(spec); !none)
         return fail(none.error());
-    // Every input is read before any work: a broken measurement is refused as such.
+    // Every input is read before any work: a broken measurement is refused as such. A training
+    // run and a serving run are told apart by their format.
     std::optional<Measurement> measured;
+    std::optional<ServingMeasurement> served;
     if (const auto path = args->value("measured")) {
-        auto loaded = loadMeasurement(*path);
-        if (!loaded)
-            return fail(loaded.error());
-        measured = std::move(loaded).value();
+        auto text = readTextFile(*path);
+        if (!text)
+            return fail(text.error());
+        const auto format = fileFormat(*text, *path);
+        if (format && format->starts_with(kServingKind)) {
+            auto loaded = parseServingMeasurement(*text, *path);
+            if (!loaded)
+                return fail(loaded.error());
+            served = std::move(loaded).value();
+        } else {
+            auto loaded = parseMeasurement(*text, *path);
+            if (!loaded)
+                return fail(loaded.error());
+            measured = std::move(loaded).value();
+        }
     }
     auto planFile = planFromArgs(*args);
     if (!planFile)
@@ -72,12 +90,26 @@ int runEvaluate(const std::vector<std::string> &words)
     if (!costModel)
         return fail(costModel.error());
 
+    if (served && problem->workload.mode != Mode::Infer)
+        return fail(badInput(*args->value("measured") + " is a serving run, " + planPath
+                             + " a training plan; give the inference plan the run served"));
     const auto issues = validatePlan(*problem, plan, costModel->get());
     if (!issues.empty())
         return reportInvalid(planPath, issues, args->has("json"));
 
     Evaluation evaluation = (*costModel)->evaluate(*problem, plan);
     addServingFigures(*problem, **costModel, plan, evaluation);
+    std::optional<ServingPhases> phases;
+    std::optional<ServingComparison> servedComparison;
+    if (problem->workload.mode == Mode::Infer)
+        phases = servingPhases(*problem, **costModel, plan);
+    if (served) {
+        auto compared = compareServedRun(*served, *args->value("measured"), *problem, **costModel,
+                                         plan, planPath);
+        if (!compared)
+            return fail(compared.error());
+        servedComparison = std::move(compared).value();
+    }
     std::vector<Comparison> comparison;
     if (measured) {
         const std::string path = *args->value("measured");
@@ -94,15 +126,22 @@ int runEvaluate(const std::vector<std::string> &words)
             = compareMeasured(run->plan, (*costModel)->evaluate(asRun, run->plan), *measured);
     }
     if (args->has("json")) {
-        std::cout << evaluateReportJson(evaluation, problem->topology, problem->workload, origin,
-                                        measured ? &comparison : nullptr)
-                  << '\n';
+        std::string report = evaluateReportJson(evaluation, problem->topology, problem->workload,
+                                                origin, measured ? &comparison : nullptr);
+        if (phases)
+            report = withServingReport(report, *phases,
+                                       servedComparison ? &*servedComparison : nullptr);
+        std::cout << report << '\n';
     } else {
         printWorkload(std::cout, problem->workload, origin);
         printPlan(std::cout, *problem, plan);
         printEvaluation(std::cout, *problem, evaluation);
+        if (phases)
+            printServingPhases(std::cout, *phases);
         if (measured)
             printComparison(std::cout, *measured, comparison);
+        if (served)
+            printServingComparison(std::cout, *served, *servedComparison);
     }
     return 0;
 }

@@ -11,6 +11,7 @@
 #include "core/io/measurement_json.h"
 #include "core/io/probe_file.h"
 #include "core/io/project_json.h"
+#include "core/io/serving_measurement_json.h"
 
 #include <functional>
 #include <iostream>
@@ -88,6 +89,10 @@ std::vector<std::string> problemsOf(const std::string &path, const Args &args)
          [](std::string_view t, std::string_view p) { return statusOf(parseProbe(t, p)); }},
         {"hetplan.measurement",
          [](std::string_view t, std::string_view p) { return statusOf(parseMeasurement(t, p)); }},
+        {"hetplan.serving-measurement",
+         [](std::string_view t, std::string_view p) {
+             return statusOf(parseServingMeasurement(t, p));
+         }},
         {"hetplan.project",
          [](std::string_view t, std::string_view p) { return statusOf(parseProject(t, p)); }},
         {"hetplan.gpu-catalog",

@@ -117,7 +117,10 @@ file's own unless overridden).
                + R"(  --measured MEASUREMENT  a hetplan.measurement/1 file that `run` or `launch` wrote for
                           this plan: each phase predicted for the run as it trained (its
                           --scale, sequence length and precision) beside what it measured;
-                          a measurement of another plan (run.plan_digest) is refused
+                          a measurement of another plan (run.plan_digest) is refused;
+                          of an infer plan, a hetplan.serving-measurement/1 file: the
+                          same requests simulated beside it, per replica and latency
+                          percentiles
   --json                  machine-readable output
 )";
     if (command == "compare")

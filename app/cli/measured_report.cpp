@@ -7,9 +7,8 @@
 #include <sstream>
 
 namespace hetplan::cli {
-namespace {
 
-std::string percent(double relative)
+std::string relativeErrorText(double relative)
 {
     if (!std::isfinite(relative))
         return "-";
@@ -17,8 +16,6 @@ std::string percent(double relative)
     text << std::showpos << std::fixed << std::setprecision(0) << relative * 100 << " %";
     return text.str();
 }
-
-} // namespace
 
 void printComparison(std::ostream &out, const Measurement &measured,
                      const std::vector<Comparison> &rows)
@@ -32,7 +29,7 @@ void printComparison(std::ostream &out, const Measurement &measured,
     for (const Comparison &row : rows)
         out << std::left << std::setw(18) << labelOf(row.key) << std::right << std::setw(12)
             << formatSeconds(row.predicted) << std::setw(12) << formatSeconds(row.measured)
-            << std::setw(10) << percent(row.relativeError()) << '\n';
+            << std::setw(10) << relativeErrorText(row.relativeError()) << '\n';
     if (measured.run.backend == BackendKind::Gloo)
         out << "note: the run used CPU ranks; the errors mean something only with a cluster\n"
                "      file describing them (hetplan-cli import of a CPU probe, then calibrate).\n";

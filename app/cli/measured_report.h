@@ -6,9 +6,13 @@
 #include "core/plan/plan.h"
 
 #include <ostream>
+#include <string>
 #include <vector>
 
 namespace hetplan::cli {
+
+// "+12 %": a relative error as the comparison tables print it; "-" when it is not a number.
+std::string relativeErrorText(double relative);
 
 // `evaluate --measured`: a table, and a note when the run cannot be the hardware the cluster
 // file describes (CPU ranks, a scaled-down model).

@@ -143,15 +143,23 @@ Result<std::string> checkMeasuredPlan(const Measurement &measured,
     const std::string digest = planDigest(plan, topology);
     if (ran == digest)
         return std::string();
+    return otherPlanError(measurementSource, ran, planSource, digest,
+                          difference(measured, plan, topology));
+}
+
+Error otherPlanError(const std::string &measurementSource, const std::string &ranDigest,
+                     const std::string &planSource, const std::string &planDigest,
+                     const std::string &difference)
+{
     std::string message = measurementSource;
     message += " is a run of another plan than ";
     message += planSource;
     message += ": measured plan digest ";
-    message += ran;
+    message += ranDigest;
     message += ", this plan ";
-    message += digest;
+    message += planDigest;
     message += " (";
-    message += difference(measured, plan, topology);
+    message += difference;
     message += "); give the plan the run was made from";
     return badInput(std::move(message));
 }

@@ -33,6 +33,18 @@ double replicaLatencyS(const Problem &problem, const CostModel &costModel, const
     return latencyS;
 }
 
+std::vector<bool> replicasThatFit(const Evaluation &evaluation, const Plan &plan)
+{
+    std::vector<bool> fits(plan.pipelines.size(), true);
+    size_t gpu = 0;
+    for (size_t p = 0; p < plan.pipelines.size(); ++p)
+        for (const Stage &stage : plan.pipelines[p].stages)
+            for (size_t i = 0; i < stage.gpus.size(); ++i, ++gpu)
+                if (gpu < evaluation.memory.size() && !evaluation.memory[gpu].fits())
+                    fits[p] = false;
+    return fits;
+}
+
 double referenceLatencyS(const Problem &problem, const CostModel &costModel)
 {
     const GpuType *a100 = builtinGpuCatalog().find(kReferenceGpu);
@@ -97,13 +109,10 @@ ServingFigures servePlan(const Problem &problem, const CostModel &costModel, con
     assert(problem.workload.mode == Mode::Infer);
     const Evaluation evaluation = costModel.evaluate(problem, plan);
     std::vector<double> latencyS = evaluation.replicaLatencyS;
-    // A replica with a GPU over capacity cannot hold the model: it serves nothing.
-    size_t gpu = 0;
-    for (size_t p = 0; p < plan.pipelines.size() && p < latencyS.size(); ++p)
-        for (const Stage &stage : plan.pipelines[p].stages)
-            for (size_t i = 0; i < stage.gpus.size(); ++i, ++gpu)
-                if (gpu < evaluation.memory.size() && !evaluation.memory[gpu].fits())
-                    latencyS[p] = std::numeric_limits<double>::infinity();
+    const std::vector<bool> fits = replicasThatFit(evaluation, plan);
+    for (size_t p = 0; p < latencyS.size() && p < fits.size(); ++p)
+        if (!fits[p])
+            latencyS[p] = std::numeric_limits<double>::infinity();
     const InferWorkload &infer = problem.workload.infer;
     const double referenceS = infer.sloS ? 0.0 : referenceLatencyS(problem, costModel);
     const double sloS

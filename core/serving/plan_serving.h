@@ -27,6 +27,10 @@ inline constexpr double kDefaultSloScale = 5.0;
 double replicaLatencyS(const Problem &problem, const CostModel &costModel,
                        const Pipeline &pipeline);
 
+// Whether each replica's GPUs all hold what the evaluation puts on them; a replica that does
+// not fit serves nothing.
+std::vector<bool> replicasThatFit(const Evaluation &evaluation, const Plan &plan);
+
 // HexGen §5.1 scales the SLO to "the execution latency of A100 GPUs"; its homogeneous
 // setting serves 4 replicas on 16 A100-40G (Appendix F), so the reference is one request on
 // 4 A100-40G with tensor parallelism in one NVLink machine, under the same cost model. (TP 2

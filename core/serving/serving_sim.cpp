@@ -1,6 +1,7 @@
 #include "core/serving/serving_sim.h"
 
 #include "core/base/infinity.h"
+#include "core/serving/serving_stream.h"
 
 #include <algorithm>
 #include <cassert>
@@ -10,14 +11,6 @@
 namespace hetplan {
 
 namespace {
-
-// A uniform in [0, 1) from the top 53 bits, and its exponential(1) by inversion: the same
-// stream on every standard library (std::exponential_distribution is implementation-defined).
-double unitExponential(std::mt19937_64 &rng)
-{
-    const double u = double(rng() >> 11) * 0x1.0p-53;
-    return -std::log1p(-u);
-}
 
 double quantile(std::vector<double> &values, double q)
 {
@@ -73,14 +66,7 @@ void ServingSimulator::run(std::span<const double> replicaLatencyS, double rateP
         const double arrivalS = m_unitArrivalS[i] / ratePerS;
         size_t chosen = replicas;
         if (m_options.dispatch == DispatchPolicy::WeightedRoundRobin) {
-            for (size_t r = 0; r < replicas; ++r) {
-                if (weight[r] <= 0)
-                    continue;
-                credit[r] += weight[r];
-                if (chosen == replicas || credit[r] > credit[chosen])
-                    chosen = r;
-            }
-            credit[chosen] -= totalWeight;
+            chosen = nextWeightedReplica(weight, totalWeight, credit);
         } else {
             double bestS = kInfinity;
             for (size_t r = 0; r < replicas; ++r) {

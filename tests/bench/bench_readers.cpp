@@ -7,6 +7,7 @@
 #include "core/io/hosts_json.h"
 #include "core/io/measurement_json.h"
 #include "core/io/probe_file.h"
+#include "core/io/serving_measurement_json.h"
 #include "tests/bench/bench_util.h"
 
 #include <cstdio>
@@ -47,6 +48,8 @@ void benchReaders()
          [](const std::string &t) { return parseProbe(t, "p.json").ok(); }},
         {"measurement", "tests/fuzz/corpus/measurement/two-ranks.json",
          [](const std::string &t) { return parseMeasurement(t, "m.json").ok(); }},
+        {"serving", "tests/fuzz/corpus/serving_measurement/two-requests.json",
+         [](const std::string &t) { return parseServingMeasurement(t, "s.json").ok(); }},
     };
     const std::size_t sizes[] = {128u << 10, 512u << 10, 2u << 20, 8u << 20, 32u << 20, 63u << 20};
     std::printf("file readers against size (a real file grown by an ignored array of objects):\n");
