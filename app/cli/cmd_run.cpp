@@ -8,8 +8,12 @@
 #include "app/cli/rank_processes.h"
 #include "app/cli/run_results.h"
 #include "app/cli/served_summary.h"
+#include "app/cli/serving_report.h"
 #include "app/cli/setup.h"
 #include "app/cli/signals.h"
+#include "core/cost/cost_model.h"
+#include "core/io/files.h"
+#include "core/io/serving_measurement_json.h"
 #include "core/launch/worker_command.h"
 #include "runtime/serve/request_stream.h"
 #include "runtime/serve/served_records.h"
@@ -250,14 +254,27 @@ void explainCancelled(std::vector<ServedRequest> &served, const runtime::JobProg
     }
 }
 
-// Writes the records into `outDir` (served-requests.tsv, the lines of served_records.h).
-Status writeServed(const std::string &outDir, const std::vector<ServedRequest> &served)
+// Writes `DIR/serving-measurement.json` (docs/formats.md, "Serving measurement").
+Status writeServed(const std::string &outDir, const ServingMeasurement &measured)
 {
     std::error_code ec;
     fs::create_directories(outDir, ec);
     if (!fs::is_directory(outDir))
         return badInput("--out " + outDir + ": cannot create the directory");
-    return runtime::writeServedRecords((fs::path(outDir) / "served-requests.tsv").string(), served);
+    return writeFileAtomic((fs::path(outDir) / "serving-measurement.json").string(),
+                           writeServingMeasurement(measured) + "\n");
+}
+
+// The simulator's prediction for the run's own requests, beside what it measured.
+Status printComparison(const Job &job, const std::string &planPath, const CostModel &costModel,
+                       const ServingMeasurement &measured)
+{
+    const Problem planned{*job.topology, job.model, job.plan.workload};
+    auto compared = compareServedRun(measured, "the run", planned, costModel, job.plan, planPath);
+    if (!compared)
+        return compared.error();
+    printServingComparison(std::cout, measured, *compared);
+    return okStatus();
 }
 
 } // namespace
@@ -307,15 +324,22 @@ int runRun(const std::vector<std::string> &words)
                              + " is a directory; a training run writes its "
                                "measurement to a file"));
     std::vector<ServingRequest> stream;
+    std::unique_ptr<CostModel> costModel; // a serving run's, for its measurement and comparison
     if (serving) {
         if (options->backend != BackendKind::Gloo)
             return fail(badInput("a serving plan runs on --backend gloo only; the GPU model has "
                                  "no KV cache yet"));
         options->stream.scale = source.scale;
-        auto made = runtime::makeRequests(job->plan, options->stream);
+        auto made = runtime::makeRequests(Problem{*job->topology, job->model, job->plan.workload},
+                                          job->plan, options->stream);
         if (!made)
             return fail(made.error());
         stream = std::move(made).value();
+        auto kind
+            = costModelKindFromName(job->plan.costModel.empty() ? "hetplan" : job->plan.costModel);
+        if (!kind)
+            return fail(badInput(*planPath + ": cost_model: " + kind.error().message));
+        costModel = makeCostModel(*kind);
     }
     auto worker = workerPath();
     if (!worker)
@@ -346,14 +370,20 @@ int runRun(const std::vector<std::string> &words)
                            outcome.ok ? "its scheduler exited without one" : outcome.message);
         if (!outcome.ok)
             explainCancelled(served, job->program, outcome.message);
-        printServedSummary(std::cout, served, int(job->plan.pipelines.size()));
-        if (const auto out = args->value("out"))
-            if (Status written = writeServed(*out, served); !written)
+        auto measured
+            = servedMeasurement(*job, *planPath, options->stream, *costModel, std::move(served));
+        if (!measured)
+            return fail(measured.error());
+        printServedSummary(std::cout, *measured);
+        if (outPath)
+            if (Status written = writeServed(*outPath, *measured); !written)
                 return fail(written.error());
         if (!outcome.ok) {
             std::cerr << "hetplan-cli: error: run failed: " << outcome.message << '\n';
             return 1;
         }
+        if (Status printed = printComparison(*job, *planPath, *costModel, *measured); !printed)
+            return fail(printed.error());
         return 0;
     }
     if (!outcome.ok) {

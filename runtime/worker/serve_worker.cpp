@@ -68,7 +68,8 @@ Status serveJobRank(const WorkerArgs &args, const Job &job, std::stop_token stop
         return config.error();
     const RequestStreamOptions streamOptions{args.requests, args.durationS, args.rate,
                                              args.trace,    args.seed,      args.scale};
-    auto stream = makeRequests(job.plan, streamOptions);
+    auto stream = makeRequests(Problem{*job.topology, job.model, job.plan.workload}, job.plan,
+                               streamOptions);
     if (!stream)
         return stream.error();
     const int scale = args.scale;

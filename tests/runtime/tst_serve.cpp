@@ -17,6 +17,7 @@
 // 4e-7 of the row's largest |logit|); leaving out the keys' rotation breaks it by 10² to 10⁴.
 #include "core/cost/cost_model.h"
 #include "core/planners/planner.h"
+#include "core/serving/serving_phases.h"
 #include "model_test_support.h"
 #include "program_test_support.h"
 #include "runtime/model/model_shard.h"
@@ -28,6 +29,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 using namespace hetplan;
@@ -269,23 +271,27 @@ private Q_SLOTS:
     }
 
     // The request stream: the same seed gives the same arrivals on every rank, another seed
-    // others; lengths are the workload's divided by --scale; replicas take requests in turn;
-    // --duration keeps what arrives inside it, and a mean gap near 1/rate over many requests.
+    // others; lengths are the workload's divided by --scale; replicas take requests by the plan's
+    // traffic split (replica throughput), exactly the requests core's servingRequests gives the
+    // simulator; --duration keeps what arrives inside it, and a mean gap near 1/rate over many
+    // requests.
     void requestStreamIsSeeded()
     {
-        Plan plan = inferPlan({{2, 1, {stage({0}, 1, 1, 0, 4)}}, {2, 1, {stage({1}, 1, 1, 0, 4)}}},
+        // An A800 replica and an RTX 4090 replica: different throughputs.
+        Plan plan = inferPlan({{2, 1, {stage({0}, 1, 1, 0, 4)}}, {2, 1, {stage({4}, 1, 1, 0, 4)}}},
                               256, 64, 2);
         plan.workload.infer.requestRatePerS = 4;
+        const Problem problem{fixtureTopology(), serveModel(), plan.workload};
         RequestStreamOptions options;
         options.requests = 2000;
         options.seed = 3;
         options.scale = 32;
-        const auto stream = orFail(makeRequests(plan, options));
+        const auto stream = orFail(makeRequests(problem, plan, options));
         QCOMPARE(int(stream.size()), 2000);
-        QCOMPARE(orFail(makeRequests(plan, options)).back().arrivalS, stream.back().arrivalS);
+        QCOMPARE(orFail(makeRequests(problem, plan, options)).back().arrivalS,
+                 stream.back().arrivalS);
         for (std::size_t i = 0; i < stream.size(); ++i) {
             QCOMPARE(stream[i].id, int(i));
-            QCOMPARE(stream[i].replica, int(i % 2));
             QCOMPARE(stream[i].promptTokens, 8);
             QCOMPARE(stream[i].outputTokens, 2);
             QVERIFY(i == 0 || stream[i].arrivalS > stream[i - 1].arrivalS);
@@ -293,14 +299,30 @@ private Q_SLOTS:
         // 2000 exponential gaps of mean 0.25 s: their mean is within 10 % (≈ 4.5 standard
         // errors) of it.
         QVERIFY(std::abs(stream.back().arrivalS / 2000 - 0.25) < 0.025);
+        // The simulator's requests for the same seed: the same replicas, request by request,
+        // and the faster replica takes more of them in proportion to its throughput.
+        const CostModel costModel;
+        const auto simulated = orFail(
+            servingRequests(problem, costModel, plan, {3, 4, 2000, 0, 8, 2}, std::string()));
+        std::array<int, 2> served{};
+        for (std::size_t i = 0; i < stream.size(); ++i) {
+            QCOMPARE(stream[i].replica, simulated[i].replica);
+            QCOMPARE(stream[i].arrivalS, simulated[i].arrivalS);
+            ++served[std::size_t(stream[i].replica)];
+        }
+        const auto throughput = replicaThroughputPerS(problem, costModel, plan);
+        QVERIFY(throughput[0] != throughput[1]);
+        QVERIFY(std::abs(served[0] * throughput[1] - served[1] * throughput[0])
+                <= throughput[0] + throughput[1]);
         options.seed = 4;
-        QVERIFY(orFail(makeRequests(plan, options)).back().arrivalS != stream.back().arrivalS);
+        QVERIFY(orFail(makeRequests(problem, plan, options)).back().arrivalS
+                != stream.back().arrivalS);
         options.requests = 0;
         options.durationS = 10;
-        const auto window = orFail(makeRequests(plan, options));
+        const auto window = orFail(makeRequests(problem, plan, options));
         QVERIFY(!window.empty() && window.back().arrivalS <= 10);
         options.durationS = 0;
-        QVERIFY(!makeRequests(plan, options));
+        QVERIFY(!makeRequests(problem, plan, options));
     }
 
     // Seeded sampling: a request's tokens depend on the seed and its id, not on the plan's cuts.

@@ -1,8 +1,8 @@
 // `hetplan-cli run` of a serving plan (two replicas: one stage, and two stages): every request
 // of the stream is served and written; a rank that dies fails its replica's requests with the
 // reason and stops the run with nothing left running; an interrupt cancels what is unfinished.
+#include "core/io/serving_measurement_json.h"
 #include "run_test_support.h"
-#include "runtime/serve/served_records.h"
 #include "tests/test_programs.h"
 #include "tests/test_registry.h"
 
@@ -37,11 +37,11 @@ QStringList serveArgs(const QString &outDir, int requests)
 
 std::vector<ServedRequest> records(const QString &outDir)
 {
-    auto read = runtime::readServedRecords(
-        (outDir + QStringLiteral("/served-requests.tsv")).toStdString());
+    auto read = loadServingMeasurement(
+        (outDir + QStringLiteral("/serving-measurement.json")).toStdString());
     if (!read)
         qFatal("%s", read.error().message.c_str());
-    return std::move(read).value();
+    return std::move(read)->requests;
 }
 
 bool processExists(pid_t pid)
@@ -92,22 +92,23 @@ private Q_SLOTS:
         verifyAccounted(served, 12);
         for (const ServedRequest &s : served) {
             QVERIFY(s.completed);
-            QCOMPARE(s.replica, s.id % 2);
+            QVERIFY(s.replica == 0 || s.replica == 1);
             QCOMPARE(s.outputTokens, 8);
             QVERIFY(s.arrivalS <= s.admittedS && s.admittedS <= s.firstTokenS
                     && s.firstTokenS <= s.finishS);
         }
     }
 
-    // A trace's arrivals and lengths are served as written; a line that is not one is refused,
-    // naming the file and line, before any rank starts; --duration serves what arrives in it.
+    // A trace's arrivals and lengths are served as written; a line that is not one (here an
+    // arrival before the previous one) is refused, naming the file and line, before any rank
+    // starts; --duration serves what arrives in it.
     void traceAndDuration()
     {
         QTemporaryDir dir;
         const QString trace = dir.filePath(QStringLiteral("requests.trace"));
         QFile file(trace);
         QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("# arrival_s prompt output\n0.05 5 3\n0.0 7 2\n0.1 4 4\n");
+        file.write("# arrival_s prompt output\n0.0 7 2\n0.05 5 3\n0.1 4 4\n");
         file.close();
         const QString out = dir.filePath(QStringLiteral("served"));
         QStringList args = serveArgs(out, 3);
@@ -116,7 +117,6 @@ private Q_SLOTS:
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const std::vector<ServedRequest> served = records(out);
         verifyAccounted(served, 3);
-        // By arrival: (0.0, 7, 2), (0.05, 5, 3), (0.1, 4, 4).
         QCOMPARE(served[0].arrivalS, 0.0);
         QCOMPARE(served[0].promptTokens, 7);
         QCOMPARE(served[1].outputTokens, 3);
@@ -124,11 +124,11 @@ private Q_SLOTS:
         QVERIFY(served[2].completed);
 
         QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("0.0 7 2\n0.1 four 4\n");
+        file.write("0.1 7 2\n0.0 4 4\n");
         file.close();
         const CliRun refused = runCli(args);
         QCOMPARE(refused.exitCode, 2);
-        QVERIFY2(refused.err.contains(trace + QStringLiteral(":2: expected ARRIVAL_S")),
+        QVERIFY2(refused.err.contains(trace + QStringLiteral(": line 2: ")),
                  qPrintable(refused.err));
         QVERIFY2(!refused.out.contains(QStringLiteral("is process")), qPrintable(refused.out));
 
