@@ -177,14 +177,15 @@ program and the measurement file.
   --max-ranks N           refuse a plan of more than N ranks, one process each (default 256)
 
 A serving plan (mode infer) serves a request stream instead, on the CPU over Gloo, and
-prints every request's fate and the latency percentiles (docs/runtime.md, "Serving runs"):
+prints every request's fate, the latency percentiles and the serving simulator's prediction
+for the same requests (docs/runtime.md, "Serving runs"):
   --requests N            serve N requests, or
   --duration S            every request that arrives in S seconds
   --rate R                Poisson arrivals per second (default: the workload's request_rate)
   --trace FILE            arrivals and lengths, one "ARRIVAL_S PROMPT OUTPUT" line each
   --temperature T         sample at temperature T, seeded by --seed (default 0: greedy)
   --weights DIR           serve a training run's --dump-weights DIR (default: the initial ones)
-  --out DIR               write DIR/served-requests.tsv, one line per request
+  --out DIR               write DIR/serving-measurement.json (hetplan.serving-measurement/1)
 )");
     if (command == "export")
         return std::string(R"(usage: hetplan-cli export --plan FILE (--format F | --slurm) [options]
