@@ -1,9 +1,19 @@
 // Serving on the runtime's model (runtime/serve; OpenBLAS, one thread, one rank): prefill
 // tokens/s of one prompt and decode tokens/s of a batch at a context of one prompt, with the KV
-// cache. PyTorch is not compared: the machines this runs on have no `import torch` (Debian's
-// python3-torch is not installed), and the bench prints so rather than guess.
+// cache, beside the serving model's per-token decode time for the same model and scale on this
+// machine's CPU (docs/cost-models.md, "Serving, request by request"): the CPU as
+// `hetplan-cli import` of a one-rank probe types it (its GEMMs at the model's shapes on one BLAS
+// thread and its triad bandwidth), then core/serving/serving_phases. PyTorch is not compared:
+// the runtime model has no PyTorch twin to time (docs/runtime.md, "Serving runs").
+#include "core/cost/cost_model.h"
+#include "core/import/import.h"
 #include "core/io/catalog_json.h"
+#include "core/io/probe_file.h"
+#include "core/model/topology.h"
+#include "core/serving/serving_phases.h"
 #include "runtime/model/model_shard.h"
+#include "runtime/probe/cpu_probe.h"
+#include "runtime/probe/probe_shapes.h"
 #include "runtime/serve/serve_shard.h"
 #include "tests/bench/bench_util.h"
 
@@ -25,6 +35,51 @@ std::pair<double, double> timed(const std::function<void()> &step)
     for (int i = 0; i < calls; ++i)
         step();
     return {wallS, double(std::clock() - cpuStart) / CLOCKS_PER_SEC / calls};
+}
+
+// This machine's CPU as one device, typed from a one-rank probe by the import.
+Topology cpuTopology(const ModelSpec &model, int promptTokens)
+{
+    Probe file;
+    file.settings = {model.name, 1, promptTokens, 1, 3, true};
+    ProbedHost host;
+    host.name = "bench#0";
+    host.cpuModel = probe::cpuModel();
+    host.cpuCores = probe::cpuCores();
+    host.blasThreads = 1;
+    host.cpuGemm = probe::cpuGemm(probe::layerGemmShapes(model, 1, promptTokens, 1), 3, 1);
+    host.cpuMemory = probe::cpuMemory(3, true, 64);
+    host.noGpuReason = "bench";
+    file.hosts.push_back(host);
+    const ImportResult imported
+        = orExit(importMeasurements({{"bench.probe.json", writeProbe(file)}}));
+    return orExit(Topology::build(imported.cluster, builtinGpuCatalog()));
+}
+
+// The serving model's decode time per token at `batch` sequences for the model as scaled in `c`
+// on one CPU rank, at a context of `promptTokens`.
+double predictedDecodeS(const Topology &topology, const ModelSpec &spec, const ModelConfig &c,
+                        int promptTokens, int batch)
+{
+    Problem problem{topology, spec, {}};
+    problem.model.hidden = c.hidden;
+    problem.model.ffnHidden = c.ffnHidden;
+    problem.model.vocab = c.vocab;
+    InferWorkload &w = problem.workload.infer;
+    problem.workload.mode = Mode::Infer;
+    w.promptLen = promptTokens;
+    w.outputLen = 16;
+    w.batch = batch;
+    w.precision = wirePrecision(BackendKind::Gloo);
+    Plan plan;
+    plan.workload = problem.workload;
+    Stage whole;
+    whole.gpus = {0};
+    whole.layerEnd = c.layers;
+    plan.pipelines = {{batch, 1, {whole}}};
+    const ServingPhases phases = servingPhases(problem, CostModel(), plan);
+    const ReplicaPhases &replica = phases.replicas.at(0);
+    return replica.decodeSPerToken.empty() ? 0.0 : replica.decodeSPerToken.back();
 }
 
 void benchServing(const char *model, int scale, int promptTokens, int batch)
@@ -64,13 +119,18 @@ void benchServing(const char *model, int scale, int promptTokens, int batch)
                 double(shard.cache().bytes()) / (1 << 20), promptTokens, prefillWallS * 1e3,
                 prefillCpuS * 1e3, promptTokens / prefillCpuS, batch, promptTokens,
                 decodeWallS * 1e3, decodeCpuS * 1e3, batch / decodeCpuS, decodeCpuS * 1e3);
+    const Topology topology = cpuTopology(*spec, promptTokens);
+    std::printf("    decode step predicted by the serving model on this CPU (%s, as imported "
+                "from a probe): %.2f ms, measured %.2f ms wall\n",
+                topology.gpuType(0).name.c_str(),
+                predictedDecodeS(topology, *spec, c, promptTokens, batch) * 1e3, decodeWallS * 1e3);
 }
 
 void benchServe()
 {
     setBlasThreads(1);
     std::printf("serving on the runtime model (OpenBLAS, 1 thread, one rank); PyTorch: not "
-                "compared (no `import torch` here)\n");
+                "compared (no PyTorch twin of the runtime model)\n");
     benchServing("llama2-7b", 16, 128, 1);
     benchServing("llama2-7b", 16, 128, 8);
 }

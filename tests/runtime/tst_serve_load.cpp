@@ -47,15 +47,15 @@ private Q_SLOTS:
         QTemporaryDir out;
         const QString plan = runtimeData("serving.plan.json");
         const QString model = runtimeData("tiny.model.json");
-        const CliRun run = runCli({QStringLiteral("run"), QStringLiteral("--plan"), plan,
-                                   QStringLiteral("--model"), model, QStringLiteral("--requests"),
-                                   QString::number(kRequests), QStringLiteral("--rate"),
-                                   QStringLiteral("200"), QStringLiteral("--seed"),
-                                   QStringLiteral("5"), QStringLiteral("--timeout-s"),
-                                   QStringLiteral("20"), QStringLiteral("--out"), out.path()});
+        const CliRun run
+            = runCli({QStringLiteral("run"), QStringLiteral("--plan"), plan,
+                      QStringLiteral("--model"), model, QStringLiteral("--requests"),
+                      QString::number(kRequests), QStringLiteral("--rate"), QStringLiteral("200"),
+                      QStringLiteral("--seed"), QStringLiteral("5"), QStringLiteral("--timeout-s"),
+                      QStringLiteral("20"), QStringLiteral("--out"), out.path()});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        QVERIFY2(run.out.contains(QStringLiteral("served %1 of %1 requests on 2 replicas")
-                                      .arg(kRequests)),
+        QVERIFY2(run.out.contains(
+                     QStringLiteral("served %1 of %1 requests on 2 replicas").arg(kRequests)),
                  qPrintable(run.out));
         for (const char *row : {"replica 0 prefill", "replica 1 prefill", "replica 0 per token",
                                 "replica 1 per token", "latency p50", "SLO attainment"})
@@ -86,10 +86,9 @@ private Q_SLOTS:
 
         // evaluate --measured compares the same run: per replica and overall, both sides
         // finite and positive.
-        const CliRun evaluated = runCli({QStringLiteral("evaluate"), QStringLiteral("--plan"), plan,
-                                         QStringLiteral("--model"), model,
-                                         QStringLiteral("--measured"), file,
-                                         QStringLiteral("--json")});
+        const CliRun evaluated = runCli(
+            {QStringLiteral("evaluate"), QStringLiteral("--plan"), plan, QStringLiteral("--model"),
+             model, QStringLiteral("--measured"), file, QStringLiteral("--json")});
         QVERIFY2(evaluated.exitCode == 0, qPrintable(evaluated.err));
         const QJsonObject comparison = QJsonDocument::fromJson(evaluated.out.toUtf8())
                                            .object()
