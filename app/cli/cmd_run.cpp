@@ -1,18 +1,29 @@
 // hetplan-cli run: a training plan on this machine, one hetplan-worker per rank, on the CPUs
-// over Gloo or with --backend cuda on its GPUs over NCCL (docs/runtime.md). The plan is compiled
-// and checked here first, so a plan that cannot run is refused before any process starts.
+// over Gloo or with --backend cuda on its GPUs over NCCL (docs/runtime.md); or a serving plan's
+// replicas serving a request stream on the CPUs (docs/runtime.md, "Serving runs"). The plan is
+// compiled and checked here first, so a plan that cannot run is refused before any process
+// starts.
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
 #include "app/cli/rank_processes.h"
 #include "app/cli/run_results.h"
+#include "app/cli/served_summary.h"
+#include "app/cli/serving_report.h"
 #include "app/cli/setup.h"
 #include "app/cli/signals.h"
+#include "core/cost/cost_model.h"
+#include "core/io/files.h"
+#include "core/io/serving_measurement_json.h"
 #include "core/launch/worker_command.h"
+#include "runtime/serve/request_stream.h"
+#include "runtime/serve/served_records.h"
 #include "runtime/worker/job.h"
 
 #include <climits>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <unistd.h>
 
 namespace hetplan::cli {
@@ -71,6 +82,11 @@ public:
     {
         return fs::path(m_path) / ("rank-" + std::to_string(rank) + ".json");
     }
+    // A serving replica's records, written by its scheduler (runtime/serve/served_records.h).
+    fs::path served(int replica) const
+    {
+        return fs::path(m_path) / ("replica-" + std::to_string(replica) + ".served");
+    }
 
 private:
     RunDirectory() = default;
@@ -85,6 +101,10 @@ struct RunOptions
     double timeoutS = 60;
     std::string dumpWeights;                 // a directory, or empty
     BackendKind backend = BackendKind::Gloo; // hetplan-worker --backend
+    // Serving plans only: the request stream (runtime/serve/request_stream.h) and sampling.
+    runtime::RequestStreamOptions stream;
+    double temperature = 0;
+    std::string weights; // a training run's --dump-weights folder, or empty
 };
 
 std::vector<RankProcesses::Launch> launches(const Job &job, const runtime::JobSource &source,
@@ -105,6 +125,16 @@ std::vector<RankProcesses::Launch> launches(const Job &job, const runtime::JobSo
         args.seed = std::uint64_t(options.seed);
         args.out = dir.result(r.rank).string();
         args.backend = options.backend;
+        if (job.plan.workload.mode == Mode::Infer) {
+            args.requests = options.stream.requests;
+            args.durationS = options.stream.durationS;
+            args.rate = options.stream.rate;
+            args.trace = options.stream.trace;
+            args.temperature = options.temperature;
+            args.weights = options.weights;
+            const bool scheduler = r.stage == 0 && r.leader();
+            args.out = scheduler ? dir.served(r.pipeline).string() : std::string();
+        }
         if (!options.dumpWeights.empty())
             args.dumpWeights
                 = (fs::path(options.dumpWeights) / ("rank-" + std::to_string(r.rank) + ".weights"))
@@ -139,6 +169,26 @@ Result<RunOptions> runOptions(const Args &args)
             return kind.error();
         o.backend = *kind;
     }
+    auto requests = args.integer("requests", 1, 1 << 24);
+    auto duration = args.number("duration", 0.001, 86400.0 * 365);
+    auto rate = args.number("rate", 1e-6, 1e6);
+    auto temperature = args.number("temperature", 0.0, 100.0);
+    if (!requests)
+        return requests.error();
+    for (const auto *read : {&duration, &rate, &temperature})
+        if (!*read)
+            return read->error();
+    o.stream.requests = requests->value_or(0);
+    o.stream.durationS = duration->value_or(0);
+    o.stream.rate = *rate;
+    o.stream.trace = args.value("trace").value_or("");
+    o.stream.seed = std::uint64_t(o.seed);
+    o.temperature = temperature->value_or(0);
+    o.weights = args.value("weights").value_or("");
+    if (!o.weights.empty() && !fs::is_directory(o.weights))
+        return badInput("--weights " + o.weights
+                        + ": not a folder (a training run's "
+                          "--dump-weights DIR)");
     o.dumpWeights = args.value("dump-weights").value_or("");
     if (o.backend == BackendKind::Cuda && !o.dumpWeights.empty())
         return badInput("--dump-weights needs --backend gloo: the GPU model's weights stay on "
@@ -152,12 +202,88 @@ Result<RunOptions> runOptions(const Args &args)
     return o;
 }
 
+// Every request of the stream, each from its replica's records or failed with the reason its
+// replica gave none.
+std::vector<ServedRequest> gatherServed(const std::vector<ServingRequest> &stream,
+                                        const RunDirectory &dir, int replicas,
+                                        const std::string &why)
+{
+    std::map<int, ServedRequest> byId;
+    for (int p = 0; p < replicas; ++p) {
+        auto records = runtime::readServedRecords(dir.served(p).string());
+        if (!records)
+            continue;
+        for (ServedRequest &s : *records)
+            byId[s.id] = std::move(s);
+    }
+    std::vector<ServedRequest> served;
+    for (const ServingRequest &r : stream) {
+        if (auto found = byId.find(r.id); found != byId.end()) {
+            served.push_back(std::move(found->second));
+            continue;
+        }
+        ServedRequest lost;
+        lost.id = r.id;
+        lost.replica = r.replica;
+        lost.arrivalS = r.arrivalS;
+        lost.promptTokens = r.promptTokens;
+        lost.failure = "replica " + std::to_string(r.replica) + " wrote no record: " + why;
+        served.push_back(std::move(lost));
+    }
+    return served;
+}
+
+// When a run stops early (`why`, as RankProcesses names it: "rank R ..." for a rank that
+// failed), a request its scheduler cancelled says so: the replica that lost rank R lost it,
+// every other replica was stopped with the run.
+void explainCancelled(std::vector<ServedRequest> &served, const runtime::JobProgram &program,
+                      const std::string &why)
+{
+    int lostReplica = -1;
+    if (why.rfind("rank ", 0) == 0) {
+        const int rank = std::atoi(why.c_str() + 5);
+        if (rank >= 0 && rank < int(program.ranks.size()))
+            lostReplica = program.ranks[std::size_t(rank)].pipeline;
+    }
+    for (ServedRequest &s : served) {
+        if (s.completed || s.failure != "cancelled")
+            continue;
+        s.failure = s.replica == lostReplica
+                        ? "replica " + std::to_string(s.replica) + " lost its " + why
+                        : "cancelled: the run stopped: " + why;
+    }
+}
+
+// Writes `DIR/serving-measurement.json` (docs/formats.md, "Serving measurement").
+Status writeServed(const std::string &outDir, const ServingMeasurement &measured)
+{
+    std::error_code ec;
+    fs::create_directories(outDir, ec);
+    if (!fs::is_directory(outDir))
+        return badInput("--out " + outDir + ": cannot create the directory");
+    return writeFileAtomic((fs::path(outDir) / "serving-measurement.json").string(),
+                           writeServingMeasurement(measured) + "\n");
+}
+
+// The simulator's prediction for the run's own requests, beside what it measured.
+Status printComparison(const Job &job, const std::string &planPath, const CostModel &costModel,
+                       const ServingMeasurement &measured)
+{
+    const Problem planned{*job.topology, job.model, job.plan.workload};
+    auto compared = compareServedRun(measured, "the run", planned, costModel, job.plan, planPath);
+    if (!compared)
+        return compared.error();
+    printServingComparison(std::cout, measured, *compared);
+    return okStatus();
+}
+
 } // namespace
 
 int runRun(const std::vector<std::string> &words)
 {
     const Args::Spec spec{{"plan", "cluster", "model", "scale", "iterations", "seed", "out",
-                           "timeout-s", "dump-weights", "backend", "max-ranks"},
+                           "timeout-s", "dump-weights", "backend", "max-ranks", "requests",
+                           "duration", "rate", "trace", "temperature", "weights"},
                           {}};
     auto args = Args::parse(words, spec);
     if (!args)
@@ -165,9 +291,13 @@ int runRun(const std::vector<std::string> &words)
     auto planPath = args->required("plan");
     if (!planPath)
         return fail(planPath.error());
-    // Checked now, not after the job: a run is never lost to a bad --out.
-    if (auto out = outputFromArgs(*args); !out)
-        return fail(out.error());
+    // Checked now, not after the job: a run is never lost to a bad --out. A serving run's
+    // --out is a directory.
+    const std::optional<std::string> outPath = args->value("out");
+    const bool outIsDirectory = outPath && fs::is_directory(*outPath);
+    if (!outIsDirectory)
+        if (auto out = outputFromArgs(*args); !out)
+            return fail(out.error());
     auto scale = args->integer("scale", 1, 1 << 16);
     if (!scale)
         return fail(scale.error());
@@ -186,6 +316,31 @@ int runRun(const std::vector<std::string> &words)
                              + std::to_string(options->maxRanks)
                              + "; launch it across its hosts (hetplan-cli launch), or raise "
                                "--max-ranks if this machine holds them"));
+    const bool serving = job->plan.workload.mode == Mode::Infer;
+    if (!serving && !options->weights.empty())
+        return fail(badInput("--weights serves a training run's weights: it needs a serving plan"));
+    if (!serving && outIsDirectory)
+        return fail(badInput("--out " + *outPath
+                             + " is a directory; a training run writes its "
+                               "measurement to a file"));
+    std::vector<ServingRequest> stream;
+    std::unique_ptr<CostModel> costModel; // a serving run's, for its measurement and comparison
+    if (serving) {
+        if (options->backend != BackendKind::Gloo)
+            return fail(badInput("a serving plan runs on --backend gloo only; the GPU model has "
+                                 "no KV cache yet"));
+        options->stream.scale = source.scale;
+        auto made = runtime::makeRequests(Problem{*job->topology, job->model, job->plan.workload},
+                                          job->plan, options->stream);
+        if (!made)
+            return fail(made.error());
+        stream = std::move(made).value();
+        auto kind
+            = costModelKindFromName(job->plan.costModel.empty() ? "hetplan" : job->plan.costModel);
+        if (!kind)
+            return fail(badInput(*planPath + ": cost_model: " + kind.error().message));
+        costModel = makeCostModel(*kind);
+    }
     auto worker = workerPath();
     if (!worker)
         return fail(worker.error());
@@ -194,8 +349,12 @@ int runRun(const std::vector<std::string> &words)
         return fail(dir.error());
 
     std::cout << "hetplan-cli run: " << job->program.ranks.size() << " ranks, model "
-              << job->scaled.name << " at scale " << job->scaled.scale << ", "
-              << options->iterations << " iterations" << std::endl;
+              << job->scaled.name << " at scale " << job->scaled.scale << ", ";
+    if (serving)
+        std::cout << stream.size() << " requests on " << job->plan.pipelines.size() << " replicas"
+                  << std::endl;
+    else
+        std::cout << options->iterations << " iterations" << std::endl;
     // A signal now stops the ranks (RankProcesses::wait) instead of ending this process.
     const StoppableScope stoppable;
     RankProcesses processes(kStopGrace);
@@ -205,6 +364,28 @@ int runRun(const std::vector<std::string> &words)
     for (std::size_t r = 0; r < pids.size(); ++r)
         std::cout << "hetplan-cli run: rank " << r << " is process " << pids[r] << std::endl;
     const RankProcesses::Outcome outcome = processes.wait();
+    if (serving) {
+        std::vector<ServedRequest> served
+            = gatherServed(stream, *dir, int(job->plan.pipelines.size()),
+                           outcome.ok ? "its scheduler exited without one" : outcome.message);
+        if (!outcome.ok)
+            explainCancelled(served, job->program, outcome.message);
+        auto measured
+            = servedMeasurement(*job, *planPath, options->stream, *costModel, std::move(served));
+        if (!measured)
+            return fail(measured.error());
+        printServedSummary(std::cout, *measured);
+        if (outPath)
+            if (Status written = writeServed(*outPath, *measured); !written)
+                return fail(written.error());
+        if (!outcome.ok) {
+            std::cerr << "hetplan-cli: error: run failed: " << outcome.message << '\n';
+            return 1;
+        }
+        if (Status printed = printComparison(*job, *planPath, *costModel, *measured); !printed)
+            return fail(printed.error());
+        return 0;
+    }
     if (!outcome.ok) {
         std::cerr << "hetplan-cli: error: run failed: " << outcome.message << '\n';
         return 1;

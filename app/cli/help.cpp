@@ -26,7 +26,8 @@ Commands:
   catalog   gpus|models|examples [--json]
   run       --plan FILE [--cluster FILE|EXAMPLE] [--model NAME|FILE] [--scale K]
             [--iterations I] [--seed S] [--timeout-s T] [--out MEASUREMENT] [--dump-weights DIR]
-            [--backend gloo|cuda] [--max-ranks N]
+            [--backend gloo|cuda] [--max-ranks N]; a serving plan: (--requests N | --duration S)
+            [--rate R] [--trace FILE] [--temperature T] [--weights DIR] [--out DIR]
   export    --plan FILE (--format flashflex|hexgen|ranks | --slurm [--command CMD])
             [--hosts HOSTS] [--out FILE]   (for other runtimes and Slurm, docs/export.md)
   launch    --plan FILE --hosts FILE [--known-hosts FILE] [--accept-new-host-keys] [run's
@@ -178,6 +179,17 @@ program and the measurement file.
                           this machine (the rank's index among the plan's ranks on its machine)
                           with NCCL; docs/gpu-host.md
   --max-ranks N           refuse a plan of more than N ranks, one process each (default 256)
+
+A serving plan (mode infer) serves a request stream instead, on the CPU over Gloo, and
+prints every request's fate, the latency percentiles and the serving simulator's prediction
+for the same requests (docs/runtime.md, "Serving runs"):
+  --requests N            serve N requests, or
+  --duration S            every request that arrives in S seconds
+  --rate R                Poisson arrivals per second (default: the workload's request_rate)
+  --trace FILE            arrivals and lengths, one "ARRIVAL_S PROMPT OUTPUT" line each
+  --temperature T         sample at temperature T, seeded by --seed (default 0: greedy)
+  --weights DIR           serve a training run's --dump-weights DIR (default: the initial ones)
+  --out DIR               write DIR/serving-measurement.json (hetplan.serving-measurement/1)
 )");
     if (command == "export")
         return std::string(R"(usage: hetplan-cli export --plan FILE (--format F | --slurm) [options]

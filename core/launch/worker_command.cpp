@@ -12,7 +12,9 @@ const CommandOptions::Spec &workerOptionSpec()
     static const CommandOptions::Spec spec{
         {"plan", "cluster", "model", "scale", "rank", "world", "rendezvous", "listen-address",
          "timeout-s", "iterations", "seed", "out", "dump-weights", "backend", "device",
-         "nccl-ib-hca", "nccl-socket-ifname", "preflight-s"},
+         "nccl-ib-hca", "nccl-socket-ifname", "preflight-s",
+         // A serving plan's (docs/runtime.md, "Serving runs").
+         "requests", "duration-s", "rate", "trace", "temperature", "weights"},
         {"help", "version"},
         {}};
     return spec;
@@ -53,6 +55,18 @@ std::vector<std::string> workerCommandLine(const std::string &executable,
         line.option("nccl-ib-hca", command.ncclIbHca);
     if (!command.ncclSocketIfname.empty())
         line.option("nccl-socket-ifname", command.ncclSocketIfname);
+    if (command.requests != defaults.requests)
+        line.option("requests", command.requests);
+    if (command.durationS != defaults.durationS)
+        line.option("duration-s", command.durationS);
+    if (command.rate)
+        line.option("rate", *command.rate);
+    if (!command.trace.empty())
+        line.option("trace", command.trace);
+    if (command.temperature != defaults.temperature)
+        line.option("temperature", command.temperature);
+    if (!command.weights.empty())
+        line.option("weights", command.weights);
     return line.words();
 }
 
@@ -99,15 +113,24 @@ Result<WorkerCommand> readWorkerCommand(const CommandOptions &options)
     auto seed = options.integer("seed", 0, std::numeric_limits<int>::max());
     auto device = options.integer("device", 0, 1023);
     auto timeout = options.number("timeout-s", 0.001, 86400.0);
+    auto requests = options.integer("requests", 1, 1 << 24);
+    auto duration = options.number("duration-s", 0.001, 86400.0 * 365);
+    auto rate = options.number("rate", 1e-6, 1e6);
+    auto temperature = options.number("temperature", 0.0, 100.0);
     auto preflight = options.number("preflight-s", 0.001, 3600.0);
-    for (const auto *read : {&world, &rank, &scale, &iterations, &seed, &device})
+    for (const auto *read : {&world, &rank, &scale, &iterations, &seed, &device, &requests})
         if (!*read)
             return read->error();
-    if (!timeout)
-        return timeout.error();
-    if (!preflight)
-        return preflight.error();
+    for (const auto *read : {&timeout, &duration, &rate, &temperature, &preflight})
+        if (!*read)
+            return read->error();
     c.preflightS = preflight->value_or(c.preflightS);
+    c.requests = requests->value_or(0);
+    c.durationS = duration->value_or(0);
+    c.rate = *rate;
+    c.trace = options.value("trace").value_or("");
+    c.weights = options.value("weights").value_or("");
+    c.temperature = temperature->value_or(0);
     c.world = **world;
     c.rank = **rank;
     c.scale = scale->value_or(c.scale);

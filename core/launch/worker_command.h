@@ -17,8 +17,8 @@
 
 namespace hetplan {
 
-// One rank of a training plan. Defaults are the worker's own: an option left at its default
-// is not written.
+// One rank of a training or serving plan. Defaults are the worker's own: an option left at its
+// default is not written.
 struct WorkerCommand
 {
     std::string plan;                   // --plan FILE
@@ -41,6 +41,14 @@ struct WorkerCommand
     // process's (NCCL_IB_HCA, NCCL_SOCKET_IFNAME), for the host it runs on; empty: NCCL's own.
     std::string ncclIbHca;
     std::string ncclSocketIfname;
+    // A serving plan's request stream (docs/runtime.md, "Serving runs"); every rank makes the
+    // same one from these, the plan and --seed. requests 0: as many as arrive in durationS.
+    int requests = 0;
+    double durationS = 0;
+    std::optional<double> rate; // requests per second; absent: the workload's request_rate
+    std::string trace;          // arrivals and lengths from this file instead
+    double temperature = 0;     // sampling temperature; 0: greedy
+    std::string weights;        // a training run's --dump-weights folder; empty: the initial ones
 };
 
 // The options hetplan-worker declares, "help" and "version" among the switches.

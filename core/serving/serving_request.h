@@ -33,7 +33,7 @@ struct ServedRequest
     int outputTokens = 0; // generated, ≤ requested when it failed
     bool warmup = false;  // served before the measured window; excluded from percentiles
     bool completed = false;
-    std::string failure; // why not completed (replica died, rerouted, cancelled); empty if completed
+    std::string failure; // why not completed (replica died, cancelled); empty if completed
 };
 
 } // namespace hetplan

@@ -147,6 +147,10 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
     auto job = runtime::loadJob(*input); // its messages name the plan as the person gave it
     if (!job)
         return job.error();
+    if (job->plan.workload.mode == Mode::Infer)
+        return badInput(spec.planName
+                        + ": a serving plan; it runs on this machine with "
+                          "`hetplan-cli run`, and launch runs training plans only");
 
     JobLayout layout;
     layout.jobId = jobId;

@@ -18,8 +18,13 @@ public:
     // x: [samples·seqLen × heads·headDim]; rotates in place. `inverse` rotates back, which is the
     // backward of the rotation (its transpose).
     void apply(float *x, int samples, int heads, bool inverse) const;
+    // x: `rows` rows of heads·headDim, row i at position positions[i] (< seqLen); rotates each in
+    // place as apply() rotates that position. What decoding with a KV cache needs (runtime/serve).
+    void applyAt(float *x, const int *positions, int rows, int heads) const;
 
 private:
+    void rotateRow(float *row, int pos, int heads, float sign) const;
+
     int m_seqLen = 0;
     int m_headDim = 0;
     std::vector<float> m_cos; // [seqLen × headDim/2]

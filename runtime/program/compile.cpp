@@ -66,8 +66,6 @@ std::string tpCutProblem(const ModelCuts &cuts, int tp)
 Status refuse(const Plan &plan, const ModelSpec &model, const Topology &topology,
               const ModelCuts &cuts)
 {
-    if (plan.workload.mode != Mode::Train)
-        return badInput("the plan is a serving plan; the runtime executes training plans only");
     // Sample indices are ints: the pipelines' rows must add up within that range.
     long long rows = 0;
     for (size_t p = 0; p < plan.pipelines.size(); ++p) {

@@ -31,7 +31,7 @@ inline constexpr long long kMaxProgramOps = 64'000'000;
 // Compiles a training plan into per-rank programs (docs/runtime-program.md): ranks, groups,
 // one 1F1B iteration per rank, gradient sync and the optimizer step. A plan the runtime cannot
 // execute (one the validator rejects, a TP degree that does not divide the heads, kv_heads or
-// FFN width, gradient slices that cannot be aligned, a serving plan) is refused with
+// FFN width, gradient slices that cannot be aligned) is refused with
 // ErrorKind::BadInput and a message naming the pipeline and stage and why; a rank option
 // outside the plan's ranks is BadInput too.
 Result<JobProgram> compileProgram(const Plan &plan, const ModelSpec &model,

@@ -40,6 +40,29 @@ Result<Job> loadJob(const JobSource &source)
     return loadJob(input);
 }
 
+namespace {
+
+// A serving plan compiles as the training plan of its layout, each replica taking its batch:
+// its ranks and groups are what a serving run connects (runtime/serve/serve_links.h).
+Plan asCompiled(Plan plan)
+{
+    if (plan.workload.mode != Mode::Infer)
+        return plan;
+    plan.workload.train.globalBatch = 0;
+    for (const Pipeline &p : plan.pipelines)
+        plan.workload.train.globalBatch += p.microBatch * p.microBatches;
+    plan.workload.train.seqLen = workloadSeqLen(plan.workload);
+    return plan;
+}
+
+} // namespace
+
+int workloadSeqLen(const Workload &workload)
+{
+    const InferWorkload &infer = workload.infer;
+    return workload.mode == Mode::Infer ? infer.promptLen + infer.outputLen : workload.train.seqLen;
+}
+
 Result<Job> loadJob(const JobInput &input)
 {
     const std::string &planName = input.planName;
@@ -49,15 +72,13 @@ Result<Job> loadJob(const JobInput &input)
     auto plan = parsePlan(input.planText, planName, *topology);
     if (!plan)
         return plan.error();
-    if (plan->workload.mode != Mode::Train)
-        return badInput(planName + ": a serving plan; the runtime trains (mode train)");
     auto model = input.model ? Result<ModelSpec>(*input.model) : loadModel(plan->model);
     if (!model)
         return Error{model.error().kind, planName + ": model: " + model.error().message};
-    auto scaled = scaleModel(*model, plan->workload.train.seqLen, input.scale);
+    auto scaled = scaleModel(*model, workloadSeqLen(plan->workload), input.scale);
     if (!scaled)
         return Error{scaled.error().kind, planName + ": " + scaled.error().message};
-    auto program = compileProgram(*plan, *model, *topology,
+    auto program = compileProgram(asCompiled(*plan), *model, *topology,
                                   ProgramOptions{.scale = input.scale, .rank = input.rank});
     if (!program)
         return Error{program.error().kind, planName + ": " + program.error().message};

@@ -55,6 +55,9 @@ struct Job
 // Without `rank`, every rank's program is compiled and the whole job checked.
 // `source` is read and handed to the other overload.
 Result<Job> loadJob(const JobSource &source);
+// Tokens per sequence before --scale: a training sample's, or a serving request's prompt and
+// output (the KV cache's positions per batch slot).
+int workloadSeqLen(const Workload &workload);
 Result<Job> loadJob(const JobInput &input);
 
 } // namespace hetplan::runtime

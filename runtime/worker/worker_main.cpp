@@ -11,15 +11,20 @@
 #include "runtime/worker/gloo_backend.h"
 #include "runtime/worker/gpu_rank.h"
 #include "runtime/worker/preflight_rank.h"
+#include "runtime/worker/serve_worker.h"
 #include "runtime/worker/stage_model.h"
 #include "runtime/worker/weight_dump.h"
 #include "runtime/worker/worker_args.h"
 
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string_view>
+#include <thread>
 
 namespace {
 
@@ -90,6 +95,38 @@ double predictedMemoryGiB(const Job &job, const Rank &rank)
     return 0;
 }
 
+volatile std::sig_atomic_t g_stopSignal = 0;
+
+extern "C" void onStopSignal(int signal)
+{
+    g_stopSignal = signal;
+}
+
+// A serving rank: SIGTERM or SIGINT (hetplan-cli run stopping the run) asks the scheduler to
+// fail what it has not finished as cancelled and write its records before it exits.
+[[noreturn]] void serve(const WorkerArgs &args, const Job &job)
+{
+    if (args.backend != BackendKind::Gloo)
+        die(args.rank, badInput("a serving plan runs on --backend gloo only; the GPU model "
+                                "has no KV cache yet"));
+    std::signal(SIGTERM, onStopSignal);
+    std::signal(SIGINT, onStopSignal);
+    std::stop_source stop;
+    std::atomic<bool> done{false};
+    std::thread watcher([&] {
+        while (!done && g_stopSignal == 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        stop.request_stop();
+    });
+    const Status served = serveJobRank(args, job, stop.get_token());
+    done = true;
+    watcher.join();
+    if (!served)
+        die(args.rank, served.error());
+    std::fflush(nullptr);
+    std::_Exit(0); // as a training rank: Gloo's teardown may wait for peers that are gone
+}
+
 int runWorker(int argc, char **argv)
 {
     auto args = parseWorkerArgs(std::vector<std::string>(argv + 1, argv + argc));
@@ -124,6 +161,8 @@ int runWorker(int argc, char **argv)
         std::fflush(nullptr);
         std::_Exit(0); // as below: peers may be gone
     }
+    if (job->plan.workload.mode == Mode::Infer)
+        serve(*args, *job);
     const Rank &rank = program.ranks[std::size_t(r)];
 
     const ShardPlacement placement{rank.layerBegin, rank.layerEnd,  rank.tpIndex,

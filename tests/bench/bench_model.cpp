@@ -13,16 +13,6 @@ namespace {
 
 using namespace hetplan::runtime;
 
-template<typename T>
-T orExit(Result<T> result)
-{
-    if (!result) {
-        std::fprintf(stderr, "model bench: %s\n", result.error().message.c_str());
-        std::exit(1);
-    }
-    return std::move(result).value();
-}
-
 // Forward FLOPs of one layer for `tokens` tokens: the projections (2·tokens·in·out each) and the
 // attention's two seqLen² products per head (counted whole, though the causal half is zero).
 double layerForwardFlops(const ModelConfig &c, int tokens)

@@ -4,6 +4,8 @@
 #include "core/planners/planner.h"
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -25,6 +27,25 @@ struct Register
         registry().push_back({std::move(name), std::move(run)});
     }
 };
+
+// The value, or the error on stderr and exit 1: a bench case has nothing to recover.
+template<typename T>
+T orExit(Result<T> result)
+{
+    if (!result) {
+        std::fprintf(stderr, "hetplan-bench: %s\n", result.error().message.c_str());
+        std::exit(1);
+    }
+    return std::move(result).value();
+}
+
+inline void orExit(const Status &status)
+{
+    if (!status) {
+        std::fprintf(stderr, "hetplan-bench: %s\n", status.error().message.c_str());
+        std::exit(1);
+    }
+}
 
 // Median seconds per call of `body`, over `rounds` rounds that each last at least ~0.2 s.
 double medianSecondsPerCall(const std::function<void()> &body, int rounds = 5);

@@ -4,10 +4,15 @@
 
 #include "tests/test_programs.h"
 
+#include <QElapsedTimer>
+#include <QList>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QString>
 #include <QStringList>
 #include <QtTest>
+
+#include <sys/types.h>
 
 namespace hetplan::runtime::test {
 
@@ -46,5 +51,67 @@ inline CliRun runCli(const QStringList &args, int limitS = 280)
     run.err = QString::fromUtf8(process.readAllStandardError());
     return run;
 }
+
+// hetplan-cli started in the background and followed, for tests that act on a run in progress;
+// killed, if still running, when it goes out of scope.
+class BackgroundCli
+{
+public:
+    explicit BackgroundCli(const QStringList &args)
+    {
+        m_process.setProcessChannelMode(QProcess::SeparateChannels);
+        m_process.start(hetplan::test::projectProgram("hetplan-cli"), args);
+    }
+    ~BackgroundCli()
+    {
+        m_process.kill();
+        m_process.waitForFinished();
+    }
+    BackgroundCli(const BackgroundCli &) = delete;
+    BackgroundCli &operator=(const BackgroundCli &) = delete;
+
+    // Reads the output until every one of `markers` has appeared (60 s at most); returns the
+    // ranks' process ids the run announced.
+    QList<pid_t> waitForOutput(const QStringList &markers)
+    {
+        const QRegularExpression pidLine(QStringLiteral("rank (\\d+) is process (\\d+)"));
+        const auto seen = [&] {
+            for (const QString &marker : markers)
+                if (!m_out.contains(marker))
+                    return false;
+            return true;
+        };
+        QElapsedTimer clock;
+        clock.start();
+        while (clock.elapsed() < 60000 && !seen()) {
+            m_process.waitForReadyRead(200);
+            m_out += QString::fromUtf8(m_process.readAllStandardOutput());
+        }
+        QList<pid_t> pids;
+        for (const auto &match : pidLine.globalMatch(m_out))
+            pids.append(pid_t(match.captured(2).toLongLong()));
+        return pids;
+    }
+
+    // Waits for the run to end; its exit code, output and how long it took from now.
+    CliRun finish(int limitS)
+    {
+        QElapsedTimer clock;
+        clock.start();
+        CliRun run;
+        if (!m_process.waitForFinished(limitS * 1000))
+            return run;
+        run.seconds = double(clock.elapsed()) / 1000.0;
+        run.exitCode = m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
+        run.out = m_out + QString::fromUtf8(m_process.readAllStandardOutput());
+        run.err = QString::fromUtf8(m_process.readAllStandardError());
+        return run;
+    }
+    qint64 pid() const { return m_process.processId(); }
+
+private:
+    QProcess m_process;
+    QString m_out;
+};
 
 } // namespace hetplan::runtime::test

@@ -76,6 +76,7 @@ private Q_SLOTS:
     void ranksMapToTheirMachinesHost();
     void machineWithoutHostIsRefused();
     void badPlanIsRefusedBeforeAnyHost();
+    void servingPlanIsRefusedBeforeAnyHost();
     void workerCommandLineReadsBack();
     void probeRanksReadBackTheirCommand();
     void ownCommandGetsTheEnvironment();
@@ -150,6 +151,19 @@ void TestLaunchPlan::badPlanIsRefusedBeforeAnyHost()
     auto layout = layoutJob(spec, "hp-test");
     QVERIFY(!layout.ok());
     QVERIFY2(layout.error().message.starts_with("asymmetric.plan.json"),
+             layout.error().message.c_str());
+}
+
+// Serving runs on this machine only (`hetplan-cli run`): launch says so before any host.
+void TestLaunchPlan::servingPlanIsRefusedBeforeAnyHost()
+{
+    LaunchSpec spec = asymmetricSpec();
+    spec.planText = readTextFile(runtimeData("serving.plan.json").toStdString()).value();
+    spec.planName = "serving.plan.json";
+    auto layout = layoutJob(spec, "hp-test");
+    QVERIFY(!layout.ok());
+    QCOMPARE(layout.error().kind, ErrorKind::BadInput);
+    QVERIFY2(layout.error().message.find("serving.plan.json: a serving plan") == 0,
              layout.error().message.c_str());
 }
 

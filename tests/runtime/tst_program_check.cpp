@@ -188,9 +188,6 @@ private Q_SLOTS:
         QTest::newRow("global batch past int")
             << huge << model << 1
             << "pipeline 1: micro_batch × micro_batches brings the global batch past";
-        Plan serving = trainingPlan({{1, 1, {stage({0}, 1, 1, 0, 8)}}});
-        serving.workload.mode = Mode::Infer;
-        QTest::newRow("serving plan") << serving << model << 1 << "serving plan";
     }
 
     void nonExecutablePlansAreRefused()

@@ -36,61 +36,22 @@ void verifyStoppedCleanly(const CliRun &result, const QList<pid_t> &pids)
 
 // A long run of the two-stage plan, started and followed until every rank is up and rank 0
 // has finished an iteration.
-class LongRun
+class LongRun : public BackgroundCli
 {
 public:
     LongRun()
-    {
-        m_process.setProcessChannelMode(QProcess::SeparateChannels);
-        m_process.start(hetplan::test::projectProgram("hetplan-cli"),
-                        {QStringLiteral("run"), QStringLiteral("--plan"),
+        : BackgroundCli({QStringLiteral("run"), QStringLiteral("--plan"),
                          runtimeData("pipeline.plan.json"), QStringLiteral("--model"),
                          runtimeData("tiny.model.json"), QStringLiteral("--iterations"),
                          QStringLiteral("100000"), QStringLiteral("--timeout-s"),
-                         QString::number(kTimeoutS)});
-    }
-    ~LongRun()
-    {
-        m_process.kill();
-        m_process.waitForFinished();
-    }
+                         QString::number(kTimeoutS)})
+    {}
 
     // The workers' process ids, once rank 0 reports its first iteration.
     QList<pid_t> waitUntilRunning()
     {
-        const QRegularExpression pidLine(QStringLiteral("rank (\\d+) is process (\\d+)"));
-        QElapsedTimer clock;
-        clock.start();
-        while (clock.elapsed() < 60000
-               && !m_out.contains(QStringLiteral("[rank 0] iteration 1/"))) {
-            m_process.waitForReadyRead(200);
-            m_out += QString::fromUtf8(m_process.readAllStandardOutput());
-        }
-        QList<pid_t> pids;
-        for (const auto &match : pidLine.globalMatch(m_out))
-            pids.append(pid_t(match.captured(2).toLongLong()));
-        return pids;
+        return waitForOutput({QStringLiteral("[rank 0] iteration 1/")});
     }
-
-    // Waits for the run to end; its exit code, stderr and how long it took.
-    CliRun finish(int limitS)
-    {
-        QElapsedTimer clock;
-        clock.start();
-        CliRun run;
-        if (!m_process.waitForFinished(limitS * 1000))
-            return run;
-        run.seconds = double(clock.elapsed()) / 1000.0;
-        run.exitCode = m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
-        run.out = m_out + QString::fromUtf8(m_process.readAllStandardOutput());
-        run.err = QString::fromUtf8(m_process.readAllStandardError());
-        return run;
-    }
-    qint64 pid() const { return m_process.processId(); }
-
-private:
-    QProcess m_process;
-    QString m_out;
 };
 
 } // namespace

@@ -1,0 +1,151 @@
+#include "runtime/worker/serve_worker.h"
+
+#include "runtime/comm/comm.h"
+#include "runtime/model/weight_set.h"
+#include "runtime/serve/request_stream.h"
+#include "runtime/serve/serve_engine.h"
+#include "runtime/serve/served_records.h"
+#include "runtime/worker/stage_model.h"
+#include "runtime/worker/weight_dump.h"
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+namespace hetplan::runtime {
+
+namespace {
+
+// Every rank of the job: the common start of the request stream's clock.
+constexpr const char *kAllGroup = "serve/all";
+
+std::function<double()> clockFrom(std::chrono::steady_clock::time_point start)
+{
+    return [start] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+}
+
+// Every *.weights file of a training run's --dump-weights folder, assembled into full tensors.
+Result<WeightSet> readDumps(const std::string &folder, const ModelConfig &config)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    WeightSet set;
+    for (const fs::directory_entry &entry : fs::directory_iterator(folder, ec)) {
+        if (entry.path().extension() != ".weights")
+            continue;
+        auto slices = readWeightDump(entry.path().string());
+        if (!slices)
+            return slices.error();
+        for (const WeightSlice &slice : *slices) {
+            const auto tensor = findTensor(config, slice.name);
+            if (!tensor || tensor->elements() != slice.fullElements)
+                return badInput(entry.path().string() + ": tensor '" + slice.name
+                                + "' is not one of this model's at this --scale");
+            placeSlice(set, *tensor, {slice.sliceBegin, slice.sliceEnd}, slice.values);
+        }
+    }
+    if (ec)
+        return badInput("--weights " + folder + ": " + ec.message());
+    if (set.empty())
+        return badInput("--weights " + folder
+                        + ": no .weights files (hetplan-cli run "
+                          "--dump-weights writes them)");
+    return set;
+}
+
+} // namespace
+
+Status serveJobRank(const WorkerArgs &args, const Job &job, std::stop_token stop)
+{
+    const JobProgram &program = job.program;
+    const int world = int(program.ranks.size());
+    const Rank &rank = program.ranks[std::size_t(args.rank)];
+    const InferWorkload &w = job.plan.workload.infer;
+    auto config = scaledModelConfig(job.model, workloadSeqLen(job.plan.workload), args.scale);
+    if (!config)
+        return config.error();
+    const RequestStreamOptions streamOptions{args.requests, args.durationS, args.rate,
+                                             args.trace,    args.seed,      args.scale};
+    auto stream = makeRequests(Problem{*job.topology, job.model, job.plan.workload}, job.plan,
+                               streamOptions);
+    if (!stream)
+        return stream.error();
+    const int scale = args.scale;
+    const int promptTokens = std::max(1, w.promptLen / scale);
+    const int outputTokens = std::max(1, w.outputLen / scale);
+    const ServeShardOptions shardOptions{w.batch, promptTokens + outputTokens};
+
+    setRankBlasThreads(1);
+    WeightSet dumped;
+    if (!args.weights.empty()) {
+        auto read = readDumps(args.weights, *config);
+        if (!read)
+            return read.error();
+        dumped = std::move(read).value();
+    }
+    auto shard = ServeShard::create(
+        *config,
+        {rank.layerBegin, rank.layerEnd, rank.tpIndex, rank.tpDegree, rank.embedding, rank.head},
+        args.weights.empty() ? seededWeights(config->layers, args.seed) : dumpedWeights(dumped),
+        shardOptions);
+    if (!shard)
+        return shard.error();
+    auto comm = Comm::open(args.comm, args.rank, world);
+    if (!comm)
+        return comm.error();
+    std::vector<GroupSpec> groups = serveGroups(program);
+    std::vector<int> everyone;
+    for (const Rank &r : program.ranks)
+        everyone.push_back(r.rank);
+    if (world > 1)
+        groups.push_back({kAllGroup, everyone});
+    if (Status s = (*comm)->connect(groups); !s)
+        return s;
+    const auto links = glooServeLinks(**comm, program, args.rank);
+    const ServeRole role = serveRole(program, args.rank);
+    const bool scheduler = role.first() && role.leader;
+
+    ServeOptions options;
+    options.sampling = {args.temperature, args.seed};
+    options.promptSeed = args.seed;
+    // Warm-up: one request of the workload's lengths through the replica before the common
+    // start, so that first-touch page faults and lazy initialisation are not in any record.
+    options.nowS = clockFrom(std::chrono::steady_clock::now());
+    const std::vector<ServingRequest> warmup{{-1, 0.0, promptTokens, outputTokens, role.replica}};
+    ServeOutcome warm = runServeRank(
+        *shard, *links, role, scheduler ? warmup : std::vector<ServingRequest>{}, options, stop);
+    if (warm.error)
+        return *warm.error;
+
+    float token = 0;
+    if (world > 1)
+        if (Status s = (*comm)->allReduceSum(kAllGroup, &token, 1); !s)
+            return s;
+    options.nowS = clockFrom(std::chrono::steady_clock::now());
+    std::vector<ServingRequest> mine;
+    if (scheduler) {
+        for (const ServingRequest &r : *stream)
+            if (r.replica == role.replica)
+                mine.push_back(r);
+        std::cout << "replica " << role.replica << ": serving " << mine.size() << " requests"
+                  << std::endl;
+    }
+    const ServeOutcome outcome = runServeRank(*shard, *links, role, mine, options, stop);
+    if (scheduler && !args.out.empty())
+        if (Status s = writeServedRecords(args.out, outcome.served); !s)
+            return s;
+    if (scheduler) {
+        int completed = 0;
+        for (const ServedRequest &s : outcome.served)
+            completed += s.completed ? 1 : 0;
+        std::cout << "replica " << role.replica << ": " << completed << " of "
+                  << outcome.served.size() << " requests completed" << std::endl;
+    }
+    if (outcome.error)
+        return *outcome.error;
+    return okStatus();
+}
+
+} // namespace hetplan::runtime

@@ -1,0 +1,19 @@
+#pragma once
+
+// hetplan-worker's serving role (docs/runtime.md, "Serving runs"): one rank of a serving plan
+// on the CPU over Gloo, running runtime/serve's engine. The first stage's TP leader of each
+// replica serves the requests the stream assigns to it and writes their records to --out.
+
+#include "core/base/result.h"
+#include "runtime/worker/job.h"
+#include "runtime/worker/worker_args.h"
+
+#include <stop_token>
+
+namespace hetplan::runtime {
+
+// Returns when the replica is done: an error when this rank or a peer failed (after the
+// scheduler has written its records, failed requests included).
+Status serveJobRank(const WorkerArgs &args, const Job &job, std::stop_token stop);
+
+} // namespace hetplan::runtime
