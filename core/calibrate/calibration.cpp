@@ -1,8 +1,8 @@
 #include "core/calibrate/calibration.h"
 
 #include "core/calibrate/calibration_record.h"
-#include "core/calibrate/identifiability.h"
 #include "core/calibrate/calibration_residuals.h"
+#include "core/calibrate/identifiability.h"
 #include "core/calibrate/least_squares.h"
 #include "core/calibrate/run_prediction.h"
 #include "core/catalog/catalog.h"

@@ -1,7 +1,7 @@
 // hetplan.cluster/1 (docs/formats.md) and the GPU type object it shares with the
 // GPU catalog.
-#include "core/io/calibration_record_json.h"
 #include "core/cost/phase_key.h"
+#include "core/io/calibration_record_json.h"
 #include "core/io/catalog_json.h"
 #include "core/io/format_objects.h"
 #include "core/io/formats.h"

@@ -4,6 +4,7 @@
 #include "core/calibrate/calibration.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/prediction_interval.h"
+#include "core/cost/rank_phases.h"
 #include "core/io/formats.h"
 #include "cost_test_fixtures.h"
 #include "tests/core/cli_runner.h"
@@ -69,24 +70,22 @@ CalibrationRun noisyRun(const Plan &plan, const Workload &workload)
     const Problem problem = makeProblem(oneBox(), smallModel(), workload);
     const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(problem, plan);
     Measurement m;
-    m.run.backend = BackendKind::Gloo;
-    m.iterationS = e.iterationS;
-    m.breakdown = e.breakdown;
+    m.run.backend = BackendKind::Cuda;
+    m.loss = {0};
     // The same stage measured 10 % slow in one pipeline and 10 % fast in the other: no fit
     // removes that, so the residual of compute on Fast is ln(1.1)-ish.
-    for (size_t p = 0; p < plan.pipelines.size(); ++p)
-        for (size_t s = 0; s < plan.pipelines[p].stages.size(); ++s) {
-            const StageTiming &t = e.pipelines[p].stages[s];
-            const double mb = plan.pipelines[p].microBatches;
-            MeasuredStage stage;
-            stage.pipeline = int(p);
-            stage.stage = int(s);
-            stage.breakdown.computeS = t.computeS * mb * (p == 0 ? 1.1 : 1 / 1.1);
-            stage.breakdown.tpCommS = t.tpCommS * mb;
-            stage.breakdown.ppCommS = t.hopS * mb;
-            stage.breakdown.dpCommS = t.dpCommS;
-            m.stages.push_back(stage);
-        }
+    for (const RankPhases &r : planRankPhases(plan, e)) {
+        MeasuredRank rank;
+        rank.rank = r.rank;
+        rank.pipeline = r.pipeline;
+        rank.stage = r.stage;
+        rank.tpIndex = r.tpIndex;
+        Breakdown breakdown = r.breakdown;
+        breakdown.computeS *= r.pipeline == 0 ? 1.1 : 1 / 1.1;
+        rank.iterations = {{r.wallS, breakdown, r.hops}};
+        m.ranks.push_back(rank);
+    }
+    summarizeMeasurement(m);
     return {"run.json", plan, smallModel(), workload, m};
 }
 

@@ -5,6 +5,7 @@
 // calibrated bars; Cancel, a run of another plan, a CPU rehearsal of the GPU plan, an edit made
 // while it runs, or closing the window change nothing.
 #include "core/cost/cost_model.h"
+#include "core/cost/rank_phases.h"
 #include "core/io/catalog_json.h"
 #include "core/plan/plan_digest.h"
 #include "model/cluster_model.h"
@@ -58,18 +59,19 @@ Measurement runAt(const ShownPlan &shown, double fraction)
     auto topology = Topology::build(truth, builtinGpuCatalog());
     const Problem problem{*topology, run->model, run->workload};
     const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(problem, run->plan);
-    m.iterationS = e.iterationS;
-    m.breakdown = e.breakdown;
-    for (size_t p = 0; p < e.pipelines.size(); ++p)
-        for (size_t s = 0; s < e.pipelines[p].stages.size(); ++s) {
-            const StageTiming &t = e.pipelines[p].stages[s];
-            const double mb = shown.plan.pipelines[p].microBatches;
-            MeasuredStage stage;
-            stage.pipeline = int(p);
-            stage.stage = int(s);
-            stage.breakdown = {t.computeS * mb, t.tpCommS * mb, t.hopS * mb, t.dpCommS, 0};
-            m.stages.push_back(stage);
-        }
+    // Every rank's predicted phases on the truth as its one iteration, summarized as a run's
+    // are (core/cost/rank_phases.h).
+    m.loss = {0};
+    for (const RankPhases &r : planRankPhases(run->plan, e)) {
+        MeasuredRank rank;
+        rank.rank = r.rank;
+        rank.pipeline = r.pipeline;
+        rank.stage = r.stage;
+        rank.tpIndex = r.tpIndex;
+        rank.iterations = {{r.wallS, r.breakdown, r.hops}};
+        m.ranks.push_back(rank);
+    }
+    summarizeMeasurement(m);
     return m;
 }
 
