@@ -284,6 +284,7 @@ public:
     std::vector<double> start(const std::vector<size_t> &free) const
     {
         std::vector<double> x0;
+        x0.reserve(free.size());
         for (size_t k : free)
             x0.push_back(std::log(m_parameters[k].before));
         return x0;

@@ -59,6 +59,7 @@ std::vector<Comparison> compareMeasured(const Plan &plan, const Evaluation &pred
     // A rank's rows: the measured rank beside the prediction for its seat in the plan.
     const std::vector<MeasuredRankPhases> ran = measuredRankPhases(measured);
     std::vector<RankPhases> model;
+    model.reserve(ran.size());
     for (const MeasuredRankPhases &r : ran)
         model.push_back(r.phases);
     if (model.empty() || !predictRankPhases(plan, predicted, model))

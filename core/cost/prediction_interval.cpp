@@ -304,6 +304,7 @@ void fillPhases(PredictionInterval &out, const Breakdown &breakdown, double tota
                 const std::vector<Part> &parts)
 {
     std::vector<const Part *> all;
+    all.reserve(parts.size());
     for (const Part &p : parts)
         all.push_back(&p);
     out.iteration = combine(totalS, all);

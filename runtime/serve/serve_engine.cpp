@@ -193,7 +193,7 @@ public:
             m_freeSlots.push_back(slot);
     }
 
-    ServeOutcome run(std::stop_token stop)
+    ServeOutcome run(const std::stop_token &stop)
     {
         double lastStepS = m_options.nowS();
         while (m_next < m_requests.size() || !m_active.empty()) {
@@ -253,7 +253,8 @@ private:
     Status step()
     {
         std::vector<float> &payload = m_runner.payload;
-        std::vector<float> rows, logits;
+        std::vector<float> rows;
+        std::vector<float> logits;
         int n = 0;
         std::vector<Active *> producing; // in logit-row order
         for (Active &a : m_active) {

@@ -57,7 +57,7 @@ Result<WeightSet> readDumps(const std::string &folder, const ModelConfig &config
 
 } // namespace
 
-Status serveJobRank(const WorkerArgs &args, const Job &job, std::stop_token stop)
+Status serveJobRank(const WorkerArgs &args, const Job &job, const std::stop_token &stop)
 {
     const JobProgram &program = job.program;
     const int world = int(program.ranks.size());

@@ -14,6 +14,6 @@ namespace hetplan::runtime {
 
 // Returns when the replica is done: an error when this rank or a peer failed (after the
 // scheduler has written its records, failed requests included).
-Status serveJobRank(const WorkerArgs &args, const Job &job, std::stop_token stop);
+Status serveJobRank(const WorkerArgs &args, const Job &job, const std::stop_token &stop);
 
 } // namespace hetplan::runtime
