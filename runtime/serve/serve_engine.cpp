@@ -357,11 +357,11 @@ int promptToken(std::uint64_t seed, int requestId, int position, int vocab)
 
 ServeOutcome runServeRank(ServeShard &shard, ServeLinks &links, const ServeRole &role,
                           std::vector<ServingRequest> requests, const ServeOptions &options,
-                          std::stop_token stop)
+                          const std::stop_token &stop)
 {
     StageRunner runner(shard, links, role, options);
     if (role.first() && role.leader)
-        return Scheduler(runner, shard, std::move(requests), options).run(std::move(stop));
+        return Scheduler(runner, shard, std::move(requests), options).run(stop);
     ServeOutcome outcome;
     for (;;) {
         auto command = runner.receive();

@@ -51,6 +51,6 @@ struct ServeOutcome
 // error the scheduler fails what it had not finished with the error's message.
 ServeOutcome runServeRank(ServeShard &shard, ServeLinks &links, const ServeRole &role,
                           std::vector<ServingRequest> requests, const ServeOptions &options,
-                          std::stop_token stop = {});
+                          const std::stop_token &stop = {});
 
 } // namespace hetplan::runtime
