@@ -4,7 +4,9 @@
 // are round so the tests can write each expected term out by hand.
 
 #include "core/cost/cost_model.h"
+#include "core/cost/measurement.h"
 #include "core/cost/problem.h"
+#include "core/cost/rank_phases.h"
 #include "core/io/catalog_json.h"
 #include "core/model/cluster.h"
 #include "core/plan/plan.h"
@@ -13,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <initializer_list>
 #include <string_view>
 
@@ -142,6 +145,32 @@ inline bool near(double actual, double expected, double relative = 1e-9)
 {
     const double scale = std::max(std::abs(actual), std::abs(expected));
     return std::abs(actual - expected) <= relative * scale;
+}
+
+// What a GPU run of `plan` measures if the hetplan model's `evaluation` of it were exact: every
+// rank's predicted phases (core/cost/rank_phases.h) as its one iteration, each passed through
+// `adjust` first when given, summarized as a run's are.
+inline Measurement
+measuredAsPredicted(const Plan &plan, const Evaluation &evaluation,
+                    const std::function<void(const RankPhases &, Breakdown &)> &adjust = {})
+{
+    Measurement m;
+    m.run.backend = BackendKind::Cuda;
+    m.loss = {0};
+    for (const RankPhases &r : planRankPhases(plan, evaluation)) {
+        MeasuredRank rank;
+        rank.rank = r.rank;
+        rank.pipeline = r.pipeline;
+        rank.stage = r.stage;
+        rank.tpIndex = r.tpIndex;
+        Breakdown breakdown = r.breakdown;
+        if (adjust)
+            adjust(r, breakdown);
+        rank.iterations = {{r.wallS, breakdown, r.hops}};
+        m.ranks.push_back(rank);
+    }
+    summarizeMeasurement(m);
+    return m;
 }
 
 } // namespace hetplan::testing

@@ -35,25 +35,12 @@ Measurement measuredOn(const Cluster &truth, const Plan &plan, const Workload &w
 {
     const Problem problem = makeProblem(truth, smallModel(), workload);
     const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(problem, plan);
-    Measurement m;
-    m.run.backend = BackendKind::Cuda;
-    m.loss = {0};
-    for (const RankPhases &r : planRankPhases(plan, e)) {
-        MeasuredRank rank;
-        rank.rank = r.rank;
-        rank.pipeline = r.pipeline;
-        rank.stage = r.stage;
-        rank.tpIndex = r.tpIndex;
-        Breakdown breakdown = r.breakdown;
+    return measuredAsPredicted(plan, e, [&](const RankPhases &r, Breakdown &breakdown) {
         if (!noise.empty())
             for (const Phase phase : kBreakdownPhases)
                 breakdown.*phaseField(phase)
                     *= 1 + noise[(size_t(r.rank) * 5 + size_t(phase)) % noise.size()];
-        rank.iterations = {{r.wallS, breakdown, r.hops}};
-        m.ranks.push_back(rank);
-    }
-    summarizeMeasurement(m);
-    return m;
+    });
 }
 
 // One machine of 6 Fast GPUs on PCIe, so every link the plan uses is one kind.

@@ -69,23 +69,11 @@ CalibrationRun noisyRun(const Plan &plan, const Workload &workload)
 {
     const Problem problem = makeProblem(oneBox(), smallModel(), workload);
     const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(problem, plan);
-    Measurement m;
-    m.run.backend = BackendKind::Cuda;
-    m.loss = {0};
     // The same stage measured 10 % slow in one pipeline and 10 % fast in the other: no fit
     // removes that, so the residual of compute on Fast is ln(1.1)-ish.
-    for (const RankPhases &r : planRankPhases(plan, e)) {
-        MeasuredRank rank;
-        rank.rank = r.rank;
-        rank.pipeline = r.pipeline;
-        rank.stage = r.stage;
-        rank.tpIndex = r.tpIndex;
-        Breakdown breakdown = r.breakdown;
-        breakdown.computeS *= r.pipeline == 0 ? 1.1 : 1 / 1.1;
-        rank.iterations = {{r.wallS, breakdown, r.hops}};
-        m.ranks.push_back(rank);
-    }
-    summarizeMeasurement(m);
+    const Measurement m = measuredAsPredicted(plan, e, [](const RankPhases &r, Breakdown &b) {
+        b.computeS *= r.pipeline == 0 ? 1.1 : 1 / 1.1;
+    });
     return {"run.json", plan, smallModel(), workload, m};
 }
 
