@@ -23,6 +23,7 @@ struct Communicator
     std::unique_ptr<NcclConfig> config; // NCCL keeps pointers into it for the communicator's life
     ncclComm_t comm = nullptr;
     std::vector<int> members;
+    Lane lane = Lane::Communication;
 
     int indexOf(int worldRank) const
     {
@@ -86,13 +87,24 @@ struct NcclComms::Impl
     std::chrono::milliseconds setupBudget{600000}; // setup's waits (nccl_setup.h setupTimeout)
     std::unique_ptr<gloo::rendezvous::Store> store;
     cudaStream_t compute = nullptr;
-    cudaStream_t stream = nullptr;
-    cudaEvent_t computeDone = nullptr;
-    cudaEvent_t start = nullptr;
-    cudaEvent_t end = nullptr;
+    cudaStream_t stream = nullptr;         // the communication lane
+    cudaStream_t gradientStream = nullptr; // the gradient lane
     float *warmUp = nullptr; // one device float per communicator, for the warm-up all-reduces
     std::map<std::string, Communicator> groups;
     bool aborted = false;
+
+    // A call enqueued and not yet drained: its timing events and where its time goes.
+    struct Pending
+    {
+        std::string what;
+        std::vector<ncclComm_t> comms;
+        cudaEvent_t start = nullptr;
+        cudaEvent_t end = nullptr;
+        double *spentS = nullptr;
+    };
+    std::vector<Pending> pending;
+    std::vector<cudaEvent_t> events;    // created, free for the next record
+    std::vector<cudaEvent_t> eventsOut; // recorded since the last drain (pending's among them)
 
     ~Impl()
     {
@@ -101,11 +113,41 @@ struct NcclComms::Impl
         (void)abortAll();
         if (warmUp != nullptr)
             (void)cudaCall(cudaFree(warmUp), "freeing the warm-up floats");
-        for (cudaEvent_t e : {computeDone, start, end})
-            if (e != nullptr)
+        for (const std::vector<cudaEvent_t> *list : {&events, &eventsOut})
+            for (cudaEvent_t e : *list)
                 (void)cudaCall(cudaEventDestroy(e), "destroying a communication event");
-        if (stream != nullptr)
-            (void)cudaCall(cudaStreamDestroy(stream), "destroying the communication stream");
+        for (cudaStream_t s : {stream, gradientStream})
+            if (s != nullptr)
+                (void)cudaCall(cudaStreamDestroy(s), "destroying a communication stream");
+    }
+
+    cudaStream_t streamOf(const Communicator &c) const
+    {
+        return c.lane == Lane::Gradients ? gradientStream : stream;
+    }
+
+    // An event recorded on `on` now; reused after the next drain.
+    Result<cudaEvent_t> recordOn(cudaStream_t on, std::string_view what)
+    {
+        cudaEvent_t e = nullptr;
+        if (!events.empty()) {
+            e = events.back();
+            events.pop_back();
+        } else if (Status s = cudaCall(cudaEventCreate(&e), "creating a communication event"); !s)
+            return s.error();
+        eventsOut.push_back(e);
+        if (Status s = cudaCall(cudaEventRecord(e, on), what); !s)
+            return s.error();
+        return e;
+    }
+
+    // `waiter` waits for the work queued on `on` so far.
+    Status streamWaits(cudaStream_t waiter, cudaStream_t on, std::string_view what)
+    {
+        auto e = recordOn(on, what);
+        if (!e)
+            return e.error();
+        return cudaCall(cudaStreamWaitEvent(waiter, *e, 0), what);
     }
 
     // The first failure to abort, if any; every communicator is gone either way.
@@ -193,53 +235,69 @@ struct NcclComms::Impl
                 what + " timed out after " + std::to_string(budget.count()) + " ms"};
     }
 
-    // Runs `enqueue` (NCCL calls on `stream`) after the compute stream's queued work and waits
-    // for it, up to the step timeout, noticing NCCL's asynchronous errors while it waits; adds
-    // the time on the stream to `spentS`.
-    Status run(const std::string &what, const std::vector<ncclComm_t> &comms,
-               const std::function<ncclResult_t()> &enqueue, double &spentS)
+    // Enqueues `enqueue` (NCCL calls on `on`, the stream of `comms`' lane), after the compute
+    // stream's queued work on the communication lane, between two timing events, and returns
+    // once NCCL has taken it (a non-blocking communicator may need a moment: settle). The next
+    // drain waits for it and adds its time to `spentS`.
+    Status submit(const std::string &what, const std::vector<ncclComm_t> &comms, cudaStream_t on,
+                  const std::function<ncclResult_t()> &enqueue, double &spentS)
     {
-        return runWithin(what, comms, enqueue, spentS, timeout);
-    }
-
-    Status runWithin(const std::string &what, const std::vector<ncclComm_t> &comms,
-                     const std::function<ncclResult_t()> &enqueue, double &spentS,
-                     std::chrono::milliseconds budget)
-    {
-        const auto deadline = Clock::now() + budget;
         // A fault of the model's own kernels shows here as such, not as NCCL's.
         if (const cudaError_t state = cudaStreamQuery(compute); state != cudaErrorNotReady)
             if (Status s = cudaCall(state, "the compute stream's work before " + what); !s)
                 return fail(s.error());
-        if (Status s = cudaCall(cudaEventRecord(computeDone, compute), what); !s)
-            return fail(s.error());
-        if (Status s = cudaCall(cudaStreamWaitEvent(stream, computeDone, 0), what); !s)
-            return fail(s.error());
-        if (Status s = cudaCall(cudaEventRecord(start, stream), what); !s)
-            return fail(s.error());
+        if (const Result<bool> busy = inProgress(comms, what); !busy)
+            return fail(busy.error());
+        if (on == stream)
+            if (Status s = streamWaits(stream, compute, what); !s)
+                return fail(s.error());
+        auto start = recordOn(on, what);
+        if (!start)
+            return fail(start.error());
         if (Status s = ncclCall(enqueue(), what); !s)
             return fail(s.error());
-        if (Status s = settle(comms, what, deadline, budget); !s)
+        if (Status s = settle(comms, what, Clock::now() + timeout, timeout); !s)
             return s;
-        if (Status s = cudaCall(cudaEventRecord(end, stream), what); !s)
-            return fail(s.error());
+        auto end = recordOn(on, what);
+        if (!end)
+            return fail(end.error());
+        pending.push_back({what, comms, *start, *end, &spentS});
+        return okStatus();
+    }
+
+    // Waits for every pending call, in the order they were enqueued, up to `budget` from now.
+    // Whatever it returns, nothing is pending afterwards.
+    Status drainWithin(std::chrono::milliseconds budget)
+    {
+        Status waited = waitForPending(budget);
+        pending.clear();
+        events.insert(events.end(), eventsOut.begin(), eventsOut.end());
+        eventsOut.clear();
+        return waited;
+    }
+
+    Status waitForPending(std::chrono::milliseconds budget)
+    {
+        const auto deadline = Clock::now() + budget;
         Backoff backoff;
-        for (;;) {
-            const cudaError_t state = cudaEventQuery(end);
-            if (state == cudaSuccess)
-                break;
-            if (state != cudaErrorNotReady)
-                return fail(cudaCall(state, what).error());
-            if (const Result<bool> busy = inProgress(comms, what); !busy)
-                return fail(busy.error());
-            if (Clock::now() > deadline)
-                return fail(timedOut(what, budget));
-            backoff.pause();
+        for (const Pending &p : pending) {
+            for (;;) {
+                const cudaError_t state = cudaEventQuery(p.end);
+                if (state == cudaSuccess)
+                    break;
+                if (state != cudaErrorNotReady)
+                    return fail(cudaCall(state, p.what).error());
+                if (const Result<bool> busy = inProgress(p.comms, p.what); !busy)
+                    return fail(busy.error());
+                if (Clock::now() > deadline)
+                    return fail(timedOut(p.what, budget));
+                backoff.pause();
+            }
+            float ms = 0;
+            if (Status s = cudaCall(cudaEventElapsedTime(&ms, p.start, p.end), p.what); !s)
+                return fail(s.error());
+            *p.spentS += double(ms) / 1000.0;
         }
-        float ms = 0;
-        if (Status s = cudaCall(cudaEventElapsedTime(&ms, start, end), what); !s)
-            return fail(s.error());
-        spentS += double(ms) / 1000.0;
         return okStatus();
     }
 
@@ -268,13 +326,11 @@ Result<std::unique_ptr<NcclComms>> NcclComms::open(const CommOptions &options, i
     impl->setupBudget = setupTimeout(options.timeoutS);
     impl->store = std::move(store).value();
     impl->compute = compute;
-    if (Status s = cudaCall(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking),
-                            "creating the communication stream");
-        !s)
-        return s.error();
-    for (cudaEvent_t *e : {&impl->computeDone, &impl->start, &impl->end})
-        if (Status s = cudaCall(cudaEventCreate(e), "creating the communication timing events"); !s)
-            return s.error();
+    for (cudaStream_t *s : {&impl->stream, &impl->gradientStream})
+        if (Status made = cudaCall(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking),
+                                   "creating a communication stream");
+            !made)
+            return made.error();
     return std::unique_ptr<NcclComms>(new NcclComms(std::move(impl)));
 }
 
@@ -310,6 +366,7 @@ Status NcclComms::Impl::connect(const std::vector<NcclGroup> &specs)
             return fail(id.error());
         Communicator &g = groups[spec.key];
         g.members = spec.members;
+        g.lane = spec.lane;
         g.config = std::make_unique<NcclConfig>(spec.key, spec.transport);
         joining.push_back({&g, *id, groupRank});
         if (!keys.empty())
@@ -326,7 +383,7 @@ Status NcclComms::Impl::connect(const std::vector<NcclGroup> &specs)
         !s)
         return fail(s.error());
     if (Status s
-        = cudaCall(cudaMemsetAsync(warmUp, 0, warmUpBytes, stream), "zeroing the warm-up floats");
+        = cudaCall(cudaMemsetAsync(warmUp, 0, warmUpBytes, compute), "zeroing the warm-up floats");
         !s)
         return fail(s.error());
     if (Status s = ncclCall(ncclGroupStart(), what); !s)
@@ -346,17 +403,22 @@ Status NcclComms::Impl::connect(const std::vector<NcclGroup> &specs)
     if (Status s = settle(comms, what, deadline, setupBudget); !s)
         return s;
 
-    // Warmed up one by one in the global group order, as every later call runs: the kernels
-    // of one stream run in order, so every rank must meet its groups in the same order.
+    // Warmed up one by one in the global group order, each awaited before the next: every rank
+    // meets its groups in the same order. The gradient lane first waits for the zeroing.
+    if (Status s = streamWaits(gradientStream, compute, what); !s)
+        return fail(s.error());
     double warmUpS = 0;
     for (std::size_t i = 0; i < joining.size(); ++i) {
         const Communicator &g = *joining[i].group;
         float *one = warmUp + i;
-        if (Status s = runWithin(
-                describe("the warm-up all-reduce", g.config->config().commName), {g.comm},
-                [&] { return ncclAllReduce(one, one, 1, ncclFloat, ncclSum, g.comm, stream); },
-                warmUpS, timeLeft(deadline));
+        const cudaStream_t on = streamOf(g);
+        if (Status s = submit(
+                describe("the warm-up all-reduce", g.config->config().commName), {g.comm}, on,
+                [&] { return ncclAllReduce(one, one, 1, ncclFloat, ncclSum, g.comm, on); },
+                warmUpS);
             !s)
+            return s;
+        if (Status s = drainWithin(timeLeft(deadline)); !s)
             return s;
     }
     return okStatus();
@@ -382,6 +444,9 @@ Status NcclComms::exchange(const std::vector<NcclTransfer> &transfers, Precision
         auto g = m_impl->find(t.send ? "send" : "recv", t.group, t.peer);
         if (!g)
             return g.error();
+        if (!posted.empty() && (*g)->lane != posted.front().group->lane)
+            return Error{ErrorKind::Internal, describe("an exchange", t.group, t.peer)
+                                                  + ": its groups run on different streams"};
         posted.push_back({*g, &t});
         if (std::find(comms.begin(), comms.end(), (*g)->comm) == comms.end())
             comms.push_back((*g)->comm);
@@ -392,18 +457,18 @@ Status NcclComms::exchange(const std::vector<NcclTransfer> &transfers, Precision
     const std::string what = describe(transfers.size() == 1 ? (first.send ? "send" : "recv")
                                                             : "an exchange of transfers",
                                       first.group, first.peer);
-    return m_impl->run(
-        what, comms,
+    const cudaStream_t on = m_impl->streamOf(*posted.front().group);
+    return m_impl->submit(
+        what, comms, on,
         [&] {
             if (const ncclResult_t r = ncclGroupStart(); r != ncclSuccess)
                 return r;
             for (const Posted &p : posted) {
                 const NcclTransfer &t = *p.transfer;
                 const int peer = p.group->indexOf(t.peer);
-                const ncclResult_t r = t.send ? ncclSend(t.data, t.count, ncclTypeOf(type), peer,
-                                                         p.group->comm, m_impl->stream)
-                                              : ncclRecv(t.data, t.count, ncclTypeOf(type), peer,
-                                                         p.group->comm, m_impl->stream);
+                const ncclResult_t r
+                    = t.send ? ncclSend(t.data, t.count, ncclTypeOf(type), peer, p.group->comm, on)
+                             : ncclRecv(t.data, t.count, ncclTypeOf(type), peer, p.group->comm, on);
                 if (r != ncclSuccess && r != ncclInProgress) {
                     (void)ncclGroupEnd(); // closes the group; `r` is what to report
                     return r;
@@ -421,11 +486,11 @@ Status NcclComms::broadcast(const std::string &group, int root, void *data, std:
     if (!g)
         return g.error();
     Communicator &c = **g;
-    return m_impl->run(
-        describe("broadcast", group, root), {c.comm},
+    const cudaStream_t on = m_impl->streamOf(c);
+    return m_impl->submit(
+        describe("broadcast", group, root), {c.comm}, on,
         [&] {
-            return ncclBroadcast(data, data, count, ncclTypeOf(type), c.indexOf(root), c.comm,
-                                 m_impl->stream);
+            return ncclBroadcast(data, data, count, ncclTypeOf(type), c.indexOf(root), c.comm, on);
         },
         spentS);
 }
@@ -437,13 +502,47 @@ Status NcclComms::allReduceSum(const std::string &group, void *data, std::size_t
     if (!g)
         return g.error();
     Communicator &c = **g;
-    return m_impl->run(
-        describe("all-reduce", group), {c.comm},
-        [&] {
-            return ncclAllReduce(data, data, count, ncclTypeOf(type), ncclSum, c.comm,
-                                 m_impl->stream);
-        },
+    const cudaStream_t on = m_impl->streamOf(c);
+    return m_impl->submit(
+        describe("all-reduce", group), {c.comm}, on,
+        [&] { return ncclAllReduce(data, data, count, ncclTypeOf(type), ncclSum, c.comm, on); },
         spentS);
+}
+
+Result<cudaStream_t> NcclComms::streamOf(const std::string &group)
+{
+    auto g = m_impl->find("ordering", group, -1);
+    if (!g)
+        return g.error();
+    return m_impl->streamOf(**g);
+}
+
+Status NcclComms::follow(const std::string &group, const std::vector<cudaEvent_t> &events)
+{
+    auto on = streamOf(group);
+    if (!on)
+        return on.error();
+    const std::string what = describe("ordering the stream", group);
+    if (events.empty())
+        return m_impl->streamWaits(*on, m_impl->compute, what);
+    for (cudaEvent_t e : events)
+        if (Status s = cudaCall(cudaStreamWaitEvent(*on, e, 0), what); !s)
+            return s;
+    return okStatus();
+}
+
+Status NcclComms::computeFollows(const std::string &group)
+{
+    auto on = streamOf(group);
+    if (!on)
+        return on.error();
+    return m_impl->streamWaits(m_impl->compute, *on,
+                               describe("making the compute stream wait for", group));
+}
+
+Status NcclComms::drain()
+{
+    return m_impl->drainWithin(m_impl->timeout);
 }
 
 bool NcclComms::aborted() const

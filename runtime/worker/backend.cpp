@@ -17,7 +17,7 @@ std::vector<std::vector<FloatPiece>> gradientBuckets(const std::vector<FloatPiec
                 room = std::max<std::size_t>(bucketElements, 1);
             }
             const std::size_t take = std::min(room, piece.count - done);
-            buckets.back().push_back({piece.data + done, take});
+            buckets.back().push_back({piece.data + done, take, piece.gradientsReady});
             done += take;
             room -= take;
         }

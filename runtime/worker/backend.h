@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+struct CUevent_st; // cudaEvent_t is CUevent_st *; this header stays free of CUDA's headers
+
 namespace hetplan::runtime {
 
 // Floats in a backend's memory (host or device), kept alive by `owner`.
@@ -38,6 +40,9 @@ struct FloatPiece
 {
     float *data = nullptr;
     std::size_t count = 0;
+    // GPU stage only: recorded on the compute stream after the backward work that last adds
+    // into this gradient (ParamView::gradientsReady); null where that is everything queued.
+    CUevent_st *gradientsReady = nullptr;
 };
 
 // What a backend put on the wire for one group, payload only (handshakes and the host sums
@@ -57,7 +62,8 @@ using WireTally = std::map<std::pair<std::string, Precision>, WireTraffic>;
 enum class Traffic { Payload, Handshake };
 
 // Splits `pieces`, in order, into buckets of at most `bucketElements` elements each; a piece
-// longer than a bucket is cut across buckets. Gradient sync reduces one bucket at a time.
+// longer than a bucket is cut across buckets. Gradient sync reduces one bucket at a time, the
+// last bucket first (pieces in the shard's order: the last layers' gradients are ready first).
 std::vector<std::vector<FloatPiece>> gradientBuckets(const std::vector<FloatPiece> &pieces,
                                                      std::size_t bucketElements);
 
@@ -95,6 +101,15 @@ public:
     // unpacked into the pieces. `spentS` gets the all-reduce only.
     Status allReduceGradients(const std::string &group, const std::vector<FloatPiece> &pieces,
                               float factor, double &spentS);
+    // Gradient sync of `group` reduces `pieces` next: a backend whose communication runs beside
+    // the compute (CUDA) orders the group's next calls after the work that produced them, and
+    // no later. Gloo runs everything in order on the host: nothing to do.
+    virtual Status awaitGradients(const std::string &group, const std::vector<FloatPiece> &pieces)
+    {
+        (void)group;
+        (void)pieces;
+        return okStatus();
+    }
     // The same on host floats, untimed and in fp32: the iteration barrier and the loss sum.
     virtual Status allReduceHostSum(const std::string &group, float *values, std::size_t count) = 0;
 

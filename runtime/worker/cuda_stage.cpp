@@ -18,21 +18,24 @@ const std::uint16_t *bits(const Bf16 *values)
     return reinterpret_cast<const std::uint16_t *>(values);
 }
 
-// The executor's TP all-reduce (timed as tp_comm) as the shard asks for it: on the compute
-// stream, which the NCCL backend waits for before it reduces.
+// The executor's TP all-reduce (timed as tp_comm) as the shard asks for it: after the compute
+// stream's queued work, which waits for the sum in turn (cuda_backend.h).
 class DeviceTp final : public cuda::DeviceTpComm
 {
 public:
-    explicit DeviceTp(TpComm &tp)
+    DeviceTp(TpComm &tp, Backend &backend)
         : m_tp(tp)
+        , m_backend(backend)
     {}
     Status allReduceSum(float *data, std::size_t count, cuda::StreamHandle) override
     {
         return m_tp.allReduceSum(data, count);
     }
+    Status awaitQueued() override { return m_backend.synchronize(); }
 
 private:
     TpComm &m_tp;
+    Backend &m_backend;
 };
 
 class CudaStage final : public StageCompute
@@ -55,7 +58,7 @@ public:
         auto in = toBf16(input, m_input);
         if (!in)
             return in.error();
-        DeviceTp deviceTp(tp);
+        DeviceTp deviceTp(tp, m_backend);
         auto out = m_shard.forward(microBatch, SampleSpan{firstRow, rowCount}, *in, deviceTp);
         if (!out)
             return out.error();
@@ -73,7 +76,7 @@ public:
         auto in = toBf16(outputGrad, m_outputGrad);
         if (!in)
             return in.error();
-        DeviceTp deviceTp(tp);
+        DeviceTp deviceTp(tp, m_backend);
         auto inputGrad = m_shard.backward(microBatch, *in, deviceTp);
         if (!inputGrad)
             return inputGrad.error();
@@ -87,8 +90,10 @@ public:
     std::vector<ParamView> parameters() override
     {
         std::vector<ParamView> views;
-        for (cuda::DeviceParameter &p : m_shard.parameters())
+        for (cuda::DeviceParameter &p : m_shard.parameters()) {
             views.push_back(paramView(p.tensor, p.slice, p.value, p.grad));
+            views.back().gradientsReady = p.gradientsReady;
+        }
         return views;
     }
 

@@ -1,5 +1,6 @@
 #include "runtime/worker/executor.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace hetplan::runtime {
@@ -120,7 +121,12 @@ Result<std::pair<RankIteration, double>> Executor::runIteration()
 
     m_phases = {};
     m_hops = {};
+    m_hopTimes.clear();
     m_lossSum = 0;
+    // Made (and zeroed, in the backend's order) before any op, so that every later use of the
+    // handshake tokens is ordered after that.
+    if (auto tokens = handshakeTokens(); !tokens)
+        return tokens.error();
     Buffers buffers;
     if (m_rank.tpGroup >= 0)
         buffers.tp = std::make_unique<TimedTpComm>(
@@ -134,6 +140,7 @@ Result<std::pair<RankIteration, double>> Executor::runIteration()
             return s.error();
     if (Status s = m_backend.synchronize(); !s)
         return s.error();
+    countHops();
     RankIteration iteration;
     iteration.wallS = secondsSince(start);
     iteration.breakdown = m_phases;
@@ -252,16 +259,14 @@ Status Executor::exchange(const Exchange &op, Buffers &buffers)
     }
     if (Status s = m_backend.exchange(handshakes, m_phases.bubbleS, Traffic::Handshake); !s)
         return s;
-    double spentS = 0;
-    if (Status s = m_backend.exchange(payloads, spentS); !s)
-        return s;
-    m_phases.ppCommS += spentS;
-    // Every hop the exchange carries took its whole time: its transfers progress together.
-    HopPhases carried;
-    for (const Transfer &t : op.transfers)
-        carried.*hopOf(t.direction, m_program.ranks[std::size_t(t.peer)].stage) = spentS;
-    addHops(carried);
-    return okStatus();
+    // Every hop the exchange carries takes its whole time: its transfers progress together.
+    HopTime &time = m_hopTimes.emplace_back();
+    for (const Transfer &t : op.transfers) {
+        double HopPhases::*hop = hopOf(t.direction, m_program.ranks[std::size_t(t.peer)].stage);
+        if (std::find(time.hops.begin(), time.hops.end(), hop) == time.hops.end())
+            time.hops.push_back(hop);
+    }
+    return m_backend.exchange(payloads, time.spentS);
 }
 
 double HopPhases::*Executor::hopOf(Direction direction, int peerStage) const
@@ -272,12 +277,14 @@ double HopPhases::*Executor::hopOf(Direction direction, int peerStage) const
     return prev ? &HopPhases::outPrevS : &HopPhases::outNextS;
 }
 
-void Executor::addHops(const HopPhases &h)
+void Executor::countHops()
 {
-    m_hops.inPrevS += h.inPrevS;
-    m_hops.outPrevS += h.outPrevS;
-    m_hops.inNextS += h.inNextS;
-    m_hops.outNextS += h.outNextS;
+    for (const HopTime &time : m_hopTimes) {
+        m_phases.ppCommS += time.spentS;
+        for (double HopPhases::*hop : time.hops)
+            m_hops.*hop += time.spentS;
+    }
+    m_hopTimes.clear();
 }
 
 Status Executor::broadcast(const Broadcast &op, Buffers &buffers)
@@ -304,13 +311,10 @@ Status Executor::broadcast(const Broadcast &op, Buffers &buffers)
         = m_backend.broadcast(group, op.root, *token, 1, m_phases.bubbleS, Traffic::Handshake);
         !s)
         return s;
-    double spentS = 0;
-    if (Status s = m_backend.broadcast(group, op.root, buffer.data + offset, count, spentS); !s)
-        return s;
-    m_phases.ppCommS += spentS;
-    // What arrived: activations from the previous stage, gradients from the next.
-    (op.payload == Payload::Activation ? m_hops.inPrevS : m_hops.inNextS) += spentS;
-    return okStatus();
+    // What arrives: activations from the previous stage, gradients from the next.
+    HopTime &time = m_hopTimes.emplace_back();
+    time.hops = {op.payload == Payload::Activation ? &HopPhases::inPrevS : &HopPhases::inNextS};
+    return m_backend.broadcast(group, op.root, buffer.data + offset, count, time.spentS);
 }
 
 } // namespace hetplan::runtime

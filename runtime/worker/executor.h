@@ -6,6 +6,7 @@
 #include "runtime/worker/backend.h"
 #include "runtime/worker/stage_compute.h"
 
+#include <deque>
 #include <map>
 #include <utility>
 #include <vector>
@@ -51,7 +52,17 @@ private:
     Result<float *> handshakeTokens();
     // The hop a transfer with a rank of `peerStage` belongs to.
     double HopPhases::*hopOf(Direction direction, int peerStage) const;
-    void addHops(const HopPhases &hops);
+    // Adds the time of the iteration's hop exchanges and broadcasts to its phases.
+    void countHops();
+
+    // One hop exchange's or broadcast's time and the hops it carried. A backend may know the
+    // time only once it has synchronized (the GPU backend reads its timing events then), so
+    // the time is counted after that; a deque keeps each `spentS` where the backend adds to it.
+    struct HopTime
+    {
+        double spentS = 0;
+        std::vector<double HopPhases::*> hops;
+    };
 
     const JobProgram &m_program;
     const Rank &m_rank;
@@ -61,6 +72,7 @@ private:
     std::map<int, SampleRange> m_rowsOf; // micro-batch → this rank's rows
     Breakdown m_phases;                  // of the running iteration
     HopPhases m_hops;                    // of the running iteration
+    std::deque<HopTime> m_hopTimes;      // of the running iteration
     double m_lossSum = 0;
 };
 

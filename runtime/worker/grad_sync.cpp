@@ -2,6 +2,8 @@
 // docs/runtime.md): the program names which slice of which weights each group sums.
 #include "runtime/worker/executor.h"
 
+#include <algorithm>
+
 namespace hetplan::runtime {
 namespace {
 
@@ -18,7 +20,8 @@ Result<std::vector<FloatPiece>> piecesOf(const GradSync &op, std::vector<ParamVi
             const bool wanted = (!p.tpSplit && p.layer >= 0 && inLayers(p, op))
                                 || (op.embedding && p.embedding) || (op.head && p.head);
             if (wanted)
-                pieces.push_back({p.grad, std::size_t(p.sliceEnd - p.sliceBegin)});
+                pieces.push_back(
+                    {p.grad, std::size_t(p.sliceEnd - p.sliceBegin), p.gradientsReady});
             continue;
         }
         if (!p.tpSplit || !inLayers(p, op))
@@ -31,7 +34,8 @@ Result<std::vector<FloatPiece>> piecesOf(const GradSync &op, std::vector<ParamVi
             return Error{ErrorKind::Internal, "gradient slice " + std::to_string(op.slice) + " of "
                                                   + std::to_string(op.sliceCount) + " of " + p.name
                                                   + " is not held by this rank"};
-        pieces.push_back({p.grad + (begin - p.sliceBegin), std::size_t(end - begin)});
+        pieces.push_back(
+            {p.grad + (begin - p.sliceBegin), std::size_t(end - begin), p.gradientsReady});
     }
     return pieces;
 }
@@ -45,6 +49,16 @@ Status Executor::gradSync(const GradSync &op)
     if (!pieces)
         return pieces.error();
     const std::string &group = m_program.groups[std::size_t(op.group)].key;
+    // The last layers' gradients are final first (backward runs from the last layer down), so
+    // the buckets go last first, and each may start while the backward of earlier layers still
+    // runs (Megatron-LM's and PyTorch DDP's overlap; docs/runtime.md "What overlaps"). Every
+    // member forms the same buckets, so the group's calls match.
+    std::vector<std::vector<FloatPiece>> buckets
+        = gradientBuckets(*pieces, m_backend.bucketElements());
+    std::reverse(buckets.begin(), buckets.end());
+    if (!buckets.empty())
+        if (Status s = m_backend.awaitGradients(group, buckets.front()); !s)
+            return s;
     auto token = handshakeTokens();
     if (!token)
         return token.error();
@@ -56,8 +70,7 @@ Status Executor::gradSync(const GradSync &op)
     // bucket in the backend's wire type, so its extra memory is one bucket, not a copy of
     // every gradient (docs/runtime.md, "Bytes on the wire").
     const float factor = 1.0f / float(op.tpCopies);
-    for (const std::vector<FloatPiece> &bucket :
-         gradientBuckets(*pieces, m_backend.bucketElements()))
+    for (const std::vector<FloatPiece> &bucket : buckets)
         if (Status s = m_backend.allReduceGradients(group, bucket, factor, m_phases.dpCommS); !s)
             return s;
     return okStatus();

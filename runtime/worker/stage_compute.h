@@ -40,6 +40,9 @@ struct ParamView
     std::int64_t sliceEnd = 0;
     float *value = nullptr; // fp32, in the backend's memory
     float *grad = nullptr;
+    // GPU stage only: the event after the backward work that last adds into `grad` (backend.h
+    // FloatPiece); null: everything queued.
+    CUevent_st *gradientsReady = nullptr;
 };
 
 class StageCompute

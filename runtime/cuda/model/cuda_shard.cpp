@@ -1,6 +1,7 @@
 #include "runtime/cuda/model/cuda_shard.h"
 
 #include "runtime/cuda/cublas_status.h"
+#include "runtime/cuda/cuda_status.h"
 #include "runtime/cuda/model/cuda_shard_state.h"
 #include "runtime/cuda/model/init_kernels.h"
 #include "runtime/cuda/model/kernels.h"
@@ -16,6 +17,8 @@ CudaShardState::~CudaShardState()
     // A failed destroy has no caller to tell; it follows an error already reported.
     if (blas != nullptr)
         (void)cublasCall(cublasDestroy(blas), "cublasDestroy"); // teardown: nobody to tell
+    for (cudaEvent_t e : gradientsDone)
+        (void)cudaCall(cudaEventDestroy(e), "destroying a gradient event");
 }
 
 CudaShard::CudaShard(ModelConfig config, ShardSpec shard, TrainingSetup setup, StreamHandle stream)
@@ -111,6 +114,20 @@ Result<CudaShard> CudaShard::create(const ModelConfig &config, const ShardSpec &
         if (st.layers.size() <= index)
             st.layers.resize(index + 1);
         layerSlot(st.layers[index], kind) = &p;
+    }
+    st.gradientsDone.resize(st.layers.size() + 2);
+    for (cudaEvent_t &e : st.gradientsDone)
+        if (Status s = cudaCall(cudaEventCreateWithFlags(&e, cudaEventDisableTiming),
+                                "creating a gradient event");
+            !s)
+            return s.error();
+    for (DeviceParameter &p : result.m_params) {
+        if (p.tensor.layer >= 0)
+            p.gradientsReady
+                = st.layerGradientsDone(std::size_t(p.tensor.layer - shard.layerBegin));
+        else
+            p.gradientsReady = p.tensor.kind == ParamKind::Embedding ? st.embeddingGradientsDone()
+                                                                     : st.headGradientsDone();
     }
     return result;
 }

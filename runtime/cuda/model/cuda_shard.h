@@ -22,10 +22,12 @@
 #include <vector>
 
 struct CUstream_st; // cudaStream_t is CUstream_st *; this header stays free of CUDA's headers
+struct CUevent_st;  // cudaEvent_t
 
 namespace hetplan::runtime::cuda {
 
 using StreamHandle = CUstream_st *;
+using EventHandle = CUevent_st *;
 
 // The tensor-parallel all-reduce of a GPU shard, on device memory (Megatron-LM's four per layer,
 // as runtime/model/tp_comm.h describes them). The worker implements it with its TP group's NCCL
@@ -39,6 +41,10 @@ public:
     // Every rank calls it the same number of times with the same counts. A failure (a dead
     // peer, a timeout) comes back as an Error, which the shard returns unchanged.
     virtual Status allReduceSum(float *data, std::size_t count, StreamHandle stream) = 0;
+    // Waits on the host, with the communication's own deadline, for the sums enqueued so far:
+    // the shard calls it before it blocks on its stream (the head's loss), so that a dead peer
+    // fails the call instead of hanging it.
+    virtual Status awaitQueued() { return okStatus(); }
 };
 
 // TP degree 1: nothing to reduce.
@@ -60,6 +66,10 @@ struct DeviceParameter
     float *adamM = nullptr;
     float *adamV = nullptr;
     Bf16 *valueBf16 = nullptr;
+    // Recorded on the shard's stream by every backward after the work that last adds into
+    // `grad` (the head's and final norm's first, then each layer's, the embedding's last), so a
+    // gradient reduction can start there while the backward of earlier layers runs on.
+    EventHandle gradientsReady = nullptr;
 };
 
 // What a forward returns. `activations` ([rows × seqLen × hidden] bf16 on the device, sample,

@@ -1,5 +1,6 @@
 // CudaShard's forward and backward (cuda_shard.h): model_shard.cpp's steps on the device.
 
+#include "runtime/cuda/cuda_status.h"
 #include "runtime/cuda/model/cuda_shard.h"
 #include "runtime/cuda/model/cuda_shard_state.h"
 #include "runtime/cuda/model/kernels.h"
@@ -13,6 +14,12 @@ namespace {
 Error callerError(std::string message)
 {
     return {ErrorKind::Internal, std::move(message)};
+}
+
+// Marks the gradients whose backward work is enqueued (DeviceParameter::gradientsReady).
+Status gradientsDone(cudaEvent_t event, StreamHandle stream)
+{
+    return cudaCall(cudaEventRecord(event, stream), "recording a gradient event");
 }
 
 // Scratch sized for `samples`, and the context every layer of the call shares.
@@ -106,6 +113,8 @@ Result<DeviceForwardOutput> CudaShard::forward(int microBatch, SampleSpan rows,
                               c.scratch.rowLoss, m_stream);
         if (Status s = kernels::lastLaunchError("forward of the head"); !s)
             return s.error();
+        if (Status s = tp.awaitQueued(); !s)
+            return s.error();
         st.rowLoss.resize(tokens);
         if (Status s
             = downloadAfter(st.rowLoss.data(), c.scratch.rowLoss, tokens * sizeof(float), m_stream);
@@ -171,6 +180,8 @@ Result<std::span<const Bf16>> CudaShard::backward(int microBatch, std::span<cons
         kernels::rmsNormBackward(c.scratch.partial, x, invRms, st.finalNorm->value, int(tokens),
                                  hidden, c.scratch.residual, st.finalNorm->grad,
                                  c.scratch.gainPartials, m_stream);
+        if (Status s = gradientsDone(st.headGradientsDone(), m_stream); !s)
+            return s.error();
     } else {
         kernels::toFloat(outputGrad.data(), count, c.scratch.residual, m_stream);
     }
@@ -180,6 +191,8 @@ Result<std::span<const Bf16>> CudaShard::backward(int microBatch, std::span<cons
             = LayerStash::at(base + l * stash.layout.layerBytes, stash.layout.layer);
         if (Status s = layerBackward(c, st.layers[l], layer); !s)
             return s.error();
+        if (Status s = gradientsDone(st.layerGradientsDone(l), m_stream); !s)
+            return s.error();
     }
 
     std::span<const Bf16> inputGrad;
@@ -188,6 +201,8 @@ Result<std::span<const Bf16>> CudaShard::backward(int microBatch, std::span<cons
                                           m_config.seqLen, m_config.vocab};
         kernels::embeddingScatterAdd(c.scratch.residual, source, hidden, st.embedding->grad,
                                      c.scratch.embeddingIndex, m_stream);
+        if (Status s = gradientsDone(st.embeddingGradientsDone(), m_stream); !s)
+            return s.error();
     } else {
         kernels::toBf16(c.scratch.residual, count, c.scratch.inputGrad, m_stream);
         inputGrad = {c.scratch.inputGrad, count};

@@ -7,6 +7,7 @@
 #include "runtime/cuda/model/cuda_layer.h"
 #include "runtime/cuda/model/shard_layout.h"
 
+#include <cuda_runtime_api.h>
 #include <map>
 #include <vector>
 
@@ -46,6 +47,12 @@ public:
     // Stashes of finished micro-batches, reused so that a forward does not allocate.
     std::vector<MicroBatchStash> spare;
     std::vector<float> rowLoss; // the head's per-token losses, on the host
+    // DeviceParameter::gradientsReady: the head's (final norm and head), then one per layer,
+    // then the embedding's; those of what the shard does not hold stay unused.
+    std::vector<cudaEvent_t> gradientsDone;
+    cudaEvent_t headGradientsDone() const { return gradientsDone.front(); }
+    cudaEvent_t layerGradientsDone(std::size_t layer) const { return gradientsDone[1 + layer]; }
+    cudaEvent_t embeddingGradientsDone() const { return gradientsDone.back(); }
 };
 
 } // namespace hetplan::runtime::cuda
