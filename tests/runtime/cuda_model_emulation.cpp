@@ -6,8 +6,10 @@
 // What it checks: everything in runtime/cuda/model's .cpp files. What it cannot: the .cu files
 // themselves (this file follows their arithmetic in plain C++) and cuBLAS's own behaviour beyond
 // its documented column-major contract, which the GEMM below implements and whose leading
-// dimensions it validates as cuBLAS does. Memory is host memory, streams are in-order no-ops.
+// dimensions it validates as cuBLAS does. Memory is host memory; streams and events are handles
+// whose use is logged (cuda_emulation_log.h), and every call completes before it returns.
 
+#include "cuda_emulation_log.h"
 #include "runtime/cuda/model/init_kernels.h"
 #include "runtime/cuda/model/kernels.h"
 #include "runtime/model/layer_kernels.h"
@@ -22,13 +24,54 @@
 #include <map>
 #include <vector>
 
+namespace hetplan::runtime::cuda::emulation {
+
+std::vector<Entry> &log()
+{
+    static std::vector<Entry> entries;
+    return entries;
+}
+
+void note(Entry entry)
+{
+    log().push_back(std::move(entry));
+}
+
+} // namespace hetplan::runtime::cuda::emulation
+
 namespace {
+
+namespace emulation = hetplan::runtime::cuda::emulation;
 
 // The emulated pool's attributes (cudaMemPoolSetAttribute below).
 std::map<int, std::uint64_t> &poolAttributes()
 {
     static std::map<int, std::uint64_t> attributes;
     return attributes;
+}
+
+// Distinct non-null handles for streams and events: they are only compared.
+void *newHandle()
+{
+    static std::uintptr_t next = 0x1000;
+    next += 16;
+    return reinterpret_cast<void *>(next);
+}
+
+void hostWaits(const char *call)
+{
+    emulation::note({emulation::Kind::HostWait, nullptr, nullptr, call, 0});
+}
+
+void launched(const char *kernel, const void *stream)
+{
+    emulation::note({emulation::Kind::Kernel, stream, nullptr, kernel, 0});
+}
+
+cudaStream_t &blasStream()
+{
+    static cudaStream_t stream = nullptr;
+    return stream;
 }
 
 } // namespace
@@ -60,12 +103,80 @@ cudaError_t cudaMemcpyAsync(void *to, const void *from, size_t bytes, cudaMemcpy
     std::memmove(to, from, bytes);
     return cudaSuccess;
 }
+cudaError_t cudaMallocAsync(void **pointer, size_t bytes, cudaStream_t)
+{
+    return cudaMalloc(pointer, bytes);
+}
+cudaError_t cudaFreeAsync(void *pointer, cudaStream_t)
+{
+    return cudaFree(pointer);
+}
+cudaError_t cudaMemGetInfo(size_t *freeBytes, size_t *totalBytes)
+{
+    *totalBytes = std::size_t(80) << 30;
+    *freeBytes = std::size_t(70) << 30;
+    return cudaSuccess;
+}
+cudaError_t cudaSetDevice(int)
+{
+    return cudaSuccess;
+}
 cudaError_t cudaStreamSynchronize(cudaStream_t)
 {
+    hostWaits("cudaStreamSynchronize");
     return cudaSuccess;
 }
 cudaError_t cudaDeviceSynchronize()
 {
+    hostWaits("cudaDeviceSynchronize");
+    return cudaSuccess;
+}
+cudaError_t cudaStreamQuery(cudaStream_t)
+{
+    return cudaSuccess; // asks, does not wait
+}
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int)
+{
+    *stream = static_cast<cudaStream_t>(newHandle());
+    return cudaSuccess;
+}
+cudaError_t cudaEventCreate(cudaEvent_t *event)
+{
+    *event = static_cast<cudaEvent_t>(newHandle());
+    return cudaSuccess;
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int)
+{
+    return cudaEventCreate(event);
+}
+cudaError_t cudaEventDestroy(cudaEvent_t)
+{
+    return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+    emulation::note({emulation::Kind::Record, stream, event, {}, 0});
+    return cudaSuccess;
+}
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int)
+{
+    emulation::note({emulation::Kind::Wait, stream, event, {}, 0});
+    return cudaSuccess;
+}
+// Every event has happened by the time it is asked about: the host waited for the device.
+cudaError_t cudaEventQuery(cudaEvent_t)
+{
+    hostWaits("cudaEventQuery");
+    return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t)
+{
+    hostWaits("cudaEventSynchronize");
+    return cudaSuccess;
+}
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t, cudaEvent_t)
+{
+    *ms = 1.0f;
     return cudaSuccess;
 }
 cudaError_t cudaGetLastError()
@@ -127,8 +238,9 @@ cublasStatus_t cublasDestroy_v2(cublasHandle_t)
 {
     return CUBLAS_STATUS_SUCCESS;
 }
-cublasStatus_t cublasSetStream_v2(cublasHandle_t, cudaStream_t)
+cublasStatus_t cublasSetStream_v2(cublasHandle_t, cudaStream_t stream)
 {
+    blasStream() = stream;
     return CUBLAS_STATUS_SUCCESS;
 }
 const char *cublasGetStatusString(cublasStatus_t)
@@ -171,6 +283,7 @@ cublasStatus_t CUBLASWINAPI cublasGemmStridedBatchedEx(
     const bool sideBySide = apart >= m && static_cast<long long>(batch - 1) * apart + m <= ldc;
     if (batch > 1 && !disjointBlocks && !sideBySide)
         return CUBLAS_STATUS_INVALID_VALUE;
+    launched("gemm", blasStream());
     const float scaleAB = *static_cast<const float *>(alpha);
     const float scaleC = *static_cast<const float *>(beta);
     for (int batchIndex = 0; batchIndex < batch; ++batchIndex) {
@@ -229,36 +342,41 @@ Status lastLaunchError(const char *)
     return okStatus();
 }
 
-void toBf16(const float *x, std::size_t n, Bf16 *y, Stream)
+void toBf16(const float *x, std::size_t n, Bf16 *y, Stream stream)
 {
+    launched("toBf16", stream);
     for (std::size_t i = 0; i < n; ++i)
         y[i] = cuda::toBf16(x[i]);
 }
 
 void initialWeights(const counter_hash::WeightInit &init, std::int64_t firstElement, std::size_t n,
-                    float *value, Bf16 *valueBf16, Stream)
+                    float *value, Bf16 *valueBf16, Stream stream)
 {
+    launched("initialWeights", stream);
     for (std::size_t i = 0; i < n; ++i) {
         value[i] = init.at(firstElement + std::int64_t(i));
         valueBf16[i] = cuda::toBf16(value[i]);
     }
 }
 
-void toFloat(const Bf16 *x, std::size_t n, float *y, Stream)
+void toFloat(const Bf16 *x, std::size_t n, float *y, Stream stream)
 {
+    launched("toFloat", stream);
     for (std::size_t i = 0; i < n; ++i)
         y[i] = fromBf16(x[i]);
 }
 
-void addInto(float *x, const float *y, std::size_t n, Stream)
+void addInto(float *x, const float *y, std::size_t n, Stream stream)
 {
+    launched("addInto", stream);
     for (std::size_t i = 0; i < n; ++i)
         x[i] += y[i];
 }
 
 void rmsNormForward(const float *x, const float *gain, int rows, int width, Bf16 *normed,
-                    float *invRms, Bf16 *xCopy, Stream)
+                    float *invRms, Bf16 *xCopy, Stream stream)
 {
+    launched("rmsNormForward", stream);
     const auto w = std::size_t(width);
     for (std::size_t r = 0; r < std::size_t(rows); ++r) {
         float sumSq = 0;
@@ -274,8 +392,9 @@ void rmsNormForward(const float *x, const float *gain, int rows, int width, Bf16
 }
 
 void rmsNormBackward(const float *dy, const Bf16 *x, const float *invRms, const float *gain,
-                     int rows, int width, float *dx, float *dGain, float *, Stream)
+                     int rows, int width, float *dx, float *dGain, float *, Stream stream)
 {
+    launched("rmsNormBackward", stream);
     const auto w = std::size_t(width);
     for (std::size_t r = 0; r < std::size_t(rows); ++r) {
         float dot = 0;
@@ -295,16 +414,18 @@ void rmsNormBackward(const float *dy, const Bf16 *x, const float *invRms, const 
     }
 }
 
-void swiGluForward(const Bf16 *gate, const Bf16 *up, std::size_t n, Bf16 *h, Stream)
+void swiGluForward(const Bf16 *gate, const Bf16 *up, std::size_t n, Bf16 *h, Stream stream)
 {
+    launched("swiGluForward", stream);
     for (std::size_t i = 0; i < n; ++i) {
         const float g = fromBf16(gate[i]);
         h[i] = cuda::toBf16(g * sigmoid(g) * fromBf16(up[i]));
     }
 }
 
-void geluForward(const Bf16 *up, std::size_t n, Bf16 *h, Stream)
+void geluForward(const Bf16 *up, std::size_t n, Bf16 *h, Stream stream)
 {
+    launched("geluForward", stream);
     std::vector<float> in(n);
     std::vector<float> out(n);
     toFloat(up, n, in.data(), nullptr);
@@ -313,8 +434,9 @@ void geluForward(const Bf16 *up, std::size_t n, Bf16 *h, Stream)
 }
 
 void swiGluBackward(const float *dh, const Bf16 *gate, const Bf16 *up, std::size_t n, Bf16 *dGate,
-                    Bf16 *dUp, Stream)
+                    Bf16 *dUp, Stream stream)
 {
+    launched("swiGluBackward", stream);
     for (std::size_t i = 0; i < n; ++i) {
         const float g = fromBf16(gate[i]);
         const float s = sigmoid(g);
@@ -323,8 +445,9 @@ void swiGluBackward(const float *dh, const Bf16 *gate, const Bf16 *up, std::size
     }
 }
 
-void geluBackward(const float *dh, const Bf16 *up, std::size_t n, Bf16 *dUp, Stream)
+void geluBackward(const float *dh, const Bf16 *up, std::size_t n, Bf16 *dUp, Stream stream)
 {
+    launched("geluBackward", stream);
     std::vector<float> in(n);
     std::vector<float> out(n);
     toFloat(up, n, in.data(), nullptr);
@@ -333,8 +456,9 @@ void geluBackward(const float *dh, const Bf16 *up, std::size_t n, Bf16 *dUp, Str
 }
 
 void rotary(const float *x, int samples, int seqLen, int heads, int headDim, const float *cosSin,
-            bool inverse, Bf16 *y, Stream)
+            bool inverse, Bf16 *y, Stream stream)
 {
+    launched("rotary", stream);
     const std::size_t rows = std::size_t(samples) * std::size_t(seqLen);
     const auto d = std::size_t(headDim);
     for (std::size_t row = 0; row < rows; ++row) {
@@ -353,8 +477,9 @@ void rotary(const float *x, int samples, int seqLen, int heads, int headDim, con
 }
 
 // attention_kernels.cu's two kernels, row by row: the same formulas, the sums in column order.
-Status scaledCausalSoftmax(Bf16 *scores, int matrices, int seqLen, float scale, Stream)
+Status scaledCausalSoftmax(Bf16 *scores, int matrices, int seqLen, float scale, Stream stream)
 {
+    launched("scaledCausalSoftmax", stream);
     const auto n = std::size_t(seqLen);
     std::vector<float> cache(n);
     for (std::size_t r = 0; r < std::size_t(matrices) * n; ++r) {
@@ -378,8 +503,9 @@ Status scaledCausalSoftmax(Bf16 *scores, int matrices, int seqLen, float scale, 
 }
 
 Status scaledCausalSoftmaxBackward(const Bf16 *probs, Bf16 *dProbs, int matrices, int seqLen,
-                                   float scale, Stream)
+                                   float scale, Stream stream)
 {
+    launched("scaledCausalSoftmaxBackward", stream);
     const auto n = std::size_t(seqLen);
     for (std::size_t r = 0; r < std::size_t(matrices) * n; ++r) {
         const Bf16 *p = probs + r * n;
@@ -395,8 +521,10 @@ Status scaledCausalSoftmaxBackward(const Bf16 *probs, Bf16 *dProbs, int matrices
     return okStatus();
 }
 
-void embeddingGather(const float *table, const TokenSource &tokens, int width, float *x, Stream)
+void embeddingGather(const float *table, const TokenSource &tokens, int width, float *x,
+                     Stream stream)
 {
+    launched("embeddingGather", stream);
     const auto w = std::size_t(width);
     for (std::size_t t = 0; t < rowsOf(tokens); ++t)
         std::memcpy(x + t * w, table + std::size_t(tokenAt(tokens, t, 0)) * w, w * sizeof(float));
@@ -405,8 +533,9 @@ void embeddingGather(const float *table, const TokenSource &tokens, int width, f
 // The kernels' index in `index` (ids, unordered rows, sorted rows; counts, starts, fill), then each
 // token's group of rows added in row order.
 void embeddingScatterAdd(const float *dx, const TokenSource &tokens, int width, float *grad,
-                         int *index, Stream)
+                         int *index, Stream stream)
 {
+    launched("embeddingScatterAdd", stream);
     const std::size_t rows = rowsOf(tokens);
     const auto vocab = std::size_t(tokens.vocab);
     int *ids = index;
@@ -447,8 +576,9 @@ void embeddingScatterAdd(const float *dx, const TokenSource &tokens, int width, 
 }
 
 void crossEntropy(const float *logits, const TokenSource &tokens, float lossScale, Bf16 *dLogits,
-                  float *rowLoss, Stream)
+                  float *rowLoss, Stream stream)
 {
+    launched("crossEntropy", stream);
     const auto v = std::size_t(tokens.vocab);
     for (std::size_t t = 0; t < rowsOf(tokens); ++t) {
         const float *row = logits + t * v;
@@ -465,8 +595,9 @@ void crossEntropy(const float *logits, const TokenSource &tokens, float lossScal
 }
 
 void adamStep(float *value, float *grad, float *m, float *v, std::size_t n, const AdamStep &step,
-              Bf16 *valueBf16, Stream)
+              Bf16 *valueBf16, Stream stream)
 {
+    launched("adamStep", stream);
     for (std::size_t i = 0; i < n; ++i) {
         m[i] = step.beta1 * m[i] + (1.0f - step.beta1) * grad[i];
         v[i] = step.beta2 * v[i] + (1.0f - step.beta2) * grad[i] * grad[i];
@@ -477,8 +608,10 @@ void adamStep(float *value, float *grad, float *m, float *v, std::size_t n, cons
     }
 }
 
-void sgdStep(float *value, float *grad, std::size_t n, float learningRate, Bf16 *valueBf16, Stream)
+void sgdStep(float *value, float *grad, std::size_t n, float learningRate, Bf16 *valueBf16,
+             Stream stream)
 {
+    launched("sgdStep", stream);
     for (std::size_t i = 0; i < n; ++i) {
         value[i] -= learningRate * grad[i];
         grad[i] = 0.0f;

@@ -1,0 +1,35 @@
+#pragma once
+
+// What the host emulation of the CUDA runtime and NCCL (cuda_model_emulation.cpp,
+// nccl_emulation.cpp) was asked to do, in the order the host asked: kernels and NCCL calls with
+// their stream, event records and stream waits, and every place the host waited for the device.
+// Nothing runs asynchronously there, so the order of the GPU's work is what these entries allow:
+// a stream's entries in order, a wait after the record it names.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace hetplan::runtime::cuda::emulation {
+
+enum class Kind {
+    Kernel,   // `name` on `stream` (GEMMs as "gemm", the worker's conversions as "toWire"/"fromWire")
+    Record,   // `event` recorded on `stream`
+    Wait,     // `stream` waits for `event`
+    Nccl,     // `name` ("allReduce", "broadcast", "send", "recv") of `count` elements on `stream`
+    HostWait, // the host waited for the device (`name`: the call)
+};
+
+struct Entry
+{
+    Kind kind = Kind::Kernel;
+    const void *stream = nullptr;
+    const void *event = nullptr;
+    std::string name;
+    std::size_t count = 0;
+};
+
+std::vector<Entry> &log();
+void note(Entry entry);
+
+} // namespace hetplan::runtime::cuda::emulation
