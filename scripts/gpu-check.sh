@@ -210,11 +210,13 @@ else
 fi
 [ -f "$work/probe.json" ] && cp "$work/probe.json" "$report_dir/gpu-check-probe.json"
 
-# 7. Serving, once the runtime serves.
-if "$programs/hetplan-cli" --help 2>&1 | grep -q '^  serve '; then
-    gpu_step "serve (one replica)" 120 "$programs/hetplan-cli" serve --help
+# 7. Serving. The serving runtime (runtime/serve, docs/runtime.md#serving-runs) runs on Gloo and
+# the CPU model only; the worker refuses --backend cuda for a serving plan, so there is no GPU
+# serving number to take. A build whose worker serves on CUDA needs its own step here.
+if grep -qa 'a serving plan runs on --backend gloo only' "$programs/hetplan-worker"; then
+    skip "serve (one replica)" "serving runs on --backend gloo only (CPU); no CUDA serving runtime"
 else
-    skip "serve (one replica)" "this build has no serving runtime"
+    skip "serve (one replica)" "this script has no step yet for the worker's CUDA serving"
 fi
 
 {

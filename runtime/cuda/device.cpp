@@ -15,11 +15,4 @@ DeviceCount deviceCount()
     return {count, {}};
 }
 
-Error cudaError(int code, std::string_view what)
-{
-    const auto status = static_cast<cudaError_t>(code);
-    return {ErrorKind::Internal, std::string(what) + ": " + cudaGetErrorString(status) + " ("
-                                     + cudaGetErrorName(status) + ")"};
-}
-
 } // namespace hetplan::runtime::cuda

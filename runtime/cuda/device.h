@@ -6,7 +6,6 @@
 #include "core/base/result.h"
 
 #include <string>
-#include <string_view>
 
 namespace hetplan::runtime::cuda {
 
@@ -18,10 +17,5 @@ struct DeviceCount
 
 // Never throws and never aborts: a machine without a driver or a GPU gets count 0 and the reason.
 DeviceCount deviceCount();
-
-// A failed CUDA runtime call (its cudaError_t as int) as an Error: "<what>: <CUDA's message>".
-// New code calls cudaCall (cuda_status.h), which also names the call's file and line; this is
-// left for the callers that have not moved to it yet.
-Error cudaError(int code, std::string_view what);
 
 } // namespace hetplan::runtime::cuda

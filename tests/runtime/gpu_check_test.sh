@@ -31,5 +31,8 @@ grep -qE '^\| test tst_cuda_model_kernels \| skipped: .*CUDA' "$report" ||
     fail "the kernel tests were not skipped with the driver's reason"
 grep -qE '^\| probe --quick \| ok \|' "$report" || fail "the probe did not run"
 grep -qE '^\| import probe \| ok \|' "$report" || fail "the import did not run"
+# Serving runs on Gloo only: skipped with that reason, never a GPU serving number.
+grep -qE '^\| serve \(one replica\) \| skipped: serving runs on --backend gloo only' "$report" ||
+    fail "the serving step was not skipped with the reason that serving runs on Gloo"
 ! grep -qE '\| (FAILED|TIMED OUT)' "$report" || fail "a step failed"
 echo "gpu-check report: every step present, GPU steps skipped with their reason"

@@ -2,6 +2,7 @@
 // without, this test is reported as skipped with the driver's reason (never as passed).
 
 #include "gpu_test_support.h"
+#include "runtime/cuda/cuda_status.h"
 #include "tests/test_registry.h"
 
 #include <cuda_runtime_api.h>
@@ -27,8 +28,11 @@ private Q_SLOTS:
 
     void errorsNameTheCall()
     {
-        const auto error = hetplan::runtime::cuda::cudaError(2, "cudaMalloc of 80 GiB");
-        QVERIFY(error.message.starts_with("cudaMalloc of 80 GiB: "));
+        const Status failed
+            = hetplan::runtime::cuda::cudaCall(cudaErrorMemoryAllocation, "cudaMalloc of 80 GiB");
+        QVERIFY(!failed);
+        QVERIFY(failed.error().message.starts_with("cudaMalloc of 80 GiB failed at "));
+        QVERIFY(failed.error().message.find("tst_gpu_device.cpp:") != std::string::npos);
     }
 };
 

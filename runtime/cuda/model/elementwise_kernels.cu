@@ -1,7 +1,7 @@
 // Element-wise kernels of the GPU model: conversions, residual adds, the MLP activations, rotary
 // embedding and the optimizers (kernels.h; the CPU counterparts are in runtime/model).
 
-#include "runtime/cuda/device.h"
+#include "runtime/cuda/cuda_status.h"
 #include "runtime/cuda/model/kernel_support.cuh"
 
 namespace hetplan::runtime::cuda::kernels {
@@ -150,10 +150,7 @@ __global__ void sgdKernel(float *value, float *grad, std::size_t n, float learni
 
 Status lastLaunchError(const char *what)
 {
-    const cudaError_t status = cudaGetLastError();
-    if (status != cudaSuccess)
-        return cudaError(int(status), what);
-    return okStatus();
+    return cudaCall(cudaGetLastError(), what);
 }
 
 void toBf16(const float *x, std::size_t n, Bf16 *y, Stream stream)

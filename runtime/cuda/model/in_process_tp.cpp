@@ -1,6 +1,6 @@
 #include "runtime/cuda/model/in_process_tp.h"
 
-#include "runtime/cuda/device.h"
+#include "runtime/cuda/cuda_status.h"
 #include "runtime/cuda/model/kernels.h"
 
 #include <cuda_runtime_api.h>
@@ -20,8 +20,10 @@ public:
         const std::size_t bytes = count * sizeof(float);
         if (Status s = m_sum.reserve(bytes); !s)
             return s;
-        if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess)
-            return cudaError(int(e), "cudaStreamSynchronize before an in-process all-reduce");
+        if (Status s = cudaCall(cudaStreamSynchronize(stream),
+                                "cudaStreamSynchronize before an in-process all-reduce");
+            !s)
+            return s;
         m_group.m_published[std::size_t(m_index)] = data;
         m_group.m_barrier.arrive_and_wait(); // every rank's data is ready
         float *sum = m_sum.as<float>();
@@ -32,8 +34,8 @@ public:
         m_group.m_barrier.arrive_and_wait(); // every rank has read every buffer
         if (!summed)
             return summed;
-        if (e != cudaSuccess)
-            return cudaError(int(e), "in-process all-reduce");
+        if (Status s = cudaCall(e, "in-process all-reduce"); !s)
+            return s;
         if (Status s = kernels::lastLaunchError("in-process all-reduce"); !s)
             return s;
         return copyOnDevice(data, sum, bytes, stream);
