@@ -13,10 +13,10 @@
 namespace hetplan::runtime::cuda::emulation {
 
 enum class Kind {
-    Kernel,   // `name` on `stream` (GEMMs as "gemm", the worker's conversions as "toWire"/"fromWire")
-    Record,   // `event` recorded on `stream`
-    Wait,     // `stream` waits for `event`
-    Nccl,     // `name` ("allReduce", "broadcast", "send", "recv") of `count` elements on `stream`
+    Kernel, // `name` on `stream` (GEMMs as "gemm", the worker's conversions as "toWire"/"fromWire")
+    Record, // `event` recorded on `stream`
+    Wait,   // `stream` waits for `event`
+    Nccl,   // `name` ("allReduce", "broadcast", "send", "recv") of `count` elements on `stream`
     HostWait, // the host waited for the device (`name`: the call)
 };
 

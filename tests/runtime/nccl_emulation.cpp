@@ -100,8 +100,8 @@ ncclResult_t ncclGroupEnd()
     match();
     return ncclSuccess;
 }
-ncclResult_t ncclAllReduce(const void *from, void *to, size_t count, ncclDataType_t type, ncclRedOp_t,
-                           ncclComm_t, cudaStream_t stream)
+ncclResult_t ncclAllReduce(const void *from, void *to, size_t count, ncclDataType_t type,
+                           ncclRedOp_t, ncclComm_t, cudaStream_t stream)
 {
     called("allReduce", count, stream);
     std::memmove(to, from, count * bytesOf(type));
@@ -133,8 +133,7 @@ ncclResult_t ncclRecv(void *data, size_t count, ncclDataType_t type, int, ncclCo
 
 namespace hetplan::runtime::cuda {
 
-cudaError_t bf16ToFloat(const std::uint16_t *in, std::size_t count, float *out,
-                        CUstream_st *stream)
+cudaError_t bf16ToFloat(const std::uint16_t *in, std::size_t count, float *out, CUstream_st *stream)
 {
     emulation::note({emulation::Kind::Kernel, stream, nullptr, "fromWire", count});
     for (std::size_t i = 0; i < count; ++i)

@@ -122,8 +122,8 @@ std::optional<std::size_t> latestAwaited(const void *stream, std::size_t from, s
 
 std::size_t countIn(const std::vector<std::size_t> &at, std::size_t from, std::size_t to)
 {
-    return std::size_t(std::count_if(at.begin(), at.end(),
-                                     [&](std::size_t i) { return i >= from && i < to; }));
+    return std::size_t(
+        std::count_if(at.begin(), at.end(), [&](std::size_t i) { return i >= from && i < to; }));
 }
 
 template<typename T>
