@@ -49,8 +49,8 @@ CudaBackend::CudaBackend(cudaStream_t compute, int worldRank, std::size_t bucket
 
 CudaBackend::~CudaBackend()
 {
-    m_comms.reset(); // aborts the communicators before their stream's owner goes
-    m_gradientStaging.reset();
+    m_gradientStaging.reset(); // freed on the gradient stream, which m_comms owns
+    m_comms.reset();           // aborts the communicators before their stream's owner goes
     if (m_compute != nullptr)
         cudaStreamDestroy(m_compute);
 }

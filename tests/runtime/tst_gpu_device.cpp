@@ -28,7 +28,7 @@ private Q_SLOTS:
 
     void errorsNameTheCall()
     {
-        const Status failed
+        const hetplan::Status failed
             = hetplan::runtime::cuda::cudaCall(cudaErrorMemoryAllocation, "cudaMalloc of 80 GiB");
         QVERIFY(!failed);
         QVERIFY(failed.error().message.starts_with("cudaMalloc of 80 GiB failed at "));
