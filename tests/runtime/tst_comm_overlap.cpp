@@ -45,7 +45,8 @@ StageRun tinyRun()
 
 // One rank holding the whole model, two micro-batches, and its gradients summed over a group of
 // one member: every gradient goes through the same bucketed reduction as with many replicas.
-JobProgram oneRankProgram()
+// With `tpGroup`, its TP sums also go through a (one-member) TP group's all-reduces.
+JobProgram oneRankProgram(bool tpGroup = false)
 {
     JobProgram program;
     program.globalBatch = kMicroBatches * kRows;
@@ -58,6 +59,10 @@ JobProgram oneRankProgram()
     rank.rowCount = kRows;
     program.ranks.push_back(rank);
     program.groups.push_back({"dp/l0-3/all", GroupKind::Gradient, {0}, std::nullopt});
+    if (tpGroup) {
+        program.groups.push_back({"tp/p0/s0/r0", GroupKind::TensorParallel, {0}, std::nullopt});
+        program.ranks.front().tpGroup = 1;
+    }
     std::vector<Op> ops;
     for (int mb = 0; mb < kMicroBatches; ++mb)
         ops.emplace_back(Forward{mb, {mb * kRows, (mb + 1) * kRows}});
@@ -174,20 +179,31 @@ class TestCommOverlap : public QObject
 private Q_SLOTS:
     void gradientBucketsStartDuringTheBackward()
     {
-        Rig rig(oneRankProgram(), 2048);
+        Rig rig(oneRankProgram(true), 2048);
         emulation::log().clear();
         const auto iteration = rig.executor->runIteration();
         QVERIFY2(iteration, iteration ? "" : iteration.error().message.c_str());
         const void *compute = rig.backend->computeStream();
 
-        // The gradient buckets: all-reduces of more than one (handshake) element.
+        // The gradient buckets: on the stream of the iteration's last all-reduce, those of more
+        // than one (the handshake's) element.
+        const std::vector<std::size_t> allReduces = find(Kind::Nccl, "allReduce");
+        QVERIFY(!allReduces.empty());
+        const void *gradients = entries()[allReduces.back()].stream;
+        QVERIFY(gradients != compute);
         std::vector<std::size_t> buckets;
-        for (std::size_t at : find(Kind::Nccl, "allReduce"))
+        for (std::size_t at : find(Kind::Nccl, "allReduce", gradients))
             if (entries()[at].count > 1)
                 buckets.push_back(at);
         QVERIFY2(buckets.size() >= 4, "the tiny model's gradients fill several buckets");
-        const void *gradients = entries()[buckets.front()].stream;
-        QVERIFY(gradients != compute);
+        // The TP sums run on another stream: a bucket never queues behind them.
+        std::size_t tpSums = 0;
+        for (std::size_t at : find(Kind::Nccl, "allReduce"))
+            if (entries()[at].stream != gradients) {
+                ++tpSums;
+                QVERIFY(entries()[at].stream != compute);
+            }
+        QVERIFY(tpSums > 0);
 
         const std::vector<std::size_t> norms = find(Kind::Kernel, "rmsNormBackward", compute);
         const std::vector<std::size_t> scatters
@@ -230,7 +246,8 @@ private Q_SLOTS:
             previous = *ready;
         }
 
-        // The host waits for nothing from the first backward kernel to the last reduction.
+        // The host waits for nothing from the first backward kernel (TP sums included) to the
+        // last reduction.
         QCOMPARE(countIn(find(Kind::HostWait, nullptr), backwardBegin, buckets.back() + 1),
                  std::size_t(0));
 
