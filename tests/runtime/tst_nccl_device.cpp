@@ -2,7 +2,8 @@
 // one-member communicator (created, warmed up, then all-reduce, broadcast and a send to itself
 // in one group), several communicators created together in one NCCL group, the readiness
 // barrier, and a group whose other member never comes: the rank gives up after its setup
-// budget with a message naming the group, and aborts instead of hanging.
+// budget with a message naming the group, and aborts instead of hanging. Calls return once
+// enqueued; drain() waits for them.
 #include "gpu_test_support.h"
 #include "runtime/cuda/nccl_comms.h"
 #include "tests/test_registry.h"
@@ -74,6 +75,8 @@ private Q_SLOTS:
         const Status sent = (*comms)->exchange(
             {{"solo", 0, data, 4, true}, {"solo", 0, echo, 4, false}}, Precision::Fp32, spentS);
         QVERIFY2(sent, sent ? "" : sent.error().message.c_str());
+        QCOMPARE(spentS, 0.0); // the calls return once enqueued; their time comes with drain
+        QVERIFY((*comms)->drain());
         QCOMPARE(download(data, 4), values);
         QCOMPARE(download(echo, 4), values);
         QVERIFY(spentS > 0);
@@ -86,6 +89,7 @@ private Q_SLOTS:
         const Status sentBf16 = (*comms)->exchange(
             {{"solo", 0, data, 4, true}, {"solo", 0, echo, 4, false}}, Precision::Bf16, spentS);
         QVERIFY2(sentBf16, sentBf16 ? "" : sentBf16.error().message.c_str());
+        QVERIFY((*comms)->drain());
         std::vector<std::uint16_t> back(8, 0xffff);
         QCOMPARE(cudaMemcpy(back.data(), echo, 16, cudaMemcpyDeviceToHost), cudaSuccess);
         QCOMPARE(std::vector<std::uint16_t>(back.begin(), back.begin() + 4), halves);
@@ -95,15 +99,16 @@ private Q_SLOTS:
         cudaFree(echo);
     }
 
-    // Three communicators on one device, created in one NCCL group and warmed up, then each used
-    // on its own; then the readiness barrier of a world of one.
+    // Three communicators on one device, created in one NCCL group and warmed up (the gradient
+    // group on the gradient stream), then each used on its own; then the readiness barrier of a
+    // world of one.
     void communicatorsAreCreatedTogether()
     {
         QTemporaryDir dir;
         auto comms = connectAlone(dir, m_compute,
                                   {{"tp/p0/s0/r0", {0}, std::nullopt},
                                    {"hop/p0/s0-s1/r0-r0", {0}, Transport::Socket},
-                                   {"dp/l0-2/replicated", {0}, std::nullopt}});
+                                   {"dp/l0-2/replicated", {0}, std::nullopt, Lane::Gradients}});
         QVERIFY2(comms, comms ? "" : comms.error().message.c_str());
         const Status ready = (*comms)->awaitEveryRankReady();
         QVERIFY2(ready, ready ? "" : ready.error().message.c_str());
@@ -115,6 +120,7 @@ private Q_SLOTS:
         for (const char *group : {"tp/p0/s0/r0", "hop/p0/s0-s1/r0-r0", "dp/l0-2/replicated"}) {
             const Status reduced = (*comms)->allReduceSum(group, data, 4, Precision::Fp32, spentS);
             QVERIFY2(reduced, reduced ? "" : reduced.error().message.c_str());
+            QVERIFY((*comms)->drain()); // the groups run on two streams: one at a time here
         }
         QCOMPARE(download(data, 4), values);
         cudaFree(data);
