@@ -12,6 +12,7 @@
 #include "core/planners/exhaustive.h"
 #include "runtime/worker/job.h"
 #include "runtime/worker/preflight_checks.h"
+#include "tests/core/planner_test_support.h"
 #include "tests/runtime/run_test_support.h"
 #include "tests/test_registry.h"
 
@@ -20,11 +21,11 @@
 #include <QtTest>
 
 #include <memory>
-#include <set>
 
 using namespace hetplan;
 using namespace hetplan::runtime;
 using namespace hetplan::runtime::test;
+using hetplan::test::hopPairs;
 
 namespace {
 
@@ -76,21 +77,6 @@ Result<Plan> bestPlan(const Problem &problem)
     if (!search)
         return search.error();
     return search->plan;
-}
-
-// The unordered GPU-name pairs the plan's hops cross.
-std::set<std::pair<std::string, std::string>> hopPairs(const Plan &plan, const Topology &topology)
-{
-    std::set<std::pair<std::string, std::string>> pairs;
-    for (const Pipeline &pipeline : plan.pipelines)
-        for (std::size_t s = 0; s + 1 < pipeline.stages.size(); ++s)
-            for (int a : pipeline.stages[s].gpus)
-                for (int b : pipeline.stages[s + 1].gpus) {
-                    std::string x = topology.gpu(a).name;
-                    std::string y = topology.gpu(b).name;
-                    pairs.insert(x < y ? std::pair{x, y} : std::pair{y, x});
-                }
-    return pairs;
 }
 
 } // namespace
