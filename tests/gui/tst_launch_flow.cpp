@@ -485,6 +485,7 @@ void TestLaunchFlow::preflightBeforeLaunchShowsTheChecks()
                  qPrintable(groups.last()));
     }
     QVERIFY2(groups.filter(QStringLiteral("hop")).size() >= 2, qPrintable(groups.join(u", ")));
+    qInfo("%s", qPrintable(dialog->summaryLabel()->text()));
     // The pipeline's hop crosses machines: its links are coloured.
     QVERIFY(m_window->scene()->hasLinkVerdicts());
     QVERIFY(jobState().contains(u"pre-flight took"));

@@ -91,8 +91,8 @@ PreflightRow row(const std::string &group, const std::string &kind,
 // y and z hung on z.
 PreflightReport reportOn(const std::string &x, const std::string &y, const std::string &z)
 {
-    PreflightRow hop = row("hop/p0/s0-s1/r0-r0", "hop", {{0, x, "10.0.0.1"}, {1, y, "10.0.0.2"}},
-                           0.02);
+    PreflightRow hop
+        = row("hop/p0/s0-s1/r0-r0", "hop", {{0, x, "10.0.0.1"}, {1, y, "10.0.0.2"}}, 0.02);
     hop.fromGpu = x;
     hop.toGpu = y;
     PreflightRow ok = row("dp/x-z", "DP", {{0, x, "10.0.0.1"}, {2, z, "10.0.0.3"}}, 1.9);
@@ -138,8 +138,8 @@ void TestPreflightApp::init()
     Project p;
     p.cluster = triangle();
     // Does not fit one 24 GiB GPU with its optimizer state: the plan is a pipeline.
-    p.customModel = ModelSpec{"pipeline-sized", 24, 2048, 5504, 16, 16, 32000, 2048,
-                              MlpKind::SwiGlu};
+    p.customModel
+        = ModelSpec{"pipeline-sized", 24, 2048, 5504, 16, 16, 32000, 2048, MlpKind::SwiGlu};
     p.workload.mode = Mode::Train;
     p.workload.train.globalBatch = 8;
     p.workload.train.microBatchSizes = {1};
@@ -225,8 +225,11 @@ void TestPreflightApp::reportShowsTableAndColoursLinks()
     QVERIFY(legend->isVisible());
     QVERIFY(legend->textLabel()->text().contains(u"slow"));
     // The CLI's table is in the Job pane too.
-    QVERIFY(m_window->launch()->panel()->pane(QStringLiteral("job"))->toPlainText().contains(
-        u"slow by"));
+    QVERIFY(m_window->launch()
+                ->panel()
+                ->pane(QStringLiteral("job"))
+                ->toPlainText()
+                .contains(u"slow by"));
     dialog->cancelButton()->click();
     QVERIFY(!m_window->launch()->preflightStep()->dialog()
             || !m_window->launch()->preflightStep()->dialog()->isVisible());
@@ -272,11 +275,10 @@ void TestPreflightApp::foldMovesTheHopAndOneUndoRestores()
     QCOMPARE(model->undoStack()->count(), steps + 1);
     const Cluster &folded = model->cluster();
     QCOMPARE(folded.pairOverrides.size(), std::size_t(2));
-    QVERIFY(std::any_of(folded.pairOverrides.begin(), folded.pairOverrides.end(),
-                        [&](const PairOverride &o) {
-                            return std::set{o.a, o.b} == std::set{m_x, m_y}
-                                   && o.bandwidthGBps == 0.02;
-                        }));
+    QVERIFY(std::any_of(
+        folded.pairOverrides.begin(), folded.pairOverrides.end(), [&](const PairOverride &o) {
+            return std::set{o.a, o.b} == std::set{m_x, m_y} && o.bandwidthGBps == 0.02;
+        }));
     QVERIFY(std::any_of(folded.origin.sources.begin(), folded.origin.sources.end(),
                         [](const std::string &s) { return s == "preflight"; }));
     // The colours were for the cluster before.

@@ -72,7 +72,8 @@ QString bytesText(double bytes)
 {
     const QLocale locale;
     if (bytes >= 1024.0 * 1024.0)
-        return PreflightDialog::tr("%1 MiB").arg(locale.toString(bytes / (1024.0 * 1024.0), 'g', 3));
+        return PreflightDialog::tr("%1 MiB").arg(
+            locale.toString(bytes / (1024.0 * 1024.0), 'g', 3));
     if (bytes >= 1024.0)
         return PreflightDialog::tr("%1 KiB").arg(locale.toString(bytes / 1024.0, 'g', 3));
     return PreflightDialog::tr("%1 B").arg(locale.toString(bytes, 'g', 3));
@@ -107,9 +108,9 @@ PreflightDialog::PreflightDialog(const PreflightReport &report, const Cluster &c
     m_cancel->setObjectName(QStringLiteral("preflightCancel"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_table->setHorizontalHeaderLabels({tr("Group"), tr("Members"), tr("Transport"),
-                                        tr("Message"), tr("Achieved"), tr("Latency"),
-                                        tr("Assumed"), tr("Assumed latency"), tr("Verdict")});
+    m_table->setHorizontalHeaderLabels({tr("Group"), tr("Members"), tr("Transport"), tr("Message"),
+                                        tr("Achieved"), tr("Latency"), tr("Assumed"),
+                                        tr("Assumed latency"), tr("Verdict")});
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->hide();
