@@ -466,8 +466,11 @@ void TestLaunchFlow::preflightBeforeLaunchShowsTheChecks()
     openPlan();
     actions()->panel()->preflightBox()->setChecked(true);
     actions()->panel()->findChild<QSpinBox *>(QStringLiteral("launchIterations"))->setValue(2);
+    // The run is a scaled rehearsal; the pre-flight checks the plan's own message sizes.
+    actions()->panel()->findChild<QSpinBox *>(QStringLiteral("launchScale"))->setValue(2);
     Heartbeat heartbeat;
     launch(true);
+    QCOMPARE(actions()->controller()->spec().scale, 1);
     PreflightStep *step = actions()->preflightStep();
     QVERIFY2(waitFor([&] { return step->dialog() && step->dialog()->isVisible(); }, kJobTimeoutMs),
              qPrintable(jobState()));
@@ -499,6 +502,7 @@ void TestLaunchFlow::preflightBeforeLaunchShowsTheChecks()
     QVERIFY2(arrived.wait(kJobTimeoutMs) || !arrived.isEmpty(), qPrintable(jobState()));
     QCOMPARE(actions()->controller()->phase(), JobPhase::Done);
     QCOMPARE(m_window->lastMeasurement()->run.iterations, 2);
+    QCOMPARE(m_window->lastMeasurement()->run.scale, 2);
     qInfo("longest GUI-thread stall through pre-flight and run: %lld ms", heartbeat.maxGapMs());
     QVERIFY(heartbeat.maxGapMs() < kStallBoundMs);
 }

@@ -246,7 +246,11 @@ void LaunchActions::launch()
     m_jobDescription = tr("Pre-flight of %n rank(s) on %1", nullptr, int(m_runRanks.size()))
                            .arg(QString::fromStdString(topology.cluster().name));
     m_panel->startJob(m_jobDescription, m_runRanks);
-    m_controller->startPreflight(spec, PreflightOptions{});
+    // At the plan's own message sizes: a scaled rehearsal would check messages `scale` times
+    // smaller than the plan sends (the pre-flight builds no model, so scale 1 costs nothing).
+    LaunchSpec preflight = spec;
+    preflight.scale = 1;
+    m_controller->startPreflight(preflight, PreflightOptions{});
 }
 
 void LaunchActions::startRun()
