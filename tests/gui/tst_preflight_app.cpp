@@ -120,7 +120,7 @@ private Q_SLOTS:
     void reportShowsTableAndColoursLinks();
     void hungCheckMakesLaunchAskAgain();
     void foldMovesTheHopAndOneUndoRestores();
-    void coloursStayUntilTheClusterChangesOrClear();
+    void coloursFollowTheCheckedClusterUntilClear();
     void preflightFirstIsRemembered();
 
 private:
@@ -309,7 +309,7 @@ void TestPreflightApp::foldMovesTheHopAndOneUndoRestores()
     QVERIFY(m_window->results()->shownPlan()->plan.pipelines == planAfter.plan.pipelines);
 }
 
-void TestPreflightApp::coloursStayUntilTheClusterChangesOrClear()
+void TestPreflightApp::coloursFollowTheCheckedClusterUntilClear()
 {
     PreflightDialog *dialog = showReport();
     QVERIFY(dialog);
@@ -336,6 +336,15 @@ void TestPreflightApp::coloursStayUntilTheClusterChangesOrClear()
     QVERIFY(model->updateLink(model->linkIds().front(), changed).ok());
     QVERIFY(!scene->hasLinkVerdicts());
     QVERIFY(!legend->isVisible());
+    // Undo brings back the cluster they were made for, and them with it.
+    model->undoStack()->undo();
+    QVERIFY(scene->hasLinkVerdicts());
+    QVERIFY(legend->isVisible());
+    // After Clear, nothing brings them back.
+    legend->clearButton()->click();
+    model->undoStack()->redo();
+    model->undoStack()->undo();
+    QVERIFY(!scene->hasLinkVerdicts());
 }
 
 void TestPreflightApp::preflightFirstIsRemembered()

@@ -53,9 +53,21 @@ VerdictLegend::VerdictLegend(ClusterView *view)
 
 void VerdictLegend::showReport(const PreflightReport &report)
 {
-    const Cluster &cluster = m_scene->model()->cluster();
-    m_checked = cluster;
-    m_scene->setLinkVerdicts(linkVerdicts(cluster, report));
+    m_report = report;
+    m_checked = m_scene->model()->cluster();
+    colour(true);
+}
+
+void VerdictLegend::clear()
+{
+    m_report.reset();
+    colour(false);
+}
+
+void VerdictLegend::colour(bool on)
+{
+    m_scene->setLinkVerdicts(on && m_report ? linkVerdicts(m_checked, *m_report)
+                                            : std::map<int, LinkVerdict>{});
     if (!m_scene->hasLinkVerdicts()) {
         hide();
         return;
@@ -65,16 +77,13 @@ void VerdictLegend::showReport(const PreflightReport &report)
     raise();
 }
 
-void VerdictLegend::clear()
-{
-    m_scene->setLinkVerdicts({});
-    hide();
-}
-
 void VerdictLegend::onClusterChanged()
 {
-    if (m_scene->hasLinkVerdicts() && !samePlanningCluster(m_scene->model()->cluster(), m_checked))
-        clear();
+    if (!m_report)
+        return;
+    const bool same = samePlanningCluster(m_scene->model()->cluster(), m_checked);
+    if (same != m_scene->hasLinkVerdicts())
+        colour(same);
 }
 
 } // namespace hetplan::gui

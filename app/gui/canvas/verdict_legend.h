@@ -5,6 +5,8 @@
 
 #include <QFrame>
 
+#include <optional>
+
 class QLabel;
 class QPushButton;
 
@@ -15,8 +17,9 @@ class ClusterView;
 
 // The canvas's legend while its links show a pre-flight's verdicts (docs/app-launch.md,
 // "Pre-flight"): what each colour means, and Clear. It colours the scene's links from a report
-// and takes the colours away on Clear or once the cluster changes for planning (moving a card
-// or renaming the cluster keeps them: the links measured are the same; samePlanningCluster).
+// and takes the colours away on Clear, or while the cluster differs for planning from the one
+// checked (moving a card or renaming the cluster keeps them: samePlanningCluster); an Undo
+// back to that cluster shows them again.
 class VerdictLegend : public QFrame
 {
     Q_OBJECT
@@ -33,9 +36,11 @@ public Q_SLOTS:
 
 private:
     void onClusterChanged();
+    void colour(bool on);
 
-    ClusterScene *m_scene; // not owned
-    Cluster m_checked;     // the cluster the shown verdicts were made for
+    ClusterScene *m_scene;                   // not owned
+    std::optional<PreflightReport> m_report; // the last one shown; none after Clear
+    Cluster m_checked;                       // the cluster it was shown on
     QLabel *m_text;
     QPushButton *m_clear;
 };

@@ -12,11 +12,14 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <set>
 
 namespace hetplan::gui {
 
 namespace {
+
+constexpr int kVerdictWidthPx = 420;
 
 QString machineOf(const std::string &gpu)
 {
@@ -204,6 +207,10 @@ void PreflightDialog::fill(const PreflightReport &report, const Cluster &cluster
         }
     }
     m_table->resizeColumnsToContents();
+    // Whole verdicts, wrapped: a hung check names who did not answer, and that is its point.
+    m_table->setColumnWidth(Verdict, std::min(m_table->columnWidth(Verdict), kVerdictWidthPx));
+    m_table->setWordWrap(true);
+    m_table->resizeRowsToContents();
     QString summary = tr("Checks: %1 ok, %2 slow, %3 hung or failed; the pre-flight took %4 s "
                          "over Gloo (TCP).")
                           .arg(ok)
