@@ -29,10 +29,10 @@ using hetplan::test::hopPairs;
 
 namespace {
 
-Result<Job> preflightJob()
+Result<Job> preflightJob(const char *plan = "preflight.plan.json")
 {
     JobSource source;
-    source.planPath = runtimeData("preflight.plan.json").toStdString();
+    source.planPath = runtimeData(plan).toStdString();
     source.cluster = runtimeData("preflight.cluster.json").toStdString();
     source.model = runtimeData("preflight.model.json").toStdString();
     return loadJob(source);
@@ -90,6 +90,7 @@ private Q_SLOTS:
     void tensorParallelCheck();
     void resultLinesRoundTrip();
     void verdictsAndExitCodes();
+    void ranksReportEveryCheck_data();
     void ranksReportEveryCheck();
     void foldedSlowPairMovesTheHop();
 };
@@ -229,16 +230,25 @@ void TestPreflight::verdictsAndExitCodes()
 }
 
 // hetplan-worker --preflight-s, three ranks on loopback meeting in a folder: each reports every
-// check it is a member of, measured.
+// check it is a member of, measured. In a chain of three stages the middle rank takes part in
+// both hops, its peers in one each.
+void TestPreflight::ranksReportEveryCheck_data()
+{
+    QTest::addColumn<QString>("plan");
+    QTest::newRow("two pipelines") << QStringLiteral("preflight.plan.json");
+    QTest::newRow("three stages") << QStringLiteral("preflight-chain.plan.json");
+}
+
 void TestPreflight::ranksReportEveryCheck()
 {
+    QFETCH(QString, plan);
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     std::vector<std::unique_ptr<QProcess>> ranks;
     for (int r = 0; r < 3; ++r) {
         auto process = std::make_unique<QProcess>();
         process->start(hetplan::test::projectProgram("hetplan-worker"),
-                       {QStringLiteral("--plan"), runtimeData("preflight.plan.json"),
+                       {QStringLiteral("--plan"), runtimeData(qPrintable(plan)),
                         QStringLiteral("--cluster"), runtimeData("preflight.cluster.json"),
                         QStringLiteral("--model"), runtimeData("preflight.model.json"),
                         QStringLiteral("--rank"), QString::number(r), QStringLiteral("--world"),
@@ -247,7 +257,7 @@ void TestPreflight::ranksReportEveryCheck()
                         QStringLiteral("--preflight-s"), QStringLiteral("0.05")});
         ranks.push_back(std::move(process));
     }
-    auto job = preflightJob();
+    auto job = preflightJob(qPrintable(plan));
     QVERIFY(job.ok());
     const std::vector<PreflightCheck> checks = preflightChecks(*job);
     for (int r = 0; r < 3; ++r) {
