@@ -20,6 +20,9 @@ namespace hetplan::gui {
 namespace {
 
 constexpr int kVerdictWidthPx = 420;
+constexpr int kDialogWidthPx = 1120;
+constexpr int kMaxDialogHeightPx = 640;
+constexpr int kDialogChromePx = 140; // the summary, the buttons and the margins
 
 QString machineOf(const std::string &gpu)
 {
@@ -145,7 +148,11 @@ PreflightDialog::PreflightDialog(const PreflightReport &report, const Cluster &c
     layout->addWidget(m_summary);
     layout->addWidget(m_table, 1);
     layout->addWidget(buttons);
-    resize(1000, 420);
+    // As tall as the rows need, up to a screenful's share.
+    int rowsPx = m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth();
+    for (int r = 0; r < m_table->rowCount(); ++r)
+        rowsPx += m_table->rowHeight(r);
+    resize(kDialogWidthPx, std::min(kMaxDialogHeightPx, rowsPx + kDialogChromePx));
 }
 
 QString PreflightDialog::verdictText(const PreflightRow &row)
