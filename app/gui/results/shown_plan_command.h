@@ -33,10 +33,10 @@ private:
 };
 
 // Makes `model`'s cluster `next` through `apply` (such as ClusterModel::applyPreflight), and
-// the re-plan it calls for, one undo step named `text` (a pre-flight's Fold): undo restores the
-// cluster and the plan shown before, redo both as they were made. Nothing happens when `next`
-// is the cluster as it is; otherwise the re-plan starts once the edit is made. Returns the
-// edit's status (nothing is pushed when it was refused).
+// the re-plan it calls for, one undo step named `text` (Calibrate's Apply, a pre-flight's
+// Fold): undo restores the cluster and the plan shown before, redo both as they were made.
+// Nothing happens when `next` is the cluster as it is; otherwise the re-plan starts once the
+// edit is made. Returns the edit's status (nothing is pushed when it was refused).
 Status editAndReplan(ResultsPanel *results, ClusterModel *model, const QString &text,
                      const Cluster &next,
                      const std::function<Status(ClusterModel *, const Cluster &)> &apply);
