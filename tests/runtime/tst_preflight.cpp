@@ -200,6 +200,11 @@ void TestPreflight::verdictsAndExitCodes()
     QCOMPARE(row.verdict, PreflightVerdict::Slow);
     QCOMPARE(row.slowBy, 10.0);
     QCOMPARE(verdictText(row), std::string("slow by 10\u00d7"));
+    // Plain numbers however slow: "100×", not "1e+02×".
+    PreflightRow slower = row;
+    slower.achievedBytesPerS = 0.01e9;
+    judgeMeasured(slower);
+    QCOMPARE(verdictText(slower), std::string("slow by 100\u00d7"));
 
     PreflightReport report;
     report.rows = {row};
