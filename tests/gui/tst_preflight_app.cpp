@@ -229,7 +229,7 @@ void TestPreflightApp::reportShowsTableAndColoursLinks()
                 ->panel()
                 ->pane(QStringLiteral("job"))
                 ->toPlainText()
-                .contains(u"slow by"));
+                .contains(u"slow by 100×"));
     dialog->cancelButton()->click();
     QVERIFY(!m_window->launch()->preflightStep()->dialog()
             || !m_window->launch()->preflightStep()->dialog()->isVisible());
