@@ -67,6 +67,47 @@
         <source>Switch %1</source>
         <translation>交换机 %1</translation>
     </message>
+    <message>
+        <source>%1×</source>
+        <extracomment>A ratio; %1 is a number.</extracomment>
+        <translation>%1×</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <source>slow by %1</source>
+        <translation>慢 %1</translation>
+    </message>
+    <message>
+        <source>hung</source>
+        <translation>挂起</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Pre-flight: %1</source>
+        <translation>预检：%1</translation>
+    </message>
+    <message>
+        <source>%1: ok</source>
+        <translation>%1：正常</translation>
+    </message>
+    <message>
+        <source>%1: slow by %2 (%3 achieved, %4 assumed)</source>
+        <translation>%1：慢 %2（实测 %3，假设 %4）</translation>
+    </message>
+    <message>
+        <source>%1: hung: %2</source>
+        <translation>%1：挂起：%2</translation>
+    </message>
+    <message>
+        <source>%1: failed: %2</source>
+        <translation>%1：失败：%2</translation>
+    </message>
 </context>
 <context>
     <name>MachineTemplates</name>
@@ -378,6 +419,33 @@
     <message>
         <source>Links</source>
         <translation>链路数</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::VerdictLegend</name>
+    <message>
+        <source>Clear</source>
+        <translation>清除</translation>
+    </message>
+    <message>
+        <source>Draw the links by their kind again</source>
+        <translation>重新按类型绘制链路</translation>
+    </message>
+    <message>
+        <source>Links by the last pre-flight: %1 %2 %3 (hover a link for its checks)</source>
+        <translation>链路按上次预检着色：%1 %2 %3（悬停链路查看其检查）</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <source>slow</source>
+        <translation>慢</translation>
+    </message>
+    <message>
+        <source>hung or failed</source>
+        <translation>挂起或失败</translation>
     </message>
 </context>
 </TS>

@@ -85,6 +85,10 @@
         <source>The link to edit no longer exists.</source>
         <translation>要编辑的链路已不存在。</translation>
     </message>
+    <message>
+        <source>Fold pre-flight into cluster</source>
+        <translation>将预检结果并入集群</translation>
+    </message>
 </context>
 <context>
     <name>hetplan::gui::Document</name>
@@ -376,6 +380,12 @@ Accept it only if the host&apos;s administrator confirms this fingerprint; it is
         <source>the launched run</source>
         <translation>启动的运行</translation>
     </message>
+    <message numerus="yes">
+        <source>Pre-flight of %n rank(s) on %1</source>
+        <translation>
+            <numerusform>预检 %1 上的 %n 个进程</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>hetplan::gui::LaunchLog</name>
@@ -509,6 +519,14 @@ Accept it only if the host&apos;s administrator confirms this fingerprint; it is
     <message>
         <source>%1 (ranks %2)</source>
         <translation>%1（rank %2）</translation>
+    </message>
+    <message>
+        <source>Pre-flight first</source>
+        <translation>先预检</translation>
+    </message>
+    <message>
+        <source>Before launching, check every group&apos;s link at the plan&apos;s message sizes and show what each achieved beside what the plan assumes</source>
+        <translation>启动前按计划的消息大小检查每个通信组的链路，并将实测结果与计划的假设并列显示</translation>
     </message>
 </context>
 <context>
@@ -744,6 +762,168 @@ Accept it only if the host&apos;s administrator confirms this fingerprint; it is
     <message>
         <source>Import Report</source>
         <translation>导入报告</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::PreflightDialog</name>
+    <message>
+        <source>%1: rank %2 on %3</source>
+        <translation>%1：进程 %2，位于 %3</translation>
+    </message>
+    <message>
+        <source>%1 within %2</source>
+        <translation>%2 内的 %1</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>%1 KiB</source>
+        <translation>%1 KiB</translation>
+    </message>
+    <message>
+        <source>%1 B</source>
+        <translation>%1 B</translation>
+    </message>
+    <message>
+        <source>&amp;Launch Anyway</source>
+        <translation>仍然启动(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Fold into Cluster and Re-plan</source>
+        <translation>并入集群并重新规划(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Pre-flight</source>
+        <translation>预检</translation>
+    </message>
+    <message>
+        <source>Group</source>
+        <translation>通信组</translation>
+    </message>
+    <message>
+        <source>Members</source>
+        <translation>成员</translation>
+    </message>
+    <message>
+        <source>Transport</source>
+        <translation>传输</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Achieved</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>Latency</source>
+        <translation>延迟</translation>
+    </message>
+    <message>
+        <source>Assumed</source>
+        <translation>假设</translation>
+    </message>
+    <message>
+        <source>Assumed latency</source>
+        <translation>假设延迟</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message numerus="yes">
+        <source>Write the %n measured pair(s) between machines into the cluster as measured figures (source pre-flight) and plan again; one Undo restores both</source>
+        <translation>
+            <numerusform>将机器间 %n 对实测结果作为实测值（来源：预检）写入集群并重新规划；一次撤销即可恢复两者</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No pair between two machines was measured</source>
+        <translation>未测到任何两台机器之间的 GPU 对</translation>
+    </message>
+    <message>
+        <source>Start the job on the cluster as it is</source>
+        <translation>在当前集群上启动作业</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <source>slow by %1</source>
+        <translation>慢 %1</translation>
+    </message>
+    <message>
+        <source>hung: %1</source>
+        <translation>挂起：%1</translation>
+    </message>
+    <message>
+        <source>failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <source>Checks: %1 ok, %2 slow, %3 hung or failed; the pre-flight took %4 s over Gloo (TCP).</source>
+        <translation>检查：%1 项正常，%2 项慢，%3 项挂起或失败；预检经 Gloo（TCP）耗时 %4 秒。</translation>
+    </message>
+    <message>
+        <source>The job failed: %1</source>
+        <translation>作业失败：%1</translation>
+    </message>
+    <message>
+        <source>Slow: achieved under half of what the plan assumes, so the plan&apos;s prediction is too optimistic there.</source>
+        <translation>慢：实测不到计划假设的一半，因此计划在该处的预测过于乐观。</translation>
+    </message>
+    <message>
+        <source>Launch Anyway</source>
+        <translation>仍然启动</translation>
+    </message>
+    <message>
+        <source>%1 of the checks hung or failed: the job will most likely hang or fail the same way.</source>
+        <translation>有 %1 项检查挂起或失败：作业很可能以同样的方式挂起或失败。</translation>
+    </message>
+    <message>
+        <source>Launch anyway?</source>
+        <translation>仍然启动吗？</translation>
+    </message>
+    <message>
+        <source>&amp;Launch</source>
+        <translation>启动(&amp;L)</translation>
+    </message>
+</context>
+<context>
+    <name>hetplan::gui::PreflightStep</name>
+    <message>
+        <source>launching after the pre-flight</source>
+        <translation>预检后启动</translation>
+    </message>
+    <message>
+        <source>not launched: cancelled after the pre-flight</source>
+        <translation>未启动：预检后已取消</translation>
+    </message>
+    <message>
+        <source>The pre-flight measured no pair between two machines: nothing to fold.</source>
+        <translation>预检未测到任何两台机器之间的 GPU 对：没有可并入的结果。</translation>
+    </message>
+    <message>
+        <source>Fold pre-flight into cluster</source>
+        <translation>将预检结果并入集群</translation>
+    </message>
+    <message>
+        <source>Fold Pre-flight</source>
+        <translation>并入预检结果</translation>
+    </message>
+    <message numerus="yes">
+        <source>Folded %n measured pair(s) into the cluster (source pre-flight) and planning again; Edit › Undo restores the cluster and the plan.</source>
+        <translation>
+            <numerusform>已将 %n 对实测结果并入集群（来源：预检）并重新规划；编辑 › 撤销可恢复集群和计划。</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -3,10 +3,12 @@
 #include "canvas/cluster_scene.h"
 #include "canvas/cluster_view.h"
 #include "canvas/palette.h"
+#include "canvas/verdict_legend.h"
 #include "core/io/catalog_json.h"
 #include "help/help_menu.h"
 #include "inspector/inspector.h"
 #include "launch/launch_actions.h"
+#include "launch/preflight_step.h"
 #include "measurement_import.h"
 #include "model/cluster_model.h"
 #include "model/cluster_names.h"
@@ -116,6 +118,8 @@ MainWindow::MainWindow(QWidget *parent)
     createToolBar();
     m_launch = new LaunchActions(this, toolsMenu(), m_document, m_results);
     connect(m_launch, &LaunchActions::measurementArrived, this, &MainWindow::measurementArrived);
+    connect(m_launch->preflightStep(), &PreflightStep::reported, new VerdictLegend(m_view),
+            &VerdictLegend::showReport);
     for (QDockWidget *dock : {m_launch->panelDock(), m_launch->measuredDock()})
         m_panelsMenu->addAction(dock->toggleViewAction());
     m_calibrator = new Calibrator(m_results, model, this);

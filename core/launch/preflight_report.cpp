@@ -96,7 +96,7 @@ std::string verdictText(const PreflightRow &row)
     case PreflightVerdict::Ok:
         return "ok";
     case PreflightVerdict::Slow:
-        return printed("slow by %.2g", row.slowBy) + "\u00d7";
+        return printed("slow by %.3g", row.slowBy) + "\u00d7";
     case PreflightVerdict::Hung:
         return "hung: " + row.detail;
     case PreflightVerdict::Failed:

@@ -63,7 +63,8 @@ inline constexpr int kPreflightSlowExit = 3;
 inline constexpr int kPreflightBrokenExit = 4;
 int preflightExitCode(const PreflightReport &report);
 
-// "ok", "slow by 9.6×", "hung: B:0 (rank 1, 10.0.0.6) did not answer", "failed: …".
+// "ok", "slow by 9.63×", "slow by 100×", "hung: B:0 (rank 1, 10.0.0.6) did not answer",
+// "failed: …".
 std::string verdictText(const PreflightRow &row);
 // The table the CLI prints, one row per check, then the job's failure if any.
 std::string preflightTable(const PreflightReport &report);

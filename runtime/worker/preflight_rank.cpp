@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace hetplan::runtime {
@@ -50,14 +52,16 @@ private:
     int m_rank = 0;
     double m_budgetS = 1;
     std::vector<float> m_buffer;
-    std::uint64_t m_slot = 0;
+    // Per group: its two members count the transfers between them alike, whatever other
+    // checks either takes part in (the middle rank of a chain is in two hops).
+    std::map<std::string, std::uint64_t> m_slots;
 };
 
 Status PreflightRank::once(const PreflightCheck &check, std::size_t count)
 {
     if (!check.isHop())
         return m_comm.allReduceSum(check.group, m_buffer.data(), count);
-    const std::uint64_t slot = m_slot++;
+    const std::uint64_t slot = m_slots[check.group]++;
     if (m_rank == check.from)
         return m_comm.send(check.group, check.to, m_buffer.data(), count, slot);
     return m_comm.recv(check.group, check.from, m_buffer.data(), count, slot);
@@ -84,7 +88,7 @@ Result<double> PreflightRank::latency(const PreflightCheck &check)
         if (check.isHop()) {
             const bool sender = m_rank == check.from;
             const int peer = sender ? check.to : check.from;
-            const std::uint64_t slot = m_slot++;
+            const std::uint64_t slot = m_slots[check.group]++;
             Status first = sender ? m_comm.send(check.group, peer, m_buffer.data(), 1, slot)
                                   : m_comm.recv(check.group, peer, m_buffer.data(), 1, slot);
             if (!first)

@@ -12,7 +12,9 @@
 
 #include <QtTest>
 
+#include <set>
 #include <stop_token>
+#include <string>
 #include <utility>
 
 namespace hetplan::test {
@@ -24,6 +26,22 @@ T orFail(Result<T> result, const char *what)
     if (!result)
         qFatal("%s: %s", what, result.error().message.c_str());
     return std::move(result).value();
+}
+
+// The unordered GPU-name pairs the plan's pipeline hops cross.
+inline std::set<std::pair<std::string, std::string>> hopPairs(const Plan &plan,
+                                                              const Topology &topology)
+{
+    std::set<std::pair<std::string, std::string>> pairs;
+    for (const Pipeline &pipeline : plan.pipelines)
+        for (std::size_t s = 0; s + 1 < pipeline.stages.size(); ++s)
+            for (int a : pipeline.stages[s].gpus)
+                for (int b : pipeline.stages[s + 1].gpus) {
+                    std::string x = topology.gpu(a).name;
+                    std::string y = topology.gpu(b).name;
+                    pairs.insert(x < y ? std::pair{x, y} : std::pair{y, x});
+                }
+    return pairs;
 }
 
 // A bundled cluster with its bundled workload (defaults when it has none) and a catalog model.

@@ -1,8 +1,10 @@
 // Tools › Launch as a person uses it, against a throw-away sshd on loopback: the Hosts dialog
 // filled in, the unknown host key confirmed (or rejected), every rank's output in its pane,
 // Cancel stopping every worker, a finished job's measured times beside the prediction, and
-// closing the window while a job runs. The GUI thread's longest stall is measured throughout
+// closing the window while a job runs; the Pre-flight step before Launch with a real pre-flight
+// of the plan's links. The GUI thread's longest stall is measured throughout
 // with a 10 ms heartbeat and printed.
+#include "canvas/cluster_scene.h"
 #include "core/calibrate/run_prediction.h"
 #include "core/cost/cost_model.h"
 #include "core/io/catalog_json.h"
@@ -14,6 +16,8 @@
 #include "launch/launch_actions.h"
 #include "launch/launch_panel.h"
 #include "launch/measured_view.h"
+#include "launch/preflight_dialog.h"
+#include "launch/preflight_step.h"
 #include "model/document.h"
 #include "results/results_text.h"
 #include "runtime/worker/measured_run.h"
@@ -98,20 +102,6 @@ private:
     qint64 m_maxGapMs = 0;
 };
 
-// Runs `answer` on the next modal widget of type T once it is open.
-template<typename T>
-void whenModal(QObject *context, std::function<void(T *)> answer)
-{
-    auto poll = std::make_shared<std::function<void()>>();
-    *poll = [context, answer, poll] {
-        if (auto *modal = qobject_cast<T *>(QApplication::activeModalWidget()))
-            answer(modal);
-        else
-            QTimer::singleShot(10, context, *poll);
-    };
-    QTimer::singleShot(0, context, *poll);
-}
-
 bool waitFor(const std::function<bool()> &condition, int timeoutMs)
 {
     QElapsedTimer clock;
@@ -152,6 +142,7 @@ private Q_SLOTS:
     void finishedJobShowsMeasuredBesidePredicted();
     void closingWhileRunningStopsTheJob();
     void probeClusterSavesTheProbeFile();
+    void preflightBeforeLaunchShowsTheChecks();
 
 private:
     // A window showing the two-stage pipeline plan of the runtime's tests (tiny model).
@@ -231,6 +222,8 @@ void TestLaunchFlow::openPlan()
     QVERIFY(actions()->launchAction()->isEnabled());
     // The tiny model's head dimension is 16: run it unscaled.
     actions()->panel()->findChild<QSpinBox *>(QStringLiteral("launchScale"))->setValue(1);
+    // Straight to the run; preflightBeforeLaunchShowsTheChecks turns the step on.
+    actions()->panel()->preflightBox()->setChecked(false);
 }
 
 void TestLaunchFlow::fillHostsDialog(HostsDialog *dialog)
@@ -463,6 +456,55 @@ void TestLaunchFlow::probeClusterSavesTheProbeFile()
     QVERIFY2(told.contains(u"connecting") && told.contains(u"running") && told.contains(saved),
              qPrintable(told));
     QVERIFY(actions()->panel()->pane(QStringLiteral("rank 0")));
+}
+
+// Launch with "Pre-flight first": the plan's own groups checked through the same agents, the
+// table per check and the canvas's links coloured, nothing left running, and Launch Anyway
+// running the plan after it.
+void TestLaunchFlow::preflightBeforeLaunchShowsTheChecks()
+{
+    openPlan();
+    actions()->panel()->preflightBox()->setChecked(true);
+    actions()->panel()->findChild<QSpinBox *>(QStringLiteral("launchIterations"))->setValue(2);
+    // The run is a scaled rehearsal; the pre-flight checks the plan's own message sizes.
+    actions()->panel()->findChild<QSpinBox *>(QStringLiteral("launchScale"))->setValue(2);
+    Heartbeat heartbeat;
+    launch(true);
+    QCOMPARE(actions()->controller()->spec().scale, 1);
+    PreflightStep *step = actions()->preflightStep();
+    QVERIFY2(waitFor([&] { return step->dialog() && step->dialog()->isVisible(); }, kJobTimeoutMs),
+             qPrintable(jobState()));
+    PreflightDialog *dialog = step->dialog();
+    QTableWidget *table = dialog->table();
+    QVERIFY(table->rowCount() > 0);
+    QStringList groups;
+    for (int row = 0; row < table->rowCount(); ++row) {
+        groups << table->item(row, PreflightDialog::Group)->text();
+        // On loopback every check answers; its figures are measured.
+        const QString verdict = table->item(row, PreflightDialog::Verdict)->text();
+        QVERIFY2(!verdict.startsWith(u"hung") && !verdict.startsWith(u"failed"),
+                 qPrintable(verdict));
+        QVERIFY2(table->item(row, PreflightDialog::Achieved)->text().endsWith(u"GB/s"),
+                 qPrintable(groups.last()));
+    }
+    QVERIFY2(groups.filter(QStringLiteral("hop")).size() >= 2, qPrintable(groups.join(u", ")));
+    qInfo("%s", qPrintable(dialog->summaryLabel()->text()));
+    // The pipeline's hop crosses machines: its links are coloured.
+    QVERIFY(m_window->scene()->hasLinkVerdicts());
+    QVERIFY(jobState().contains(u"pre-flight took"));
+    // The pre-flight left nothing running.
+    const QString preflightId = actions()->controller()->jobId();
+    QVERIFY(!preflightId.isEmpty());
+    QVERIFY2(processesWith(preflightId).isEmpty(), qPrintable(processesWith(preflightId)));
+
+    QSignalSpy arrived(m_window.get(), &MainWindow::measurementArrived);
+    dialog->launchButton()->click();
+    QVERIFY2(arrived.wait(kJobTimeoutMs) || !arrived.isEmpty(), qPrintable(jobState()));
+    QCOMPARE(actions()->controller()->phase(), JobPhase::Done);
+    QCOMPARE(m_window->lastMeasurement()->run.iterations, 2);
+    QCOMPARE(m_window->lastMeasurement()->run.scale, 2);
+    qInfo("longest GUI-thread stall through pre-flight and run: %lld ms", heartbeat.maxGapMs());
+    QVERIFY(heartbeat.maxGapMs() < kStallBoundMs);
 }
 
 HETPLAN_TEST_MAIN(TestLaunchFlow)

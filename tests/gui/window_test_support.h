@@ -8,12 +8,17 @@
 #include "results/results_panel.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QCoreApplication>
 #include <QMenu>
 #include <QMenuBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTimer>
+
+#include <functional>
+#include <memory>
 
 namespace hetplan::gui::test {
 
@@ -55,6 +60,21 @@ inline bool planAndWait(MainWindow &window)
     QSignalSpy finished(results->controller(), &PlanningController::finished);
     results->planAction()->trigger();
     return (!finished.isEmpty() || finished.wait(kPlanTimeoutMs)) && results->shownPlan();
+}
+
+// Runs `answer` on the next modal widget of type T once it is open (a dialog's exec() or
+// open() returns only after the test has answered it).
+template<typename T>
+void whenModal(QObject *context, std::function<void(T *)> answer)
+{
+    auto poll = std::make_shared<std::function<void()>>();
+    *poll = [context, answer, poll] {
+        if (auto *modal = qobject_cast<T *>(QApplication::activeModalWidget()))
+            answer(modal);
+        else
+            QTimer::singleShot(10, context, *poll);
+    };
+    QTimer::singleShot(0, context, *poll);
 }
 
 } // namespace hetplan::gui::test

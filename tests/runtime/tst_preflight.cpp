@@ -12,6 +12,7 @@
 #include "core/planners/exhaustive.h"
 #include "runtime/worker/job.h"
 #include "runtime/worker/preflight_checks.h"
+#include "tests/core/planner_test_support.h"
 #include "tests/runtime/run_test_support.h"
 #include "tests/test_registry.h"
 
@@ -20,18 +21,18 @@
 #include <QtTest>
 
 #include <memory>
-#include <set>
 
 using namespace hetplan;
 using namespace hetplan::runtime;
 using namespace hetplan::runtime::test;
+using hetplan::test::hopPairs;
 
 namespace {
 
-Result<Job> preflightJob()
+Result<Job> preflightJob(const char *plan = "preflight.plan.json")
 {
     JobSource source;
-    source.planPath = runtimeData("preflight.plan.json").toStdString();
+    source.planPath = runtimeData(plan).toStdString();
     source.cluster = runtimeData("preflight.cluster.json").toStdString();
     source.model = runtimeData("preflight.model.json").toStdString();
     return loadJob(source);
@@ -78,21 +79,6 @@ Result<Plan> bestPlan(const Problem &problem)
     return search->plan;
 }
 
-// The unordered GPU-name pairs the plan's hops cross.
-std::set<std::pair<std::string, std::string>> hopPairs(const Plan &plan, const Topology &topology)
-{
-    std::set<std::pair<std::string, std::string>> pairs;
-    for (const Pipeline &pipeline : plan.pipelines)
-        for (std::size_t s = 0; s + 1 < pipeline.stages.size(); ++s)
-            for (int a : pipeline.stages[s].gpus)
-                for (int b : pipeline.stages[s + 1].gpus) {
-                    std::string x = topology.gpu(a).name;
-                    std::string y = topology.gpu(b).name;
-                    pairs.insert(x < y ? std::pair{x, y} : std::pair{y, x});
-                }
-    return pairs;
-}
-
 } // namespace
 
 class TestPreflight : public QObject
@@ -104,6 +90,7 @@ private Q_SLOTS:
     void tensorParallelCheck();
     void resultLinesRoundTrip();
     void verdictsAndExitCodes();
+    void ranksReportEveryCheck_data();
     void ranksReportEveryCheck();
     void foldedSlowPairMovesTheHop();
 };
@@ -213,6 +200,11 @@ void TestPreflight::verdictsAndExitCodes()
     QCOMPARE(row.verdict, PreflightVerdict::Slow);
     QCOMPARE(row.slowBy, 10.0);
     QCOMPARE(verdictText(row), std::string("slow by 10\u00d7"));
+    // Plain numbers however slow: "100×", not "1e+02×".
+    PreflightRow slower = row;
+    slower.achievedBytesPerS = 0.01e9;
+    judgeMeasured(slower);
+    QCOMPARE(verdictText(slower), std::string("slow by 100\u00d7"));
 
     PreflightReport report;
     report.rows = {row};
@@ -243,16 +235,25 @@ void TestPreflight::verdictsAndExitCodes()
 }
 
 // hetplan-worker --preflight-s, three ranks on loopback meeting in a folder: each reports every
-// check it is a member of, measured.
+// check it is a member of, measured. In a chain of three stages the middle rank takes part in
+// both hops, its peers in one each.
+void TestPreflight::ranksReportEveryCheck_data()
+{
+    QTest::addColumn<QString>("plan");
+    QTest::newRow("two pipelines") << QStringLiteral("preflight.plan.json");
+    QTest::newRow("three stages") << QStringLiteral("preflight-chain.plan.json");
+}
+
 void TestPreflight::ranksReportEveryCheck()
 {
+    QFETCH(QString, plan);
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     std::vector<std::unique_ptr<QProcess>> ranks;
     for (int r = 0; r < 3; ++r) {
         auto process = std::make_unique<QProcess>();
         process->start(hetplan::test::projectProgram("hetplan-worker"),
-                       {QStringLiteral("--plan"), runtimeData("preflight.plan.json"),
+                       {QStringLiteral("--plan"), runtimeData(qPrintable(plan)),
                         QStringLiteral("--cluster"), runtimeData("preflight.cluster.json"),
                         QStringLiteral("--model"), runtimeData("preflight.model.json"),
                         QStringLiteral("--rank"), QString::number(r), QStringLiteral("--world"),
@@ -261,7 +262,7 @@ void TestPreflight::ranksReportEveryCheck()
                         QStringLiteral("--preflight-s"), QStringLiteral("0.05")});
         ranks.push_back(std::move(process));
     }
-    auto job = preflightJob();
+    auto job = preflightJob(qPrintable(plan));
     QVERIFY(job.ok());
     const std::vector<PreflightCheck> checks = preflightChecks(*job);
     for (int r = 0; r < 3; ++r) {

@@ -90,6 +90,12 @@ QString CanvasStyle::latencyText(double latencyUs)
     return tr("%1 µs").arg(shortNumber(latencyUs));
 }
 
+QString CanvasStyle::ratioText(double ratio)
+{
+    //: A ratio; %1 is a number.
+    return tr("%1×").arg(shortNumber(ratio));
+}
+
 QColor CanvasStyle::linkKindColor(LinkKind kind)
 {
     // Mid-tone colours: enough contrast against both a white and a near-black canvas.
@@ -106,6 +112,20 @@ QColor CanvasStyle::linkKindColor(LinkKind kind)
         return {0xa8, 0x5c, 0xd6};
     }
     return Qt::gray;
+}
+
+QColor CanvasStyle::verdictColor(PreflightVerdict verdict)
+{
+    switch (verdict) {
+    case PreflightVerdict::Ok:
+        return {0x2e, 0x9d, 0x44};
+    case PreflightVerdict::Slow:
+        return {0xf0, 0xa0, 0x00};
+    case PreflightVerdict::Hung:
+    case PreflightVerdict::Failed:
+        return {0xd9, 0x30, 0x25};
+    }
+    return Qt::red;
 }
 
 QColor CanvasStyle::gpuAccentColor(std::string_view gpuName)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/launch/preflight_report.h"
 #include "core/model/gpu_type.h"
 
 #include <QColor>
@@ -37,8 +38,12 @@ public:
     // "200 GB/s", "0.7 GB/s", "25 µs": short, for labels on the canvas.
     static QString bandwidthText(double bandwidthGBps);
     static QString latencyText(double latencyUs);
+    // "9.63×", "100×": how many times slower a link ran than assumed.
+    static QString ratioText(double ratio);
 
     static QColor linkKindColor(LinkKind kind);
+    // A pre-flight's verdict on a link: ok green, slow amber, hung and failed red.
+    static QColor verdictColor(PreflightVerdict verdict);
     // Stable per GPU type name: one family keeps one colour in every cluster.
     static QColor gpuAccentColor(std::string_view gpuName);
     // Pen width in scene units, on a log scale so that 1, 25 and 300 GB/s all differ.

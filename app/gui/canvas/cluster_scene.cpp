@@ -84,9 +84,13 @@ void ClusterScene::addItemFor(ItemId id)
     case ItemKind::Switch:
         item = new SwitchItem(id);
         break;
-    case ItemKind::Link:
-        item = new LinkItem(id);
+    case ItemKind::Link: {
+        auto *link = new LinkItem(id);
+        if (const auto it = m_linkVerdicts.find(id); it != m_linkVerdicts.end())
+            link->setVerdict(it->second);
+        item = link;
         break;
+    }
     }
     m_items.emplace(id, item);
     addItem(item);
@@ -229,6 +233,21 @@ void ClusterScene::setHighlightedGpus(const std::vector<std::string> &gpuNames)
         const auto it = byMachine.find(m_model->machine(id)->name);
         if (auto *item = static_cast<MachineItem *>(itemFor(id)))
             item->setHighlightedGpus(it == byMachine.end() ? std::vector<int>{} : it->second);
+    }
+}
+
+void ClusterScene::setLinkVerdicts(const std::map<int, LinkVerdict> &byLinkIndex)
+{
+    m_linkVerdicts.clear();
+    const std::vector<ItemId> links = m_model->linkIds();
+    for (const auto &[index, verdict] : byLinkIndex)
+        if (index >= 0 && index < int(links.size()))
+            m_linkVerdicts[links[std::size_t(index)]] = verdict;
+    for (const ItemId id : links) {
+        auto *item = static_cast<LinkItem *>(itemFor(id));
+        const auto it = m_linkVerdicts.find(id);
+        if (item)
+            item->setVerdict(it == m_linkVerdicts.end() ? std::nullopt : std::optional(it->second));
     }
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "canvas/link_verdicts.h"
 #include "canvas/move_tool.h"
 #include "core/base/result.h"
 #include "model/cluster_model.h"
@@ -55,6 +56,10 @@ public:
 
     // Emphasises GPUs ("A:0", "B:2") on the cards, e.g. a plan stage's; empty clears.
     void setHighlightedGpus(const std::vector<std::string> &gpuNames);
+    // Colours the links a pre-flight crossed by its verdicts, keyed by index into the cluster's
+    // links (linkVerdicts); empty draws every link by its kind again.
+    void setLinkVerdicts(const std::map<int, LinkVerdict> &byLinkIndex);
+    bool hasLinkVerdicts() const { return !m_linkVerdicts.empty(); }
 
     // Adds a palette template or pasted fragment with its bounding-box centre at `scenePos`,
     // selects what was added and returns its ids.
@@ -111,6 +116,7 @@ private:
 
     ClusterModel *m_model; // not owned
     std::unordered_map<ItemId, QGraphicsItem *> m_items;
+    std::unordered_map<ItemId, LinkVerdict> m_linkVerdicts;
     bool m_rebuilding = false;
 
     MoveTool m_moveTool;

@@ -18,6 +18,8 @@ namespace {
 constexpr double kLabelPad = 4;
 // Below this zoom the labels would be unreadable specks; only the lines are drawn.
 constexpr double kLabelMinZoom = 0.45;
+// A link with a verdict is drawn at least this wide, so that a thin link shows its colour.
+constexpr double kVerdictMinWidth = 3;
 
 } // namespace
 
@@ -40,12 +42,46 @@ void LinkItem::refresh(const Link &link, const QFont &font)
                                                    CanvasStyle::bandwidthText(link.bandwidthGBps)));
     m_label.prepare(QTransform(), m_font);
     m_labelSize = m_label.size();
-    setToolTip(CanvasStyle::tr("%1 ↔ %2\n%3, %4, %5")
-                   .arg(QString::fromStdString(link.a), QString::fromStdString(link.b),
-                        CanvasStyle::linkKindName(link.kind),
-                        CanvasStyle::bandwidthText(link.bandwidthGBps),
-                        CanvasStyle::latencyText(link.latencyUs)));
+    m_linkToolTip = CanvasStyle::tr("%1 ↔ %2\n%3, %4, %5")
+                        .arg(QString::fromStdString(link.a), QString::fromStdString(link.b),
+                             CanvasStyle::linkKindName(link.kind),
+                             CanvasStyle::bandwidthText(link.bandwidthGBps),
+                             CanvasStyle::latencyText(link.latencyUs));
+    updateToolTip();
     update();
+}
+
+void LinkItem::setVerdict(const std::optional<LinkVerdict> &verdict)
+{
+    m_verdict = verdict;
+    updateToolTip();
+    update();
+}
+
+void LinkItem::updateToolTip()
+{
+    if (!m_verdict) {
+        setToolTip(m_linkToolTip);
+        return;
+    }
+    QString verdict;
+    switch (m_verdict->verdict) {
+    case PreflightVerdict::Ok:
+        verdict = CanvasStyle::tr("ok");
+        break;
+    case PreflightVerdict::Slow:
+        verdict = CanvasStyle::tr("slow by %1").arg(CanvasStyle::ratioText(m_verdict->slowBy));
+        break;
+    case PreflightVerdict::Hung:
+        verdict = CanvasStyle::tr("hung");
+        break;
+    case PreflightVerdict::Failed:
+        verdict = CanvasStyle::tr("failed");
+        break;
+    }
+    setToolTip(m_linkToolTip + QStringLiteral("\n\n")
+               + CanvasStyle::tr("Pre-flight: %1").arg(verdict) + u'\n'
+               + m_verdict->checks.join(u'\n'));
 }
 
 void LinkItem::setEnds(QPointF a, QPointF b, QSizeF cardA, QSizeF cardB, bool labelNearA,
@@ -84,7 +120,7 @@ QRectF LinkItem::labelRect() const
 
 QRectF LinkItem::boundingRect() const
 {
-    const double extra = m_widthScene / 2 + 3;
+    const double extra = std::max(m_widthScene, kVerdictMinWidth) / 2 + 3;
     return QRectF(m_line.p1(), m_line.p2())
         .normalized()
         .adjusted(-extra, -extra, extra, extra)
@@ -112,14 +148,17 @@ void LinkItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidge
         painter->setPen(halo);
         painter->drawLine(m_line);
     }
-    painter->setPen(QPen(m_color, m_widthScene, Qt::SolidLine, Qt::RoundCap));
+    const QColor color = m_verdict ? CanvasStyle::verdictColor(m_verdict->verdict) : m_color;
+    const bool broken = m_verdict && verdictSeverity(m_verdict->verdict) >= 2;
+    const double width = m_verdict ? std::max(m_widthScene, kVerdictMinWidth) : m_widthScene;
+    painter->setPen(QPen(color, width, broken ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap));
     painter->drawLine(m_line);
 
     if (QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform())
         < kLabelMinZoom)
         return;
     const QRectF label = labelRect();
-    painter->setPen(QPen(m_color, 1));
+    painter->setPen(QPen(color, m_verdict ? 2 : 1));
     painter->setBrush(palette.color(QPalette::Base));
     painter->drawRoundedRect(label, 4, 4);
     painter->setPen(palette.color(QPalette::Text));

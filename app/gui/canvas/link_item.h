@@ -1,5 +1,6 @@
 #pragma once
 
+#include "canvas/link_verdicts.h"
 #include "canvas/node_item.h"
 
 #include <QColor>
@@ -7,11 +8,14 @@
 #include <QLineF>
 #include <QStaticText>
 
+#include <optional>
+
 namespace hetplan::gui {
 
 // A network link between two nodes: a line, thicker for faster links (log scale) and
 // coloured by kind, with a "kind · bandwidth" label at its middle. The scene moves its ends
-// when a node moves.
+// when a node moves. After a pre-flight it is drawn in its verdict's colour (dashed when hung or
+// failed), and its tooltip lists the checks that crossed it.
 class LinkItem : public QGraphicsItem
 {
 public:
@@ -21,6 +25,9 @@ public:
     int type() const override { return LinkItemType; }
 
     void refresh(const Link &link, const QFont &font);
+    // A pre-flight's verdict on this link; nullopt draws it by kind again.
+    void setVerdict(const std::optional<LinkVerdict> &verdict);
+    const std::optional<LinkVerdict> &verdict() const { return m_verdict; }
     // The ends' card centres and sizes. The label sits just outside a machine that links to a
     // switch, so that the many links into one switch keep their labels apart; between two
     // machines (or two switches) it sits in the middle.
@@ -34,11 +41,14 @@ public:
 private:
     QSizeF labelSize() const;
     QRectF labelRect() const;
+    void updateToolTip();
 
     ItemId m_id;
     QLineF m_line;
     QPointF m_labelCenter;
     QColor m_color;
+    QString m_linkToolTip;
+    std::optional<LinkVerdict> m_verdict;
     double m_widthScene = 1;
     QFont m_font;
     // Laid out once per change, so that panning and zooming draw without allocating.

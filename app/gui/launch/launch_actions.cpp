@@ -9,6 +9,7 @@
 #include "launch/hosts_mapping.h"
 #include "launch/launch_panel.h"
 #include "launch/measured_view.h"
+#include "launch/preflight_step.h"
 #include "model/cluster_model.h"
 #include "model/document.h"
 #include "results/results_panel.h"
@@ -117,6 +118,7 @@ LaunchActions::LaunchActions(QMainWindow *window, QMenu *toolsMenu, Document *do
     , m_hostsAction(new QAction(tr("&Hosts…"), this))
     , m_launchAction(new QAction(tr("&Launch…"), this))
     , m_probeAction(new QAction(tr("&Probe Cluster…"), this))
+    , m_preflight(new PreflightStep(window, document->clusterModel(), results, m_panel))
 {
     m_hostsAction->setObjectName(QStringLiteral("hostsAction"));
     m_hostsAction->setStatusTip(tr("Map each machine to the SSH host it runs on"));
@@ -131,6 +133,7 @@ LaunchActions::LaunchActions(QMainWindow *window, QMenu *toolsMenu, Document *do
     connect(m_probeAction, &QAction::triggered, this, &LaunchActions::probe);
     connect(m_hostsAction, &QAction::triggered, this, [this] { editHosts(); });
     connect(m_launchAction, &QAction::triggered, this, &LaunchActions::launch);
+    connect(m_preflight, &PreflightStep::launchChosen, this, &LaunchActions::startRun);
 
     connect(m_panel, &LaunchPanel::cancelRequested, m_controller, &LaunchController::cancel);
     connect(m_controller, &LaunchController::phaseChanged, m_panel, &LaunchPanel::setPhase);
@@ -230,13 +233,40 @@ void LaunchActions::launch()
     spec.scale = m_panel->scale();
     spec.iterations = m_panel->iterations();
     m_launched = shown;
-    const std::vector<LaunchLog::RankPlace> ranks = jobRanks(shown.plan, topology, *hosts);
-    m_jobDescription = tr("%n rank(s) on %1", nullptr, int(ranks.size()))
-                           .arg(QString::fromStdString(topology.cluster().name));
-    m_panel->startJob(m_jobDescription, ranks);
+    m_runSpec = spec;
+    m_runRanks = jobRanks(shown.plan, topology, *hosts);
     m_panelDock->show();
     m_panelDock->raise();
-    m_controller->start(spec);
+    if (!m_panel->preflightFirst()) {
+        startRun();
+        return;
+    }
+    // The same ranks on the same hosts, each checking its groups' links (docs/launcher.md,
+    // "Pre-flight"); the run follows when the person chooses it.
+    m_jobDescription = tr("Pre-flight of %n rank(s) on %1", nullptr, int(m_runRanks.size()))
+                           .arg(QString::fromStdString(topology.cluster().name));
+    m_panel->startJob(m_jobDescription, m_runRanks);
+    // At the plan's own message sizes: a scaled rehearsal would check messages `scale` times
+    // smaller than the plan sends (the pre-flight builds no model, so scale 1 costs nothing).
+    LaunchSpec preflight = spec;
+    preflight.scale = 1;
+    m_controller->startPreflight(preflight, PreflightOptions{});
+}
+
+void LaunchActions::startRun()
+{
+    if (!m_launched || m_controller->isRunning())
+        return;
+    // Host keys accepted for the pre-flight hold for its run.
+    if (m_controller->isPreflight())
+        m_runSpec.confirmedFingerprints = m_controller->spec().confirmedFingerprints;
+    m_jobDescription
+        = tr("%n rank(s) on %1", nullptr, int(m_runRanks.size()))
+              .arg(QString::fromStdString(m_launched->problem->topology.cluster().name));
+    m_panel->startJob(m_jobDescription, m_runRanks);
+    m_panelDock->show();
+    m_panelDock->raise();
+    m_controller->start(m_runSpec);
 }
 
 void LaunchActions::probe()
@@ -345,6 +375,11 @@ void LaunchActions::onEnded(JobPhase phase, const QString &error)
     updateActions();
     if (phase == JobPhase::Done && m_controller->probeText()) {
         saveProbe(*m_controller->probeText());
+        return;
+    }
+    if (phase == JobPhase::Done && m_controller->preflightReport() && m_launched) {
+        m_preflight->showReport(*m_controller->preflightReport(),
+                                m_launched->problem->topology.cluster());
         return;
     }
     if (phase != JobPhase::Done || !m_controller->measurement() || !m_launched)

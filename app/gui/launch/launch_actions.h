@@ -2,6 +2,7 @@
 
 #include "core/cost/measurement.h"
 #include "launch/launch_controller.h"
+#include "launch/launch_log.h"
 #include "results/shown_plan.h"
 
 #include <QObject>
@@ -21,6 +22,7 @@ namespace hetplan::gui {
 class Document;
 class LaunchPanel;
 class MeasuredView;
+class PreflightStep;
 class ResultsPanel;
 
 // The window's launching part (docs/app-launch.md): Tools › Hosts, Launch and Probe Cluster, the
@@ -54,6 +56,7 @@ public:
     QAction *probeAction() const { return m_probeAction; }
     LaunchController *controller() const { return m_controller; }
     LaunchPanel *panel() const { return m_panel; }
+    PreflightStep *preflightStep() const { return m_preflight; }
     MeasuredView *measuredView() const { return m_measured; }
     QDockWidget *panelDock() const { return m_panelDock; }
     QDockWidget *measuredDock() const { return m_measuredDock; }
@@ -74,6 +77,8 @@ private:
     void updateActions();
     void askHostKeys(const std::vector<LaunchController::UnknownKey> &keys);
     void onEnded(JobPhase phase, const QString &error);
+    // The training run of the spec Launch made (after its pre-flight, if any).
+    void startRun();
     void saveProbe(const std::string &text);
     // The hosts of `cluster`'s machines, asking for missing ones; nullopt: the person cancelled.
     std::optional<HostsFile> hostsFor(const Cluster &cluster);
@@ -90,7 +95,10 @@ private:
     QAction *m_hostsAction;
     QAction *m_launchAction;
     QAction *m_probeAction;
+    PreflightStep *m_preflight;
     std::optional<ShownPlan> m_launched; // the plan of the running or last job
+    LaunchSpec m_runSpec;                // what Launch runs, once its pre-flight is through
+    std::vector<LaunchLog::RankPlace> m_runRanks;
     QString m_jobDescription;
     std::optional<Measurement> m_lastMeasurement;
     std::unique_ptr<QTemporaryDir> m_probeModel; // the model file the running probe reads

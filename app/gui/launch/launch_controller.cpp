@@ -33,15 +33,23 @@ bool LaunchController::isRunning() const
 void LaunchController::start(const LaunchSpec &spec)
 {
     m_spec = spec;
-    m_probe = false;
+    m_kind = JobKind::Run;
     launch();
 }
 
 void LaunchController::startProbe(const LaunchSpec &spec, const ProbeCommand &measure)
 {
     m_spec = spec;
-    m_probe = true;
+    m_kind = JobKind::Probe;
     m_measure = measure;
+    launch();
+}
+
+void LaunchController::startPreflight(const LaunchSpec &spec, const PreflightOptions &options)
+{
+    m_spec = spec;
+    m_kind = JobKind::Preflight;
+    m_preflightOptions = options;
     launch();
 }
 
@@ -51,6 +59,7 @@ void LaunchController::launch()
     m_unknownKeys.clear();
     m_measurement.reset();
     m_probeText.reset();
+    m_preflightReport.reset();
     m_jobId.clear();
     {
         const std::lock_guard lock(m_mutex);
@@ -59,19 +68,25 @@ void LaunchController::launch()
     m_job = std::make_shared<LaunchJob>();
     setPhase(JobPhase::Connecting);
     Q_EMIT started();
-    m_runner->start<Result<Outcome>>([this, job = m_job, spec = m_spec, probe = m_probe,
-                                      measure = m_measure](QPromise<Result<Outcome>> &promise,
-                                                           const std::stop_token &stop) {
+    m_runner->start<Result<Outcome>>([this, job = m_job, spec = m_spec, kind = m_kind,
+                                      measure = m_measure, options = m_preflightOptions](
+                                         QPromise<Result<Outcome>> &promise,
+                                         const std::stop_token &stop) {
         const std::stop_callback cancelJob(stop, [&job] { job->cancel(); });
         const LaunchSink sink = [this](const LaunchEvent &e) { push(e); };
-        if (probe) {
+        if (kind == JobKind::Probe) {
             auto text = job->probe(spec, measure, sink);
-            promise.addResult(text ? Result<Outcome>(Outcome{{}, std::move(text).value()})
+            promise.addResult(text ? Result<Outcome>(Outcome{{}, std::move(text).value(), {}})
                                    : Result<Outcome>(text.error()));
+        } else if (kind == JobKind::Preflight) {
+            auto report = runPreflight(*job, spec, options, sink);
+            promise.addResult(report ? Result<Outcome>(Outcome{{}, {}, std::move(report).value()})
+                                     : Result<Outcome>(report.error()));
         } else {
             auto measured = job->run(spec, sink);
-            promise.addResult(measured ? Result<Outcome>(Outcome{std::move(measured).value(), {}})
-                                       : Result<Outcome>(measured.error()));
+            promise.addResult(measured
+                                  ? Result<Outcome>(Outcome{std::move(measured).value(), {}, {}})
+                                  : Result<Outcome>(measured.error()));
         }
     });
 }
@@ -157,8 +172,10 @@ void LaunchController::onFinished()
     }
     const Result<Outcome> &result = future.resultAt(0);
     if (result) {
-        if (m_probe)
+        if (m_kind == JobKind::Probe)
             m_probeText = result->probeText;
+        else if (m_kind == JobKind::Preflight)
+            m_preflightReport = result->preflight;
         else
             m_measurement = result->measurement;
         setPhase(JobPhase::Done);

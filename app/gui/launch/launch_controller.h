@@ -1,6 +1,7 @@
 #pragma once
 
 #include "runtime/launcher/launch_job.h"
+#include "runtime/launcher/preflight_job.h"
 
 #include <QObject>
 #include <QString>
@@ -37,6 +38,9 @@ public:
     // `hetplan-probe` on every host of spec.hosts instead of the plan's ranks
     // (LaunchJob::probe); probeText() holds the probe file when it ends Done.
     void startProbe(const LaunchSpec &spec, const ProbeCommand &measure);
+    // The plan's pre-flight (runPreflight) instead of its training run; preflightReport()
+    // holds the report when it ends Done.
+    void startPreflight(const LaunchSpec &spec, const PreflightOptions &options);
     bool isRunning() const;
     void cancel();
     // Shutdown: cancel and block until every rank has been stopped and run() returned.
@@ -49,7 +53,10 @@ public:
     const std::optional<Measurement> &measurement() const { return m_measurement; }
     // The last probe's hetplan.probe/1 text, when it ended Done.
     const std::optional<std::string> &probeText() const { return m_probeText; }
-    bool isProbe() const { return m_probe; }
+    // The last pre-flight's report, when it ended Done.
+    const std::optional<PreflightReport> &preflightReport() const { return m_preflightReport; }
+    bool isProbe() const { return m_kind == JobKind::Probe; }
+    bool isPreflight() const { return m_kind == JobKind::Preflight; }
 
     // A host offered a key the known-hosts file lacks; the job has ended without starting
     // anything. `confirmHostKey()` then relaunches with the fingerprint confirmed.
@@ -80,11 +87,14 @@ private:
     void setPhase(JobPhase phase);
     void launch();
 
-    // What a job returns: a run's measurement or a probe's file.
+    enum class JobKind { Run, Probe, Preflight };
+
+    // What a job returns: a run's measurement, a probe's file or a pre-flight's report.
     struct Outcome
     {
         Measurement measurement;
         std::string probeText;
+        PreflightReport preflight;
     };
 
     BackgroundRunner *m_runner;
@@ -98,8 +108,10 @@ private:
     std::vector<UnknownKey> m_unknownKeys;
     std::optional<Measurement> m_measurement;
     std::optional<std::string> m_probeText;
-    bool m_probe = false;
+    std::optional<PreflightReport> m_preflightReport;
+    JobKind m_kind = JobKind::Run;
     ProbeCommand m_measure;
+    PreflightOptions m_preflightOptions;
 };
 
 } // namespace hetplan::gui

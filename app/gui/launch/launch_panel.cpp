@@ -7,6 +7,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTimer>
@@ -19,6 +20,7 @@ namespace {
 constexpr int kClockIntervalMs = 500;
 constexpr int kDefaultScale = 64; // a CPU-sized model, as the runtime's tests run it
 constexpr int kDefaultIterations = 3;
+const QString kPreflightFirstKey = QStringLiteral("launch/preflightFirst");
 
 QString elapsedText(qint64 ms)
 {
@@ -42,6 +44,7 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     , m_filter(new QLineEdit(this))
     , m_scale(new QSpinBox(this))
     , m_iterations(new QSpinBox(this))
+    , m_preflightFirst(new QCheckBox(tr("Pre-flight first"), this))
     , m_tabs(new QTabWidget(this))
     , m_clock(new QTimer(this))
 {
@@ -52,6 +55,7 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     m_filter->setObjectName(QStringLiteral("launchFilter"));
     m_scale->setObjectName(QStringLiteral("launchScale"));
     m_iterations->setObjectName(QStringLiteral("launchIterations"));
+    m_preflightFirst->setObjectName(QStringLiteral("launchPreflightFirst"));
     m_tabs->setObjectName(QStringLiteral("launchPanes"));
 
     m_error->setWordWrap(true);
@@ -68,6 +72,10 @@ LaunchPanel::LaunchPanel(QWidget *parent)
         tr("Divides the model's head dimension, FFN width, vocabulary and sequence length"));
     m_iterations->setRange(1, 100000);
     m_iterations->setValue(kDefaultIterations);
+    m_preflightFirst->setToolTip(
+        tr("Before launching, check every group's link at the plan's message sizes and show "
+           "what each achieved beside what the plan assumes"));
+    m_preflightFirst->setChecked(QSettings().value(kPreflightFirstKey, true).toBool());
 
     auto *top = new QHBoxLayout;
     top->addWidget(m_status, 1);
@@ -75,6 +83,7 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     top->addWidget(m_scale);
     top->addWidget(new QLabel(tr("Iterations"), this));
     top->addWidget(m_iterations);
+    top->addWidget(m_preflightFirst);
     top->addWidget(m_cancel);
     auto *view = new QHBoxLayout;
     view->addWidget(m_filter, 1);
@@ -89,6 +98,8 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     connect(m_clock, &QTimer::timeout, this, &LaunchPanel::updateStatus);
     connect(m_cancel, &QPushButton::clicked, this, &LaunchPanel::requestCancel);
     connect(m_byHost, &QCheckBox::toggled, this, &LaunchPanel::rebuild);
+    connect(m_preflightFirst, &QCheckBox::toggled, this,
+            [](bool on) { QSettings().setValue(kPreflightFirstKey, on); });
     connect(m_filter, &QLineEdit::textChanged, this, &LaunchPanel::rebuild);
     rebuild();
 }
@@ -101,6 +112,11 @@ int LaunchPanel::scale() const
 int LaunchPanel::iterations() const
 {
     return m_iterations->value();
+}
+
+bool LaunchPanel::preflightFirst() const
+{
+    return m_preflightFirst->isChecked();
 }
 
 QString LaunchPanel::phaseName(JobPhase phase)

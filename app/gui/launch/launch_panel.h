@@ -45,6 +45,9 @@ public:
 
     int scale() const;
     int iterations() const;
+    // Whether Launch checks the plan's links first (docs/app-launch.md, "Pre-flight"); kept in
+    // the settings.
+    bool preflightFirst() const;
 
     static QString phaseName(JobPhase phase);
 
@@ -53,6 +56,7 @@ public:
     QLabel *errorLabel() const { return m_error; }
     QPushButton *cancelButton() const { return m_cancel; }
     QCheckBox *byHostBox() const { return m_byHost; }
+    QCheckBox *preflightBox() const { return m_preflightFirst; }
     QLineEdit *filterEdit() const { return m_filter; }
     QTabWidget *panes() const { return m_tabs; }
     // The pane named `name` ("job", "rank 0", a host); null when there is none.
@@ -84,6 +88,7 @@ private:
     QLineEdit *m_filter;
     QSpinBox *m_scale;
     QSpinBox *m_iterations;
+    QCheckBox *m_preflightFirst;
     QTabWidget *m_tabs;
     std::map<QString, QPlainTextEdit *> m_panes;
     LaunchLog::Grouping m_paneGrouping = LaunchLog::Grouping::Rank;

@@ -401,6 +401,20 @@ Status ClusterModel::applyCalibration(const Cluster &calibrated)
     });
 }
 
+Status ClusterModel::applyPreflight(const Cluster &folded)
+{
+    ClusterState next = d->state;
+    next.cluster.pairOverrides = folded.pairOverrides;
+    next.cluster.origin = folded.origin;
+    if (next.cluster == d->state.cluster)
+        return okStatus();
+    return commit(std::move(next), [&](const ClusterState &before, ClusterState after) {
+        auto *command = new ClusterPropertiesCommand(this, before, std::move(after));
+        command->setText(tr("Fold pre-flight into cluster"));
+        return command;
+    });
+}
+
 Status ClusterModel::setNameAndDescription(const std::string &name, const std::string &description)
 {
     if (name == d->state.cluster.name && description == d->state.cluster.description)

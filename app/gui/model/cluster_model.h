@@ -83,6 +83,9 @@ public:
     // A calibration's figures (docs/calibration.md): the custom GPU types, the transport
     // figures and the origin of `calibrated`, which is this cluster fitted to runs; one step.
     Status applyCalibration(const Cluster &calibrated);
+    // A pre-flight's measured pairs (docs/launcher.md, "Pre-flight"): the pair overrides and
+    // the origin of `folded`, which is this cluster with the report folded in; one step.
+    Status applyPreflight(const Cluster &folded);
 
     // --- Clipboard ------------------------------------------------------------------------
     // The given nodes with the links among them, the custom GPU types they use and their

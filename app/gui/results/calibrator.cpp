@@ -14,7 +14,6 @@
 #include <QAction>
 #include <QFileDialog>
 #include <QMessageBox>
-#include <QUndoStack>
 
 namespace hetplan::gui {
 namespace {
@@ -58,11 +57,6 @@ Calibrator::Calibrator(ResultsPanel *results, ClusterModel *model, QWidget *dial
     connect(this, &Calibrator::failed, this, [this](const QString &message) {
         if (m_dialogParent && m_dialogParent->isVisible())
             QMessageBox::warning(m_dialogParent, tr("Calibrate"), message);
-    });
-    connect(m_results, &ResultsPanel::planShown, this, [this] {
-        if (m_planAfter && !*m_planAfter && m_results->shownPlan()
-            && m_results->shownPlan()->problem->topology.cluster() == m_model->cluster())
-            *m_planAfter = m_results->shownPlan();
     });
 }
 
@@ -223,21 +217,16 @@ void Calibrator::apply()
                              "why."));
         return;
     }
-    // One undo step: the cluster's figures, then the plan shown before the re-plan.
-    QUndoStack *stack = m_model->undoStack();
-    stack->beginMacro(tr("Calibrate from measurement"));
-    const Status applied = m_model->applyCalibration(calibration.cluster);
-    m_planAfter = std::make_shared<std::optional<ShownPlan>>();
-    if (applied)
-        stack->push(new ShownPlanCommand(m_results, m_planBefore, m_planAfter));
-    stack->endMacro();
+    // One undo step: the cluster's figures and the re-plan.
+    const Status applied = editAndReplan(
+        m_results, m_model, tr("Calibrate from measurement"), calibration.cluster,
+        [](ClusterModel *model, const Cluster &next) { return model->applyCalibration(next); });
     if (!applied) {
         fail(QString::fromStdString(applied.error().message));
         return;
     }
     m_last = std::move(calibration);
     m_results->breakdownChart()->setRunComparison(comparisonOf(*m_last));
-    m_results->plan();
     Q_EMIT calibrated(
         tr("Calibrated from %n run(s): rms error of the phase times %1 → %2", "", m_runCount)
             .arg(m_last->rmsLogErrorBefore, 0, 'f', 3)

@@ -94,8 +94,6 @@ private:
     QString m_warning; // about the runs (a measurement without a plan digest), for the preview
     std::optional<Calibration> m_previewed;
     QPointer<CalibrationPreview> m_preview;
-    // The re-plan after Apply, for the undo step's redo; filled when it is shown.
-    std::shared_ptr<std::optional<ShownPlan>> m_planAfter;
 };
 
 } // namespace hetplan::gui
