@@ -28,7 +28,9 @@ std::vector<Comparison> compareMeasured(const Plan &plan, const Evaluation &pred
                                         const Measurement &measured)
 {
     std::vector<Comparison> rows;
-    rows.push_back({PhaseKey::ofRun(Phase::Iteration), predicted.iterationS, measured.iterationS});
+    rows.push_back(
+        {PhaseKey::ofRun(Phase::Iteration), predicted.iterationS, measured.iterationS,
+         predicted.interval ? std::optional(predicted.interval->iteration) : std::nullopt});
 
     // The run's phases: the ending rank's on both sides (docs/runtime.md, "Phases per rank").
     const std::vector<RankPhases> planned = planRankPhases(plan, predicted);

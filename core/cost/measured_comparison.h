@@ -4,6 +4,7 @@
 #include "core/cost/phase_key.h"
 #include "core/plan/plan.h"
 
+#include <optional>
 #include <vector>
 
 namespace hetplan {
@@ -14,6 +15,9 @@ struct Comparison
     PhaseKey key;
     double predicted = 0;
     double measured = 0;
+    // The prediction's 90 % interval (docs/cost-models.md, "Prediction intervals"); the
+    // iteration's row only, where the evaluation has one.
+    std::optional<TimeInterval> interval90;
     // (measured − predicted) / predicted; NaN when nothing was predicted.
     double relativeError() const;
 };
