@@ -197,8 +197,14 @@ for plan in sorted(glob.glob(work + "/*.heldout.json")):
             errors.append(error)
             inside += lo <= m <= hi
             if abs(error) > bound:
-                missed.append("%s (%s figures): iteration predicted %.3f s, measured %.3f s, %+.0f %% (bound %.0f %%)"
-                              % (name, cluster, predicted, m, 100 * error, 100 * bound))
+                # The phase of the ending rank whose prediction is furthest off names the cause.
+                parts = [r for r in rows if "stage" not in r and r["phase"] != "iteration"]
+                cause = max(parts, key=lambda r: abs(r["predicted_s"] - r["measured_s"]))
+                missed.append("%s (%s figures): iteration predicted %.3f s, measured %.3f s, %+.0f %% (bound %.0f %%);"
+                              " most off: %s %+.0f ms (%s)"
+                              % (name, cluster, predicted, m, 100 * error, 100 * bound, cause["phase"],
+                                 1e3 * (cause["predicted_s"] - cause["measured_s"]),
+                                 "compute" if cause["phase"] == "compute" else "bubble" if cause["phase"] == "bubble" else "communication"))
             if cluster == "calibrated":
                 for r in rows:
                     if "rank" not in r:
@@ -225,7 +231,7 @@ if missed:
     print("\nOutside the bounds:")
     for line in missed:
         print("  " + line)
-    compute = [l for l in missed if "(compute;" in l]
+    compute = [l for l in missed if "(compute;" in l or l.endswith("(compute)")]
     if compute:
         print("  (%d of them compute rows: the compute model's share, docs/emulated-cluster.md)" % len(compute))
 if check and missed:

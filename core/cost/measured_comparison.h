@@ -5,6 +5,7 @@
 #include "core/plan/plan.h"
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace hetplan {
@@ -12,6 +13,16 @@ namespace hetplan {
 // One figure predicted by the cost model beside what a run measured.
 struct Comparison
 {
+    Comparison() = default;
+    // The interval is optional, so that rows are written as {key, predicted, measured}.
+    Comparison(PhaseKey rowKey, double predictedS, double measuredS,
+               std::optional<TimeInterval> interval = std::nullopt)
+        : key(std::move(rowKey))
+        , predicted(predictedS)
+        , measured(measuredS)
+        , interval90(interval)
+    {}
+
     PhaseKey key;
     double predicted = 0;
     double measured = 0;
