@@ -26,8 +26,8 @@ private Q_SLOTS:
         cluster.transports = {{LinkKind::Ethernet, 1.0, 0.0, 100.0, 0.0, ""}};
         const Problem problem = makeProblem(cluster, smallModel(), trainWorkload(2, 512));
         Plan plan;
-        plan.pipelines = {pipeline(1, 1, {stage({0}, 1, 1, 0, 8)}),
-                          pipeline(1, 1, {stage({3}, 1, 1, 0, 8)})};
+        plan.pipelines
+            = {pipeline(1, 1, {stage({0}, 1, 1, 0, 8)}), pipeline(1, 1, {stage({3}, 1, 1, 0, 8)})};
         const double layerParams = 8 * 16779264.0;
         QCOMPARE(std::ceil(layerParams / double(kGradientBucketElements)), 5.0);
         const double params = layerParams + 1024000 + 1025024;
