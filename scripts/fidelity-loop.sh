@@ -79,19 +79,26 @@ step "cluster up: A, B 800 Mbit/s, C 160 Mbit/s"
 state=/run/hetplan-cluster/$name
 hosts=(--hosts "$state/hosts.json" --known-hosts "$state/known_hosts")
 
-step "probe"
-timeout 300 "$cli" probe "${hosts[@]}" --no-gpu --quick --model "$model" \
-    --out "$work/probe.json" >"$work/probe.txt" 2>&1 || fail "probe: $(tail -20 "$work/probe.txt")"
-"$cli" import "$work/probe.json" --name emu --out "$work/probed.cluster.json" >"$work/import.txt" ||
-    fail "import: $(cat "$work/import.txt")"
-python3 -c '
+# A pair the probe flags as implausible (a latency spike while the machine is busy) is left out
+# of the import; a second probe is allowed before the rates count as not recovered.
+for attempt in 1 2; do
+    step "probe (attempt $attempt)"
+    timeout 300 "$cli" probe "${hosts[@]}" --no-gpu --quick --model "$model" \
+        --out "$work/probe.json" >"$work/probe.txt" 2>&1 || fail "probe: $(tail -20 "$work/probe.txt")"
+    "$cli" import "$work/probe.json" --name emu --out "$work/probed.cluster.json" \
+        >"$work/import.txt" 2>&1 || fail "import: $(cat "$work/import.txt")"
+    python3 -c '
 import json, sys
 links = {l["a"]: l["bandwidth_GBps"] for l in json.load(open(sys.argv[1]))["links"]}
+missed = 0
 for m, GBps in {"A": 0.1, "B": 0.1, "C": 0.02}.items():
     ok = abs(links[m] / GBps - 1) <= 0.15
+    missed += not ok
     print("  imported link of %s: %.4f GB/s, shaped %.3f GB/s%s" % (m, links[m], GBps, "" if ok else "  NOT within 15 %"))
-    if not ok:
-        sys.exit(1)' "$work/probed.cluster.json" || fail "import did not recover the shaped rates"
+sys.exit(missed)' "$work/probed.cluster.json" && break
+    grep -h "plausibility\|GB/s at" "$work/probe.txt" | sed 's/^/  /'
+    ((attempt < 2)) || fail "import did not recover the shaped rates"
+done
 
 # launch_run PLAN MEASUREMENT: trains PLAN on the hosts, the measurement to MEASUREMENT.
 launch_run() {

@@ -29,7 +29,7 @@ struct Comparison
     // The prediction's 90 % interval (docs/cost-models.md, "Prediction intervals"); the
     // iteration's row only, where the evaluation has one.
     std::optional<TimeInterval> interval90;
-    // (measured − predicted) / predicted; NaN when nothing was predicted.
+    // (measured − predicted) / predicted; NaN when nothing (under a nanosecond) was predicted.
     double relativeError() const;
 };
 

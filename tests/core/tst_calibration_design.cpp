@@ -30,7 +30,7 @@ Cluster threeHosts()
 }
 
 // The figures the runs are made with.
-Cluster truthOf(const Cluster &base)
+Cluster truthOf(const Cluster &base, double latencyFactor = 3.0)
 {
     Cluster truth = base;
     GpuType fast = *testCatalog().find("Fast");
@@ -40,7 +40,8 @@ Cluster truthOf(const Cluster &base)
     truth.gpuTypes = {fast, slow};
     // The default's per-hop latency kept: the fit scales the link's and its latency together.
     const TransportFigures tcp = transportFigures(base, LinkKind::Ethernet);
-    truth.transports = {{LinkKind::Ethernet, 0.6, tcp.latencyUs, 3.0, tcp.lossPerDoubling, ""}};
+    truth.transports
+        = {{LinkKind::Ethernet, 0.6, tcp.latencyUs, latencyFactor, tcp.lossPerDoubling, ""}};
     return truth;
 }
 
@@ -60,8 +61,17 @@ class TestCalibrationDesign : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void theDesignsRunsIdentifyEveryFigure_data()
+    {
+        QTest::addColumn<double>("latencyFactor");
+        QTest::newRow("latency factor 3") << 3.0;
+        // Hops of a fixed few milliseconds, as on a busy emulated host: latency-bound runs.
+        QTest::newRow("latency factor 100") << 100.0;
+    }
+
     void theDesignsRunsIdentifyEveryFigure()
     {
+        QFETCH(double, latencyFactor);
         const Workload workload = trainWorkload(8, 512);
         const std::vector<DesignedRun> design = designFor(threeHosts(), workload);
         // Two sizes per GPU type; the fast and the slow Ethernet pair, each as a hop and an
@@ -75,7 +85,8 @@ private Q_SLOTS:
                                                 "pp-ethernet-A-0-C-0", "dp-ethernet-A-0-C-0"};
         QCOMPARE(names, expected);
 
-        const Problem truth = makeProblem(truthOf(threeHosts()), smallModel(), workload);
+        const Problem truth
+            = makeProblem(truthOf(threeHosts(), latencyFactor), smallModel(), workload);
         std::vector<CalibrationRun> runs;
         for (const DesignedRun &run : design) {
             const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(truth, run.plan);
@@ -93,7 +104,7 @@ private Q_SLOTS:
             = {{"/gpu_types/Fast/achieved_fraction", 0.3},
                {"/gpu_types/Slow/achieved_fraction", 0.45},
                {"/transports/ethernet/efficiency", 0.6},
-               {"/transports/ethernet/latency_factor", 3.0}};
+               {"/transports/ethernet/latency_factor", latencyFactor}};
         QCOMPARE(result->figures.size(), std::size(truthFigures));
         for (const auto &[field, value] : truthFigures) {
             const auto f = std::find_if(result->figures.begin(), result->figures.end(),
