@@ -9,9 +9,8 @@
 
 #include <QtTest>
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 using namespace hetplan;
 using namespace hetplan::testing;
@@ -23,7 +22,8 @@ class TestComparisonRows : public QObject
 private Q_SLOTS:
     void theIterationRowCarriesItsInterval()
     {
-        const Problem problem = makeProblem(twoMachineCluster(), smallModel(), trainWorkload(4, 512));
+        const Problem problem
+            = makeProblem(twoMachineCluster(), smallModel(), trainWorkload(4, 512));
         Plan plan;
         plan.pipelines = {pipeline(1, 4, {stage({0}, 1, 1, 0, 4), stage({3}, 1, 1, 4, 8)})};
         const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(problem, plan);
@@ -35,14 +35,16 @@ private Q_SLOTS:
         const nlohmann::json json = comparisonToJson(rows);
         QCOMPARE(json[0]["interval_90"]["lo_s"].get<double>(), e.interval->iteration.loS);
         QCOMPARE(json[0]["interval_90"]["hi_s"].get<double>(), e.interval->iteration.hiS);
-        QVERIFY(e.interval->iteration.loS < e.iterationS && e.iterationS < e.interval->iteration.hiS);
+        QVERIFY(e.interval->iteration.loS < e.iterationS
+                && e.iterationS < e.interval->iteration.hiS);
         QVERIFY(!json[1].contains("interval_90"));
     }
 
     void aPhasePredictedAsNothingHasNoRelativeError()
     {
         // A bubble the schedule leaves at a rounding residue, measured at 30 ms.
-        QVERIFY(std::isnan(Comparison(PhaseKey::ofRun(Phase::Bubble), 1e-17, 0.03).relativeError()));
+        QVERIFY(
+            std::isnan(Comparison(PhaseKey::ofRun(Phase::Bubble), 1e-17, 0.03).relativeError()));
         QVERIFY(std::isnan(Comparison(PhaseKey::ofRun(Phase::Bubble), 0, 0.03).relativeError()));
         QCOMPARE(Comparison(PhaseKey::ofRun(Phase::Bubble), 0.02, 0.03).relativeError(), 0.5);
     }
