@@ -14,6 +14,7 @@
 #include "core/model/topology.h"
 #include "runtime/worker/measured_run.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -98,6 +99,8 @@ Result<CalibrationRun> loadRun(const std::string &measurementPath, std::string p
 
 int runCalibrate(const std::vector<std::string> &words)
 {
+    if (std::find(words.begin(), words.end(), "--design") != words.end())
+        return runCalibrateDesign(words);
     auto args = Args::parse(words, kSpec);
     if (!args)
         return fail(args.error());

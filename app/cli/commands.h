@@ -19,5 +19,7 @@ int runLaunch(const std::vector<std::string> &words);
 int runProbeHosts(const std::vector<std::string> &words); // probe --hosts
 int runImport(const std::vector<std::string> &words);
 int runCalibrate(const std::vector<std::string> &words);
+// calibrate --design: the plans of a calibration job (calibrate_design.cpp).
+int runCalibrateDesign(const std::vector<std::string> &words);
 
 } // namespace hetplan::cli

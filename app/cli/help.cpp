@@ -37,6 +37,8 @@ Commands:
   calibrate --cluster FILE --measured M [--measured M2 ...] --out CLUSTER [--plan P1,P2,...]
             [--model NAME|FILE] [--json]
             (fit the cluster's figures to measured runs)
+  calibrate --design --cluster FILE --model NAME [workload options] --out DIR
+            (the plans of a calibration job that identifies every figure)
   --version print the version
 
 Cost models: hetplan (default), hexiscale-paper, hexgen-paper.
@@ -259,6 +261,12 @@ uncertainties and the residuals. A measurement of another plan than its own
   --accept-bound          apply a figure whose fit ends at a bound of its range (refused
                           by default)
   --json                  the report as JSON
+
+hetplan-cli calibrate --design --cluster FILE --model NAME|FILE [--global-batch N]
+                      [--micro-batch N] [--seq-len N] [--workload FILE] --out DIR
+writes the plans of a calibration job into DIR: per GPU type, one GPU alone at the
+micro-batch and twice it; per link kind, its fastest and slowest pair as a two-stage
+pipeline and as two data-parallel replicas. Launch each, then fit them together.
 )");
     return std::nullopt;
 }

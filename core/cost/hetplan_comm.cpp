@@ -1,11 +1,13 @@
 #include "core/cost/hetplan_comm.h"
 
 #include "core/cost/cost_helpers.h"
+#include "core/cost/gradient_bucket.h"
 #include "core/cost/problem.h"
 #include "core/plan/plan.h"
 #include "core/plan/transport.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -164,7 +166,9 @@ int chunksPerTensor(const std::vector<Replica> &replicas)
 }
 
 // All-reduces every chunk of `tensors` tensors of `params` parameters each among the GPUs
-// holding that chunk (one per replica), and charges each GPU its chunks in sequence.
+// holding that chunk (one per replica), and charges each GPU its chunks in sequence. A chunk's
+// tensors go out in buckets (kGradientBucketElements), each one ring all-reduce: the ring's
+// latency is paid once per bucket, not once per tensor.
 void syncTensors(const Topology &topology, SyncScratch &s, double params, double tensors,
                  double gradientBytesPerParam)
 {
@@ -205,7 +209,9 @@ void syncTensors(const Topology &topology, SyncScratch &s, double params, double
         // link of the ring alike.
         const double scale = topology.ringScaleFactor(slowestKind, machines);
         ring.slowestBytesPerS *= scale;
-        const double chunkS = tensors * ringAllReduceS(n, chunkBytes, ring);
+        const double buckets
+            = std::max(1.0, std::ceil(tensors * params / chunks / double(kGradientBucketElements)));
+        const double chunkS = buckets * ringAllReduceS(n, tensors * chunkBytes / buckets, ring);
         for (int gpu : s.holders)
             s.gpuS[size_t(gpu)] += chunkS;
         // A ring ordered machine by machine leaves each machine once, carrying 2(n−1)/n of

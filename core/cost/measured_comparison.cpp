@@ -7,7 +7,10 @@ namespace hetplan {
 
 double Comparison::relativeError() const
 {
-    return predicted > 0 ? (measured - predicted) / predicted : std::nan("");
+    // Below a nanosecond, a prediction is a rounding residue of a phase predicted as nothing
+    // (a bubble of 1e-17 s read as "+2.7e16 %"), not a time a run could be compared with.
+    constexpr double kNothingS = 1e-9;
+    return predicted > kNothingS ? (measured - predicted) / predicted : std::nan("");
 }
 
 namespace {
@@ -28,7 +31,9 @@ std::vector<Comparison> compareMeasured(const Plan &plan, const Evaluation &pred
                                         const Measurement &measured)
 {
     std::vector<Comparison> rows;
-    rows.push_back({PhaseKey::ofRun(Phase::Iteration), predicted.iterationS, measured.iterationS});
+    rows.push_back(
+        {PhaseKey::ofRun(Phase::Iteration), predicted.iterationS, measured.iterationS,
+         predicted.interval ? std::optional(predicted.interval->iteration) : std::nullopt});
 
     // The run's phases: the ending rank's on both sides (docs/runtime.md, "Phases per rank").
     const std::vector<RankPhases> planned = planRankPhases(plan, predicted);

@@ -4,6 +4,8 @@
 #include "core/cost/phase_key.h"
 #include "core/plan/plan.h"
 
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace hetplan {
@@ -11,10 +13,23 @@ namespace hetplan {
 // One figure predicted by the cost model beside what a run measured.
 struct Comparison
 {
+    Comparison() = default;
+    // The interval is optional, so that rows are written as {key, predicted, measured}.
+    Comparison(PhaseKey rowKey, double predictedS, double measuredS,
+               std::optional<TimeInterval> interval = std::nullopt)
+        : key(std::move(rowKey))
+        , predicted(predictedS)
+        , measured(measuredS)
+        , interval90(interval)
+    {}
+
     PhaseKey key;
     double predicted = 0;
     double measured = 0;
-    // (measured − predicted) / predicted; NaN when nothing was predicted.
+    // The prediction's 90 % interval (docs/cost-models.md, "Prediction intervals"); the
+    // iteration's row only, where the evaluation has one.
+    std::optional<TimeInterval> interval90;
+    // (measured − predicted) / predicted; NaN when nothing (under a nanosecond) was predicted.
     double relativeError() const;
 };
 

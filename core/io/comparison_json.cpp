@@ -34,6 +34,8 @@ nlohmann::json comparisonToJson(const std::vector<Comparison> &rows)
         row["predicted_s"] = c.predicted;
         row["measured_s"] = c.measured;
         row["relative_error"] = finiteOrNull(c.relativeError());
+        if (c.interval90)
+            row["interval_90"] = {{"lo_s", c.interval90->loS}, {"hi_s", c.interval90->hiS}};
         list.push_back(std::move(row));
     }
     return list;

@@ -14,7 +14,8 @@
 
 namespace hetplan {
 
-// Per row: the key, predicted_s, measured_s, relative_error (null without a prediction).
+// Per row: the key, predicted_s, measured_s, relative_error (null without a prediction), and
+// interval_90 (lo_s, hi_s) where the row has one.
 nlohmann::json comparisonToJson(const std::vector<Comparison> &rows);
 
 // The calibration report: figures, rms_log_error_before/after, iterations and phases (per

@@ -1,11 +1,5 @@
 #pragma once
 
-#include <cstddef>
-
-namespace hetplan::runtime {
-
-// Gradient buckets of 32 Mi elements: 64 MiB of staging in bf16, 128 MiB in fp32. The largest
-// all-reduce a gradient group carries at once (the backend's, and the pre-flight's size).
-inline constexpr std::size_t kGradientBucketElements = std::size_t(1) << 25;
-
-} // namespace hetplan::runtime
+// kGradientBucketElements, the largest all-reduce a gradient group carries at once: one
+// definition for the backends, the pre-flight and the cost model.
+#include "core/cost/gradient_bucket.h"

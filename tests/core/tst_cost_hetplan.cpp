@@ -257,11 +257,16 @@ void TestCostHetPlan::asymmetricGradientSyncRunsChunksInSequence()
     plan.pipelines
         = {pipeline(1, 1, {stage({0, 1}, 2, 1, 0, 8)}), pipeline(1, 1, {stage({2}, 1, 1, 0, 8)})};
     const TransportFigures &pcie = transportFigures(problem.topology.cluster(), LinkKind::Pcie);
-    const auto twoChunksS = [&](double params) {
-        return 2 * (params / (pcie.efficiency * 100e9) + 2 * (1e-6 + pcie.latencyUs * 1e-6));
+    // A chunk's layers go out in buckets of 2^25 elements, one ring latency each.
+    const auto twoChunksS = [&](double params, double buckets) {
+        return 2
+               * (params / (pcie.efficiency * 100e9)
+                  + buckets * 2 * (1e-6 + pcie.latencyUs * 1e-6));
     };
-    // Layer: 4·1024² + 3·1024·4096 + 2·1024 = 16 779 264; embedding 1000·1024; head + norm.
-    const double expected = 8 * twoChunksS(16779264) + twoChunksS(1024000) + twoChunksS(1025024);
+    // Layer: 4·1024² + 3·1024·4096 + 2·1024 = 16 779 264, 8 of them: 67 117 056 elements per
+    // chunk, 3 buckets; embedding 1000·1024; head + norm.
+    const double expected
+        = twoChunksS(8 * 16779264.0, 3) + twoChunksS(1024000, 1) + twoChunksS(1025024, 1);
     const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(problem, plan);
     QVERIFY(near(e.breakdown.dpCommS, expected));
     QVERIFY(near(e.pipelines[1].stages[0].dpCommS, expected));
