@@ -132,6 +132,17 @@ public:
         return list;
     }
 
+    // Every TCP socket listening on host i ("ss -ltnpH" lines), the host's sshd among them.
+    QStringList listeners(int i) const
+    {
+        QProcess ss;
+        ss.start(m_ip, {QStringLiteral("netns"), QStringLiteral("exec"), name(i),
+                        findTool(QStringLiteral("ss")), QStringLiteral("-ltnpH")});
+        ss.waitForFinished(10000);
+        return QString::fromUtf8(ss.readAllStandardOutput())
+            .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    }
+
     // "pid name" of every process in host i's namespace that a job started (anything but
     // its sshd and the sessions sshd serves).
     QStringList jobProcesses(int i) const
