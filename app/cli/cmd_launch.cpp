@@ -199,10 +199,12 @@ int runPreflightOnly(const Args &args, const LaunchSpec &launch)
 int runLaunch(const std::vector<std::string> &allWords)
 {
     auto [words, command] = splitCommand(allWords);
-    const Args::Spec spec{{"plan", "hosts", "cluster", "model", "known-hosts", "scale",
-                           "iterations", "seed", "out", "timeout-s", "backend", "connect-timeout-s",
-                           "grace-s", "preflight-s", "hang-guard-s", "preflight-out", "requests",
-                           "duration", "rate", "trace", "temperature"},
+    const Args::Spec spec{{"plan",        "hosts",       "cluster",      "model",
+                           "known-hosts", "scale",       "iterations",   "seed",
+                           "out",         "timeout-s",   "backend",      "connect-timeout-s",
+                           "grace-s",     "preflight-s", "hang-guard-s", "preflight-out",
+                           "requests",    "duration",    "rate",         "trace",
+                           "temperature"},
                           {"accept-new-host-keys", "preflight-only", "json"}};
     auto args = Args::parse(words, spec);
     if (!args)

@@ -14,6 +14,7 @@
 #include "core/io/files.h"
 #include "core/io/serving_measurement_json.h"
 #include "core/launch/worker_command.h"
+#include "runtime/program/scheduler_rank.h"
 #include "runtime/serve/request_stream.h"
 #include "runtime/serve/served_records.h"
 #include "runtime/worker/job.h"
@@ -130,7 +131,8 @@ std::vector<RankProcesses::Launch> launches(const Job &job, const runtime::JobSo
             args.trace = options.serve.stream.trace;
             args.temperature = options.serve.temperature;
             args.weights = options.weights;
-            args.out = r.schedulesRequests() ? dir.served(r.pipeline).string() : std::string();
+            args.out
+                = runtime::schedulesRequests(r) ? dir.served(r.pipeline).string() : std::string();
         }
         if (!options.dumpWeights.empty())
             args.dumpWeights
@@ -254,8 +256,8 @@ int runRun(const std::vector<std::string> &words)
     std::cout << "hetplan-cli run: " << job->program.ranks.size() << " ranks, model "
               << job->scaled.name << " at scale " << job->scaled.scale << ", ";
     if (serving)
-        std::cout << serve->stream.size() << " requests on " << job->plan.pipelines.size() << " replicas"
-                  << std::endl;
+        std::cout << serve->stream.size() << " requests on " << job->plan.pipelines.size()
+                  << " replicas" << std::endl;
     else
         std::cout << options->iterations << " iterations" << std::endl;
     // A signal now stops the ranks (RankProcesses::wait) instead of ending this process.

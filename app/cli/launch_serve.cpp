@@ -40,8 +40,8 @@ int launchServing(const Args &args, LaunchSpec launch, const runtime::Job &job)
     }
 
     std::cout << "hetplan-cli launch: " << setup->stream.size() << " requests on "
-              << job.plan.pipelines.size() << " replicas, model " << job.scaled.name
-              << " at scale " << job.scaled.scale << std::endl;
+              << job.plan.pipelines.size() << " replicas, model " << job.scaled.name << " at scale "
+              << job.scaled.scale << std::endl;
     LaunchOutput output(std::cout, std::cerr);
     std::atomic<bool> ranksStarted{false};
     const LaunchSink sink = [&](const LaunchEvent &event) {
@@ -67,9 +67,9 @@ int launchServing(const Args &args, LaunchSpec launch, const runtime::Job &job)
             return fail(read.error());
         records.insert(records.end(), read->begin(), read->end());
     }
-    const int code = finishServed(job, launch.planName, *setup, std::move(records),
-                                  served ? std::string() : served.error().message,
-                                  args.value("out"));
+    const int code
+        = finishServed(job, launch.planName, *setup, std::move(records),
+                       served ? std::string() : served.error().message, args.value("out"));
     return receivedSignal() != 0 ? signalExitCode() : code;
 }
 

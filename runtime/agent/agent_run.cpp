@@ -293,8 +293,8 @@ void Agent::reportEnded()
         // A rank that failed may still have written its file (a serving scheduler records
         // what it had not finished as failed): the launcher decides what it is worth.
         std::error_code ec;
-        const bool exited0 = WIFEXITED(*process.waitStatus)
-                             && WEXITSTATUS(*process.waitStatus) == 0;
+        const bool exited0
+            = WIFEXITED(*process.waitStatus) && WEXITSTATUS(*process.waitStatus) == 0;
         if (exited0 || fs::is_regular_file(fs::path(m_jobDir) / m_resultFiles[i], ec))
             sendResult(process, m_resultFiles[i]);
     }

@@ -202,25 +202,24 @@ Result<Measurement> LaunchJob::run(const LaunchSpec &spec, const LaunchSink &sin
 
 Status LaunchJob::serve(const LaunchSpec &spec, const LaunchSink &sink, ReplicaRecords &records)
 {
-    auto served = track<bool>(spec, sink,
-                              [&](const std::string &jobId, const LaunchSink &s,
-                                  JobControl &control) -> Result<bool> {
-                                  auto layout = launch::layoutJob(spec, jobId);
-                                  if (!layout)
-                                      return layout.error();
-                                  if (!layout->serving)
-                                      return badInput(spec.planName
-                                                      + ": a training plan; it is trained, "
-                                                        "not served");
-                                  RankResults stopped;
-                                  auto results = runLayout(*layout, spec, s, control, &stopped);
-                                  records = replicaRecords(results ? std::move(results).value()
-                                                                   : std::move(stopped),
-                                                           *layout);
-                                  if (!results)
-                                      return results.error();
-                                  return true;
-                              });
+    auto served = track<bool>(
+        spec, sink,
+        [&](const std::string &jobId, const LaunchSink &s, JobControl &control) -> Result<bool> {
+            auto layout = launch::layoutJob(spec, jobId);
+            if (!layout)
+                return layout.error();
+            if (!layout->serving)
+                return badInput(spec.planName
+                                + ": a training plan; it is trained, "
+                                  "not served");
+            RankResults stopped;
+            auto results = runLayout(*layout, spec, s, control, &stopped);
+            records = replicaRecords(results ? std::move(results).value() : std::move(stopped),
+                                     *layout);
+            if (!results)
+                return results.error();
+            return true;
+        });
     if (!served)
         return served.error();
     return okStatus();

@@ -29,8 +29,8 @@ class JobControl;
 // the seed.
 struct LaunchServing
 {
-    int requests = 0;     // this many; 0: every arrival in durationS
-    double durationS = 0; // with requests 0
+    int requests = 0;           // this many; 0: every arrival in durationS
+    double durationS = 0;       // with requests 0
     std::optional<double> rate; // requests per second; absent: the workload's request_rate
     std::string traceText;      // a trace file's text (uploaded with the job); empty: Poisson
     double temperature = 0;     // 0: greedy

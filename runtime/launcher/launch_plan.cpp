@@ -8,6 +8,7 @@
 #include "core/io/loaders.h"
 #include "core/plan/transport.h"
 #include "runtime/launcher/launch_commands.h"
+#include "runtime/program/scheduler_rank.h"
 #include "runtime/worker/job.h"
 
 #include <cstdio>
@@ -118,8 +119,9 @@ void serveOptions(const LaunchSpec &spec, const runtime::Rank &rank, WorkerComma
     args.rate = spec.serving.rate;
     args.trace = spec.serving.traceText.empty() ? std::string() : std::string(kTraceFile);
     args.temperature = spec.serving.temperature;
-    args.out = rank.schedulesRequests() ? "replica-" + std::to_string(rank.pipeline) + ".served"
-                                 : std::string();
+    args.out = runtime::schedulesRequests(rank)
+                   ? "replica-" + std::to_string(rank.pipeline) + ".served"
+                   : std::string();
 }
 
 WorkerCommand workerCommand(const LaunchSpec &spec, const HostEntry &entry, int rank, int world)
@@ -210,7 +212,7 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
             start.worker = workerCommand(spec, *entry, rank.rank, layout.world);
             if (serving) {
                 serveOptions(spec, rank, *start.worker);
-                start.schedulerOf = rank.schedulesRequests() ? rank.pipeline : -1;
+                start.schedulerOf = runtime::schedulesRequests(rank) ? rank.pipeline : -1;
             }
             start.executable = entry->worker;
             start.resultFile = start.worker->out;

@@ -54,9 +54,6 @@ struct Rank
     int rowCount = 0;
 
     bool leader() const { return tpIndex == 0; }
-    // In a serving plan, whether this rank schedules its pipeline's requests and writes their
-    // records: the first stage's TP leader (docs/runtime.md, "Serving runs").
-    bool schedulesRequests() const { return stage == 0 && leader(); }
 
     bool operator==(const Rank &) const = default;
 };

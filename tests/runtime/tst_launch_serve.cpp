@@ -3,9 +3,9 @@
 // The stream is served and accounted for, the measurement validates and is compared with the
 // simulator; a killed rank fails its replica's requests with the reason and a Cancel cancels
 // every replica; neither leaves a process, listener or job folder on any host.
-#include "core/io/serving_measurement_json.h"
 #include "tests/runtime/live_launch.h"
 #include "tests/runtime/netns_fixture.h"
+#include "tests/runtime/served_check.h"
 #include "tests/test_registry.h"
 
 #include <QDir>
@@ -26,25 +26,6 @@ const char *const kMachines[kHosts] = {"A", "B"};
 // Requests of a stream that outlasts the test, at 2 per second, so a fault lands mid-stream.
 constexpr int kLongStream = 2000;
 
-std::vector<ServedRequest> records(const QString &outDir)
-{
-    auto read = loadServingMeasurement(
-        (outDir + QStringLiteral("/serving-measurement.json")).toStdString());
-    if (!read)
-        qFatal("%s", read.error().message.c_str());
-    return std::move(read)->requests;
-}
-
-// Every request of the stream has a record; the unfinished ones say why.
-void verifyAccounted(const std::vector<ServedRequest> &served, int requests)
-{
-    QCOMPARE(int(served.size()), requests);
-    for (std::size_t i = 0; i < served.size(); ++i) {
-        QCOMPARE(served[i].id, int(i));
-        QVERIFY2(served[i].completed || !served[i].failure.empty(), qPrintable(QString::number(i)));
-    }
-}
-
 } // namespace
 
 class TestLaunchServe : public QObject
@@ -59,6 +40,9 @@ private Q_SLOTS:
 
 private:
     QStringList launchArgs(const QString &outDir, int requests) const;
+    // Starts a launch of kLongStream requests at 2 per second; whether both replicas' schedulers
+    // began serving within a minute.
+    bool startLongStream(LiveLaunch &launch, const QString &outDir) const;
     // The pid of the hetplan-worker of `rank` on host i, or -1.
     int rankPid(int i, int rank) const;
     // Neither a process, a listener nor a job folder of the job left on any host.
@@ -105,6 +89,14 @@ QStringList TestLaunchServe::launchArgs(const QString &outDir, int requests) con
             outDir};
 }
 
+bool TestLaunchServe::startLongStream(LiveLaunch &launch, const QString &outDir) const
+{
+    launch.start(launchArgs(outDir, kLongStream)
+                 << QStringLiteral("--rate") << QStringLiteral("2"));
+    return launch.waitFor(QStringLiteral("replica 1: serving"), 60000)
+           && launch.waitFor(QStringLiteral("replica 0: serving"), 60000);
+}
+
 int TestLaunchServe::rankPid(int i, int rank) const
 {
     const QString flag = QStringLiteral(" --rank %1 ").arg(rank);
@@ -126,9 +118,9 @@ void TestLaunchServe::expectNothingLeft()
             if (!line.contains(QLatin1String("((\"sshd\"")))
                 listening << line;
         QVERIFY2(listening.isEmpty(), qPrintable(listening.join(QLatin1Char('\n'))));
-        const QStringList folders = QDir(m_dir.filePath(QStringLiteral("host-%1").arg(i)))
-                                        .entryList(QDir::NoDotAndDotDot | QDir::AllEntries
-                                                   | QDir::Hidden);
+        const QStringList folders
+            = QDir(m_dir.filePath(QStringLiteral("host-%1").arg(i)))
+                  .entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden);
         QVERIFY2(folders.isEmpty(), qPrintable(folders.join(QStringLiteral(", "))));
     }
 }
@@ -146,7 +138,7 @@ void TestLaunchServe::servesAcrossTwoHosts()
     // The comparison with the simulator, as `run` prints it.
     QVERIFY2(launch.out.contains(QLatin1String("simulated beside measured")),
              qPrintable(launch.out));
-    const std::vector<ServedRequest> served = records(out.path());
+    const std::vector<ServedRequest> served = servedRecords(out.path());
     verifyAccounted(served, 12);
     bool onReplica[2] = {false, false};
     for (const ServedRequest &s : served) {
@@ -155,8 +147,8 @@ void TestLaunchServe::servesAcrossTwoHosts()
         onReplica[s.replica] = true;
     }
     QVERIFY(onReplica[0] && onReplica[1]);
-    const CliRun validated
-        = runCli({QStringLiteral("validate"), out.path() + "/serving-measurement.json"});
+    const CliRun validated = runCli(
+        {QStringLiteral("validate"), out.path() + QStringLiteral("/serving-measurement.json")});
     QVERIFY2(validated.exitCode == 0, qPrintable(validated.out + validated.err));
     expectNothingLeft();
 }
@@ -168,21 +160,16 @@ void TestLaunchServe::killedRankFailsItsReplicasRequests()
 {
     QTemporaryDir out;
     LiveLaunch launch;
-    launch.start(launchArgs(out.path(), kLongStream) << QStringLiteral("--rate")
-                                                     << QStringLiteral("2"));
-    QVERIFY2(launch.waitFor(QStringLiteral("replica 1: serving"), 60000),
-             qPrintable(launch.out + launch.err));
-    QVERIFY2(launch.waitFor(QStringLiteral("replica 0: serving"), 60000),
-             qPrintable(launch.out + launch.err));
+    QVERIFY2(startLongStream(launch, out.path()), qPrintable(launch.out + launch.err));
     const int victim = rankPid(1, 2);
     QVERIFY2(victim > 0, qPrintable(m_hosts.jobProcesses(1).join(QStringLiteral(", "))));
     QTest::qWait(1500); // a few requests served first
     ::kill(victim, SIGKILL);
     QCOMPARE(launch.finish(60000), 1);
-    const std::string killed = "rank 2 on " + m_hosts.address(1).toStdString()
-                               + ":22 failed (killed by signal 9)";
+    const std::string killed
+        = "rank 2 on " + m_hosts.address(1).toStdString() + ":22 failed (killed by signal 9)";
     QVERIFY2(launch.err.contains(QString::fromStdString(killed)), qPrintable(launch.err));
-    const std::vector<ServedRequest> served = records(out.path());
+    const std::vector<ServedRequest> served = servedRecords(out.path());
     verifyAccounted(served, kLongStream);
     int replicaOneFailed = 0;
     int completed = 0;
@@ -208,16 +195,11 @@ void TestLaunchServe::cancelStopsEveryReplica()
 {
     QTemporaryDir out;
     LiveLaunch launch;
-    launch.start(launchArgs(out.path(), kLongStream) << QStringLiteral("--rate")
-                                                     << QStringLiteral("2"));
-    QVERIFY2(launch.waitFor(QStringLiteral("replica 1: serving"), 60000),
-             qPrintable(launch.out + launch.err));
-    QVERIFY2(launch.waitFor(QStringLiteral("replica 0: serving"), 60000),
-             qPrintable(launch.out + launch.err));
+    QVERIFY2(startLongStream(launch, out.path()), qPrintable(launch.out + launch.err));
     ::kill(pid_t(launch.process.processId()), SIGINT);
     QCOMPARE(launch.finish(60000), 130);
     QVERIFY2(launch.err.contains(QLatin1String("cancelled")), qPrintable(launch.err));
-    const std::vector<ServedRequest> served = records(out.path());
+    const std::vector<ServedRequest> served = servedRecords(out.path());
     verifyAccounted(served, kLongStream);
     for (const ServedRequest &s : served)
         if (!s.completed)
