@@ -8,10 +8,13 @@
 #include "runtime/serve/served_records.h"
 
 #include <atomic>
+#include <filesystem>
 #include <iostream>
 #include <stop_token>
 
 namespace hetplan::cli {
+
+namespace fs = std::filesystem;
 
 int launchFailed(Error error, const LaunchSpec &launch)
 {
@@ -24,6 +27,12 @@ int launchFailed(Error error, const LaunchSpec &launch)
 
 int launchServing(const Args &args, LaunchSpec launch, const runtime::Job &job)
 {
+    // Checked now, not after the job: a run is never lost to a bad --out.
+    const std::optional<std::string> out = args.value("out");
+    if (std::error_code ec; out && fs::exists(*out, ec) && !fs::is_directory(*out, ec))
+        return fail(badInput("--out " + *out
+                             + " is a file; a serving launch writes serving-measurement.json "
+                               "into a directory"));
     auto options = serveOptions(args, launch.seed);
     if (!options)
         return fail(options.error());
@@ -67,9 +76,8 @@ int launchServing(const Args &args, LaunchSpec launch, const runtime::Job &job)
             return fail(read.error());
         records.insert(records.end(), read->begin(), read->end());
     }
-    const int code
-        = finishServed(job, launch.planName, *setup, std::move(records),
-                       served ? std::string() : served.error().message, args.value("out"));
+    const int code = finishServed(job, launch.planName, *setup, std::move(records),
+                                  served ? std::string() : served.error().message, out);
     return receivedSignal() != 0 ? signalExitCode() : code;
 }
 
