@@ -160,21 +160,12 @@ void TestLaunchServe::traceTravelsWithTheJob()
 {
     QTemporaryDir dir;
     const QString trace = dir.filePath(QStringLiteral("requests.trace"));
-    QFile file(trace);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write("# arrival_s prompt output\n0.0 7 2\n0.05 5 3\n0.1 4 4\n");
-    file.close();
+    QVERIFY(writeThreeRequestTrace(trace));
     const QString out = dir.filePath(QStringLiteral("served"));
     LiveLaunch launch;
     launch.start(launchArgs(out, 3) << QStringLiteral("--trace") << trace);
     QCOMPARE(launch.finish(120000), 0);
-    const std::vector<ServedRequest> served = servedRecords(out);
-    verifyAccounted(served, 3);
-    QCOMPARE(served[0].promptTokens, 7);
-    QCOMPARE(served[1].outputTokens, 3);
-    QCOMPARE(served[2].promptTokens, 4);
-    for (const ServedRequest &s : served)
-        QVERIFY2(s.completed, s.failure.c_str());
+    verifyThreeRequestTrace(servedRecords(out));
     expectNothingLeft();
 }
 

@@ -87,23 +87,15 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString trace = dir.filePath(QStringLiteral("requests.trace"));
-        QFile file(trace);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("# arrival_s prompt output\n0.0 7 2\n0.05 5 3\n0.1 4 4\n");
-        file.close();
+        QVERIFY(writeThreeRequestTrace(trace));
         const QString out = dir.filePath(QStringLiteral("served"));
         QStringList args = serveArgs(out, 3);
         args << QStringLiteral("--trace") << trace;
         const CliRun run = runCli(args);
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        const std::vector<ServedRequest> served = servedRecords(out);
-        verifyAccounted(served, 3);
-        QCOMPARE(served[0].arrivalS, 0.0);
-        QCOMPARE(served[0].promptTokens, 7);
-        QCOMPARE(served[1].outputTokens, 3);
-        QCOMPARE(served[2].promptTokens, 4);
-        QVERIFY(served[2].completed);
+        verifyThreeRequestTrace(servedRecords(out));
 
+        QFile file(trace);
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write("0.1 7 2\n0.0 4 4\n");
         file.close();
