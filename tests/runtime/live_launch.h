@@ -67,4 +67,19 @@ struct LiveLaunch
     }
 };
 
+// The options every test launch on namespace hosts takes: the hosts file, a known-hosts file
+// of its own that learns the hosts' keys, short timeouts (a rank's transfers 10 s).
+inline QStringList testHostOptions(const QString &hostsFile, const QString &knownHosts)
+{
+    return {QStringLiteral("--hosts"),
+            hostsFile,
+            QStringLiteral("--known-hosts"),
+            knownHosts,
+            QStringLiteral("--accept-new-host-keys"),
+            QStringLiteral("--connect-timeout-s"),
+            QStringLiteral("5"),
+            QStringLiteral("--timeout-s"),
+            QStringLiteral("10")};
+}
+
 } // namespace hetplan::test

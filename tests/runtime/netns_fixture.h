@@ -171,6 +171,17 @@ public:
                 {QStringLiteral("worker"), worker}};
     }
 
+    // `dir`/hosts.json mapping machine i of `machines` to host i, with the workdir
+    // `dir`/host-i and `worker`; empty when it cannot be written.
+    QString writeHosts(const QStringList &machines, const QString &dir, const QString &worker)
+    {
+        QJsonArray entries;
+        for (int i = 0; i < machines.size(); ++i)
+            entries.append(
+                hostEntry(i, machines[i], dir + QStringLiteral("/host-%1").arg(i), worker));
+        return writeHostsFile(dir + QStringLiteral("/hosts.json"), entries);
+    }
+
     // What a job left running on any host once the last sshd sessions had up to 5 s to end
     // after the launcher disconnected (jobProcesses()).
     QStringList jobProcessesLeft() const

@@ -9,7 +9,6 @@
 #include "tests/test_registry.h"
 
 #include <QDir>
-#include <QJsonArray>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -21,8 +20,7 @@ using namespace hetplan::runtime::test;
 
 namespace {
 
-constexpr int kHosts = 2;
-const char *const kMachines[kHosts] = {"A", "B"};
+constexpr int kHosts = 2; // A and B
 // Requests of a stream that outlasts the test, at 2 per second, so a fault lands mid-stream.
 constexpr int kLongStream = 2000;
 
@@ -59,35 +57,23 @@ void TestLaunchServe::initTestCase()
     if (QString why = m_hosts.create(kHosts); !why.isEmpty())
         QSKIP(qPrintable(QStringLiteral("network namespace hosts: ") + why));
     QVERIFY(m_dir.isValid());
-    QJsonArray entries;
-    for (int i = 0; i < kHosts; ++i)
-        entries.append(m_hosts.hostEntry(i, QString::fromLatin1(kMachines[i]),
-                                         m_dir.filePath(QStringLiteral("host-%1").arg(i)),
-                                         projectProgram("hetplan-worker")));
-    m_hostsFile = writeHostsFile(m_dir.filePath(QStringLiteral("hosts.json")), entries);
+    m_hostsFile = m_hosts.writeHosts({QStringLiteral("A"), QStringLiteral("B")}, m_dir.path(),
+                                     projectProgram("hetplan-worker"));
     QVERIFY(!m_hostsFile.isEmpty());
 }
 
 QStringList TestLaunchServe::launchArgs(const QString &outDir, int requests) const
 {
-    return {QStringLiteral("launch"),
-            QStringLiteral("--plan"),
-            runtimeData("serving.plan.json"),
-            QStringLiteral("--model"),
-            runtimeData("tiny.model.json"),
-            QStringLiteral("--hosts"),
-            m_hostsFile,
-            QStringLiteral("--known-hosts"),
-            m_dir.filePath(QStringLiteral("known_hosts")),
-            QStringLiteral("--accept-new-host-keys"),
-            QStringLiteral("--connect-timeout-s"),
-            QStringLiteral("5"),
-            QStringLiteral("--timeout-s"),
-            QStringLiteral("10"),
-            QStringLiteral("--requests"),
-            QString::number(requests),
-            QStringLiteral("--out"),
-            outDir};
+    return QStringList{QStringLiteral("launch"),
+                       QStringLiteral("--plan"),
+                       runtimeData("serving.plan.json"),
+                       QStringLiteral("--model"),
+                       runtimeData("tiny.model.json"),
+                       QStringLiteral("--requests"),
+                       QString::number(requests),
+                       QStringLiteral("--out"),
+                       outDir}
+           + testHostOptions(m_hostsFile, m_dir.filePath(QStringLiteral("known_hosts")));
 }
 
 bool TestLaunchServe::startLongStream(LiveLaunch &launch, const QString &outDir) const
