@@ -7,6 +7,7 @@
 #include "core/io/files.h"
 #include "runtime/serve/served_records.h"
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <iostream>
@@ -76,8 +77,14 @@ int launchServing(const Args &args, LaunchSpec launch, const runtime::Job &job)
             return fail(read.error());
         records.insert(records.end(), read->begin(), read->end());
     }
+    // Where the ranks ran: each machine's host, once, in rank order.
+    std::vector<std::string> hosts;
+    for (const runtime::Rank &rank : job.program.ranks)
+        if (const HostEntry *entry = launch.hosts.find(rank.machine);
+            entry != nullptr && std::find(hosts.begin(), hosts.end(), entry->host) == hosts.end())
+            hosts.push_back(entry->host);
     const int code = finishServed(job, launch.planName, *setup, std::move(records),
-                                  served ? std::string() : served.error().message, out);
+                                  served ? std::string() : served.error().message, out, hosts);
     return receivedSignal() != 0 ? signalExitCode() : code;
 }
 

@@ -128,7 +128,7 @@ Result<ServeSetup> serveSetup(const runtime::Job &job, const std::string &planPa
 
 int finishServed(const runtime::Job &job, const std::string &planPath, const ServeSetup &setup,
                  std::vector<ServedRequest> records, const std::string &failure,
-                 const std::optional<std::string> &outDir)
+                 const std::optional<std::string> &outDir, const std::vector<std::string> &hosts)
 {
     std::vector<ServedRequest> served
         = gatherServed(setup.stream, std::move(records),
@@ -139,6 +139,8 @@ int finishServed(const runtime::Job &job, const std::string &planPath, const Ser
         = servedMeasurement(job, planPath, setup.options, *setup.costModel, std::move(served));
     if (!measured)
         return fail(measured.error());
+    if (!hosts.empty())
+        measured->run.hosts = hosts;
     printServedSummary(std::cout, *measured);
     if (outDir)
         if (Status written = writeServed(*outDir, *measured); !written)

@@ -45,9 +45,11 @@ Result<ServeSetup> serveSetup(const runtime::Job &job, const std::string &planPa
 // the stream gets a record: the ones no replica wrote fail with that reason, and the ones a
 // stopped scheduler cancelled say whether their replica lost the rank. Prints the summary,
 // writes `outDir`/serving-measurement.json when given and, after a run that did not fail, the
-// comparison with the simulator. Returns the exit code: 0, 1 (the run failed) or 2.
+// comparison with the simulator. `hosts` are where the ranks ran (the measurement's run.hosts;
+// empty: this machine). Returns the exit code: 0, 1 (the run failed) or 2.
 int finishServed(const runtime::Job &job, const std::string &planPath, const ServeSetup &setup,
                  std::vector<ServedRequest> records, const std::string &failure,
-                 const std::optional<std::string> &outDir);
+                 const std::optional<std::string> &outDir,
+                 const std::vector<std::string> &hosts = {});
 
 } // namespace hetplan::cli

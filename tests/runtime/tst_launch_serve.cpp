@@ -134,6 +134,14 @@ void TestLaunchServe::servesAcrossTwoHosts()
         onReplica[s.replica] = true;
     }
     QVERIFY(onReplica[0] && onReplica[1]);
+    const ServingRun run
+        = loadServingMeasurement(
+              (out.path() + QStringLiteral("/serving-measurement.json")).toStdString())
+              .value()
+              .run;
+    const std::vector<std::string> hosts{m_hosts.address(0).toStdString(),
+                                         m_hosts.address(1).toStdString()};
+    QCOMPARE(run.hosts, hosts);
     const CliRun validated = runCli(
         {QStringLiteral("validate"), out.path() + QStringLiteral("/serving-measurement.json")});
     QVERIFY2(validated.exitCode == 0, qPrintable(validated.out + validated.err));
