@@ -214,10 +214,11 @@ Status LaunchJob::serve(const LaunchSpec &spec, const LaunchSink &sink, ReplicaR
                                   "not served");
             RankResults stopped;
             auto results = runLayout(*layout, spec, s, control, &stopped);
-            records = replicaRecords(results ? std::move(results).value() : std::move(stopped),
-                                     *layout);
-            if (!results)
+            if (!results) {
+                records = replicaRecords(std::move(stopped), *layout);
                 return results.error();
+            }
+            records = replicaRecords(std::move(results).value(), *layout);
             return true;
         });
     if (!served)
