@@ -1,6 +1,7 @@
 #include "app/cli/calibrate_report.h"
 
 #include "app/cli/report.h"
+#include "core/io/loaders.h"
 
 #include <cmath>
 #include <iomanip>
@@ -19,40 +20,58 @@ std::string percent(double predicted, double measured)
     return text.str();
 }
 
-std::string number(double value)
+} // namespace
+
+std::string fourDigits(double value)
 {
     std::ostringstream text;
     text << std::setprecision(4) << value;
     return text.str();
 }
 
-} // namespace
+void printFittedFigure(std::ostream &out, const FittedFigure &f, const char *observed)
+{
+    out << "  " << std::left << std::setw(44) << f.field << std::right << std::setw(10)
+        << fourDigits(f.before) << " -> " << std::left << std::setw(10) << fourDigits(f.after);
+    if (std::isfinite(f.standardError))
+        out << " ± " << fourDigits(f.standardError);
+    out << "  (" << f.observations << ' ' << observed << ")";
+    if (!f.runs.empty()) {
+        out << "\n      identified by";
+        for (const std::string &run : f.runs)
+            out << ' ' << run;
+    }
+    if (!f.note.empty())
+        out << "\n      " << f.note;
+    out << '\n';
+}
+
+Result<ModelSpec> modelOfRun(const std::string &given, const std::string &planPath,
+                             const std::string &planModel, const std::string &measuredModel)
+{
+    const std::string &name = !given.empty()       ? given
+                              : !planModel.empty() ? planModel
+                                                   : measuredModel;
+    auto loaded = loadModel(name);
+    if (!loaded)
+        return badInput((given.empty() ? planPath + ": model: " : "--model: ")
+                        + loaded.error().message);
+    return loaded;
+}
 
 void printCalibration(std::ostream &out, const Calibration &c)
 {
     out << "Fitted figures (least squares over ln(predicted / measured) of the per-stage phase "
            "times):\n";
-    for (const FittedFigure &f : c.figures) {
-        out << "  " << std::left << std::setw(44) << f.field << std::right << std::setw(10)
-            << number(f.before) << " -> " << std::left << std::setw(10) << number(f.after);
-        if (std::isfinite(f.standardError))
-            out << " ± " << number(f.standardError);
-        out << "  (" << f.observations << " phase times)";
-        if (!f.runs.empty()) {
-            out << "\n      identified by";
-            for (const std::string &run : f.runs)
-                out << ' ' << run;
-        }
-        if (!f.note.empty())
-            out << "\n      " << f.note;
-        out << '\n';
-    }
+    for (const FittedFigure &f : c.figures)
+        printFittedFigure(out, f, "phase times");
     for (const FittedFigure &f : c.figures)
         if (f.verdict == FigureVerdict::AtBound)
             out << "WARNING: " << f.field << " is not applied: its fit ends at the bound of its "
-                << "range (" << number(f.fittedValue) << "); --accept-bound applies it anyway\n";
-    out << "Residual: rms of ln(predicted / measured) " << number(c.rmsLogErrorBefore) << " -> "
-        << number(c.rmsLogErrorAfter) << " after " << c.iterations << " iterations\n\n";
+                << "range (" << fourDigits(f.fittedValue)
+                << "); --accept-bound applies it anyway\n";
+    out << "Residual: rms of ln(predicted / measured) " << fourDigits(c.rmsLogErrorBefore) << " -> "
+        << fourDigits(c.rmsLogErrorAfter) << " after " << c.iterations << " iterations\n\n";
     out << std::left << std::setw(34) << "phase (measured)" << std::right << std::setw(12)
         << "measured" << std::setw(12) << "before" << std::setw(9) << "error" << std::setw(12)
         << "after" << std::setw(9) << "error" << '\n';

@@ -1,5 +1,7 @@
-// hetplan-cli calibrate: the cluster's figures fitted to measured runs (docs/calibration.md).
+// hetplan-cli calibrate: the cluster's figures fitted to measured runs (docs/calibration.md);
+// serving runs by calibrate_serving.h.
 #include "app/cli/calibrate_report.h"
+#include "app/cli/calibrate_serving.h"
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
 #include "app/cli/setup.h"
@@ -85,13 +87,9 @@ Result<CalibrationRun> loadRun(const std::string &measurementPath, std::string p
     if (!samePlan)
         return samePlan.error();
     warn(*samePlan);
-    const std::string &name = !model.empty()         ? model
-                              : !plan->model.empty() ? plan->model
-                                                     : measured->run.model;
-    auto loaded = loadModel(name);
+    auto loaded = modelOfRun(model, planPath, plan->model, measured->run.model);
     if (!loaded)
-        return badInput((model.empty() ? planPath + ": model: " : "--model: ")
-                        + loaded.error().message);
+        return loaded.error();
     return runtime::measuredRun(*plan, *loaded, *measured, measurementPath);
 }
 
@@ -136,6 +134,8 @@ int runCalibrate(const std::vector<std::string> &words)
     auto topology = Topology::build(*cluster, builtinGpuCatalog());
     if (!topology)
         return fail(badInput(*clusterPath + ": " + topology.error().message));
+    if (isServingMeasurement(measurements.front()))
+        return calibrateServed(*args, *cluster, *topology, measurements, plans, *out);
     std::vector<CalibrationRun> runs;
     for (size_t i = 0; i < measurements.size(); ++i) {
         auto run = loadRun(measurements[i], plans.empty() ? std::string() : plans[i],

@@ -1,9 +1,11 @@
 // hetplan-cli launch: a training plan across the hosts of a hosts file over SSH, one
-// hetplan-worker (or the person's own command) per rank (docs/launcher.md). The job itself is
-// runtime/launcher's LaunchJob, the one the app's Launch runs too.
+// hetplan-worker (or the person's own command) per rank (docs/launcher.md); a serving plan's
+// replicas likewise (launch_serve.h). The job itself is runtime/launcher's LaunchJob, the one
+// the app's Launch runs too.
 #include "app/cli/commands.h"
 #include "app/cli/launch_files.h"
 #include "app/cli/launch_output.h"
+#include "app/cli/launch_serve.h"
 #include "app/cli/measured_report.h"
 #include "app/cli/output.h"
 #include "app/cli/run_results.h"
@@ -15,6 +17,7 @@
 #include "core/io/preflight_json.h"
 #include "core/launch/preflight_fold.h"
 #include "runtime/launcher/launch_job.h"
+#include "runtime/launcher/launch_plan.h"
 #include "runtime/launcher/preflight_job.h"
 
 #include <climits>
@@ -196,9 +199,12 @@ int runPreflightOnly(const Args &args, const LaunchSpec &launch)
 int runLaunch(const std::vector<std::string> &allWords)
 {
     auto [words, command] = splitCommand(allWords);
-    const Args::Spec spec{{"plan", "hosts", "cluster", "model", "known-hosts", "scale",
-                           "iterations", "seed", "out", "timeout-s", "backend", "connect-timeout-s",
-                           "grace-s", "preflight-s", "hang-guard-s", "preflight-out"},
+    const Args::Spec spec{{"plan",        "hosts",       "cluster",      "model",
+                           "known-hosts", "scale",       "iterations",   "seed",
+                           "out",         "timeout-s",   "backend",      "connect-timeout-s",
+                           "grace-s",     "preflight-s", "hang-guard-s", "preflight-out",
+                           "requests",    "duration",    "rate",         "trace",
+                           "temperature"},
                           {"accept-new-host-keys", "preflight-only", "json"}};
     auto args = Args::parse(words, spec);
     if (!args)
@@ -213,6 +219,16 @@ int runLaunch(const std::vector<std::string> &allWords)
     for (const char *only : {"preflight-s", "hang-guard-s", "preflight-out", "json"})
         if (args->has(only))
             return fail(badInput(std::string("--") + only + " needs --preflight-only"));
+    if (launch->command.empty()) {
+        auto job = launch::loadLaunchJob(*launch);
+        if (!job)
+            return fail(job.error());
+        if (job->plan.workload.mode == Mode::Infer)
+            return launchServing(*args, std::move(launch).value(), *job);
+    }
+    for (const char *serving : kServeOptionNames)
+        if (args->has(serving))
+            return fail(badInput(std::string("--") + serving + " needs a serving plan"));
     const auto out = args->value("out");
     if (out && !launch->command.empty())
         return fail(badInput("--out needs hetplan-worker ranks: a --command job has no "
@@ -229,14 +245,8 @@ int runLaunch(const std::vector<std::string> &allWords)
     const std::stop_callback onSignal(stopToken(), [&job] { job.cancel(); });
     auto measurement = job.run(*launch, std::ref(output));
     output.flush();
-    if (!measurement) {
-        Error error = measurement.error();
-        if (error.message.find("is not in") != std::string::npos && !launch->acceptNewHostKeys)
-            error.message += "\nTo trust it, add the key to the known-hosts file (ssh to the "
-                             "host once) or pass --accept-new-host-keys.";
-        const int code = fail(error);
-        return receivedSignal() != 0 ? signalExitCode() : code;
-    }
+    if (!measurement)
+        return launchFailed(measurement.error(), *launch);
     if (!launch->command.empty())
         return 0;
     // The ranks ran the uploaded copy ("plan.json" in the job folder, gone now); record the

@@ -7,14 +7,14 @@
 #include "app/cli/output.h"
 #include "app/cli/rank_processes.h"
 #include "app/cli/run_results.h"
-#include "app/cli/served_summary.h"
-#include "app/cli/serving_report.h"
+#include "app/cli/served_run.h"
 #include "app/cli/setup.h"
 #include "app/cli/signals.h"
 #include "core/cost/cost_model.h"
 #include "core/io/files.h"
 #include "core/io/serving_measurement_json.h"
 #include "core/launch/worker_command.h"
+#include "runtime/program/scheduler_rank.h"
 #include "runtime/serve/request_stream.h"
 #include "runtime/serve/served_records.h"
 #include "runtime/worker/job.h"
@@ -102,8 +102,7 @@ struct RunOptions
     std::string dumpWeights;                 // a directory, or empty
     BackendKind backend = BackendKind::Gloo; // hetplan-worker --backend
     // Serving plans only: the request stream (runtime/serve/request_stream.h) and sampling.
-    runtime::RequestStreamOptions stream;
-    double temperature = 0;
+    ServeOptions serve;
     std::string weights; // a training run's --dump-weights folder, or empty
 };
 
@@ -126,14 +125,14 @@ std::vector<RankProcesses::Launch> launches(const Job &job, const runtime::JobSo
         args.out = dir.result(r.rank).string();
         args.backend = options.backend;
         if (job.plan.workload.mode == Mode::Infer) {
-            args.requests = options.stream.requests;
-            args.durationS = options.stream.durationS;
-            args.rate = options.stream.rate;
-            args.trace = options.stream.trace;
-            args.temperature = options.temperature;
+            args.requests = options.serve.stream.requests;
+            args.durationS = options.serve.stream.durationS;
+            args.rate = options.serve.stream.rate;
+            args.trace = options.serve.stream.trace;
+            args.temperature = options.serve.temperature;
             args.weights = options.weights;
-            const bool scheduler = r.stage == 0 && r.leader();
-            args.out = scheduler ? dir.served(r.pipeline).string() : std::string();
+            args.out
+                = runtime::schedulesRequests(r) ? dir.served(r.pipeline).string() : std::string();
         }
         if (!options.dumpWeights.empty())
             args.dumpWeights
@@ -169,21 +168,10 @@ Result<RunOptions> runOptions(const Args &args)
             return kind.error();
         o.backend = *kind;
     }
-    auto requests = args.integer("requests", 1, 1 << 24);
-    auto duration = args.number("duration", 0.001, 86400.0 * 365);
-    auto rate = args.number("rate", 1e-6, 1e6);
-    auto temperature = args.number("temperature", 0.0, 100.0);
-    if (!requests)
-        return requests.error();
-    for (const auto *read : {&duration, &rate, &temperature})
-        if (!*read)
-            return read->error();
-    o.stream.requests = requests->value_or(0);
-    o.stream.durationS = duration->value_or(0);
-    o.stream.rate = *rate;
-    o.stream.trace = args.value("trace").value_or("");
-    o.stream.seed = std::uint64_t(o.seed);
-    o.temperature = temperature->value_or(0);
+    auto serve = serveOptions(args, o.seed);
+    if (!serve)
+        return serve.error();
+    o.serve = std::move(serve).value();
     o.weights = args.value("weights").value_or("");
     if (!o.weights.empty() && !fs::is_directory(o.weights))
         return badInput("--weights " + o.weights
@@ -200,81 +188,6 @@ Result<RunOptions> runOptions(const Args &args)
             return badInput("--dump-weights " + o.dumpWeights + ": cannot create the directory");
     }
     return o;
-}
-
-// Every request of the stream, each from its replica's records or failed with the reason its
-// replica gave none.
-std::vector<ServedRequest> gatherServed(const std::vector<ServingRequest> &stream,
-                                        const RunDirectory &dir, int replicas,
-                                        const std::string &why)
-{
-    std::map<int, ServedRequest> byId;
-    for (int p = 0; p < replicas; ++p) {
-        auto records = runtime::readServedRecords(dir.served(p).string());
-        if (!records)
-            continue;
-        for (ServedRequest &s : *records)
-            byId[s.id] = std::move(s);
-    }
-    std::vector<ServedRequest> served;
-    for (const ServingRequest &r : stream) {
-        if (auto found = byId.find(r.id); found != byId.end()) {
-            served.push_back(std::move(found->second));
-            continue;
-        }
-        ServedRequest lost;
-        lost.id = r.id;
-        lost.replica = r.replica;
-        lost.arrivalS = r.arrivalS;
-        lost.promptTokens = r.promptTokens;
-        lost.failure = "replica " + std::to_string(r.replica) + " wrote no record: " + why;
-        served.push_back(std::move(lost));
-    }
-    return served;
-}
-
-// When a run stops early (`why`, as RankProcesses names it: "rank R ..." for a rank that
-// failed), a request its scheduler cancelled says so: the replica that lost rank R lost it,
-// every other replica was stopped with the run.
-void explainCancelled(std::vector<ServedRequest> &served, const runtime::JobProgram &program,
-                      const std::string &why)
-{
-    int lostReplica = -1;
-    if (why.rfind("rank ", 0) == 0) {
-        const int rank = std::atoi(why.c_str() + 5);
-        if (rank >= 0 && rank < int(program.ranks.size()))
-            lostReplica = program.ranks[std::size_t(rank)].pipeline;
-    }
-    for (ServedRequest &s : served) {
-        if (s.completed || s.failure != "cancelled")
-            continue;
-        s.failure = s.replica == lostReplica
-                        ? "replica " + std::to_string(s.replica) + " lost its " + why
-                        : "cancelled: the run stopped: " + why;
-    }
-}
-
-// Writes `DIR/serving-measurement.json` (docs/formats.md, "Serving measurement").
-Status writeServed(const std::string &outDir, const ServingMeasurement &measured)
-{
-    std::error_code ec;
-    fs::create_directories(outDir, ec);
-    if (!fs::is_directory(outDir))
-        return badInput("--out " + outDir + ": cannot create the directory");
-    return writeFileAtomic((fs::path(outDir) / "serving-measurement.json").string(),
-                           writeServingMeasurement(measured) + "\n");
-}
-
-// The simulator's prediction for the run's own requests, beside what it measured.
-Status printComparison(const Job &job, const std::string &planPath, const CostModel &costModel,
-                       const ServingMeasurement &measured)
-{
-    const Problem planned{*job.topology, job.model, job.plan.workload};
-    auto compared = compareServedRun(measured, "the run", planned, costModel, job.plan, planPath);
-    if (!compared)
-        return compared.error();
-    printServingComparison(std::cout, measured, *compared);
-    return okStatus();
 }
 
 } // namespace
@@ -323,23 +236,15 @@ int runRun(const std::vector<std::string> &words)
         return fail(badInput("--out " + *outPath
                              + " is a directory; a training run writes its "
                                "measurement to a file"));
-    std::vector<ServingRequest> stream;
-    std::unique_ptr<CostModel> costModel; // a serving run's, for its measurement and comparison
+    std::optional<ServeSetup> serve; // a serving run's stream and cost model
     if (serving) {
         if (options->backend != BackendKind::Gloo)
             return fail(badInput("a serving plan runs on --backend gloo only; the GPU model has "
                                  "no KV cache yet"));
-        options->stream.scale = source.scale;
-        auto made = runtime::makeRequests(Problem{*job->topology, job->model, job->plan.workload},
-                                          job->plan, options->stream);
-        if (!made)
-            return fail(made.error());
-        stream = std::move(made).value();
-        auto kind
-            = costModelKindFromName(job->plan.costModel.empty() ? "hetplan" : job->plan.costModel);
-        if (!kind)
-            return fail(badInput(*planPath + ": cost_model: " + kind.error().message));
-        costModel = makeCostModel(*kind);
+        auto setup = serveSetup(*job, *planPath, options->serve.stream, source.scale);
+        if (!setup)
+            return fail(setup.error());
+        serve = std::move(setup).value();
     }
     auto worker = workerPath();
     if (!worker)
@@ -351,8 +256,8 @@ int runRun(const std::vector<std::string> &words)
     std::cout << "hetplan-cli run: " << job->program.ranks.size() << " ranks, model "
               << job->scaled.name << " at scale " << job->scaled.scale << ", ";
     if (serving)
-        std::cout << stream.size() << " requests on " << job->plan.pipelines.size() << " replicas"
-                  << std::endl;
+        std::cout << serve->stream.size() << " requests on " << job->plan.pipelines.size()
+                  << " replicas" << std::endl;
     else
         std::cout << options->iterations << " iterations" << std::endl;
     // A signal now stops the ranks (RankProcesses::wait) instead of ending this process.
@@ -365,26 +270,12 @@ int runRun(const std::vector<std::string> &words)
         std::cout << "hetplan-cli run: rank " << r << " is process " << pids[r] << std::endl;
     const RankProcesses::Outcome outcome = processes.wait();
     if (serving) {
-        std::vector<ServedRequest> served
-            = gatherServed(stream, *dir, int(job->plan.pipelines.size()),
-                           outcome.ok ? "its scheduler exited without one" : outcome.message);
-        if (!outcome.ok)
-            explainCancelled(served, job->program, outcome.message);
-        auto measured
-            = servedMeasurement(*job, *planPath, options->stream, *costModel, std::move(served));
-        if (!measured)
-            return fail(measured.error());
-        printServedSummary(std::cout, *measured);
-        if (outPath)
-            if (Status written = writeServed(*outPath, *measured); !written)
-                return fail(written.error());
-        if (!outcome.ok) {
-            std::cerr << "hetplan-cli: error: run failed: " << outcome.message << '\n';
-            return 1;
-        }
-        if (Status printed = printComparison(*job, *planPath, *costModel, *measured); !printed)
-            return fail(printed.error());
-        return 0;
+        std::vector<ServedRequest> records;
+        for (std::size_t p = 0; p < job->plan.pipelines.size(); ++p)
+            if (auto read = runtime::readServedRecords(dir->served(int(p)).string()))
+                records.insert(records.end(), read->begin(), read->end());
+        return finishServed(*job, *planPath, *serve, std::move(records),
+                            outcome.ok ? std::string() : outcome.message, outPath);
     }
     if (!outcome.ok) {
         std::cerr << "hetplan-cli: error: run failed: " << outcome.message << '\n';

@@ -250,7 +250,9 @@ apart from another, that did not run (CPU ranks standing in for GPUs), or whose 
 a bound of its range is kept as it was and flagged (docs/calibration.md). The calibrated
 cluster records in "origin" what it was fitted from, and in "calibration" the figures'
 uncertainties and the residuals. A measurement of another plan than its own
-(run.plan_digest) is refused.
+(run.plan_digest) is refused. Serving runs (hetplan.serving-measurement/1 files of `run` or
+`launch --out DIR`) fit each GPU type's achieved fraction and memory bandwidth to every
+replica's mean prefill and time per output token instead (docs/calibration.md, "Serving runs").
   --cluster FILE          the cluster the runs ran on (a file or a bundled example)
   --measured M            a measurement file; give it once per run (several runs of
                           different shapes identify more figures)

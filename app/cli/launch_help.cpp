@@ -11,6 +11,8 @@ checked first (connection, host key, hetplan-worker's version, GPUs for --backen
 nothing starts anywhere unless all pass; then one hetplan-worker per rank, their output
 prefixed with the rank and host. Ctrl-C, the first failing rank or a host that disconnects
 stops every rank on every host. At the end: the measurement beside the plan's prediction.
+A serving plan's replicas serve a request stream instead, as `run` serves it: every request
+accounted for, the summary, and the simulator's prediction beside it.
   --plan FILE             the plan to run
   --hosts FILE            hetplan.hosts/1: each machine of the cluster mapped to an SSH host
   --known-hosts FILE      the host keys to trust (default ~/.ssh/known_hosts)
@@ -21,7 +23,10 @@ stops every rank on every host. At the end: the measurement beside the plan's pr
   --scale K, --iterations I, --seed S, --timeout-s T, --backend gloo|cuda   as for run
   --connect-timeout-s S   give up on a host that does not answer within S seconds (10)
   --grace-s S             after TERM, ranks still alive get KILL after S seconds (3)
-  --out MEASUREMENT       write the merged hetplan.measurement/1 file
+  --out MEASUREMENT       write the merged hetplan.measurement/1 file; serving: a directory
+                          for serving-measurement.json
+  --requests N, --duration S, --rate R, --trace FILE, --temperature T   a serving plan's
+                          stream and sampling, as for run (the trace is uploaded)
   --command WORD...       the rest of the line: run this once per rank instead of
                           hetplan-worker, with RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
                           MASTER_PORT and the plan's transports in the environment

@@ -4,6 +4,7 @@
 #include "core/calibrate/calibration_residuals.h"
 #include "core/calibrate/identifiability.h"
 #include "core/calibrate/least_squares.h"
+#include "core/calibrate/ran_on.h"
 #include "core/calibrate/run_prediction.h"
 #include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
@@ -65,13 +66,6 @@ bool hasOwnEntry(const Cluster &cluster, LinkKind kind)
 {
     return std::any_of(cluster.transports.begin(), cluster.transports.end(),
                        [&](const TransportFigures &t) { return t.kind == kind; });
-}
-
-// Whether a run on `backend` exercised devices of `type`: a CPU run stands in for a plan's GPUs
-// (a rehearsal), so it measures the cluster's CPU types only, a GPU run its GPU types only.
-bool ranOn(BackendKind backend, const GpuType &type)
-{
-    return isCpuType(type) == (backend == BackendKind::Gloo);
 }
 
 // The GPU types and link kinds the runs' plans use, as parameters at the cluster's values.

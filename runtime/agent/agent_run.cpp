@@ -288,8 +288,14 @@ void Agent::reportEnded()
             continue;
         process.reported = true;
         send(FrameKind::Exited, process.rank, describeExit(*process.waitStatus));
-        if (WIFEXITED(*process.waitStatus) && WEXITSTATUS(*process.waitStatus) == 0
-            && !m_resultFiles[i].empty())
+        if (m_resultFiles[i].empty())
+            continue;
+        // A rank that failed may still have written its file (a serving scheduler records
+        // what it had not finished as failed): the launcher decides what it is worth.
+        std::error_code ec;
+        const bool exited0
+            = WIFEXITED(*process.waitStatus) && WEXITSTATUS(*process.waitStatus) == 0;
+        if (exited0 || fs::is_regular_file(fs::path(m_jobDir) / m_resultFiles[i], ec))
             sendResult(process, m_resultFiles[i]);
     }
 }

@@ -345,15 +345,18 @@ void AgentLoop::run()
 
 Result<RankResults> runAgents(const std::vector<AgentHost> &hosts, const JobLayout &layout,
                               const LaunchSpec &spec, JobControl &control, const LaunchSink &sink,
-                              std::vector<bool> *finished)
+                              std::vector<bool> *finished, RankResults *stopped)
 {
     AgentLoop loop(hosts, layout, spec, control, sink);
     loop.run();
     finished->assign(hosts.size(), false);
     for (std::size_t i = 0; i < hosts.size(); ++i)
         (*finished)[i] = loop.finished(i);
-    if (control.stopping())
+    if (control.stopping()) {
+        if (stopped != nullptr)
+            *stopped = loop.takeResults();
         return Error{ErrorKind::Internal, control.failure() + control.stopSummary()};
+    }
     RankResults results = loop.takeResults();
     for (const AgentHost &host : hosts)
         for (const RankStart &rank : host.host->ranks)

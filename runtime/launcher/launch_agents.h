@@ -30,9 +30,11 @@ using RankResults = std::map<int, std::string>;
 // The first rank that fails, a host whose agent is lost, or a stop request (`control`) sends
 // Cancel to every agent and waits for them (the grace period and the connect timeout at most);
 // the Error then names the first reason. `finished[i]` tells, also on failure, whether host
-// i's agent said Finished (it stopped its ranks and removed the job folder).
+// i's agent said Finished (it stopped its ranks and removed the job folder). `stopped`, when
+// given, receives on failure the result files the agents sent back all the same (a serving
+// scheduler's records of a stopped replica).
 Result<RankResults> runAgents(const std::vector<AgentHost> &hosts, const JobLayout &layout,
                               const LaunchSpec &spec, JobControl &control, const LaunchSink &sink,
-                              std::vector<bool> *finished);
+                              std::vector<bool> *finished, RankResults *stopped = nullptr);
 
 } // namespace hetplan::launch

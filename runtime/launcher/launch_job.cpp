@@ -68,7 +68,8 @@ Result<Measurement> mergeResults(const RankResults &results, const launch::JobLa
 // Every phase of a job laid out as `layout`, from preflight to the ranks' result files
 // returned by their agents; no job folder stays behind.
 Result<RankResults> runLayout(const launch::JobLayout &layout, const LaunchSpec &spec,
-                              const LaunchSink &sink, JobControl &control)
+                              const LaunchSink &sink, JobControl &control,
+                              RankResults *stopped = nullptr)
 {
     const std::vector<HostWork> &hosts = layout.hosts;
     auto checked = onEveryHost<std::unique_ptr<SshSession>>(
@@ -111,7 +112,19 @@ Result<RankResults> runLayout(const launch::JobLayout &layout, const LaunchSpec 
         return Error{ErrorKind::Cancelled, "cancelled"};
 
     emitPhase(sink, JobPhase::Running);
-    return launch::runAgents(agents, layout, spec, control, sink, &finished);
+    return launch::runAgents(agents, layout, spec, control, sink, &finished, stopped);
+}
+
+// Each replica's records, from the result file of its scheduler.
+ReplicaRecords replicaRecords(RankResults results, const launch::JobLayout &layout)
+{
+    ReplicaRecords records;
+    for (const HostWork &host : layout.hosts)
+        for (const launch::RankStart &rank : host.ranks)
+            if (const auto text = results.find(rank.rank);
+                rank.schedulerOf >= 0 && text != results.end())
+                records[rank.schedulerOf] = std::move(text->second);
+    return records;
 }
 
 } // namespace
@@ -175,12 +188,42 @@ Result<Measurement> LaunchJob::run(const LaunchSpec &spec, const LaunchSink &sin
                                   auto layout = launch::layoutJob(spec, jobId);
                                   if (!layout)
                                       return layout.error();
+                                  if (layout->serving)
+                                      return badInput(spec.planName
+                                                      + ": a serving plan; it is served, not "
+                                                        "trained (hetplan-cli launch serves it)");
                                   auto results = runLayout(*layout, spec, s, control);
                                   if (!results)
                                       return results.error();
                                   return layout->measured ? mergeResults(*results, *layout)
                                                           : Measurement{};
                               });
+}
+
+Status LaunchJob::serve(const LaunchSpec &spec, const LaunchSink &sink, ReplicaRecords &records)
+{
+    auto served = track<bool>(
+        spec, sink,
+        [&](const std::string &jobId, const LaunchSink &s, JobControl &control) -> Result<bool> {
+            auto layout = launch::layoutJob(spec, jobId);
+            if (!layout)
+                return layout.error();
+            if (!layout->serving)
+                return badInput(spec.planName
+                                + ": a training plan; it is trained, "
+                                  "not served");
+            RankResults stopped;
+            auto results = runLayout(*layout, spec, s, control, &stopped);
+            if (!results) {
+                records = replicaRecords(std::move(stopped), *layout);
+                return results.error();
+            }
+            records = replicaRecords(std::move(results).value(), *layout);
+            return true;
+        });
+    if (!served)
+        return served.error();
+    return okStatus();
 }
 
 Result<std::string> LaunchJob::probe(const LaunchSpec &spec, const ProbeCommand &measure,

@@ -19,10 +19,25 @@ namespace launch {
 class JobControl;
 }
 
-// One training job across the hosts of a hosts file (docs/launcher.md, "Jobs"): preflight on
-// every host, one agent per host starting a worker (or the person's own command) per rank,
-// every rank's output streamed back, every rank stopped on cancel or the first failure, the
-// measurements returned by the agents and merged.
+// One training or serving job across the hosts of a hosts file (docs/launcher.md, "Jobs"):
+// preflight on every host, one agent per host starting a worker (or the person's own command)
+// per rank, every rank's output streamed back, every rank stopped on cancel or the first
+// failure, the measurements (or a serving run's request records) returned by the agents.
+
+// A serving plan's request stream and sampling, as `hetplan-cli run` takes them
+// (docs/runtime.md, "Serving runs"); every rank makes the same stream from them, the plan and
+// the seed.
+struct LaunchServing
+{
+    int requests = 0;           // this many; 0: every arrival in durationS
+    double durationS = 0;       // with requests 0
+    std::optional<double> rate; // requests per second; absent: the workload's request_rate
+    std::string traceText;      // a trace file's text (uploaded with the job); empty: Poisson
+    double temperature = 0;     // 0: greedy
+};
+
+// Replica → the text of its scheduler's request records (runtime/serve/served_records.h).
+using ReplicaRecords = std::map<int, std::string>;
 
 // What to run and where. The plan and the files it needs travel as text: the launcher uploads
 // them to each host's workdir under the job's id.
@@ -48,6 +63,7 @@ struct LaunchSpec
     int seed = 0;
     BackendKind backend = BackendKind::Gloo; // hetplan-worker --backend
     double rankTimeoutS = 60; // hetplan-worker --timeout-s: rendezvous and every transfer
+    LaunchServing serving;    // a serving plan's; ignored for a training plan
 
     // Bring your own trainer: when set, run once per rank instead of hetplan-worker, word for
     // word, without a shell. The environment carries RANK, WORLD_SIZE, LOCAL_RANK,
@@ -110,7 +126,16 @@ public:
     // disconnects or cancel() stops every rank on every host (TERM, then KILL after the grace
     // period) before run() returns: the Error names the rank or host; after cancel() it is
     // ErrorKind::Cancelled.
+    // A serving plan is refused here: serve() runs it.
     Result<Measurement> run(const LaunchSpec &spec, const LaunchSink &sink);
+
+    // A serving plan (docs/launcher.md, "Serving jobs"): every rank a hetplan-worker serving
+    // spec.serving's stream, each replica's scheduler (its first stage's TP leader) writing its
+    // request records, which its agent sends back as a result file. Phases, preflight, stop
+    // and cancel as for run(); `records` holds what the agents sent back also when the job
+    // failed or was cancelled: a scheduler stopped with the job records what it had not
+    // finished as failed. A training plan or a --command spec is refused.
+    Status serve(const LaunchSpec &spec, const LaunchSink &sink, ReplicaRecords &records);
 
     // `hetplan-cli probe --hosts`: hetplan-probe (beside each host's worker) once on every
     // host of spec.hosts, as the ranks of one probe, so every pair of hosts is measured too;

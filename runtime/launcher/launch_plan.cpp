@@ -8,6 +8,7 @@
 #include "core/io/loaders.h"
 #include "core/plan/transport.h"
 #include "runtime/launcher/launch_commands.h"
+#include "runtime/program/scheduler_rank.h"
 #include "runtime/worker/job.h"
 
 #include <cstdio>
@@ -26,6 +27,7 @@ constexpr const char *kPlanFile = "plan.json";
 constexpr const char *kClusterFile = "cluster.json";
 constexpr const char *kModelFile = "model.json";
 constexpr const char *kHostsFile = "hosts.json";
+constexpr const char *kTraceFile = "trace.txt";
 constexpr const char *kHostsSource = "hosts file";
 
 // Rows a person made without reading a file (the app's Hosts dialog) get the file's checks,
@@ -108,6 +110,20 @@ std::vector<std::string> rankEnvironment(const runtime::Job &job, const runtime:
             transportVariable("HETPLAN_DP_TRANSPORT", stage.transport.dp)};
 }
 
+// A serving rank serves the stream every rank makes from the same options; its replica's
+// scheduler writes the replica's records (docs/runtime.md, "Serving runs").
+void serveOptions(const LaunchSpec &spec, const runtime::Rank &rank, WorkerCommand &args)
+{
+    args.requests = spec.serving.requests;
+    args.durationS = spec.serving.durationS;
+    args.rate = spec.serving.rate;
+    args.trace = spec.serving.traceText.empty() ? std::string() : std::string(kTraceFile);
+    args.temperature = spec.serving.temperature;
+    args.out = runtime::schedulesRequests(rank)
+                   ? "replica-" + std::to_string(rank.pipeline) + ".served"
+                   : std::string();
+}
+
 WorkerCommand workerCommand(const LaunchSpec &spec, const HostEntry &entry, int rank, int world)
 {
     WorkerCommand args;
@@ -147,21 +163,29 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
     auto job = runtime::loadJob(*input); // its messages name the plan as the person gave it
     if (!job)
         return job.error();
-    if (job->plan.workload.mode == Mode::Infer)
+    const bool serving = job->plan.workload.mode == Mode::Infer;
+    if (serving && (!spec.command.empty() || spec.preflightS > 0))
         return badInput(spec.planName
-                        + ": a serving plan; it runs on this machine with "
-                          "`hetplan-cli run`, and launch runs training plans only");
+                        + ": a serving plan; it is served by hetplan-worker ranks, without "
+                          "--command or a pre-flight of its own");
+    if (serving && spec.backend != BackendKind::Gloo)
+        return badInput(spec.planName
+                        + ": a serving plan runs on --backend gloo only; the GPU model has no "
+                          "KV cache yet");
 
     JobLayout layout;
     layout.jobId = jobId;
     layout.world = int(job->program.ranks.size());
-    layout.measured = spec.command.empty() && spec.preflightS <= 0;
+    layout.serving = serving;
+    layout.measured = spec.command.empty() && spec.preflightS <= 0 && !serving;
     layout.serveStore = spec.command.empty();
     layout.files = {
         {kPlanFile, spec.planText},
         {kClusterFile, spec.clusterText.empty() ? writeCluster(input->cluster) : spec.clusterText},
         {kModelFile, spec.modelText.empty() ? writeModel(job->model) : spec.modelText},
         {kHostsFile, writeHosts(spec.hosts)}};
+    if (serving && !spec.serving.traceText.empty())
+        layout.files.push_back({kTraceFile, spec.serving.traceText});
     std::map<std::string, std::size_t> hostIndex; // destination → index in layout.hosts
     std::map<std::string, int> ranksOnMachine;
     std::map<std::string, std::map<std::string, int>> machineRanksOnHost;
@@ -186,6 +210,10 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
         start.environment = rankEnvironment(*job, rank, localRank, jobId, layout.rendezvousAddress);
         if (spec.command.empty()) {
             start.worker = workerCommand(spec, *entry, rank.rank, layout.world);
+            if (serving) {
+                serveOptions(spec, rank, *start.worker);
+                start.schedulerOf = runtime::schedulesRequests(rank) ? rank.pipeline : -1;
+            }
             start.executable = entry->worker;
             start.resultFile = start.worker->out;
         } else {

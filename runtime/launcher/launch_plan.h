@@ -39,6 +39,8 @@ struct RankStart
     std::string executable;
     std::vector<std::string> command;
     std::string resultFile; // its measurement (or probe file), in the job folder; empty: none
+    // A serving replica's scheduler: the replica whose request records are its result file.
+    int schedulerOf = -1;
 };
 
 // What one SSH destination does in the job. Several machines of the cluster may map to it.
@@ -64,6 +66,7 @@ struct JobLayout
     std::vector<JobFile> files;
     std::string rendezvousAddress; // rank 0's host as the hosts file names it (MASTER_ADDR)
     bool measured = true;          // hetplan-worker ranks write measurements
+    bool serving = false;          // a serving plan: the schedulers write request records
     // Whether the agents serve the rendezvous store (hetplan-worker and hetplan-probe meet
     // through it). A person's own command gets MASTER_ADDR/MASTER_PORT for its own rendezvous
     // instead.

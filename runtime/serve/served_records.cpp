@@ -24,11 +24,10 @@ Status writeServedRecords(const std::string &path, const std::vector<ServedReque
     return writeFileAtomic(path, out.str());
 }
 
-Result<std::vector<ServedRequest>> readServedRecords(const std::string &path)
+Result<std::vector<ServedRequest>> parseServedRecords(const std::string &text,
+                                                      const std::string &source)
 {
-    std::ifstream in(path);
-    if (!in)
-        return badInput(path + ": cannot read the served requests");
+    std::istringstream in(text);
     std::vector<ServedRequest> served;
     std::string line;
     for (int number = 1; std::getline(in, line); ++number) {
@@ -38,7 +37,7 @@ Result<std::vector<ServedRequest>> readServedRecords(const std::string &path)
         int completed = 0;
         if (!(fields >> s.id >> s.replica >> s.arrivalS >> s.admittedS >> s.firstTokenS >> s.finishS
               >> s.promptTokens >> s.outputTokens >> warmup >> completed))
-            return badInput(path + ":" + std::to_string(number) + ": not a served request");
+            return badInput(source + ":" + std::to_string(number) + ": not a served request");
         s.warmup = warmup != 0;
         s.completed = completed != 0;
         fields.get(); // the tab before the failure
@@ -46,6 +45,16 @@ Result<std::vector<ServedRequest>> readServedRecords(const std::string &path)
         served.push_back(std::move(s));
     }
     return served;
+}
+
+Result<std::vector<ServedRequest>> readServedRecords(const std::string &path)
+{
+    std::ifstream in(path);
+    if (!in)
+        return badInput(path + ": cannot read the served requests");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parseServedRecords(text.str(), path);
 }
 
 } // namespace hetplan::runtime

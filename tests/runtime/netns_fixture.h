@@ -132,6 +132,17 @@ public:
         return list;
     }
 
+    // Every TCP socket listening on host i ("ss -ltnpH" lines), the host's sshd among them.
+    QStringList listeners(int i) const
+    {
+        QProcess ss;
+        ss.start(m_ip, {QStringLiteral("netns"), QStringLiteral("exec"), name(i),
+                        findTool(QStringLiteral("ss")), QStringLiteral("-ltnpH")});
+        ss.waitForFinished(10000);
+        return QString::fromUtf8(ss.readAllStandardOutput())
+            .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    }
+
     // "pid name" of every process in host i's namespace that a job started (anything but
     // its sshd and the sessions sshd serves).
     QStringList jobProcesses(int i) const
@@ -158,6 +169,17 @@ public:
                 {QStringLiteral("identity"), sshd(i).path(QStringLiteral("user"))},
                 {QStringLiteral("workdir"), workdir},
                 {QStringLiteral("worker"), worker}};
+    }
+
+    // `dir`/hosts.json mapping machine i of `machines` to host i, with the workdir
+    // `dir`/host-i and `worker`; empty when it cannot be written.
+    QString writeHosts(const QStringList &machines, const QString &dir, const QString &worker)
+    {
+        QJsonArray entries;
+        for (int i = 0; i < machines.size(); ++i)
+            entries.append(
+                hostEntry(i, machines[i], dir + QStringLiteral("/host-%1").arg(i), worker));
+        return writeHostsFile(dir + QStringLiteral("/hosts.json"), entries);
     }
 
     // What a job left running on any host once the last sshd sessions had up to 5 s to end

@@ -9,6 +9,7 @@
 #include "core/io/files.h"
 #include "core/io/measurement_json.h"
 #include "core/io/probe_file.h"
+#include "tests/runtime/live_launch.h"
 #include "tests/runtime/netns_fixture.h"
 #include "tests/runtime/run_test_support.h"
 #include "tests/test_registry.h"
@@ -33,61 +34,6 @@ namespace {
 
 constexpr int kHosts = 3;
 const char *const kMachines[kHosts] = {"A", "B", "C"};
-
-// The launch's output as it arrives, with when the first rank line came.
-struct LiveLaunch
-{
-    QProcess process;
-    QElapsedTimer clock;
-    QString out;
-    QString err;
-    qint64 firstRankOutputMs = -1;
-    qint64 uploadingMs = -1; // preflight done, files going up
-    qint64 runningMs = -1;   // ranks starting
-
-    void start(const QStringList &args)
-    {
-        clock.start();
-        process.start(projectProgram("hetplan-cli"), args);
-    }
-    void read()
-    {
-        out += QString::fromUtf8(process.readAllStandardOutput());
-        err += QString::fromUtf8(process.readAllStandardError());
-        for (auto [mark, text] :
-             {std::pair{&firstRankOutputMs, "[rank "}, std::pair{&uploadingMs, "launch: uploading"},
-              std::pair{&runningMs, "launch: running"}})
-            if (*mark < 0 && out.contains(QLatin1String(text)))
-                *mark = clock.elapsed();
-    }
-    // Waits until `text` appears on stdout or the process ends (at most `limitMs`).
-    bool waitFor(const QString &text, int limitMs)
-    {
-        while (clock.elapsed() < limitMs) {
-            process.waitForReadyRead(50);
-            read();
-            if (out.contains(text))
-                return true;
-            if (process.state() == QProcess::NotRunning)
-                return false;
-        }
-        return false;
-    }
-    int finish(int limitMs)
-    {
-        while (process.state() != QProcess::NotRunning && clock.elapsed() < limitMs) {
-            process.waitForFinished(50);
-            read();
-        }
-        if (process.state() != QProcess::NotRunning) {
-            process.kill();
-            process.waitForFinished();
-            return -1;
-        }
-        read();
-        return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    }
-};
 
 // Whether `pid` is a rank of a job (a hetplan-worker that trains, not the host's agent).
 bool isRank(int pid)
@@ -239,13 +185,7 @@ QStringList TestLaunch::nodeLaunchArgs(int ranks) const
 
 QStringList TestLaunch::listeners(int i) const
 {
-    QProcess ss;
-    ss.start(findTool(QStringLiteral("ip")),
-             {QStringLiteral("netns"), QStringLiteral("exec"), m_hosts.name(i),
-              findTool(QStringLiteral("ss")), QStringLiteral("-ltnpH")});
-    ss.waitForFinished(10000);
-    return QString::fromUtf8(ss.readAllStandardOutput())
-        .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    return m_hosts.listeners(i);
 }
 
 QStringList TestLaunch::jobListeners(int i) const

@@ -19,6 +19,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <map>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -76,7 +77,7 @@ private Q_SLOTS:
     void ranksMapToTheirMachinesHost();
     void machineWithoutHostIsRefused();
     void badPlanIsRefusedBeforeAnyHost();
-    void servingPlanIsRefusedBeforeAnyHost();
+    void servingPlanLaysOutItsSchedulers();
     void workerCommandLineReadsBack();
     void probeRanksReadBackTheirCommand();
     void ownCommandGetsTheEnvironment();
@@ -154,17 +155,49 @@ void TestLaunchPlan::badPlanIsRefusedBeforeAnyHost()
              layout.error().message.c_str());
 }
 
-// Serving runs on this machine only (`hetplan-cli run`): launch says so before any host.
-void TestLaunchPlan::servingPlanIsRefusedBeforeAnyHost()
+// A serving plan's ranks serve the stream of the spec's options; each replica's scheduler (its
+// first stage's TP leader) writes its records as its result file; a trace travels with the job.
+// A person's own command or a GPU backend is refused before any host.
+void TestLaunchPlan::servingPlanLaysOutItsSchedulers()
 {
     LaunchSpec spec = asymmetricSpec();
     spec.planText = readTextFile(runtimeData("serving.plan.json").toStdString()).value();
     spec.planName = "serving.plan.json";
+    spec.serving.requests = 7;
+    spec.serving.rate = 3.5;
+    spec.serving.traceText = "0.0 4 4\n";
     auto layout = layoutJob(spec, "hp-test");
-    QVERIFY(!layout.ok());
-    QCOMPARE(layout.error().kind, ErrorKind::BadInput);
-    QVERIFY2(layout.error().message.find("serving.plan.json: a serving plan") == 0,
-             layout.error().message.c_str());
+    QVERIFY2(layout.ok(), layout.ok() ? "" : layout.error().message.c_str());
+    QVERIFY(layout->serving);
+    QVERIFY(!layout->measured);
+    QCOMPARE(layout->world, 3); // A:0; B:0 and B:1
+    QCOMPARE(layout->files.back().name, std::string("trace.txt"));
+    QCOMPARE(layout->files.back().content, spec.serving.traceText);
+    std::map<int, const RankStart *> ranks;
+    for (const HostWork &host : layout->hosts)
+        for (const RankStart &rank : host.ranks)
+            ranks[rank.rank] = &rank;
+    QCOMPARE(ranks.at(0)->schedulerOf, 0);
+    QCOMPARE(ranks.at(0)->resultFile, std::string("replica-0.served"));
+    QCOMPARE(ranks.at(1)->schedulerOf, 1);
+    QCOMPARE(ranks.at(1)->resultFile, std::string("replica-1.served"));
+    QCOMPARE(ranks.at(2)->schedulerOf, -1);
+    QVERIFY(ranks.at(2)->resultFile.empty());
+    const QString printed = joined(rankProcess(*ranks.at(2), "/job", 31337).argv);
+    for (const char *part : {"--requests 7", "--rate 3.5", "--trace trace.txt"})
+        QVERIFY2(printed.contains(QLatin1String(part)), qPrintable(printed));
+    QVERIFY2(!printed.contains(QLatin1String("--out")), qPrintable(printed));
+
+    LaunchSpec own = spec;
+    own.command = {"python3", "serve.py"};
+    auto refused = layoutJob(own, "hp-test");
+    QVERIFY(!refused.ok());
+    QCOMPARE(refused.error().kind, ErrorKind::BadInput);
+    QVERIFY2(refused.error().message.find("serving.plan.json: a serving plan") == 0,
+             refused.error().message.c_str());
+    LaunchSpec cuda = spec;
+    cuda.backend = BackendKind::Cuda;
+    QVERIFY(!layoutJob(cuda, "hp-test").ok());
 }
 
 void TestLaunchPlan::workerCommandLineReadsBack()

@@ -1,8 +1,8 @@
 // `hetplan-cli run` of a serving plan (two replicas: one stage, and two stages): every request
 // of the stream is served and written; a rank that dies fails its replica's requests with the
 // reason and stops the run with nothing left running; an interrupt cancels what is unfinished.
-#include "core/io/serving_measurement_json.h"
 #include "run_test_support.h"
+#include "served_check.h"
 #include "tests/test_programs.h"
 #include "tests/test_registry.h"
 
@@ -35,15 +35,6 @@ QStringList serveArgs(const QString &outDir, int requests)
             outDir};
 }
 
-std::vector<ServedRequest> records(const QString &outDir)
-{
-    auto read = loadServingMeasurement(
-        (outDir + QStringLiteral("/serving-measurement.json")).toStdString());
-    if (!read)
-        qFatal("%s", read.error().message.c_str());
-    return std::move(read)->requests;
-}
-
 bool processExists(pid_t pid)
 {
     return ::kill(pid, 0) == 0 || errno != ESRCH;
@@ -63,16 +54,6 @@ public:
     }
 };
 
-// Every request of the stream has a record; the unfinished ones say why.
-void verifyAccounted(const std::vector<ServedRequest> &served, int requests)
-{
-    QCOMPARE(int(served.size()), requests);
-    for (std::size_t i = 0; i < served.size(); ++i) {
-        QCOMPARE(served[i].id, int(i));
-        QVERIFY2(served[i].completed || !served[i].failure.empty(), qPrintable(QString::number(i)));
-    }
-}
-
 } // namespace
 
 class TestServeRun : public QObject
@@ -88,7 +69,7 @@ private Q_SLOTS:
         QVERIFY2(run.out.contains(QStringLiteral("served 12 of 12 requests on 2 replicas")),
                  qPrintable(run.out));
         QVERIFY2(run.out.contains(QStringLiteral("time per output token")), qPrintable(run.out));
-        const std::vector<ServedRequest> served = records(out.path());
+        const std::vector<ServedRequest> served = servedRecords(out.path());
         verifyAccounted(served, 12);
         for (const ServedRequest &s : served) {
             QVERIFY(s.completed);
@@ -106,23 +87,15 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString trace = dir.filePath(QStringLiteral("requests.trace"));
-        QFile file(trace);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("# arrival_s prompt output\n0.0 7 2\n0.05 5 3\n0.1 4 4\n");
-        file.close();
+        QVERIFY(writeThreeRequestTrace(trace));
         const QString out = dir.filePath(QStringLiteral("served"));
         QStringList args = serveArgs(out, 3);
         args << QStringLiteral("--trace") << trace;
         const CliRun run = runCli(args);
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        const std::vector<ServedRequest> served = records(out);
-        verifyAccounted(served, 3);
-        QCOMPARE(served[0].arrivalS, 0.0);
-        QCOMPARE(served[0].promptTokens, 7);
-        QCOMPARE(served[1].outputTokens, 3);
-        QCOMPARE(served[2].promptTokens, 4);
-        QVERIFY(served[2].completed);
+        verifyThreeRequestTrace(servedRecords(out));
 
+        QFile file(trace);
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write("0.1 7 2\n0.0 4 4\n");
         file.close();
@@ -139,7 +112,7 @@ private Q_SLOTS:
         duration.replace(duration.indexOf(QStringLiteral("--duration")) + 1, QStringLiteral("0.5"));
         const CliRun timed = runCli(duration);
         QVERIFY2(timed.exitCode == 0, qPrintable(timed.err));
-        const std::vector<ServedRequest> inWindow = records(durationOut);
+        const std::vector<ServedRequest> inWindow = servedRecords(durationOut);
         QVERIFY(!inWindow.empty());
         for (const ServedRequest &s : inWindow)
             QVERIFY(s.completed && s.arrivalS <= 0.5);
@@ -201,7 +174,7 @@ private Q_SLOTS:
         QVERIFY2(result.err.contains(QString::fromStdString(killed)), qPrintable(result.err));
         for (pid_t pid : pids)
             QVERIFY2(!processExists(pid), qPrintable(QString::number(pid)));
-        const std::vector<ServedRequest> served = records(out.path());
+        const std::vector<ServedRequest> served = servedRecords(out.path());
         verifyAccounted(served, 100000);
         int replicaOneFailed = 0;
         for (const ServedRequest &s : served) {
@@ -231,7 +204,7 @@ private Q_SLOTS:
         QVERIFY2(result.err.contains(QStringLiteral("interrupted")), qPrintable(result.err));
         for (pid_t pid : pids)
             QVERIFY2(!processExists(pid), qPrintable(QString::number(pid)));
-        const std::vector<ServedRequest> served = records(out.path());
+        const std::vector<ServedRequest> served = servedRecords(out.path());
         verifyAccounted(served, 100000);
         QVERIFY(!served.back().completed);
     }
