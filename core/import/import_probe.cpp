@@ -118,6 +118,33 @@ private:
                                               + std::to_string(memory->bandwidthGBps.repetitions)});
     }
 
+    // The layer as the cluster file keeps it: each figure's median.
+    void addLayer(TypeDraft &type, const std::string &layerPath, const LayerFigure &layer)
+    {
+        MeasuredLayerTable table;
+        table.model = layer.model;
+        table.modelShape = layer.modelShape;
+        table.seqLen = layer.seqLen;
+        table.tp = layer.tp;
+        for (const LayerPoint &p : layer.points)
+            table.points.push_back({p.microBatch, p.forwardS.median, p.backwardS.median});
+        table.optimizerSPerParam = layer.optimizerSPerParam.median;
+        table.embeddingForwardSPerToken = layer.embeddingForwardSPerToken.median;
+        table.embeddingBackwardSPerToken = layer.embeddingBackwardSPerToken.median;
+        table.headForwardSPerToken = layer.headForwardSPerToken.median;
+        table.headBackwardSPerToken = layer.headBackwardSPerToken.median;
+        table.source = at(layerPath);
+        const int repetitions
+            = layer.points.empty() ? 0 : layer.points.front().forwardS.repetitions;
+        type.layers.push_back({std::move(table),
+                               {0, Priority::ProbePair, at(layerPath),
+                                layer.method + " of " + layer.model + " at --scale "
+                                    + std::to_string(layer.scale) + ", seq-len "
+                                    + std::to_string(layer.seqLen) + ", TP "
+                                    + std::to_string(layer.tp) + ", medians of "
+                                    + std::to_string(repetitions)}});
+    }
+
     Status claim(const ProbedHost &host, const std::string &path)
     {
         if (MachineDraft *m = m_evidence.machine(hostOf(host.name))) {
@@ -162,6 +189,8 @@ private:
             TypeDraft &type = typeFor(typeName, {});
             addCompute(type, path + ".cpu_gemm", path + ".cpu_memory", host.cpuGemm,
                        host.cpuMemory);
+            if (host.cpuLayer)
+                addLayer(type, path + ".cpu_layer", *host.cpuLayer);
             if (type.type.memoryGiB <= 0) {
                 type.type.memoryGiB = m_evidence.options.cpuMemoryGiB;
                 m_evidence.notes.push_back(

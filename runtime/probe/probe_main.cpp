@@ -124,7 +124,7 @@ int runProbe(const ProbeArgs &args)
         local.pairs = orDie(rank, probeTcpPairs(*comm, rank, names, messageSizesBytes(args.quick),
                                                 args.repetitions));
     }
-    local.hosts.push_back(orDie(rank, measureHost(args, name, shapes, local.pairs)));
+    local.hosts.push_back(orDie(rank, measureHost(args, model, name, shapes, local.pairs)));
     addPlausibilityFlags(local);
 
     Probe probe = local;
