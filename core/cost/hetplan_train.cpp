@@ -54,8 +54,7 @@ std::optional<ComputeS> measuredComputeS(const Problem &problem, const StageQuer
     ComputeS slowest;
     for (int gpu : gpus) {
         const GpuType &type = problem.topology.gpuType(gpu);
-        const MeasuredLayerTable *table
-            = matchingLayerTable(type, model, train.seqLen, stage.tp);
+        const MeasuredLayerTable *table = matchingLayerTable(type, model, train.seqLen, stage.tp);
         if (!table)
             return std::nullopt;
         const LayerSeconds layer = layerSecondsAt(*table, b);

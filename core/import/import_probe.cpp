@@ -118,9 +118,17 @@ private:
                                               + std::to_string(memory->bandwidthGBps.repetitions)});
     }
 
-    // The layer as the cluster file keeps it: each figure's median.
+    // The layer as the cluster file keeps it: each figure's median; one that read 0 is left out.
     void addLayer(TypeDraft &type, const std::string &layerPath, const LayerFigure &layer)
     {
+        const bool timed = std::ranges::all_of(layer.points, [](const LayerPoint &p) {
+            return p.forwardS.median > 0 && p.backwardS.median > 0;
+        });
+        if (layer.points.empty() || !timed) {
+            m_evidence.notes.push_back(at(layerPath)
+                                       + ": left out: a layer time of 0 is no measurement");
+            return;
+        }
         MeasuredLayerTable table;
         table.model = layer.model;
         table.modelShape = layer.modelShape;
@@ -136,13 +144,12 @@ private:
         table.source = at(layerPath);
         const int repetitions
             = layer.points.empty() ? 0 : layer.points.front().forwardS.repetitions;
-        type.layers.push_back({std::move(table),
-                               {0, Priority::ProbePair, at(layerPath),
-                                layer.method + " of " + layer.model + " at --scale "
-                                    + std::to_string(layer.scale) + ", seq-len "
-                                    + std::to_string(layer.seqLen) + ", TP "
-                                    + std::to_string(layer.tp) + ", medians of "
-                                    + std::to_string(repetitions)}});
+        type.layers.push_back(
+            {std::move(table),
+             {0, Priority::ProbePair, at(layerPath),
+              layer.method + " of " + layer.model + " at --scale " + std::to_string(layer.scale)
+                  + ", seq-len " + std::to_string(layer.seqLen) + ", TP " + std::to_string(layer.tp)
+                  + ", medians of " + std::to_string(repetitions)}});
     }
 
     Status claim(const ProbedHost &host, const std::string &path)

@@ -319,7 +319,8 @@ OrderedJson intraLinkJson(const IntraLink &link)
     return j;
 }
 
-// Seconds of one layer, optimizer or per-token term: at most a day.
+// Seconds of one layer (above 0), optimizer or per-token term (0 or more): at most a day.
+const Range kLayerSeconds{0, 86400, true};
 const Range kTermSeconds = Range::nonNegative(86400);
 
 MeasuredLayerTable readMeasuredLayer(const Value &value)
@@ -335,8 +336,8 @@ MeasuredLayerTable readMeasuredLayer(const Value &value)
         Object p = points.at(i).object();
         LayerTimes times;
         times.microBatch = p.required("micro_batch").integer({1, 1 << 24}, 1);
-        times.forwardS = p.required("forward_s").number(Range::positive(86400));
-        times.backwardS = p.required("backward_s").number(Range::positive(86400));
+        times.forwardS = p.required("forward_s").number(kLayerSeconds);
+        times.backwardS = p.required("backward_s").number(kLayerSeconds);
         if (!p.context().failed() && i > 0 && times.microBatch <= t.points.back().microBatch)
             p.failField("micro_batch", "must be above " + std::to_string(t.points.back().microBatch)
                                            + ": micro-batches are listed in ascending order");

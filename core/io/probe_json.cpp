@@ -102,7 +102,7 @@ Spread readSecondsSpread(const Value &value)
     const Spread s = readSpread(value);
     if (!value.context().failed() && s.max > kSeconds.max)
         value.fail("a time above " + std::to_string(int(kSeconds.max))
-                            + " s is not a layer's; read max " + std::to_string(s.max));
+                   + " s is not a layer's; read max " + std::to_string(s.max));
     return s;
 }
 

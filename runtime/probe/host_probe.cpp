@@ -67,8 +67,8 @@ Result<ProbedHost> measureHost(const ProbeArgs &args, const ModelSpec &model,
         host.cpuLayer = std::move(*layer);
         if (!host.cpuLayer)
             std::cerr << "hetplan-probe: note: the layer of " << model.name
-                      << " is not timed at these shapes: a pass is above "
-                      << kMaxLayerPassGflop << " GFLOP (docs/probe.md, \"The layer\"); "
+                      << " is not timed at these shapes: a pass is above " << kMaxLayerPassGflop
+                      << " GFLOP (docs/probe.md, \"The layer\"); "
                       << "--scale K times it as `run --scale K` trains it\n";
     }
     host.cpuMemory = cpuMemory(args.repetitions, args.quick, args.triadMiB);

@@ -100,8 +100,7 @@ Spread perToken(const Spread &with, const Spread &without, double tokens)
 
 } // namespace
 
-double layerPassGflop(const ModelSpec &model, int seqLen, int tp, int layerSamples,
-                      int headSamples)
+double layerPassGflop(const ModelSpec &model, int seqLen, int tp, int layerSamples, int headSamples)
 {
     const double s = seqLen;
     // Narayanan et al., SC'21, §5.1: 2 FLOP per weight per token, causal attention 2·b·s²·h.
@@ -155,13 +154,11 @@ Result<std::optional<LayerFigure>> cpuLayer(const ModelSpec &model, const ProbeC
     auto embedding = shardOf(*config, command.tp, true, false, largest);
     if (!embedding)
         return embedding.error();
-    auto withEmbedding
-        = timePasses(*embedding, command.microBatch, command.repetitions, shareS);
+    auto withEmbedding = timePasses(*embedding, command.microBatch, command.repetitions, shareS);
     if (!withEmbedding)
         return withEmbedding.error();
     figure.embeddingForwardSPerToken = perToken(withEmbedding->forwardS, given.forwardS, tokens);
-    figure.embeddingBackwardSPerToken
-        = perToken(withEmbedding->backwardS, given.backwardS, tokens);
+    figure.embeddingBackwardSPerToken = perToken(withEmbedding->backwardS, given.backwardS, tokens);
 
     auto head = shardOf(*config, command.tp, false, true, largest);
     if (!head)

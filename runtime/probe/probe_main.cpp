@@ -2,6 +2,7 @@
 // (docs/probe.md, docs/formats.md "Probe").
 #include "core/io/files.h"
 #include "core/io/loaders.h"
+#include "runtime/model/model_config.h"
 #include "runtime/probe/host_probe.h"
 #include "runtime/probe/net_probe.h"
 #include "runtime/probe/probe_report.h"
@@ -101,6 +102,9 @@ int runProbe(const ProbeArgs &args)
 {
     const int rank = args.rank;
     const ModelSpec model = orDie(rank, loadModel(args.model));
+    // --scale is checked before anything is measured.
+    if (auto scaled = runtime::scaledModelConfig(model, args.seqLen, args.scale); !scaled)
+        die(rank, scaled.error());
     if (rank == 0 && !args.out.empty())
         if (Status s = checkWritable(args.out); !s)
             die(rank, Error{s.error().kind, "--out: " + s.error().message});

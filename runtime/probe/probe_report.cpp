@@ -74,13 +74,12 @@ void printReport(std::ostream &out, const Probe &probe)
             for (const LayerPoint &p : l->points)
                 out << " mb " << p.microBatch
                     << format(" %.3g / %.3g;", p.forwardS.median * 1e3, p.backwardS.median * 1e3);
-            out << format("\n    optimizer %.3g ns/param, embedding %.3g us/token, head %.3g "
-                          "us/token\n",
-                          l->optimizerSPerParam.median * 1e9,
-                          (l->embeddingForwardSPerToken.median
-                           + l->embeddingBackwardSPerToken.median)
-                              * 1e6,
-                          (l->headForwardSPerToken.median + l->headBackwardSPerToken.median) * 1e6);
+            out << format(
+                "\n    optimizer %.3g ns/param, embedding %.3g us/token, head %.3g "
+                "us/token\n",
+                l->optimizerSPerParam.median * 1e9,
+                (l->embeddingForwardSPerToken.median + l->embeddingBackwardSPerToken.median) * 1e6,
+                (l->headForwardSPerToken.median + l->headBackwardSPerToken.median) * 1e6);
         }
         if (!h.noGpuReason.empty())
             out << "  no GPU probed: " << h.noGpuReason << "\n";

@@ -5,8 +5,8 @@
 #include "core/cost/cost_model.h"
 #include "core/cost/layer_table.h"
 #include "core/cost/prediction_interval.h"
-#include "core/io/formats.h"
 #include "core/import/import.h"
+#include "core/io/formats.h"
 #include "cost_test_fixtures.h"
 #include "import_fixtures.h"
 #include "tests/test_registry.h"
@@ -74,7 +74,8 @@ LayerFigure probedLayer(double factor)
     l.seqLen = kSeqLen;
     l.tp = 2;
     for (const LayerTimes &p : table().points)
-        l.points.push_back({p.microBatch, figure(factor * p.forwardS), figure(factor * p.backwardS)});
+        l.points.push_back(
+            {p.microBatch, figure(factor * p.forwardS), figure(factor * p.backwardS)});
     l.optimizerSPerParam = figure(factor * 1e-9);
     l.embeddingForwardSPerToken = figure(factor * 1e-6);
     l.embeddingBackwardSPerToken = figure(factor * 2e-6);
@@ -177,7 +178,7 @@ private Q_SLOTS:
             return e.interval->computeS.hiS / e.breakdown.computeS - 1;
         };
         QVERIFY(near(widthOf(withTable({table(1)})), 1.0)); // catalog figures
-        QVERIFY(near(widthOf(withTable()), 0.5));          // the probe's
+        QVERIFY(near(widthOf(withTable()), 0.5));           // the probe's
     }
 
     void importKeepsTheMiddleHostsTableWithItsOrigin()
@@ -203,10 +204,10 @@ private Q_SLOTS:
         expected.achievedFraction = 1; // a CPU type's
         expected.source = "box.probe.json: hosts[2].cpu_layer";
         QCOMPARE(type.measuredLayers.front(), expected);
-        const auto origin = std::ranges::find_if(
-            imported->cluster.origin.figures, [&](const MeasuredFigure &f) {
-                return f.field == "/gpu_types/" + type.name + "/measured_layers/0";
-            });
+        const auto origin
+            = std::ranges::find_if(imported->cluster.origin.figures, [&](const MeasuredFigure &f) {
+                  return f.field == "/gpu_types/" + type.name + "/measured_layers/0";
+              });
         QVERIFY(origin != imported->cluster.origin.figures.end());
         QCOMPARE(origin->by, MeasuredBy::Probe);
         QCOMPARE(origin->source, std::string("box.probe.json: hosts[2].cpu_layer"));
@@ -227,15 +228,18 @@ private Q_SLOTS:
         QTest::addColumn<QString>("from");
         QTest::addColumn<QString>("to");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("micro-batches out of order")
-            << "\"micro_batch\": 4" << "\"micro_batch\": 1" << "ascending order";
-        QTest::newRow("a zero layer time") << "\"forward_s\": 1.5" << "\"forward_s\": 0"
+        QTest::newRow("micro-batches out of order") << "\"micro_batch\": 4"
+                                                    << "\"micro_batch\": 1"
+                                                    << "ascending order";
+        QTest::newRow("a zero layer time") << "\"forward_s\": 1.5"
+                                           << "\"forward_s\": 0"
                                            << "micro_batches[1].forward_s";
-        QTest::newRow("an unknown field") << "\"model_shape\"" << "\"shape\""
+        QTest::newRow("an unknown field") << "\"model_shape\""
+                                          << "\"shape\""
                                           << "measured_layers[0]";
-        QTest::newRow("a negative optimizer time")
-            << "\"optimizer_s_per_param\": 1e-09" << "\"optimizer_s_per_param\": -1"
-            << "optimizer_s_per_param";
+        QTest::newRow("a negative optimizer time") << "\"optimizer_s_per_param\": 1e-09"
+                                                   << "\"optimizer_s_per_param\": -1"
+                                                   << "optimizer_s_per_param";
     }
 
     void theClusterReaderRefusesABadTable()

@@ -40,15 +40,30 @@ bool probe(const QTemporaryDir &dir, const QString &out)
     for (int r = 0; r < kRanks; ++r) {
         auto p = std::make_unique<QProcess>();
         p->start(hetplan::test::projectProgram("hetplan-probe"),
-                 {QStringLiteral("--no-gpu"), QStringLiteral("--quick"), QStringLiteral("--repeat"),
-                  QStringLiteral("5"), QStringLiteral("--rank"), QString::number(r),
-                  QStringLiteral("--world"), QString::number(kRanks),
-                  QStringLiteral("--rendezvous"), inDir(dir, QStringLiteral("rendezvous")),
-                  QStringLiteral("--listen-address"), QStringLiteral("127.0.0.1"),
-                  QStringLiteral("--model"), QStringLiteral("gpt3-350m"),
-                  QStringLiteral("--seq-len"), kSeqLen, QStringLiteral("--scale"), kScale,
-                  QStringLiteral("--micro-batch"), QStringLiteral("2"), QStringLiteral("--out"),
-                  out, QStringLiteral("--timeout-s"), QStringLiteral("200")});
+                 {QStringLiteral("--no-gpu"),
+                  QStringLiteral("--quick"),
+                  QStringLiteral("--repeat"),
+                  QStringLiteral("5"),
+                  QStringLiteral("--rank"),
+                  QString::number(r),
+                  QStringLiteral("--world"),
+                  QString::number(kRanks),
+                  QStringLiteral("--rendezvous"),
+                  inDir(dir, QStringLiteral("rendezvous")),
+                  QStringLiteral("--listen-address"),
+                  QStringLiteral("127.0.0.1"),
+                  QStringLiteral("--model"),
+                  QStringLiteral("gpt3-350m"),
+                  QStringLiteral("--seq-len"),
+                  kSeqLen,
+                  QStringLiteral("--scale"),
+                  kScale,
+                  QStringLiteral("--micro-batch"),
+                  QStringLiteral("2"),
+                  QStringLiteral("--out"),
+                  out,
+                  QStringLiteral("--timeout-s"),
+                  QStringLiteral("200")});
         ranks.push_back(std::move(p));
     }
     bool ok = true;
@@ -83,13 +98,14 @@ void writeJson(const QString &path, const QJsonObject &object)
 QJsonObject twoStagePlan(const QString &machine, int microBatch)
 {
     const auto stageOf = [&](int rank, int begin) {
-        return QJsonObject{
-            {QStringLiteral("gpus"), QJsonArray{machine + QLatin1Char(':') + QString::number(rank)}},
-            {QStringLiteral("layers"), QJsonArray{begin, begin + 12}}};
+        return QJsonObject{{QStringLiteral("gpus"),
+                            QJsonArray{machine + QLatin1Char(':') + QString::number(rank)}},
+                           {QStringLiteral("layers"), QJsonArray{begin, begin + 12}}};
     };
-    const QJsonObject pipeline{{QStringLiteral("micro_batch"), microBatch},
-                               {QStringLiteral("micro_batches"), 4 / microBatch},
-                               {QStringLiteral("stages"), QJsonArray{stageOf(0, 0), stageOf(1, 12)}}};
+    const QJsonObject pipeline{
+        {QStringLiteral("micro_batch"), microBatch},
+        {QStringLiteral("micro_batches"), 4 / microBatch},
+        {QStringLiteral("stages"), QJsonArray{stageOf(0, 0), stageOf(1, 12)}}};
     const QJsonObject workload{{QStringLiteral("mode"), QStringLiteral("train")},
                                {QStringLiteral("global_batch"), 4},
                                {QStringLiteral("micro_batch"), microBatch},
@@ -182,11 +198,10 @@ private Q_SLOTS:
             const QString plan = inDir(dir, QStringLiteral("plan-mb") + suffix);
             const QString measured = inDir(dir, QStringLiteral("run-mb") + suffix);
             writeJson(plan, twoStagePlan(machine, microBatch));
-            const CliRun ran = runCli({QStringLiteral("run"), QStringLiteral("--plan"), plan,
-                                       QStringLiteral("--cluster"), cluster,
-                                       QStringLiteral("--scale"), kScale,
-                                       QStringLiteral("--iterations"), QStringLiteral("3"),
-                                       QStringLiteral("--out"), measured});
+            const CliRun ran = runCli(
+                {QStringLiteral("run"), QStringLiteral("--plan"), plan, QStringLiteral("--cluster"),
+                 cluster, QStringLiteral("--scale"), kScale, QStringLiteral("--iterations"),
+                 QStringLiteral("3"), QStringLiteral("--out"), measured});
             QVERIFY2(ran.exitCode == 0, qPrintable(ran.err));
             const std::vector<ComputeRow> table = computeRows(cluster, plan, measured);
             const std::vector<ComputeRow> gemm = computeRows(gemmOnly, plan, measured);
