@@ -1,7 +1,7 @@
 #pragma once
 
 // A transformer layer of the runtime's own code, timed by hetplan-probe on one device of a type
-// (docs/probe.md, "The layer"; docs/formats.md, "measured_layers"): the figure the `hetplan`
+// (docs/probe.md, "The layer"; docs/formats.md, "GPU type"): the figure the `hetplan`
 // cost model prices compute from where it matches the stage (docs/cost-models.md, "Measured
 // layers").
 

@@ -11,12 +11,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
-#include <memory>
 #include <vector>
 
 using namespace hetplan::runtime::test;
@@ -33,50 +31,17 @@ QString inDir(const QTemporaryDir &dir, const QString &name)
     return dir.path() + QLatin1Char('/') + name;
 }
 
-// hetplan-probe on `kRanks` local ranks meeting in `dir`; rank 0 writes `out`.
+// hetplan-probe on `kRanks` local ranks meeting in `dir` for the model as the runs train it;
+// rank 0 writes `out`.
 bool probe(const QTemporaryDir &dir, const QString &out)
 {
-    std::vector<std::unique_ptr<QProcess>> ranks;
-    for (int r = 0; r < kRanks; ++r) {
-        auto p = std::make_unique<QProcess>();
-        p->start(hetplan::test::projectProgram("hetplan-probe"),
-                 {QStringLiteral("--no-gpu"),
-                  QStringLiteral("--quick"),
-                  QStringLiteral("--repeat"),
-                  QStringLiteral("5"),
-                  QStringLiteral("--rank"),
-                  QString::number(r),
-                  QStringLiteral("--world"),
-                  QString::number(kRanks),
-                  QStringLiteral("--rendezvous"),
-                  inDir(dir, QStringLiteral("rendezvous")),
-                  QStringLiteral("--listen-address"),
-                  QStringLiteral("127.0.0.1"),
-                  QStringLiteral("--model"),
-                  QStringLiteral("gpt3-350m"),
-                  QStringLiteral("--seq-len"),
-                  kSeqLen,
-                  QStringLiteral("--scale"),
-                  kScale,
-                  QStringLiteral("--micro-batch"),
-                  QStringLiteral("2"),
-                  QStringLiteral("--out"),
-                  out,
-                  QStringLiteral("--timeout-s"),
-                  QStringLiteral("200")});
-        ranks.push_back(std::move(p));
-    }
-    bool ok = true;
-    for (auto &p : ranks) {
-        if (!p->waitForFinished(240 * 1000)) {
-            p->kill();
-            p->waitForFinished();
-        }
-        ok = ok && p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0;
-        if (!ok)
-            qWarning("probe: %s", p->readAllStandardError().constData());
-    }
-    return ok;
+    return probeLocalRanks(
+        kRanks, inDir(dir, QStringLiteral("rendezvous")),
+        {QStringLiteral("--no-gpu"), QStringLiteral("--quick"), QStringLiteral("--repeat"),
+         QStringLiteral("5"), QStringLiteral("--model"), QStringLiteral("gpt3-350m"),
+         QStringLiteral("--seq-len"), kSeqLen, QStringLiteral("--scale"), kScale,
+         QStringLiteral("--micro-batch"), QStringLiteral("2"), QStringLiteral("--out"), out,
+         QStringLiteral("--timeout-s"), QStringLiteral("200")});
 }
 
 QJsonObject readJson(const QString &path)
