@@ -60,7 +60,7 @@ void writeJson(const QString &path, const QJsonObject &object)
 }
 
 // Two stages of 12 layers on the machine's two CPU ranks, 4 sequences per iteration.
-QJsonObject twoStagePlan(const QString &machine, int microBatch)
+QJsonObject twoStagePlan(const QString &cluster, const QString &machine, int microBatch)
 {
     const auto stageOf = [&](int rank, int begin) {
         return QJsonObject{{QStringLiteral("gpus"),
@@ -80,6 +80,7 @@ QJsonObject twoStagePlan(const QString &machine, int microBatch)
     return {{QStringLiteral("format"), QStringLiteral("hetplan.plan/1")},
             {QStringLiteral("planner"), QStringLiteral("hand")},
             {QStringLiteral("cost_model"), QStringLiteral("hetplan")},
+            {QStringLiteral("cluster"), cluster},
             {QStringLiteral("model"), QStringLiteral("gpt3-350m")},
             {QStringLiteral("workload"), workload},
             {QStringLiteral("pipelines"), QJsonArray{pipeline}}};
@@ -150,6 +151,7 @@ private Q_SLOTS:
         types[0] = type;
         withoutTables.insert(QStringLiteral("gpu_types"), types);
         writeJson(gemmOnly, withoutTables);
+        const QString clusterName = readJson(cluster).value(QStringLiteral("name")).toString();
         const QString machine = readJson(cluster)
                                     .value(QStringLiteral("machines"))
                                     .toArray()
@@ -162,7 +164,7 @@ private Q_SLOTS:
             const QString suffix = QString::number(microBatch) + QStringLiteral(".json");
             const QString plan = inDir(dir, QStringLiteral("plan-mb") + suffix);
             const QString measured = inDir(dir, QStringLiteral("run-mb") + suffix);
-            writeJson(plan, twoStagePlan(machine, microBatch));
+            writeJson(plan, twoStagePlan(clusterName, machine, microBatch));
             const CliRun ran = runCli(
                 {QStringLiteral("run"), QStringLiteral("--plan"), plan, QStringLiteral("--cluster"),
                  cluster, QStringLiteral("--scale"), kScale, QStringLiteral("--iterations"),
