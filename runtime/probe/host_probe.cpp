@@ -60,7 +60,8 @@ Result<ProbedHost> measureHost(const ProbeArgs &args, const ModelSpec &model,
     // A GPU host's devices are its GPUs (hetplan import reads only their figures), and its CPU
     // GEMMs at full layer shapes would take longer than everything else the probe does.
     if (!host.noGpuReason.empty()) {
-        host.cpuGemm = cpuGemm(shapes, args.repetitions, args.blasThreads);
+        // The layer first: every rank of a probe starts it at about the same time, so the ranks
+        // of a host time their layers beside each other, as they train beside each other.
         auto layer = cpuLayer(model, args);
         if (!layer)
             return layer.error();
@@ -70,6 +71,7 @@ Result<ProbedHost> measureHost(const ProbeArgs &args, const ModelSpec &model,
                       << " is not timed at these shapes: a pass is above " << kMaxLayerPassGflop
                       << " GFLOP (docs/probe.md, \"The layer\"); "
                       << "--scale K times it as `run --scale K` trains it\n";
+        host.cpuGemm = cpuGemm(shapes, args.repetitions, args.blasThreads);
     }
     host.cpuMemory = cpuMemory(args.repetitions, args.quick, args.triadMiB);
 #ifdef HETPLAN_PROBE_CUDA

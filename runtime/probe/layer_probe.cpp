@@ -10,7 +10,7 @@
 namespace hetplan::runtime::probe {
 namespace {
 
-constexpr double kQuickBudgetS = 2;
+constexpr double kQuickBudgetS = 4;
 constexpr double kBudgetS = 20;
 
 using Clock = std::chrono::steady_clock;

@@ -14,7 +14,7 @@ namespace hetplan::runtime::probe {
 // `command` gives them: forward and backward at micro-batch 1, 2, 4 and the one given; the
 // optimizer step per parameter; the embedding and the head per token, each as the difference
 // of a shard that holds it and the layer alone (docs/probe.md, "The layer"). An untimed call
-// first, then `repetitions` timed ones, each point within a share of a time budget (2 s with
+// first, then `repetitions` timed ones, each point within a share of a time budget (4 s with
 // --quick, 20 s without) after its first. None where one pass of the layer at the largest
 // micro-batch and of the head at the given one is above kMaxLayerPassGflop: a model that size
 // is not rehearsed on a CPU (run it at --scale), and timing it would take minutes.

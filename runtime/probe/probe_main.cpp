@@ -102,14 +102,19 @@ int runProbe(const ProbeArgs &args)
 {
     const int rank = args.rank;
     const ModelSpec model = orDie(rank, loadModel(args.model));
-    // --scale is checked before anything is measured.
-    if (auto scaled = runtime::scaledModelConfig(model, args.seqLen, args.scale); !scaled)
-        die(rank, scaled.error());
+    // --scale is checked before anything is measured. The GEMMs take the layer's shapes as the
+    // run at that scale makes them.
+    const runtime::ModelConfig scaled
+        = orDie(rank, runtime::scaledModelConfig(model, args.seqLen, args.scale));
     if (rank == 0 && !args.out.empty())
         if (Status s = checkWritable(args.out); !s)
             die(rank, Error{s.error().kind, "--out: " + s.error().message});
+    ModelSpec shaped = model;
+    shaped.hidden = scaled.hidden;
+    shaped.ffnHidden = scaled.ffnHidden;
+    shaped.vocab = scaled.vocab;
     const std::vector<GemmShape> shapes
-        = layerGemmShapes(model, args.microBatch, args.seqLen, args.tp);
+        = layerGemmShapes(shaped, args.microBatch, scaled.seqLen, args.tp);
     std::string name = args.hostName.empty() ? thisHostName() : args.hostName;
 
     Probe local;
