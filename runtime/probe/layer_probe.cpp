@@ -2,6 +2,7 @@
 
 #include "core/model/measured_layer.h"
 #include "runtime/model/model_shard.h"
+#include "runtime/probe/probe_timing.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +13,8 @@ namespace {
 
 constexpr double kQuickBudgetS = 4;
 constexpr double kBudgetS = 20;
+// At most this many micro-batches in flight in one repetition (of kRepetitionS, probe_timing.h).
+constexpr int kMaxCallsInFlight = 32;
 
 using Clock = std::chrono::steady_clock;
 
@@ -35,8 +38,11 @@ struct PassTimes
     Spread backwardS;
 };
 
-// Forward then backward of micro-batch `samples` on `shard`, an untimed pass first, then up to
-// `repetitions` timed ones (at least one) within `budgetS`.
+// Forward then backward of micro-batch `samples` on `shard`: an untimed pass first, then up to
+// `repetitions` timed ones (at least one) within `budgetS`. A repetition runs `calls` forwards
+// (as many micro-batches in flight) then their backwards, so that it lasts about
+// kRepetitionS, as a stage's many layers do: on a busy host a call shorter than the
+// scheduler's time slice would be timed as if the core were its own.
 Result<PassTimes> timePasses(ModelShard &shard, int samples, int repetitions, double budgetS)
 {
     const ModelConfig &config = shard.config();
@@ -46,29 +52,31 @@ Result<PassTimes> timePasses(ModelShard &shard, int samples, int repetitions, do
     const std::vector<float> outputGrad
         = shard.spec().hasHead ? std::vector<float>{} : filler(values, 1e-3f);
     SoloTpComm tp;
-    const auto pass = [&](double *forwardS, double *backwardS) -> Status {
+    const auto passes = [&](int calls, double *forwardS, double *backwardS) -> Status {
         const Clock::time_point start = Clock::now();
-        auto out = shard.forward(0, {0, samples}, input, tp);
-        if (!out)
-            return out.error();
+        for (int c = 0; c < calls; ++c)
+            if (auto out = shard.forward(c, {0, samples}, input, tp); !out)
+                return out.error();
         const Clock::time_point middle = Clock::now();
-        auto back = shard.backward(0, outputGrad, tp);
-        if (!back)
-            return back.error();
-        *forwardS = std::chrono::duration<double>(middle - start).count();
-        *backwardS = secondsSince(middle);
+        for (int c = calls - 1; c >= 0; --c)
+            if (auto back = shard.backward(c, outputGrad, tp); !back)
+                return back.error();
+        *forwardS = std::chrono::duration<double>(middle - start).count() / calls;
+        *backwardS = secondsSince(middle) / calls;
         return okStatus();
     };
     double forwardS = 0;
     double backwardS = 0;
-    if (Status s = pass(&forwardS, &backwardS); !s)
+    if (Status s = passes(1, &forwardS, &backwardS); !s)
         return s.error();
+    const int calls = std::min(callsPerRepetition(forwardS + backwardS, kRepetitionS),
+                               kMaxCallsInFlight);
     std::vector<double> forwards;
     std::vector<double> backwards;
     const Clock::time_point start = Clock::now();
     while (forwards.empty()
            || (int(forwards.size()) < repetitions && secondsSince(start) < budgetS)) {
-        if (Status s = pass(&forwardS, &backwardS); !s)
+        if (Status s = passes(calls, &forwardS, &backwardS); !s)
             return s.error();
         forwards.push_back(forwardS);
         backwards.push_back(backwardS);
