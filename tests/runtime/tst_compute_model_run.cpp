@@ -38,7 +38,7 @@ bool probe(const QTemporaryDir &dir, const QString &out)
     return probeLocalRanks(
         kRanks, inDir(dir, QStringLiteral("rendezvous")),
         {QStringLiteral("--no-gpu"), QStringLiteral("--quick"), QStringLiteral("--repeat"),
-         QStringLiteral("5"), QStringLiteral("--model"), QStringLiteral("gpt3-350m"),
+         QStringLiteral("7"), QStringLiteral("--model"), QStringLiteral("gpt3-350m"),
          QStringLiteral("--seq-len"), kSeqLen, QStringLiteral("--scale"), kScale,
          QStringLiteral("--micro-batch"), QStringLiteral("2"), QStringLiteral("--out"), out,
          QStringLiteral("--timeout-s"), QStringLiteral("200")});
@@ -168,7 +168,7 @@ private Q_SLOTS:
             const CliRun ran = runCli(
                 {QStringLiteral("run"), QStringLiteral("--plan"), plan, QStringLiteral("--cluster"),
                  cluster, QStringLiteral("--scale"), kScale, QStringLiteral("--iterations"),
-                 QStringLiteral("3"), QStringLiteral("--out"), measured});
+                 QStringLiteral("4"), QStringLiteral("--out"), measured});
             QVERIFY2(ran.exitCode == 0, qPrintable(ran.err));
             const std::vector<ComputeRow> table = computeRows(cluster, plan, measured);
             const std::vector<ComputeRow> gemm = computeRows(gemmOnly, plan, measured);
