@@ -100,8 +100,7 @@ private Q_SLOTS:
         QTest::newRow("between two points") << 3.0 << 2.0 << 4.0;
         QTest::newRow("beyond the largest") << 8.0 << 4.5 << 9.0;
         QTest::newRow("an uneven DP share below the smallest") << 0.5 << 0.75 << 1.5;
-        QTest::newRow("far below: a sequence costs no less than at the smallest")
-            << 0.1 << 0.1 << 0.2;
+        QTest::newRow("far below: the line through the two smallest") << 0.1 << 0.55 << 1.1;
     }
 
     void interpolatesAndExtrapolatesInTheMicroBatch()
@@ -112,6 +111,17 @@ private Q_SLOTS:
         const LayerSeconds s = layerSecondsAt(table(), microBatch);
         QVERIFY2(near(s.forwardS, forwardS), qPrintable(QString::number(s.forwardS)));
         QVERIFY2(near(s.backwardS, backwardS), qPrintable(QString::number(s.backwardS)));
+    }
+
+    void aSequenceCostsNoLessThanAtTheSmallestMicroBatch()
+    {
+        // Time growing faster than the micro-batch: the line through 1 and 2 falls below 0 at
+        // 0.25 sequences, the floor keeps the smallest point's time per sequence.
+        MeasuredLayerTable steep = table();
+        steep.points = {{1, 1.0, 2.0}, {2, 3.0, 6.0}};
+        const LayerSeconds s = layerSecondsAt(steep, 0.25);
+        QVERIFY(near(s.forwardS, 0.25));
+        QVERIFY(near(s.backwardS, 0.5));
     }
 
     void oneMeasuredPointIsProportional()
