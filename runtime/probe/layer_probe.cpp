@@ -69,8 +69,8 @@ Result<PassTimes> timePasses(ModelShard &shard, int samples, int repetitions, do
     double backwardS = 0;
     if (Status s = passes(1, &forwardS, &backwardS); !s)
         return s.error();
-    const int calls = std::min(callsPerRepetition(forwardS + backwardS, kRepetitionS),
-                               kMaxCallsInFlight);
+    const int calls
+        = std::min(callsPerRepetition(forwardS + backwardS, kRepetitionS), kMaxCallsInFlight);
     std::vector<double> forwards;
     std::vector<double> backwards;
     const Clock::time_point start = Clock::now();
