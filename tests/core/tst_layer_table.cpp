@@ -2,6 +2,7 @@
 // looked up by what it was measured at, interpolated in the micro-batch, priced as measured
 // (never derated, whatever the type's GEMM figures), scaled by calibration's achieved
 // fraction, and a compute resting on it is the probe's figure in the prediction interval.
+#include "core/calibrate/calibration.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/layer_table.h"
 #include "core/cost/prediction_interval.h"
@@ -174,6 +175,31 @@ private Q_SLOTS:
         Cluster calibrated = withTable();
         calibrated.gpuTypes.back().achievedFraction = 0.25; // half the imported 0.5
         QVERIFY(near(firstStage(calibrated).computeS, 2 * measuredS));
+    }
+
+    void calibrateIdentifiesTheTablesMultiplier()
+    {
+        // A run whose compute took twice the table's: the type's achieved fraction is fitted
+        // from the imported 0.5 to 0.25, with its uncertainty.
+        Plan plan;
+        plan.pipelines = {pipeline(2, 4, {stage({3, 4}, 2, 1, 0, 8)})};
+        Cluster truth = withTable();
+        truth.gpuTypes.back().achievedFraction = 0.25;
+        const Problem problem = makeProblem(truth, smallModel(), selective());
+        const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(problem, plan);
+        const std::vector<CalibrationRun> runs{
+            {"run.json", plan, smallModel(), selective(), measuredAsPredicted(plan, e)}};
+        const auto result = calibrate(withTable(), testCatalog(), runs);
+        QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+        const auto figure = std::ranges::find_if(result->figures, [](const FittedFigure &f) {
+            return f.field == "/gpu_types/Slow/achieved_fraction";
+        });
+        QVERIFY(figure != result->figures.end());
+        QCOMPARE(figure->verdict, FigureVerdict::Fitted);
+        QVERIFY2(std::abs(figure->after - 0.25) < 1e-3, qPrintable(QString::number(figure->after)));
+        QVERIFY(!std::isnan(figure->standardError));
+        QCOMPARE(result->cluster.gpuTypes.back().measuredLayers,
+                 withTable().gpuTypes.back().measuredLayers);
     }
 
     void aComputeOnTheTableIsTheProbesFigure()
