@@ -11,8 +11,10 @@
 namespace hetplan::runtime::probe {
 namespace {
 
-constexpr double kQuickBudgetS = 4;
+constexpr double kQuickBudgetS = 6;
 constexpr double kBudgetS = 20;
+// Layers of one shard timed together (at most the model's).
+constexpr int kLayersTimed = 4;
 // At most this many micro-batches in flight in one repetition (of kRepetitionS, probe_timing.h).
 constexpr int kMaxCallsInFlight = 32;
 
@@ -46,6 +48,7 @@ struct PassTimes
 Result<PassTimes> timePasses(ModelShard &shard, int samples, int repetitions, double budgetS)
 {
     const ModelConfig &config = shard.config();
+    const double layers = shard.spec().layerEnd - shard.spec().layerBegin;
     const auto values = std::size_t(config.tokens(samples)) * std::size_t(config.hidden);
     const std::vector<float> input
         = shard.spec().hasEmbedding ? std::vector<float>{} : filler(values, 0.5f);
@@ -61,8 +64,8 @@ Result<PassTimes> timePasses(ModelShard &shard, int samples, int repetitions, do
         for (int c = calls - 1; c >= 0; --c)
             if (auto back = shard.backward(c, outputGrad, tp); !back)
                 return back.error();
-        *forwardS = std::chrono::duration<double>(middle - start).count() / calls;
-        *backwardS = secondsSince(middle) / calls;
+        *forwardS = std::chrono::duration<double>(middle - start).count() / calls / layers;
+        *backwardS = secondsSince(middle) / calls / layers;
         return okStatus();
     };
     double forwardS = 0;
@@ -85,12 +88,12 @@ Result<PassTimes> timePasses(ModelShard &shard, int samples, int repetitions, do
     return PassTimes{spreadOf(forwards), spreadOf(backwards)};
 }
 
-Result<ModelShard> shardOf(const ModelConfig &config, int tp, bool embedding, bool head,
+Result<ModelShard> shardOf(const ModelConfig &config, int layers, int tp, bool embedding, bool head,
                            int globalBatch)
 {
     TrainingSetup setup;
     setup.globalBatch = globalBatch;
-    return ModelShard::create(config, {0, 1, 0, tp, embedding, head}, setup);
+    return ModelShard::create(config, {0, layers, 0, tp, embedding, head}, setup);
 }
 
 // (with − without) / tokens of each sample pair's medians, never below 0.
@@ -104,6 +107,13 @@ Spread perToken(const Spread &with, const Spread &without, double tokens)
     s.min = std::min(s.min, s.median);
     s.max = std::max(s.max, s.median);
     return s;
+}
+
+// The layers timed together: a stage runs many, whose weights and gradients do not all stay in
+// a core's cache as one layer's would.
+int layersTimed(const ModelConfig &config)
+{
+    return std::min(config.layers, kLayersTimed);
 }
 
 } // namespace
@@ -130,7 +140,8 @@ Result<std::optional<LayerFigure>> cpuLayer(const ModelSpec &model, const ProbeC
     ran.hidden = config->hidden;
     ran.ffnHidden = config->ffnHidden;
     ran.vocab = config->vocab;
-    if (layerPassGflop(ran, config->seqLen, command.tp, largest, command.microBatch)
+    if (layersTimed(*config) * layerPassGflop(ran, config->seqLen, command.tp, largest, 0)
+            + layerPassGflop(ran, config->seqLen, command.tp, 0, command.microBatch)
         > kMaxLayerPassGflop)
         return std::optional<LayerFigure>{};
     // Each point and each of the embedding, head and optimizer terms gets an equal share.
@@ -146,7 +157,7 @@ Result<std::optional<LayerFigure>> cpuLayer(const ModelSpec &model, const ProbeC
     figure.seqLen = config->seqLen;
     figure.tp = command.tp;
 
-    auto layer = shardOf(*config, command.tp, false, false, largest);
+    auto layer = shardOf(*config, layersTimed(*config), command.tp, false, false, largest);
     if (!layer)
         return layer.error();
     PassTimes given;
@@ -159,7 +170,7 @@ Result<std::optional<LayerFigure>> cpuLayer(const ModelSpec &model, const ProbeC
             given = *times;
     }
     const double tokens = double(config->tokens(command.microBatch));
-    auto embedding = shardOf(*config, command.tp, true, false, largest);
+    auto embedding = shardOf(*config, 1, command.tp, true, false, largest);
     if (!embedding)
         return embedding.error();
     auto withEmbedding = timePasses(*embedding, command.microBatch, command.repetitions, shareS);
@@ -168,7 +179,7 @@ Result<std::optional<LayerFigure>> cpuLayer(const ModelSpec &model, const ProbeC
     figure.embeddingForwardSPerToken = perToken(withEmbedding->forwardS, given.forwardS, tokens);
     figure.embeddingBackwardSPerToken = perToken(withEmbedding->backwardS, given.backwardS, tokens);
 
-    auto head = shardOf(*config, command.tp, false, true, largest);
+    auto head = shardOf(*config, 1, command.tp, false, true, largest);
     if (!head)
         return head.error();
     auto withHead = timePasses(*head, command.microBatch, command.repetitions, shareS);
