@@ -142,14 +142,12 @@ private:
         table.headForwardSPerToken = layer.headForwardSPerToken.median;
         table.headBackwardSPerToken = layer.headBackwardSPerToken.median;
         table.source = at(layerPath);
-        const int repetitions
-            = layer.points.empty() ? 0 : layer.points.front().forwardS.repetitions;
-        type.layers.push_back(
-            {std::move(table),
-             {0, Priority::ProbePair, at(layerPath),
-              layer.method + " of " + layer.model + " at --scale " + std::to_string(layer.scale)
-                  + ", seq-len " + std::to_string(layer.seqLen) + ", TP " + std::to_string(layer.tp)
-                  + ", medians of " + std::to_string(repetitions)}});
+        std::string how = layer.method + " of " + layer.model;
+        how += " at --scale " + std::to_string(layer.scale);
+        how += ", seq-len " + std::to_string(layer.seqLen) + ", TP " + std::to_string(layer.tp);
+        how += ", medians of " + std::to_string(layer.points.front().forwardS.repetitions);
+        type.layers.emplace_back(std::move(table),
+                                 Candidate{0, Priority::ProbePair, at(layerPath), std::move(how)});
     }
 
     Status claim(const ProbedHost &host, const std::string &path)
