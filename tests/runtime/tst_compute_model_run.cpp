@@ -1,9 +1,8 @@
 // The compute model a probe grounds (docs/cost-models.md, "Measured layers"): probe this
 // machine's CPU on two local ranks for gpt3-350m at --scale 8, import the probe, run a two-stage
 // plan over Gloo at micro-batch 1 and 2, and compare every rank's compute phase with the
-// prediction on the imported cluster. With the measured layer table each is within 50 % (-43 to
-// +40 % in tries on a busy 2-core host, about half within 15 %); priced by the GEMM model alone
-// (the table taken out of the cluster) they were 8-16x too fast.
+// prediction on the imported cluster. With the measured layer table each is within 15 %; priced by
+// the GEMM model alone (the table taken out of the cluster) they were 3-17x too fast.
 #include "run_test_support.h"
 #include "tests/test_registry.h"
 
@@ -25,12 +24,10 @@ namespace {
 constexpr int kRanks = 2;
 const QString kSeqLen = QStringLiteral("1024");
 const QString kScale = QStringLiteral("8");
-// The aim is 15 %. On a host shared with other work the probe's medians and the run's compute
-// each move by 10-25 % from one try to the next, and the run's compute phase holds a cost per
-// micro-batch that is not the layer's (at micro-batch 2 a sequence costs about 0.7 of what it
-// costs at 1 in the run, 0.85-1 in the probe): the bound catches a compute model that misses
-// what is not a GEMM, as the GEMM model does by 7-17x.
-constexpr double kTolerance = 0.5;
+// On a quiet host the ranks' compute came within 1-6 % of the prediction. Other work on the
+// host moves the probe's medians and the run's compute apart (by up to 45 % on a 2-core host
+// under a load of 10), which is why the test runs alone (RUN_SERIAL).
+constexpr double kTolerance = 0.15;
 
 QString inDir(const QTemporaryDir &dir, const QString &name)
 {
