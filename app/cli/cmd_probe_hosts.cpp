@@ -20,7 +20,7 @@ int runProbeHosts(const std::vector<std::string> &words)
 {
     // hetplan-probe's own options, passed on (docs/probe.md).
     const std::vector<std::string> probeOptions
-        = {"model", "micro-batch", "seq-len", "tp", "repeat", "blas-threads", "triad-mib"};
+        = {"model", "micro-batch", "seq-len", "tp", "scale", "repeat", "blas-threads", "triad-mib"};
     Args::Spec spec{{"hosts", "out", "known-hosts", "connect-timeout-s", "timeout-s"},
                     {"accept-new-host-keys", "quick", "no-gpu"}};
     spec.options.insert(probeOptions.begin(), probeOptions.end());

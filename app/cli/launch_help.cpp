@@ -55,8 +55,9 @@ Ctrl-C and stopping as for launch (docs/launcher.md).
   --hosts FILE            hetplan.hosts/1; a host listed for several machines is probed once
   --out PROBE             where the merged probe file goes
   --known-hosts FILE, --accept-new-host-keys, --connect-timeout-s S   as for launch
-  --quick, --no-gpu, --model NAME|FILE, --micro-batch B, --seq-len S, --tp T, --repeat N,
-  --blas-threads K, --triad-mib M, --timeout-s T   passed to hetplan-probe (docs/probe.md);
+  --quick, --no-gpu, --model NAME|FILE, --micro-batch B, --seq-len S, --tp T, --scale K,
+  --repeat N, --blas-threads K, --triad-mib M, --timeout-s T   passed to hetplan-probe
+                          (docs/probe.md);
                           a model file is uploaded with the job
 )";
 }

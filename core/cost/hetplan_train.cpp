@@ -4,9 +4,11 @@
 #include "core/cost/hetplan_comm.h"
 #include "core/cost/hetplan_memory.h"
 #include "core/cost/hetplan_terms.h"
+#include "core/cost/layer_table.h"
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 namespace hetplan {
 
@@ -22,6 +24,63 @@ double groupFlopsPerS(const Topology &topology, std::span<const int> gpus)
         slowest = std::min(slowest, type.tflops * 1e12 * type.achievedFraction);
     }
     return slowest * double(gpus.size());
+}
+
+struct ComputeS
+{
+    double forwardS = 0;
+    double backwardS = 0;
+};
+
+// A replica's compute from its GPUs' measured layer tables (docs/cost-models.md, "Measured
+// layers"): per GPU the layers at its share `b` of the micro-batch, the embedding or head per
+// token on the end stages, and the optimizer step of the parameters it holds, once per
+// iteration and so 1/m of it per micro-batch; the slowest GPU sets the pace. None unless every
+// GPU's type has a table measured at this model's shape, sequence length and TP degree.
+std::optional<ComputeS> measuredComputeS(const Problem &problem, const StageQuery &stage,
+                                         std::span<const int> gpus, double b)
+{
+    const ModelSpec &model = problem.model;
+    const TrainWorkload &train = problem.workload.train;
+    const double layers = stage.layerEnd - stage.layerBegin;
+    const bool firstStage = stage.stageIndex == 0;
+    const bool lastStage = stage.stageIndex + 1 == stage.stageCount;
+    const double tokens = b * train.seqLen;
+    // What one GPU holds: its TP slice of the layers; the embedding and head are replicated
+    // (docs/runtime-model.md).
+    const double params = layers * model.paramsPerLayer() / stage.tp
+                          + (firstStage ? model.embeddingParams() : 0.0)
+                          + (lastStage ? model.headParams() : 0.0);
+    ComputeS slowest;
+    for (int gpu : gpus) {
+        const GpuType &type = problem.topology.gpuType(gpu);
+        const MeasuredLayerTable *table = matchingLayerTable(type, model, train.seqLen, stage.tp);
+        if (!table)
+            return std::nullopt;
+        const LayerSeconds layer = layerSecondsAt(*table, b);
+        ComputeS c;
+        c.forwardS = layers * layer.forwardS;
+        c.backwardS = layers * layer.backwardS;
+        // The runtime recomputes the attention probabilities (selective) as it was timed; full
+        // recomputation reruns each layer's forward as well.
+        if (train.recompute == Recompute::Full)
+            c.backwardS += layers * layer.forwardS;
+        if (firstStage) {
+            c.forwardS += tokens * table->embeddingForwardSPerToken;
+            c.backwardS += tokens * table->embeddingBackwardSPerToken;
+        }
+        if (lastStage) {
+            c.forwardS += tokens * table->headForwardSPerToken;
+            c.backwardS += tokens * table->headBackwardSPerToken;
+        }
+        c.backwardS += params * table->optimizerSPerParam / std::max(stage.microBatches, 1);
+        const double multiplier = tableMultiplier(*table, type);
+        c.forwardS *= multiplier;
+        c.backwardS *= multiplier;
+        if (c.forwardS + c.backwardS > slowest.forwardS + slowest.backwardS)
+            slowest = c;
+    }
+    return slowest;
 }
 
 struct ReplicaTiming
@@ -63,9 +122,14 @@ ReplicaTiming replicaTiming(const Problem &problem, const StageQuery &stage, int
         backwardFlops += layers * attentionFlops;
 
     ReplicaTiming timing;
-    const double flopsPerS = groupFlopsPerS(problem.topology, gpus);
-    timing.forwardComputeS = forwardFlops / flopsPerS;
-    timing.backwardComputeS = backwardFlops / flopsPerS;
+    if (const auto measured = measuredComputeS(problem, stage, gpus, b)) {
+        timing.forwardComputeS = measured->forwardS;
+        timing.backwardComputeS = measured->backwardS;
+    } else {
+        const double flopsPerS = groupFlopsPerS(problem.topology, gpus);
+        timing.forwardComputeS = forwardFlops / flopsPerS;
+        timing.backwardComputeS = backwardFlops / flopsPerS;
+    }
 
     if (stage.tp > 1) {
         // Each all-reduce carries the b·s·h activations (docs/cost-models.md, "Bytes on the

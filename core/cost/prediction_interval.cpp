@@ -2,6 +2,7 @@
 // (docs/cost-models.md, "Prediction intervals").
 #include "core/cost/prediction_interval.h"
 
+#include "core/cost/layer_table.h"
 #include "core/plan/transport.h"
 
 #include <algorithm>
@@ -204,7 +205,8 @@ class IntervalBuilder
 {
 public:
     IntervalBuilder(const Problem &problem, const Plan &plan)
-        : m_topology(problem.topology)
+        : m_problem(problem)
+        , m_topology(problem.topology)
         , m_plan(plan)
         , m_paths(problem.topology, plan)
         , m_sources(problem.topology)
@@ -219,9 +221,13 @@ public:
         const PhaseScope scope = scopeOf(m_topology, m_paths, m_plan, p, j, phase);
         FigureSource source = FigureSource::Catalog;
         if (phase == Phase::Compute || phase == Phase::Bubble) {
-            const std::string type = m_topology.gpuType(stage.gpus.front()).name;
-            source = m_sources.gpuType(type);
-            out.figure = "gpu " + type;
+            const GpuType &type = m_topology.gpuType(stage.gpus.front());
+            source = m_sources.gpuType(type.name);
+            // A compute resting on a measured layer table is the probe's figure.
+            if (matchingLayerTable(type, m_problem.model, m_problem.workload.train.seqLen,
+                                   std::max(stage.tp, 1)))
+                source = std::max(source, FigureSource::Probe);
+            out.figure = "gpu " + type.name;
         } else if (scope.linkKind) {
             const auto pair = commPair(m_paths, m_plan, p, j, phase);
             source = m_sources.pair(std::get<0>(*pair), std::get<1>(*pair), *scope.linkKind);
@@ -271,6 +277,7 @@ private:
         return defaultHalfWidth(source, phase, scope.linkKind);
     }
 
+    const Problem &m_problem;
     const Topology &m_topology;
     const Plan &m_plan;
     PlanPaths m_paths;

@@ -165,7 +165,7 @@ private:
                 return badInput(t.name + ": its memory " + (t.memoryGiB <= 0 ? "size" : "bandwidth")
                                 + " was not measured, and it is no catalog type; import a probe "
                                   "file that measured it");
-        } else if (!tflops && !memory && !bandwidth) {
+        } else if (!tflops && !memory && !bandwidth && draft.layers.empty()) {
             return okStatus(); // the catalog's entry as it is
         } else if (tflops) {
             t.achievedFraction = std::clamp(tflops->value / t.tflops, 1e-6, 1.0);
@@ -183,8 +183,37 @@ private:
             t.memoryBandwidthGBps = bandwidth->value;
             record(path + "membw_GBps", t.memoryBandwidthGBps, *bandwidth);
         }
+        addLayers(t, draft, path);
         m_result.cluster.gpuTypes.push_back(std::move(t));
         return okStatus();
+    }
+
+    // One table per model shape, sequence length and TP degree: of the hosts that measured it,
+    // the one in the middle by its total time (docs/import.md, "Probe files").
+    void addLayers(GpuType &t, const TypeDraft &draft, const std::string &path)
+    {
+        using Key = std::tuple<std::string, int, int>;
+        std::map<Key, std::vector<const std::pair<MeasuredLayerTable, Candidate> *>> byKey;
+        for (const auto &layer : draft.layers)
+            byKey[{layer.first.modelShape, layer.first.seqLen, layer.first.tp}].push_back(&layer);
+        const auto totalS = [](const MeasuredLayerTable &table) {
+            double s = 0;
+            for (const LayerTimes &p : table.points)
+                s += p.forwardS + p.backwardS;
+            return s;
+        };
+        for (auto &[key, hosts] : byKey) {
+            std::ranges::sort(hosts, {}, [&](const auto *layer) { return totalS(layer->first); });
+            const auto &[table, from] = *hosts[(hosts.size() - 1) / 2];
+            MeasuredLayerTable kept = table;
+            kept.achievedFraction = t.achievedFraction;
+            Candidate how = from;
+            if (hosts.size() > 1)
+                how.how += "; the middle of " + std::to_string(hosts.size()) + " hosts";
+            record(path + "measured_layers/" + std::to_string(t.measuredLayers.size()),
+                   totalS(kept), how);
+            t.measuredLayers.push_back(std::move(kept));
+        }
     }
 
     const GpuType &typeOf(const std::string &name) const

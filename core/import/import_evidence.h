@@ -72,6 +72,8 @@ struct TypeDraft
     Figures tflops;     // measured GEMM throughput
     Figures memoryGiB;
     Figures memoryBandwidthGBps;
+    // Measured layers, one per probed host, each with where it came from (`value`: unused).
+    std::vector<std::pair<MeasuredLayerTable, Candidate>> layers;
 };
 
 struct PairDraft

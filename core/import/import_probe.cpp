@@ -118,6 +118,38 @@ private:
                                               + std::to_string(memory->bandwidthGBps.repetitions)});
     }
 
+    // The layer as the cluster file keeps it: each figure's median; one that read 0 is left out.
+    void addLayer(TypeDraft &type, const std::string &layerPath, const LayerFigure &layer)
+    {
+        const bool timed = std::ranges::all_of(layer.points, [](const LayerPoint &p) {
+            return p.forwardS.median > 0 && p.backwardS.median > 0;
+        });
+        if (layer.points.empty() || !timed) {
+            m_evidence.notes.push_back(at(layerPath)
+                                       + ": left out: a layer time of 0 is no measurement");
+            return;
+        }
+        MeasuredLayerTable table;
+        table.model = layer.model;
+        table.modelShape = layer.modelShape;
+        table.seqLen = layer.seqLen;
+        table.tp = layer.tp;
+        for (const LayerPoint &p : layer.points)
+            table.points.push_back({p.microBatch, p.forwardS.median, p.backwardS.median});
+        table.optimizerSPerParam = layer.optimizerSPerParam.median;
+        table.embeddingForwardSPerToken = layer.embeddingForwardSPerToken.median;
+        table.embeddingBackwardSPerToken = layer.embeddingBackwardSPerToken.median;
+        table.headForwardSPerToken = layer.headForwardSPerToken.median;
+        table.headBackwardSPerToken = layer.headBackwardSPerToken.median;
+        table.source = at(layerPath);
+        std::string how = layer.method + " of " + layer.model;
+        how += " at --scale " + std::to_string(layer.scale);
+        how += ", seq-len " + std::to_string(layer.seqLen) + ", TP " + std::to_string(layer.tp);
+        how += ", medians of " + std::to_string(layer.points.front().forwardS.repetitions);
+        type.layers.emplace_back(std::move(table),
+                                 Candidate{0, Priority::ProbePair, at(layerPath), std::move(how)});
+    }
+
     Status claim(const ProbedHost &host, const std::string &path)
     {
         if (MachineDraft *m = m_evidence.machine(hostOf(host.name))) {
@@ -162,6 +194,8 @@ private:
             TypeDraft &type = typeFor(typeName, {});
             addCompute(type, path + ".cpu_gemm", path + ".cpu_memory", host.cpuGemm,
                        host.cpuMemory);
+            if (host.cpuLayer)
+                addLayer(type, path + ".cpu_layer", *host.cpuLayer);
             if (type.type.memoryGiB <= 0) {
                 type.type.memoryGiB = m_evidence.options.cpuMemoryGiB;
                 m_evidence.notes.push_back(

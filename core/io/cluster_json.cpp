@@ -319,6 +319,65 @@ OrderedJson intraLinkJson(const IntraLink &link)
     return j;
 }
 
+// Seconds of one layer (above 0), optimizer or per-token term (0 or more): at most a day.
+const Range kLayerSeconds{0, 86400, true};
+const Range kTermSeconds = Range::nonNegative(86400);
+
+MeasuredLayerTable readMeasuredLayer(const Value &value)
+{
+    MeasuredLayerTable t;
+    Object o = value.object();
+    t.model = o.required("model").string(kMaxTextChars);
+    t.modelShape = o.required("model_shape").string(kMaxTextChars);
+    t.seqLen = o.required("seq_len").integer({1, 1 << 24}, 1);
+    t.tp = o.required("tp").integer({1, 1 << 16}, 1);
+    const Array points = o.required("micro_batches").array(64, 1);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        Object p = points.at(i).object();
+        LayerTimes times;
+        times.microBatch = p.required("micro_batch").integer({1, 1 << 24}, 1);
+        times.forwardS = p.required("forward_s").number(kLayerSeconds);
+        times.backwardS = p.required("backward_s").number(kLayerSeconds);
+        if (!p.context().failed() && i > 0 && times.microBatch <= t.points.back().microBatch)
+            p.failField("micro_batch", "must be above " + std::to_string(t.points.back().microBatch)
+                                           + ": micro-batches are listed in ascending order");
+        p.finish();
+        t.points.push_back(times);
+    }
+    t.optimizerSPerParam = o.required("optimizer_s_per_param").number(kTermSeconds);
+    t.embeddingForwardSPerToken = o.required("embedding_forward_s_per_token").number(kTermSeconds);
+    t.embeddingBackwardSPerToken
+        = o.required("embedding_backward_s_per_token").number(kTermSeconds);
+    t.headForwardSPerToken = o.required("head_forward_s_per_token").number(kTermSeconds);
+    t.headBackwardSPerToken = o.required("head_backward_s_per_token").number(kTermSeconds);
+    t.achievedFraction = o.optional("achieved_fraction").number(Range::positive(1), 1.0);
+    t.source = o.optional("source").string(kMaxTextChars, true);
+    o.finish();
+    return t;
+}
+
+OrderedJson measuredLayerJson(const MeasuredLayerTable &t)
+{
+    OrderedJson points = OrderedJson::array();
+    for (const LayerTimes &p : t.points)
+        points.push_back(OrderedJson{
+            {"micro_batch", p.microBatch}, {"forward_s", p.forwardS}, {"backward_s", p.backwardS}});
+    OrderedJson j{{"model", t.model},
+                  {"model_shape", t.modelShape},
+                  {"seq_len", t.seqLen},
+                  {"tp", t.tp},
+                  {"micro_batches", std::move(points)},
+                  {"optimizer_s_per_param", t.optimizerSPerParam},
+                  {"embedding_forward_s_per_token", t.embeddingForwardSPerToken},
+                  {"embedding_backward_s_per_token", t.embeddingBackwardSPerToken},
+                  {"head_forward_s_per_token", t.headForwardSPerToken},
+                  {"head_backward_s_per_token", t.headBackwardSPerToken},
+                  {"achieved_fraction", t.achievedFraction}};
+    if (!t.source.empty())
+        j["source"] = t.source;
+    return j;
+}
+
 GpuType readGpuType(const Value &value)
 {
     GpuType t;
@@ -337,6 +396,11 @@ GpuType readGpuType(const Value &value)
     t.accumulate
         = o.optional("accumulate").oneOf<std::string_view>(kAccumulate, "", "accumulate precision");
     t.source = o.optional("source").string(kMaxTextChars, true);
+    if (o.has("measured_layers")) {
+        const Array layers = o.required("measured_layers").array(1024);
+        for (std::size_t i = 0; i < layers.size(); ++i)
+            t.measuredLayers.push_back(readMeasuredLayer(layers.at(i)));
+    }
     o.finish();
     return t;
 }
@@ -356,6 +420,11 @@ OrderedJson gpuTypeJson(const GpuType &type)
         j["accumulate"] = type.accumulate;
     if (!type.source.empty())
         j["source"] = type.source;
+    if (!type.measuredLayers.empty()) {
+        OrderedJson &layers = j["measured_layers"] = OrderedJson::array();
+        for (const MeasuredLayerTable &t : type.measuredLayers)
+            layers.push_back(measuredLayerJson(t));
+    }
     return j;
 }
 

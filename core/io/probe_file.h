@@ -54,6 +54,36 @@ struct MemoryFigure
     bool operator==(const MemoryFigure &) const = default;
 };
 
+// One layer's times at one micro-batch size, seconds per call.
+struct LayerPoint
+{
+    int microBatch = 1;
+    Spread forwardS;
+    Spread backwardS;
+
+    bool operator==(const LayerPoint &) const = default;
+};
+
+// One transformer layer of the runtime's own code on one TP shard (docs/probe.md, "The layer"),
+// and the optimizer, embedding and head around it.
+struct LayerFigure
+{
+    std::string method;     // "runtime-cpu-layer"
+    std::string model;      // the model's name
+    std::string modelShape; // modelShapeKey of the model as it ran (core/model/measured_layer.h)
+    int scale = 1;          // the --scale it was shrunk by
+    int seqLen = 1;         // tokens per sequence as it ran (after --scale)
+    int tp = 1;
+    std::vector<LayerPoint> points; // ascending micro-batch
+    Spread optimizerSPerParam;      // one optimizer step per parameter element
+    Spread embeddingForwardSPerToken;
+    Spread embeddingBackwardSPerToken;
+    Spread headForwardSPerToken; // final norm, output head and loss
+    Spread headBackwardSPerToken;
+
+    bool operator==(const LayerFigure &) const = default;
+};
+
 struct ProbedGpu
 {
     int index = 0;
@@ -87,6 +117,7 @@ struct ProbedHost
     int blasThreads = 0;
     std::vector<GemmFigure> cpuGemm;
     std::optional<MemoryFigure> cpuMemory;
+    std::optional<LayerFigure> cpuLayer; // absent: not measured (a GPU host, or an older probe)
     std::vector<ProbedGpu> gpus;
     std::string noGpuReason;        // why `gpus` is empty ("built without CUDA"); empty: probed
     std::vector<TopoLink> topology; // empty: nvidia-smi absent or not a GPU host

@@ -94,6 +94,73 @@ OrderedJson memoryJson(const MemoryFigure &m)
                        {"bandwidth_GBps", spreadJson(m.bandwidthGBps)}};
 }
 
+// Seconds of work, at most a day; 0 is accepted (a term too small for the clock), flagged.
+const Range kSeconds = Range::nonNegative(86400);
+
+Spread readSecondsSpread(const Value &value)
+{
+    const Spread s = readSpread(value);
+    if (!value.context().failed() && s.max > kSeconds.max)
+        value.fail("a time above " + std::to_string(int(kSeconds.max))
+                   + " s is not a layer's; read max " + std::to_string(s.max));
+    return s;
+}
+
+std::optional<LayerFigure> readLayer(const Value &value)
+{
+    if (!value.present())
+        return std::nullopt;
+    Object o = value.object();
+    LayerFigure l;
+    l.method = o.required("method").string();
+    l.model = o.required("model").string(kMaxTextChars);
+    l.modelShape = o.required("model_shape").string(kMaxTextChars);
+    l.scale = o.required("scale").integer(kDimension, 1);
+    l.seqLen = o.required("seq_len").integer(kDimension, 1);
+    l.tp = o.required("tp").integer(kCores, 1);
+    const Array points = o.required("micro_batches").array(64, 1);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        Object p = points.at(i).object();
+        LayerPoint point;
+        point.microBatch = p.required("micro_batch").integer(kDimension, 1);
+        point.forwardS = readSecondsSpread(p.required("forward_s"));
+        point.backwardS = readSecondsSpread(p.required("backward_s"));
+        if (!p.context().failed() && i > 0 && point.microBatch <= l.points.back().microBatch)
+            p.failField("micro_batch", "must be above " + std::to_string(l.points.back().microBatch)
+                                           + ": micro-batches are listed in ascending order");
+        p.finish();
+        l.points.push_back(point);
+    }
+    l.optimizerSPerParam = readSecondsSpread(o.required("optimizer_s_per_param"));
+    l.embeddingForwardSPerToken = readSecondsSpread(o.required("embedding_forward_s_per_token"));
+    l.embeddingBackwardSPerToken = readSecondsSpread(o.required("embedding_backward_s_per_token"));
+    l.headForwardSPerToken = readSecondsSpread(o.required("head_forward_s_per_token"));
+    l.headBackwardSPerToken = readSecondsSpread(o.required("head_backward_s_per_token"));
+    o.finish();
+    return l;
+}
+
+OrderedJson layerJson(const LayerFigure &l)
+{
+    OrderedJson points = OrderedJson::array();
+    for (const LayerPoint &p : l.points)
+        points.push_back(OrderedJson{{"micro_batch", p.microBatch},
+                                     {"forward_s", spreadJson(p.forwardS)},
+                                     {"backward_s", spreadJson(p.backwardS)}});
+    return OrderedJson{{"method", l.method},
+                       {"model", l.model},
+                       {"model_shape", l.modelShape},
+                       {"scale", l.scale},
+                       {"seq_len", l.seqLen},
+                       {"tp", l.tp},
+                       {"micro_batches", std::move(points)},
+                       {"optimizer_s_per_param", spreadJson(l.optimizerSPerParam)},
+                       {"embedding_forward_s_per_token", spreadJson(l.embeddingForwardSPerToken)},
+                       {"embedding_backward_s_per_token", spreadJson(l.embeddingBackwardSPerToken)},
+                       {"head_forward_s_per_token", spreadJson(l.headForwardSPerToken)},
+                       {"head_backward_s_per_token", spreadJson(l.headBackwardSPerToken)}};
+}
+
 ProbedGpu readGpu(const Value &value)
 {
     ProbedGpu g;
@@ -138,6 +205,7 @@ ProbedHost readHost(const Value &value)
     h.blasThreads = o.required("blas_threads").integer(kCores, 1);
     h.cpuGemm = readGemms(o.required("cpu_gemm"));
     h.cpuMemory = readMemory(o.optional("cpu_memory"));
+    h.cpuLayer = readLayer(o.optional("cpu_layer"));
     const Array gpus = o.required("gpus").array(1024);
     for (std::size_t i = 0; i < gpus.size(); ++i)
         h.gpus.push_back(readGpu(gpus.at(i)));
@@ -248,6 +316,8 @@ OrderedJson hostJson(const ProbedHost &h)
     j["cpu_gemm"] = gemmsJson(h.cpuGemm);
     if (h.cpuMemory)
         j["cpu_memory"] = memoryJson(*h.cpuMemory);
+    if (h.cpuLayer)
+        j["cpu_layer"] = layerJson(*h.cpuLayer);
     OrderedJson &gpus = j["gpus"] = OrderedJson::array();
     for (const ProbedGpu &g : h.gpus) {
         OrderedJson o;

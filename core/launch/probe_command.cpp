@@ -16,7 +16,7 @@ const CommandOptions::Spec &probeOptionSpec()
 {
     static const CommandOptions::Spec spec{
         {"rank", "world", "rendezvous", "listen-address", "timeout-s", "host-name", "model",
-         "micro-batch", "seq-len", "tp", "repeat", "blas-threads", "triad-mib", "out"},
+         "micro-batch", "seq-len", "tp", "scale", "repeat", "blas-threads", "triad-mib", "out"},
         {"help", "quick", "no-gpu"},
         {}};
     return spec;
@@ -44,6 +44,7 @@ std::vector<std::string> probeCommandLine(const std::string &executable,
     number("micro-batch", command.microBatch, d.microBatch);
     number("seq-len", command.seqLen, d.seqLen);
     number("tp", command.tp, d.tp);
+    number("scale", command.scale, d.scale);
     number("repeat", command.repetitions, defaultRepetitions(command.quick));
     number("blas-threads", command.blasThreads, d.blasThreads);
     number("triad-mib", command.triadMiB, d.triadMiB);
@@ -76,6 +77,7 @@ Result<ProbeCommand> readProbeCommand(const CommandOptions &options)
                     {"micro-batch", 1, 1 << 16, &c.microBatch},
                     {"seq-len", 1, 1 << 20, &c.seqLen},
                     {"tp", 1, 1024, &c.tp},
+                    {"scale", 1, 1 << 16, &c.scale},
                     {"repeat", 1, 1 << 16, &c.repetitions},
                     {"blas-threads", 1, 1024, &c.blasThreads},
                     {"triad-mib", 1, 1 << 20, &c.triadMiB}};

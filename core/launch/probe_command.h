@@ -23,6 +23,7 @@ struct ProbeCommand
     int microBatch = 1;
     int seqLen = 1024;
     int tp = 1;
+    int scale = 1;        // --scale K: the layer is timed on the model as `run --scale K` trains it
     int repetitions = 10; // --repeat; with --quick the reader's default is 3
     bool quick = false;
     int blasThreads = 1;

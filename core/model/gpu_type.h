@@ -1,10 +1,12 @@
 #pragma once
 
 #include "core/base/enum_names.h"
+#include "core/model/measured_layer.h"
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hetplan {
 
@@ -44,6 +46,8 @@ struct GpuType
     std::optional<double> pricePerHourUsd; // rental price of one GPU-hour
     std::string accumulate;                // "fp32" or "fp16": which accumulate rate tflops is
     std::string source;                    // where the figures come from
+    // Layers timed by hetplan-probe (import); compute where one matches a stage.
+    std::vector<MeasuredLayerTable> measuredLayers;
 
     bool operator==(const GpuType &) const = default;
 };

@@ -2,6 +2,7 @@
 
 #include "core/import/nvidia_topo.h"
 #include "runtime/probe/cpu_probe.h"
+#include "runtime/probe/layer_probe.h"
 
 #include <cstdio>
 #include <iostream>
@@ -44,8 +45,9 @@ std::string whyNoGpu(const ProbeArgs &args)
 #endif
 }
 
-Result<ProbedHost> measureHost(const ProbeArgs &args, const std::string &name,
-                               const std::vector<GemmShape> &shapes, std::vector<ProbedPair> &pairs)
+Result<ProbedHost> measureHost(const ProbeArgs &args, const ModelSpec &model,
+                               const std::string &name, const std::vector<GemmShape> &shapes,
+                               std::vector<ProbedPair> &pairs)
 {
     ProbedHost host;
     host.name = name;
@@ -57,8 +59,20 @@ Result<ProbedHost> measureHost(const ProbeArgs &args, const std::string &name,
     host.noGpuReason = whyNoGpu(args);
     // A GPU host's devices are its GPUs (hetplan import reads only their figures), and its CPU
     // GEMMs at full layer shapes would take longer than everything else the probe does.
-    if (!host.noGpuReason.empty())
+    if (!host.noGpuReason.empty()) {
+        // The layer first: every rank of a probe starts it at about the same time, so the ranks
+        // of a host time their layers beside each other, as they train beside each other.
+        auto layer = cpuLayer(model, args);
+        if (!layer)
+            return layer.error();
+        host.cpuLayer = std::move(*layer);
+        if (!host.cpuLayer)
+            std::cerr << "hetplan-probe: note: the layer of " << model.name
+                      << " is not timed at these shapes: a pass is above " << kMaxLayerPassGflop
+                      << " GFLOP (docs/probe.md, \"The layer\"); "
+                      << "--scale K times it as `run --scale K` trains it\n";
         host.cpuGemm = cpuGemm(shapes, args.repetitions, args.blasThreads);
+    }
     host.cpuMemory = cpuMemory(args.repetitions, args.quick, args.triadMiB);
 #ifdef HETPLAN_PROBE_CUDA
     if (host.noGpuReason.empty()) {

@@ -9,11 +9,12 @@
 
 namespace hetplan::runtime::probe {
 
-// This host's figures: CPU GEMM and memory always; every GPU, every GPU pair and the
+// This host's figures: CPU GEMM, memory and `model`'s layer (layer_probe.h) always, the layer
+// only where no GPU is probed; every GPU, every GPU pair and the
 // `nvidia-smi topo -m` links where the probe was built with CUDA, a device is usable and
 // --no-gpu was not given. GPU pairs go to `pairs`.
-Result<ProbedHost> measureHost(const ProbeArgs &args, const std::string &name,
-                               const std::vector<GemmShape> &shapes,
+Result<ProbedHost> measureHost(const ProbeArgs &args, const ModelSpec &model,
+                               const std::string &name, const std::vector<GemmShape> &shapes,
                                std::vector<ProbedPair> &pairs);
 
 // `nvidia-smi topo -m` parsed into links; empty when nvidia-smi is absent or fails. A matrix

@@ -17,12 +17,13 @@ struct ProbeArgs : ProbeCommand
 
 inline constexpr const char *kProbeUsage
     = R"(usage: hetplan-probe [--out FILE] [--model NAME|FILE] [--micro-batch B] [--seq-len S]
-         [--tp T] [--repeat N] [--quick] [--blas-threads K] [--triad-mib M] [--no-gpu]
-         [--host-name NAME]
+         [--tp T] [--scale K] [--repeat N] [--quick] [--blas-threads K] [--triad-mib M]
+         [--no-gpu] [--host-name NAME]
          [--rank R --world N --rendezvous DIR|redis://HOST:PORT] [--listen-address ADDR]
          [--timeout-s T]
-Measures this host (GEMM throughput at the model's layer shapes, memory bandwidth, every GPU
-and GPU pair where CUDA is usable) and, with several ranks, TCP bandwidth and latency between
+Measures this host (GEMM throughput at the model's layer shapes, memory bandwidth, on a CPU
+host one layer of the model as `run --scale K` trains it, every GPU and GPU pair where CUDA is
+usable) and, with several ranks, TCP bandwidth and latency between
 every pair of ranks. Rank 0 writes one hetplan.probe/1 file for all of them.
 )";
 

@@ -2,6 +2,7 @@
 // (docs/probe.md, docs/formats.md "Probe").
 #include "core/io/files.h"
 #include "core/io/loaders.h"
+#include "runtime/model/model_config.h"
 #include "runtime/probe/host_probe.h"
 #include "runtime/probe/net_probe.h"
 #include "runtime/probe/probe_report.h"
@@ -101,11 +102,19 @@ int runProbe(const ProbeArgs &args)
 {
     const int rank = args.rank;
     const ModelSpec model = orDie(rank, loadModel(args.model));
+    // --scale is checked before anything is measured. The GEMMs take the layer's shapes as the
+    // run at that scale makes them.
+    const runtime::ModelConfig scaled
+        = orDie(rank, runtime::scaledModelConfig(model, args.seqLen, args.scale));
     if (rank == 0 && !args.out.empty())
         if (Status s = checkWritable(args.out); !s)
             die(rank, Error{s.error().kind, "--out: " + s.error().message});
+    ModelSpec shaped = model;
+    shaped.hidden = scaled.hidden;
+    shaped.ffnHidden = scaled.ffnHidden;
+    shaped.vocab = scaled.vocab;
     const std::vector<GemmShape> shapes
-        = layerGemmShapes(model, args.microBatch, args.seqLen, args.tp);
+        = layerGemmShapes(shaped, args.microBatch, scaled.seqLen, args.tp);
     std::string name = args.hostName.empty() ? thisHostName() : args.hostName;
 
     Probe local;
@@ -124,7 +133,7 @@ int runProbe(const ProbeArgs &args)
         local.pairs = orDie(rank, probeTcpPairs(*comm, rank, names, messageSizesBytes(args.quick),
                                                 args.repetitions));
     }
-    local.hosts.push_back(orDie(rank, measureHost(args, name, shapes, local.pairs)));
+    local.hosts.push_back(orDie(rank, measureHost(args, model, name, shapes, local.pairs)));
     addPlausibilityFlags(local);
 
     Probe probe = local;

@@ -68,6 +68,19 @@ void printReport(std::ostream &out, const Probe &probe)
         if (h.cpuGemm.empty() && !h.gpus.empty())
             out << "  CPU GEMMs not measured: the GPUs are this host's devices\n";
         memoryLine(out, h.cpuMemory, "  CPU ", 0);
+        if (const auto &l = h.cpuLayer) {
+            out << "  CPU layer of " << l->model << " (" << l->modelShape << ", seq-len "
+                << l->seqLen << ", TP " << l->tp << "), ms forward / backward:";
+            for (const LayerPoint &p : l->points)
+                out << " mb " << p.microBatch
+                    << format(" %.3g / %.3g;", p.forwardS.median * 1e3, p.backwardS.median * 1e3);
+            out << format(
+                "\n    optimizer %.3g ns/param, embedding %.3g us/token, head %.3g "
+                "us/token\n",
+                l->optimizerSPerParam.median * 1e9,
+                (l->embeddingForwardSPerToken.median + l->embeddingBackwardSPerToken.median) * 1e6,
+                (l->headForwardSPerToken.median + l->headBackwardSPerToken.median) * 1e6);
+        }
         if (!h.noGpuReason.empty())
             out << "  no GPU probed: " << h.noGpuReason << "\n";
         for (const ProbedGpu &g : h.gpus) {

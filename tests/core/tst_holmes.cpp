@@ -254,8 +254,8 @@ private Q_SLOTS:
     {
         Cluster cluster;
         cluster.name = "memory";
-        GpuType roomy{"Roomy", 150, 80, 2000, {}, 0.55, std::nullopt, "fp32", "test"};
-        GpuType tight{"Tight", 150, 10, 2000, {}, 0.55, std::nullopt, "fp32", "test"};
+        GpuType roomy{"Roomy", 150, 80, 2000, {}, 0.55, std::nullopt, "fp32", "test", {}};
+        GpuType tight{"Tight", 150, 10, 2000, {}, 0.55, std::nullopt, "fp32", "test", {}};
         cluster.gpuTypes = {roomy, tight};
         cluster.machines
             = {{"a", "Roomy", 1, "", {LinkKind::NvLink, 300, 3}, NicKind::InfiniBand, {}},

@@ -52,6 +52,21 @@ Probe sampleProbe()
     cpu.cpuGemm = {{"qkv", 2048, 6144, 4096, "fp32", "openblas-sgemm", spread(0.09, 0.08, 0.1)}};
     cpu.cpuMemory = MemoryFigure{"cpu-triad", 512, spread(21.5, 20, 23)};
     cpu.noGpuReason = "built without CUDA";
+    LayerFigure layer;
+    layer.method = "runtime-cpu-layer";
+    layer.model = "gpt3-350m";
+    layer.modelShape = "h128 f512 a16 kv16 v6282 gelu";
+    layer.scale = 8;
+    layer.seqLen = 128;
+    layer.points = {{1, spread(0.0123, 0.012, 0.0125), spread(0.025, 0.024, 0.026)},
+                    {2, spread(0.02, 0.019, 0.021), spread(0.04, 0.039, 0.041)},
+                    {8, spread(0.07, 0.069, 0.071), spread(0.14, 0.139, 0.141)}};
+    layer.optimizerSPerParam = spread(2e-9, 1.9e-9, 2.1e-9);
+    layer.embeddingForwardSPerToken = spread(1e-7, 0.9e-7, 1.1e-7);
+    layer.embeddingBackwardSPerToken = spread(2e-7, 1.9e-7, 2.1e-7);
+    layer.headForwardSPerToken = spread(3e-6, 2.9e-6, 3.1e-6);
+    layer.headBackwardSPerToken = spread(6e-6, 5.9e-6, 6.1e-6);
+    cpu.cpuLayer = layer;
     ProbedHost gpuHost;
     gpuHost.name = "node-b";
     gpuHost.rank = 1;
@@ -145,6 +160,21 @@ private Q_SLOTS:
         QTest::newRow("no repetitions") << "\"repetitions\": 5"
                                         << "\"repetitions\": 0"
                                         << "valid: 1..";
+        QTest::newRow("layer micro-batches out of order") << "\"micro_batch\": 8"
+                                                          << "\"micro_batch\": 2"
+                                                          << "ascending order";
+        QTest::newRow("negative layer time") << "\"median\": 0.0123"
+                                             << "\"median\": -1"
+                                             << "cpu_layer.micro_batches[0].forward_s";
+        QTest::newRow("layer time above a day") << "\"max\": 0.0125"
+                                                << "\"max\": 1e6"
+                                                << "is not a layer's";
+        QTest::newRow("unknown layer field") << "\"model_shape\""
+                                             << "\"shape\""
+                                             << "hosts[0].cpu_layer";
+        QTest::newRow("layer at scale 0") << "\"scale\": 8"
+                                          << "\"scale\": 0"
+                                          << "cpu_layer.scale";
     }
 
     void refusesBadFilesNamingFieldAndValidValues()

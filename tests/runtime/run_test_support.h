@@ -12,7 +12,9 @@
 #include <QStringList>
 #include <QtTest>
 
+#include <memory>
 #include <sys/types.h>
+#include <vector>
 
 namespace hetplan::runtime::test {
 
@@ -113,5 +115,33 @@ private:
     QProcess m_process;
     QString m_out;
 };
+
+// hetplan-probe on `ranks` local ranks (loopback) meeting in the folder `rendezvous`, each with
+// `args` after its rank, world and rendezvous; true when every rank exits 0 within 240 s.
+inline bool probeLocalRanks(int ranks, const QString &rendezvous, const QStringList &args)
+{
+    std::vector<std::unique_ptr<QProcess>> processes;
+    for (int r = 0; r < ranks; ++r) {
+        auto p = std::make_unique<QProcess>();
+        p->start(hetplan::test::projectProgram("hetplan-probe"),
+                 QStringList{QStringLiteral("--rank"), QString::number(r),
+                             QStringLiteral("--world"), QString::number(ranks),
+                             QStringLiteral("--rendezvous"), rendezvous,
+                             QStringLiteral("--listen-address"), QStringLiteral("127.0.0.1")}
+                     + args);
+        processes.push_back(std::move(p));
+    }
+    bool ok = true;
+    for (auto &p : processes) {
+        if (!p->waitForFinished(240 * 1000)) {
+            p->kill();
+            p->waitForFinished();
+        }
+        ok = ok && p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0;
+        if (!ok)
+            qWarning("probe: %s", p->readAllStandardError().constData());
+    }
+    return ok;
+}
 
 } // namespace hetplan::runtime::test

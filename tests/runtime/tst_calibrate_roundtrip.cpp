@@ -7,13 +7,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
-#include <memory>
-#include <vector>
 
 using namespace hetplan::runtime::test;
 
@@ -29,29 +26,11 @@ QString inDir(const QTemporaryDir &dir, const char *name)
 // hetplan-probe on `kRanks` local ranks meeting in `dir`; rank 0 writes `out`.
 bool probe(const QTemporaryDir &dir, const QString &out)
 {
-    std::vector<std::unique_ptr<QProcess>> ranks;
-    for (int r = 0; r < kRanks; ++r) {
-        auto p = std::make_unique<QProcess>();
-        p->start(hetplan::test::projectProgram("hetplan-probe"),
-                 {QStringLiteral("--no-gpu"), QStringLiteral("--quick"), QStringLiteral("--rank"),
-                  QString::number(r), QStringLiteral("--world"), QString::number(kRanks),
-                  QStringLiteral("--rendezvous"), inDir(dir, "rendezvous"),
-                  QStringLiteral("--listen-address"), QStringLiteral("127.0.0.1"),
-                  QStringLiteral("--model"), QStringLiteral("gpt3-350m"), QStringLiteral("--out"),
-                  out, QStringLiteral("--timeout-s"), QStringLiteral("200")});
-        ranks.push_back(std::move(p));
-    }
-    bool ok = true;
-    for (auto &p : ranks) {
-        if (!p->waitForFinished(240 * 1000)) {
-            p->kill();
-            p->waitForFinished();
-        }
-        ok = ok && p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0;
-        if (!ok)
-            qWarning("probe: %s", p->readAllStandardError().constData());
-    }
-    return ok;
+    return probeLocalRanks(kRanks, inDir(dir, "rendezvous"),
+                           {QStringLiteral("--no-gpu"), QStringLiteral("--quick"),
+                            QStringLiteral("--model"), QStringLiteral("gpt3-350m"),
+                            QStringLiteral("--out"), out, QStringLiteral("--timeout-s"),
+                            QStringLiteral("200")});
 }
 
 QJsonObject json(const CliRun &run)

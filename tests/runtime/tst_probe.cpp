@@ -158,6 +158,11 @@ private Q_SLOTS:
             << words({"--repeat", "0"}) << "--repeat: 0 is out of range; valid: 1..";
         QTest::newRow("unknown option") << words({"--gpus", "8"}) << "unknown option --gpus";
         QTest::newRow("unknown model") << words({"--model", "no-such-model"}) << "no-such-model";
+        // The layer is timed at --scale: one that does not divide the head dimension (64) is
+        // refused before anything is measured, naming the scales that would.
+        QTest::newRow("scale not dividing the head dimension")
+            << words({"--model", "gpt3-350m", "--scale", "3"}) << "--scale 3 does not divide";
+        QTest::newRow("scale zero") << words({"--scale", "0"}) << "--scale";
         // Refused before Gloo, whose own lookup crashed the process on a name that does not
         // resolve (the launcher passes the hosts file's name).
         QTest::newRow("listen address does not resolve")
