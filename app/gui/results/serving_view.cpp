@@ -3,6 +3,7 @@
 #include "core/serving/plan_serving.h"
 #include "results/chart_support.h"
 #include "results/qcustomplot_include.h"
+#include "results/served_run_view.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -50,6 +51,11 @@ ServingView::ServingView(QWidget *parent)
     m_latencyBars->setBrush(QColor(0x4c, 0x72, 0xb0));
     m_latencyBars->setPen(Qt::NoPen);
     m_latencyBars->setWidth(0.6);
+    m_latencyInterval = new QCPErrorBars(m_latencyPlot->yAxis, seconds);
+    m_latencyInterval->setDataPlottable(m_latencyBars);
+    m_latencyInterval->setName(tr("90 % interval"));
+    m_latencyInterval->setPen(QPen(Qt::black, 1.2));
+    m_latencyInterval->setWhiskerWidth(8);
     m_latencyPlot->yAxis->setRangeReversed(true);
     m_latencyPlot->xAxis->setVisible(false);
     seconds->setVisible(true);
@@ -98,12 +104,18 @@ ServingView::ServingView(QWidget *parent)
         plot->setMinimumSize(240, kMinimumChartHeightPx);
     // The scroll area, not the tab, grows with the replicas.
     latencyScroll->setMinimumHeight(kMinimumChartHeightPx);
+    // Below the prediction, as tall as it once a run is compared.
+    m_served = new ServedRunView;
+    layout->addWidget(m_served, 0);
+    connect(m_served, &ServedRunView::chartsShownChanged, this,
+            [layout, this](bool shown) { layout->setStretchFactor(m_served, shown ? 1 : 0); });
     clear();
 }
 
 void ServingView::clear(const QString &message)
 {
     m_latencyBars->data()->clear();
+    m_latencyInterval->data()->clear();
     m_sloLine->data()->clear();
     m_sloLine->removeFromLegend();
     setCategoryAxis(m_latencyPlot->yAxis, {});
@@ -112,6 +124,7 @@ void ServingView::clear(const QString &message)
     m_latencyPlot->replot();
     setAttainment({});
     m_summary->clear();
+    m_served->setPlan(std::nullopt, CostModelKind::HetPlan);
 }
 
 void ServingView::setPlan(const ShownPlan &shown, CostModelKind costModelKind)
@@ -128,6 +141,16 @@ void ServingView::setPlan(const ShownPlan &shown, CostModelKind costModelKind)
         highest = std::max(highest, e.replicaLatencyS[r]);
     }
     m_latencyBars->setData(keys, latencies, true);
+    QVector<double> below;
+    QVector<double> above;
+    if (e.interval && e.interval->replicaLatency.size() == e.replicaLatencyS.size())
+        for (size_t r = 0; r < e.replicaLatencyS.size(); ++r) {
+            const TimeInterval &interval = e.interval->replicaLatency[r];
+            below << std::max(e.replicaLatencyS[r] - interval.loS, 0.0);
+            above << std::max(interval.hiS - e.replicaLatencyS[r], 0.0);
+            highest = std::max(highest, interval.hiS);
+        }
+    m_latencyInterval->setData(below, above);
     fitLatencyRows(int(labels.size()));
     setCategoryAxis(m_latencyPlot->yAxis, labels);
     const std::unique_ptr<CostModel> costModel = makeCostModel(costModelKind);
@@ -182,6 +205,7 @@ void ServingView::setPlan(const ShownPlan &shown, CostModelKind costModelKind)
         text += tr("; SLO %1 per request").arg(ResultsText::duration(*sloS));
     }
     m_summary->setText(text);
+    m_served->setPlan(shown, costModelKind);
 }
 
 int ServingView::replicaRowPx() const
