@@ -33,7 +33,7 @@ void printRow(std::ostream &out, const std::string &label, const SimulatedBeside
                                          : percentText(row.low) + "–" + percentText(row.high);
     out << padRight(label, kLabelColumns) << padLeft(value(row.simulated), kFigureColumns)
         << padLeft(interval, kIntervalColumns) << padLeft(value(row.measured), kFigureColumns)
-        << padLeft(relativeErrorText(row.relativeError()), 10) << (row.measuredInside() ? "" : " *")
+        << padLeft(relativeErrorText(row.relativeError()), 11) << (row.measuredInside() ? "" : " *")
         << '\n';
 }
 
@@ -83,7 +83,7 @@ void printServingComparison(std::ostream &out, const ServingMeasurement &measure
         << " are warm-up, left out of the figures below\n";
     out << padRight("", kLabelColumns) << padLeft("simulated", kFigureColumns)
         << padLeft("90 % interval", kIntervalColumns) << padLeft("measured", kFigureColumns)
-        << padLeft("error", 10) << '\n';
+        << padLeft("error", 11) << '\n';
     for (const ReplicaServingComparison &r : comparison.replicas) {
         const std::string name = "replica " + std::to_string(r.replica);
         printRow(out, name + " prefill", r.prefillS);

@@ -295,9 +295,10 @@ void ServedRunView::showComparison()
     for (const ServedReplica &r : m.replicas)
         if (r.failed > 0)
             text += QLatin1Char('\n')
-                    + tr("%1: %n request(s) failed: %2", nullptr, r.failed)
-                          .arg(ResultsText::pipelineName(Mode::Infer, r.replica),
-                               QString::fromStdString(r.failure));
+                    + tr("%1: %2 of its requests failed: %3")
+                          .arg(ResultsText::pipelineName(Mode::Infer, r.replica))
+                          .arg(r.failed)
+                          .arg(QString::fromStdString(r.failure));
     if (m.run.backend == BackendKind::Gloo)
         text += QLatin1Char('\n')
                 + tr("The run used CPU ranks: the simulation predicts them only with a cluster "
