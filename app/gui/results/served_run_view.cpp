@@ -8,6 +8,7 @@
 
 #include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -23,9 +24,10 @@ namespace {
 const QColor kSimulatedColor(0x4c, 0x72, 0xb0);
 const QColor kMeasuredColor(0xdd, 0x84, 0x52);
 
-// The latencies of the measured requests (warm-up left out) as a CDF over all of them: a request
-// that failed never finishes, so the curve stays below 100 % by the failed share.
-void setCdf(QCPGraph *graph, const std::vector<ServedRequest> &requests)
+// The latencies of the measured completed requests (warm-up left out), sorted, and how many
+// requests were measured: a request that failed never finishes, so its CDF stays below 100 % by
+// the failed share.
+std::pair<std::vector<double>, int> measuredLatencies(const std::vector<ServedRequest> &requests)
 {
     std::vector<double> latencies;
     int measured = 0;
@@ -37,12 +39,22 @@ void setCdf(QCPGraph *graph, const std::vector<ServedRequest> &requests)
             latencies.push_back(r.finishS - r.arrivalS);
     }
     std::sort(latencies.begin(), latencies.end());
-    QVector<double> keys{0.0};
+    return {latencies, measured};
+}
+
+// The CDF from `leftS` (0 %) to `rightS` (where it ends), one step per request.
+void setCdf(QCPGraph *graph, const std::pair<std::vector<double>, int> &latencies, double leftS,
+            double rightS)
+{
+    const auto &[sorted, measured] = latencies;
+    QVector<double> keys{leftS};
     QVector<double> values{0.0};
-    for (std::size_t i = 0; i < latencies.size(); ++i) {
-        keys << latencies[i];
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+        keys << sorted[i];
         values << 100.0 * double(i + 1) / measured;
     }
+    keys << rightS;
+    values << values.back();
     graph->setData(keys, values, true);
 }
 
@@ -139,6 +151,9 @@ ServedRunView::ServedRunView(QWidget *parent)
     m_measuredCdf->setPen(QPen(kMeasuredColor, 2));
     m_sloLine = m_cdfPlot->addGraph(x, y);
     m_sloLine->setPen(QPen(QColor(0xd6, 0x27, 0x28), 1.5, Qt::DashLine));
+    x->setScaleType(QCPAxis::stLogarithmic);
+    x->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    x->setNumberFormat(QStringLiteral("gb"));
     x->setLabel(tr("latency (s)"));
     y->setLabel(tr("requests finished (%)"));
     m_cdfPlot->axisRect()->setRangeDrag(Qt::Horizontal);
@@ -271,17 +286,20 @@ void ServedRunView::showComparison()
     const ServingMeasurement &m = *m_run;
     const ServingComparison &c = *m_comparison;
     const ServingSummary &s = m.summary;
-    QString text
-        = tr("Serving run %1 (%2, scale %3, batch %4): %5 requests, %6 completed, %7 failed; the "
-             "first %8 are warm-up, left out of the figures.")
-              .arg(m_source, QString::fromStdString(std::string(
-                                 backendName(m.run.backend, BackendSpelling::Measurement))))
-              .arg(m.run.scale)
-              .arg(m.run.batch)
-              .arg(s.requests)
-              .arg(s.completed)
-              .arg(s.failed)
-              .arg(s.warmup);
+    const QString warmup
+        = s.warmup > 0 ? tr("the first %1 are warm-up, left out of the figures.").arg(s.warmup)
+                       : tr("none was warm-up.");
+    QString text = tr("Serving run %1 (%2, scale %3, batch %4): %5 requests, %6 completed, %7 "
+                      "failed; %8")
+                       .arg(QFileInfo(m_source).fileName(),
+                            QString::fromStdString(std::string(
+                                backendName(m.run.backend, BackendSpelling::Measurement))))
+                       .arg(m.run.scale)
+                       .arg(m.run.batch)
+                       .arg(s.requests)
+                       .arg(s.completed)
+                       .arg(s.failed)
+                       .arg(warmup);
     text += QLatin1Char('\n')
             + tr("SLO attainment (%1): measured %2, simulated %3 (90 %: %4–%5). Latency p50: "
                  "measured %6, simulated %7; p99: measured %8, simulated %9.")
@@ -304,29 +322,38 @@ void ServedRunView::showComparison()
                 + tr("The run used CPU ranks: the simulation predicts them only with a cluster "
                      "that describes them (an imported CPU probe, then calibration).");
     m_summary->setText(text);
+    m_summary->setToolTip(m_source);
 
-    setCdf(m_measuredCdf, m.requests);
-    setCdf(m_simulatedCdf, c.simulatedRequests);
-    setCdf(m_lowCdf, c.simulatedLowRequests);
-    setCdf(m_highCdf, c.simulatedHighRequests);
-    double longest = 0;
-    for (const QCPGraph *graph : {m_measuredCdf, m_highCdf})
-        if (!graph->data()->isEmpty())
-            longest = std::max(longest, (graph->data()->constEnd() - 1)->key);
+    // A log axis: a simulation off by orders of magnitude (a CPU run against a GPU cluster)
+    // stays readable beside the run, and a close one is as close.
+    const std::array<std::pair<QCPGraph *, const std::vector<ServedRequest> *>, 4> curves{
+        {{m_measuredCdf, &m.requests},
+         {m_simulatedCdf, &c.simulatedRequests},
+         {m_lowCdf, &c.simulatedLowRequests},
+         {m_highCdf, &c.simulatedHighRequests}}};
+    std::vector<std::pair<std::vector<double>, int>> latencies;
+    double shortestS = m.run.sloS > 0 ? m.run.sloS : 1.0;
+    double longestS = m.run.sloS;
+    for (const auto &[graph, requests] : curves) {
+        latencies.push_back(measuredLatencies(*requests));
+        const std::vector<double> &sorted = latencies.back().first;
+        if (!sorted.empty()) {
+            shortestS = std::min(shortestS, std::max(sorted.front(), 1e-9));
+            longestS = std::max(longestS, sorted.back());
+        }
+    }
+    const double leftS = shortestS / 1.5;
+    const double rightS = std::max(longestS, shortestS) * 1.5;
+    for (std::size_t i = 0; i < curves.size(); ++i)
+        setCdf(curves[i].first, latencies[i], leftS, rightS);
     m_sloLine->data()->clear();
     m_sloLine->removeFromLegend();
     if (m.run.sloS > 0) {
         m_sloLine->setData({m.run.sloS, m.run.sloS}, {0.0, 100.0}, true);
         m_sloLine->setName(tr("SLO (%1)").arg(ResultsText::duration(m.run.sloS)));
         m_sloLine->addToLegend();
-        longest = std::max(longest, m.run.sloS);
     }
-    // Every curve reaches its top at the longest latency: carry it on to the right edge.
-    const double rightS = longest > 0 ? longest * 1.08 : 1;
-    for (QCPGraph *graph : {m_measuredCdf, m_simulatedCdf, m_lowCdf, m_highCdf})
-        if (!graph->data()->isEmpty())
-            graph->addData(rightS, (graph->data()->constEnd() - 1)->value);
-    m_cdfPlot->xAxis->setRange(0, rightS);
+    m_cdfPlot->xAxis->setRange(leftS, rightS);
     m_cdfPlot->yAxis->setRange(0, 105);
     m_cdfPlot->replot();
 
