@@ -1012,6 +1012,10 @@ Valid: %2; default %3</source>
         <source>90 % interval</source>
         <translation>90% 区间</translation>
     </message>
+    <message>
+        <source>90 % interval: latency p50 %1, p99 %2, SLO attainment %3–%4</source>
+        <translation>90% 区间：延迟 p50 %1，p99 %2，SLO 达成率 %3–%4</translation>
+    </message>
 </context>
 <context>
     <name>hetplan::gui::StaleBanner</name>

@@ -68,6 +68,16 @@ void printServingPhases(std::ostream &out, const ServingPhases &phases)
     }
 }
 
+void printServingInterval(std::ostream &out, const ServingFiguresInterval &interval)
+{
+    const ServingFigures &low = interval.low;
+    const ServingFigures &high = interval.high;
+    out << "    " << padRight("90 % interval", 26) << "latency p50 "
+        << formatRange({low.p50S, high.p50S}) << ", p99 " << formatRange({low.p99S, high.p99S})
+        << ", SLO attainment " << percentText(high.attainment) << "–" << percentText(low.attainment)
+        << '\n';
+}
+
 void printServingComparison(std::ostream &out, const ServingMeasurement &measured,
                             const ServingComparison &comparison)
 {

@@ -2,6 +2,7 @@
 
 #include "core/base/result.h"
 #include "core/cost/problem.h"
+#include "core/serving/plan_serving.h"
 #include "core/serving/serving_comparison.h"
 #include "core/serving/serving_measurement.h"
 #include "core/serving/serving_phases.h"
@@ -24,6 +25,10 @@ using runtime::servedProblem;
 // `evaluate` of an infer plan: each replica's prefill of one prompt and decode step per token
 // at 1 and at `batch` sequences, beside its request latency.
 void printServingPhases(std::ostream &out, const ServingPhases &phases);
+
+// `evaluate` of an infer plan: the 90 % interval of the stream's latency percentiles and SLO
+// attainment (servePlanInterval).
+void printServingInterval(std::ostream &out, const ServingFiguresInterval &interval);
 
 // `evaluate --measured` of a serving run: per replica and for the whole stream, simulated
 // beside measured, with the warm-up and failures said.

@@ -308,7 +308,8 @@ Json comparisonJson(const ServingComparison &c)
 } // namespace
 
 std::string withServingReport(const std::string &reportJson, const ServingPhases &phases,
-                              const ServingComparison *comparison)
+                              const ServingComparison *comparison,
+                              const ServingFiguresInterval *interval)
 {
     Json report = Json::parse(reportJson, nullptr, false);
     assert(report.is_object() && "evaluateReportJson writes an object");
@@ -321,6 +322,11 @@ std::string withServingReport(const std::string &reportJson, const ServingPhases
                                   {"decode_s_per_token", r.decodeSPerToken},
                                   {"interval_factors", Json::array({r.lowFactor, r.highFactor})}});
     }
+    if (interval)
+        report["serving_interval"] = Json{
+            {"latency_p50_s", Json::array({interval->low.p50S, interval->high.p50S})},
+            {"latency_p99_s", Json::array({interval->low.p99S, interval->high.p99S})},
+            {"attainment", Json::array({interval->high.attainment, interval->low.attainment})}};
     if (comparison)
         report["serving_comparison"] = comparisonJson(*comparison);
     return report.dump(2);

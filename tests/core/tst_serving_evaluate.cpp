@@ -150,6 +150,22 @@ private Q_SLOTS:
         QCOMPARE(factors.size(), 2);
         QVERIFY(factors.at(0).toDouble() < 1 && factors.at(1).toDouble() > 1);
         QVERIFY(run.out.contains("90 %: "));
+        // The stream's percentiles and attainment with the replicas' latencies at both ends of
+        // their interval (catalog figures: wide).
+        QVERIFY2(run.out.contains("90 % interval") && run.out.contains("latency p50 "),
+                 run.out.constData());
+        const QJsonObject interval = QJsonDocument::fromJson(json.out)
+                                         .object()
+                                         .value(QStringLiteral("serving_interval"))
+                                         .toObject();
+        for (const char *name : {"latency_p50_s", "latency_p99_s"}) {
+            const QJsonArray ends = interval.value(QLatin1String(name)).toArray();
+            QCOMPARE(ends.size(), 2);
+            QVERIFY2(0 < ends.at(0).toDouble() && ends.at(0).toDouble() < ends.at(1).toDouble(),
+                     name);
+        }
+        const QJsonArray attained = interval.value(QStringLiteral("attainment")).toArray();
+        QVERIFY(attained.at(0).toDouble() <= attained.at(1).toDouble());
     }
 
     // A CPU run shrinks the model by --scale (docs/runtime-model.md): the simulation predicts

@@ -108,6 +108,9 @@ private Q_SLOTS:
         view.setPlan(shown);
         // The prediction: each replica's latency with its 90 % interval.
         QCOMPARE(view.latencyInterval()->data()->size(), 2);
+        QVERIFY(view.findChild<QLabel *>(QStringLiteral("servingSummary"))
+                    ->text()
+                    .contains(QStringLiteral("90 % interval: latency p50 ")));
         QVERIFY(view.latencyInterval()->data()->at(0).errorPlus > 0);
 
         ServedRunView *served = view.servedRunView();

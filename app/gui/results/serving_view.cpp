@@ -37,6 +37,7 @@ ServingView::ServingView(QWidget *parent)
 {
     auto *layout = new QVBoxLayout(this);
     m_summary = new QLabel;
+    m_summary->setObjectName(QStringLiteral("servingSummary"));
     m_summary->setWordWrap(true);
     layout->addWidget(m_summary);
 
@@ -201,6 +202,16 @@ void ServingView::setPlan(const ShownPlan &shown, CostModelKind costModelKind)
             text += tr(" (SLO = %1 × %2 on A100s)")
                         .arg(QLocale().toString(f.sloS / f.referenceLatencyS, 'g', 3),
                              ResultsText::duration(f.referenceLatencyS));
+        // Every replica at the ends of its latency interval (docs/cost-models.md, "Prediction
+        // intervals", "Serving percentiles").
+        const ServingFiguresInterval interval
+            = servePlanInterval(*shown.problem, *costModel, shown.plan);
+        text += QLatin1Char('\n')
+                + tr("90 % interval: latency p50 %1, p99 %2, SLO attainment %3–%4")
+                      .arg(ResultsText::range({interval.low.p50S, interval.high.p50S}),
+                           ResultsText::range({interval.low.p99S, interval.high.p99S}),
+                           ResultsText::percent(interval.high.attainment),
+                           ResultsText::percent(interval.low.attainment));
     } else if (sloS) {
         text += tr("; SLO %1 per request").arg(ResultsText::duration(*sloS));
     }
