@@ -68,6 +68,9 @@ class Model:
         a, d = self.a, self.head_dim
         b, n = tokens.shape
         positions = torch.arange(start, start + n)
+        # Consecutive slots as a slice: a view of the cache, where a list would copy it.
+        consecutive = slots == list(range(slots[0], slots[-1] + 1))
+        rows = slice(slots[0], slots[-1] + 1) if consecutive else slots
         x = self.embedding[tokens]
         for l, layer in enumerate(self.layers):
             h = rms_norm(x, layer["attn_norm"])
@@ -75,13 +78,14 @@ class Model:
             k = (h @ layer["k"].T).view(b, n, a.kv_heads, d).transpose(1, 2)
             v = (h @ layer["v"].T).view(b, n, a.kv_heads, d).transpose(1, 2)
             q, k = rope(q, positions, d), rope(k, positions, d)
-            self.keys[l, slots, :, start:start + n] = k
-            self.values[l, slots, :, start:start + n] = v
-            keys = self.keys[l, slots, :, :start + n]
-            values = self.values[l, slots, :, :start + n]
+            self.keys[l, rows, :, start:start + n] = k
+            self.values[l, rows, :, start:start + n] = v
+            keys = self.keys[l, rows, :, :start + n]
+            values = self.values[l, rows, :, :start + n]
             group = a.heads // a.kv_heads
-            keys = keys.repeat_interleave(group, dim=1)
-            values = values.repeat_interleave(group, dim=1)
+            if group > 1:
+                keys = keys.repeat_interleave(group, dim=1)
+                values = values.repeat_interleave(group, dim=1)
             scores = q @ keys.transpose(-1, -2) / math.sqrt(d)
             if n > 1:
                 mask = torch.ones(n, start + n, dtype=torch.bool).tril(start)
