@@ -188,6 +188,9 @@ private Q_SLOTS:
 
         QVERIFY(!served->openFile(dir.filePath(QStringLiteral("missing.json"))));
         QVERIFY(served->message().contains(QStringLiteral("missing.json")));
+        // Nothing of the run before comes back with its plan.
+        view.setPlan(shown);
+        QVERIFY(!served->hasComparison());
     }
 };
 

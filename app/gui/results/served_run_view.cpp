@@ -225,6 +225,8 @@ bool ServedRunView::openFile(const QString &path)
 {
     auto loaded = loadServingMeasurement(QFile::encodeName(path).toStdString());
     if (!loaded) {
+        // The run shown before goes: what is shown is the file asked for, or nothing.
+        m_run.reset();
         showRefusal(QString::fromStdString(loaded.error().message));
         return false;
     }
