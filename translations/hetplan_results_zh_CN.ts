@@ -882,10 +882,6 @@ Valid: %2; default %3</source>
         <translation>模拟，90% 区间</translation>
     </message>
     <message>
-        <source>No serving run shown: Open Serving Run… compares a run of this plan (hetplan-cli run or launch) with the simulation of its requests.</source>
-        <translation>未显示推理服务运行：“打开推理服务运行…”将本方案的一次运行（hetplan-cli run 或 launch）与其请求的模拟对比。</translation>
-    </message>
-    <message>
         <source>The serving run is not shown: %1</source>
         <translation>未显示该推理服务运行：%1</translation>
     </message>

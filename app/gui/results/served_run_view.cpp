@@ -105,7 +105,7 @@ QCPBars *makeBars(QCPAxisRect *rect, const QString &name, const QColor &color)
 ServedRunView::ServedRunView(QWidget *parent)
     : QWidget(parent)
     , m_summary(new QLabel)
-    , m_open(new QPushButton(tr("Open Serving Run…")))
+    , m_open(new QPushButton(tr("Open Serving Run…"), this))
     , m_charts(new QWidget)
     , m_cdfPlot(new QCustomPlot)
     , m_replicaPlot(new QCustomPlot)
@@ -123,9 +123,6 @@ ServedRunView::ServedRunView(QWidget *parent)
         if (!path.isEmpty())
             openFile(path);
     });
-    auto *header = new QHBoxLayout;
-    header->addWidget(m_summary, 1);
-    header->addWidget(m_open, 0, Qt::AlignTop);
 
     setUpChart(m_cdfPlot, tr("Request latency, measured and simulated"));
     QCPAxis *x = m_cdfPlot->xAxis;
@@ -199,7 +196,7 @@ ServedRunView::ServedRunView(QWidget *parent)
 
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
-    outer->addLayout(header);
+    outer->addWidget(m_summary);
     outer->addWidget(m_charts, 1);
     clearRun();
 }
@@ -238,8 +235,7 @@ void ServedRunView::clearRun()
     m_run.reset();
     m_source.clear();
     m_comparison.reset();
-    m_summary->setText(tr("No serving run shown: Open Serving Run… compares a run of this plan "
-                          "(hetplan-cli run or launch) with the simulation of its requests."));
+    m_summary->clear();
     setChartsShown(false);
 }
 
@@ -248,12 +244,15 @@ QString ServedRunView::message() const
     return m_summary->text();
 }
 
+bool ServedRunView::hasContent() const
+{
+    return !m_summary->text().isEmpty();
+}
+
 void ServedRunView::setChartsShown(bool shown)
 {
-    if (m_charts->isVisibleTo(this) == shown)
-        return;
     m_charts->setVisible(shown);
-    Q_EMIT chartsShownChanged(shown);
+    Q_EMIT contentChanged();
 }
 
 void ServedRunView::showRefusal(const QString &why)

@@ -56,11 +56,14 @@ public:
     QCPErrorBars *intervalBars(Figure figure) const { return m_interval[figure]; }
     QCPGraph *measuredCdf() const { return m_measuredCdf; }
     QCPGraph *simulatedCdf() const { return m_simulatedCdf; }
+    // Open Serving Run…, for the Serving tab to place beside its summary.
     QPushButton *openButton() const { return m_open; }
+    // Whether there is anything to show: a run compared, or why one is not.
+    bool hasContent() const;
 
 Q_SIGNALS:
-    // The charts appeared (a run is compared) or went (none, or refused).
-    void chartsShownChanged(bool shown);
+    // A run was compared, refused or cleared.
+    void contentChanged();
 
 private:
     void compare();

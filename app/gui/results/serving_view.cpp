@@ -39,7 +39,11 @@ ServingView::ServingView(QWidget *parent)
     m_summary = new QLabel;
     m_summary->setObjectName(QStringLiteral("servingSummary"));
     m_summary->setWordWrap(true);
-    layout->addWidget(m_summary);
+    m_served = new ServedRunView;
+    auto *header = new QHBoxLayout;
+    header->addWidget(m_summary, 1);
+    header->addWidget(m_served->openButton(), 0, Qt::AlignTop);
+    layout->addLayout(header);
 
     m_latencyPlot = new QCustomPlot;
     setUpChart(m_latencyPlot, tr("Request latency per replica"));
@@ -105,11 +109,19 @@ ServingView::ServingView(QWidget *parent)
         plot->setMinimumSize(240, kMinimumChartHeightPx);
     // The scroll area, not the tab, grows with the replicas.
     latencyScroll->setMinimumHeight(kMinimumChartHeightPx);
-    // Below the prediction, as tall as it once a run is compared.
-    m_served = new ServedRunView;
-    layout->addWidget(m_served, 0);
-    connect(m_served, &ServedRunView::chartsShownChanged, this,
-            [layout, this](bool shown) { layout->setStretchFactor(m_served, shown ? 1 : 0); });
+    // Below the prediction, as tall as it once a run is compared; it scrolls rather than make
+    // the tab (and the window) taller.
+    auto *servedScroll = new QScrollArea;
+    servedScroll->setWidget(m_served);
+    servedScroll->setWidgetResizable(true);
+    servedScroll->setFrameShape(QFrame::NoFrame);
+    servedScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    servedScroll->hide();
+    layout->addWidget(servedScroll, 0);
+    connect(m_served, &ServedRunView::contentChanged, this, [layout, servedScroll, this] {
+        servedScroll->setVisible(m_served->hasContent());
+        layout->setStretchFactor(servedScroll, m_served->hasComparison() ? 1 : 0);
+    });
     clear();
 }
 
