@@ -121,6 +121,8 @@ ServingView::ServingView(QWidget *parent)
     connect(m_served, &ServedRunView::contentChanged, this, [layout, servedScroll, this] {
         servedScroll->setVisible(m_served->hasContent());
         layout->setStretchFactor(servedScroll, m_served->hasComparison() ? 1 : 0);
+        // Room for the charts' data, without growing the window at its default size.
+        servedScroll->setMinimumHeight(m_served->hasComparison() ? kMinimumChartHeightPx + 40 : 0);
     });
     clear();
 }
