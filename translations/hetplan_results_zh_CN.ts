@@ -816,6 +816,125 @@ Valid: %2; default %3</source>
     </message>
 </context>
 <context>
+    <name>hetplan::gui::ServedRunView</name>
+    <message>
+        <source>Prefill</source>
+        <translation>预填充</translation>
+    </message>
+    <message>
+        <source>Per output token</source>
+        <translation>每输出词元</translation>
+    </message>
+    <message>
+        <source>Queueing</source>
+        <translation>排队</translation>
+    </message>
+    <message>
+        <source>%1 (90 %: %2)</source>
+        <translation>%1（90%：%2）</translation>
+    </message>
+    <message>
+        <source>Open Serving Run…</source>
+        <translation>打开推理服务运行…</translation>
+    </message>
+    <message>
+        <source>Compare a serving run of this plan (serving-measurement.json, written by hetplan-cli run or launch) with the simulation of its requests</source>
+        <translation>将本方案的一次推理服务运行（由 hetplan-cli run 或 launch 写出的 serving-measurement.json）与其请求的模拟对比</translation>
+    </message>
+    <message>
+        <source>Serving Run of the Shown Plan</source>
+        <translation>当前方案的推理服务运行</translation>
+    </message>
+    <message>
+        <source>Serving measurements (*.json);;All files (*)</source>
+        <translation>推理服务测量 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Request latency, measured and simulated</source>
+        <translation>请求延迟：实测与模拟</translation>
+    </message>
+    <message>
+        <source>Simulated, 90 % band</source>
+        <translation>模拟，90% 区间带</translation>
+    </message>
+    <message>
+        <source>Simulated</source>
+        <translation>模拟</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>latency (s)</source>
+        <translation>延迟（秒）</translation>
+    </message>
+    <message>
+        <source>requests finished (%)</source>
+        <translation>已完成请求（%）</translation>
+    </message>
+    <message>
+        <source>Per replica, measured and simulated (means)</source>
+        <translation>每个副本：实测与模拟（均值）</translation>
+    </message>
+    <message>
+        <source>Simulated, 90 % interval</source>
+        <translation>模拟，90% 区间</translation>
+    </message>
+    <message>
+        <source>The serving run is not shown: %1</source>
+        <translation>未显示该推理服务运行：%1</translation>
+    </message>
+    <message>
+        <source>show the serving plan it ran first.</source>
+        <translation>请先显示它所运行的推理方案。</translation>
+    </message>
+    <message>
+        <source>the shown plan</source>
+        <translation>当前方案</translation>
+    </message>
+    <message>
+        <source>the first %1 are warm-up, left out of the figures.</source>
+        <translation>前 %1 个为预热请求，不计入统计。</translation>
+    </message>
+    <message>
+        <source>none was warm-up.</source>
+        <translation>没有预热请求。</translation>
+    </message>
+    <message>
+        <source>Serving run %1 (%2, scale %3, batch %4): %5 requests, %6 completed, %7 failed; %8</source>
+        <translation>推理服务运行 %1（%2，缩放 %3，批大小 %4）：%5 个请求，完成 %6 个，失败 %7 个；%8</translation>
+    </message>
+    <message>
+        <source>SLO attainment (%1): measured %2, simulated %3 (90 %: %4–%5). Latency p50: measured %6, simulated %7; p99: measured %8, simulated %9.</source>
+        <translation>SLO 达成率（%1）：实测 %2，模拟 %3（90%：%4–%5）。延迟 p50：实测 %6，模拟 %7；p99：实测 %8，模拟 %9。</translation>
+    </message>
+    <message>
+        <source>%1: %2 of its requests failed: %3</source>
+        <translation>%1：其中 %2 个请求失败：%3</translation>
+    </message>
+    <message>
+        <source>The run used CPU ranks: the simulation predicts them only with a cluster that describes them (an imported CPU probe, then calibration).</source>
+        <translation>该运行使用 CPU 进程：只有当集群描述了这些 CPU（导入 CPU 探测结果并校准）时，模拟才能预测它们。</translation>
+    </message>
+    <message>
+        <source>SLO (%1)</source>
+        <translation>SLO（%1）</translation>
+    </message>
+    <message>
+        <source>%1, by replica</source>
+        <translation>%1（按副本）</translation>
+    </message>
+    <message>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <source>s</source>
+        <translation>秒</translation>
+    </message>
+</context>
+<context>
     <name>hetplan::gui::ServingView</name>
     <message>
         <source>Request latency per replica</source>
@@ -884,6 +1003,14 @@ Valid: %2; default %3</source>
     <message>
         <source> (SLO = %1 × %2 on A100s)</source>
         <translation>（SLO = %1 × A100 上的 %2）</translation>
+    </message>
+    <message>
+        <source>90 % interval</source>
+        <translation>90% 区间</translation>
+    </message>
+    <message>
+        <source>90 % interval: latency p50 %1, p99 %2, SLO attainment %3–%4</source>
+        <translation>90% 区间：延迟 p50 %1，p99 %2，SLO 达成率 %3–%4</translation>
     </message>
 </context>
 <context>

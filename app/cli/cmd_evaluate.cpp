@@ -99,9 +99,12 @@ int runEvaluate(const std::vector<std::string> &words)
     Evaluation evaluation = (*costModel)->evaluate(*problem, plan);
     addServingFigures(*problem, **costModel, plan, evaluation);
     std::optional<ServingPhases> phases;
+    std::optional<ServingFiguresInterval> servingInterval;
     std::optional<ServingComparison> servedComparison;
-    if (problem->workload.mode == Mode::Infer)
+    if (problem->workload.mode == Mode::Infer) {
         phases = servingPhases(*problem, **costModel, plan);
+        servingInterval = servePlanInterval(*problem, **costModel, plan);
+    }
     if (served) {
         auto compared = compareServedRun(*served, *args->value("measured"), *problem, **costModel,
                                          plan, planPath);
@@ -122,12 +125,15 @@ int runEvaluate(const std::vector<std::string> &words)
                                                 origin, measured ? &comparison : nullptr);
         if (phases)
             report = withServingReport(report, *phases,
-                                       servedComparison ? &*servedComparison : nullptr);
+                                       servedComparison ? &*servedComparison : nullptr,
+                                       &*servingInterval);
         std::cout << report << '\n';
     } else {
         printWorkload(std::cout, problem->workload, origin);
         printPlan(std::cout, *problem, plan);
         printEvaluation(std::cout, *problem, evaluation);
+        if (servingInterval)
+            printServingInterval(std::cout, *servingInterval);
         if (phases)
             printServingPhases(std::cout, *phases);
         if (measured)

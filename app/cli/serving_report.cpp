@@ -4,7 +4,6 @@
 #include "app/cli/report.h"
 #include "core/cost/cost_model.h"
 #include "core/plan/plan.h"
-#include "runtime/model/model_config.h"
 
 #include <cmath>
 #include <iomanip>
@@ -13,70 +12,37 @@
 namespace hetplan::cli {
 namespace {
 
+constexpr size_t kLabelColumns = 26;
+constexpr size_t kFigureColumns = 12;
+constexpr size_t kIntervalColumns = 22;
+
+std::string percentText(double fraction)
+{
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(1) << fraction * 100 << " %";
+    return text.str();
+}
+
+// A simulated figure with its 90 % interval beside the measured one; "*" marks a measured figure
+// outside the interval.
 void printRow(std::ostream &out, const std::string &label, const SimulatedBeside &row,
               bool seconds = true)
 {
-    const auto value = [seconds](double v) {
-        if (seconds)
-            return formatSeconds(v);
-        std::ostringstream text;
-        text << std::fixed << std::setprecision(1) << v * 100 << " %";
-        return text.str();
-    };
-    out << std::left << std::setw(24) << label << std::right << std::setw(12)
-        << value(row.simulated) << std::setw(12) << value(row.measured) << std::setw(10)
-        << relativeErrorText(row.relativeError()) << '\n';
+    const auto value = [seconds](double v) { return seconds ? formatSeconds(v) : percentText(v); };
+    const std::string interval = seconds ? formatRange({row.low, row.high})
+                                         : percentText(row.low) + "–" + percentText(row.high);
+    out << padRight(label, kLabelColumns) << padLeft(value(row.simulated), kFigureColumns)
+        << padLeft(interval, kIntervalColumns) << padLeft(value(row.measured), kFigureColumns)
+        << padLeft(relativeErrorText(row.relativeError()), 11) << (row.measuredInside() ? "" : " *")
+        << '\n';
 }
 
 } // namespace
 
-Result<Problem> servedProblem(const Problem &planned, const ServingMeasurement &measured,
-                              const std::string &source)
-{
-    const ServingRun &run = measured.run;
-    if (!run.model.empty() && run.model != planned.model.name)
-        return badInput(source + ": run.model is \"" + run.model + "\" but the plan serves \""
-                        + planned.model.name + "\"; give the plan the run was made from");
-    Problem asRun = planned;
-    InferWorkload &infer = asRun.workload.infer;
-    infer.promptLen = run.promptTokens;
-    infer.outputLen = run.outputTokens;
-    infer.batch = run.batch;
-    infer.requestRatePerS = run.requestRatePerS;
-    infer.sloS = run.sloS;
-    infer.sloScale.reset();
-    infer.precision = wirePrecision(run.backend);
-    if (run.scale > 1) {
-        auto config = runtime::scaledModelConfig(planned.model, run.promptTokens + run.outputTokens,
-                                                 run.scale);
-        if (!config)
-            return badInput(source + ": run.scale: " + config.error().message);
-        asRun.model.hidden = config->hidden;
-        asRun.model.ffnHidden = config->ffnHidden;
-        asRun.model.vocab = config->vocab;
-    }
-    return asRun;
-}
-
-Result<ServingComparison> compareServedRun(const ServingMeasurement &measured,
-                                           const std::string &source, const Problem &planned,
-                                           const CostModel &costModel, const Plan &plan,
-                                           const std::string &planSource)
-{
-    if (Status samePlan = checkServedPlan(measured, source, plan, planned.topology, planSource);
-        !samePlan)
-        return samePlan.error();
-    auto asRun = servedProblem(planned, measured, source);
-    if (!asRun)
-        return asRun.error();
-    const ServingPhases phases = servingPhases(*asRun, costModel, plan, requestsOf(measured));
-    return compareServing(measured, phases);
-}
-
 void printServingPhases(std::ostream &out, const ServingPhases &phases)
 {
     out << "\nPer replica, the phases of its latency (one prompt's prefill; one decode step "
-           "per token):\n";
+           "per token;\nthe 90 % interval of the prefill and of one sequence's step):\n";
     const bool batched = phases.batch > 1;
     out << std::left << std::setw(12) << "" << std::right << std::setw(12) << "prefill"
         << std::setw(14) << "1 sequence";
@@ -95,8 +61,21 @@ void printServingPhases(std::ostream &out, const ServingPhases &phases)
             << formatSeconds(r.decodeSPerToken.front());
         if (batched)
             out << std::setw(14) << formatSeconds(r.decodeSPerToken.back());
-        out << '\n';
+        const double prefillS = r.prefillS.front().second;
+        const double decodeS = r.decodeSPerToken.front();
+        out << "   90 %: " << formatRange({prefillS * r.lowFactor, prefillS * r.highFactor}) << ", "
+            << formatRange({decodeS * r.lowFactor, decodeS * r.highFactor}) << '\n';
     }
+}
+
+void printServingInterval(std::ostream &out, const ServingFiguresInterval &interval)
+{
+    const ServingFigures &low = interval.low;
+    const ServingFigures &high = interval.high;
+    out << "    " << padRight("90 % interval", 26) << "latency p50 "
+        << formatRange({low.p50S, high.p50S}) << ", p99 " << formatRange({low.p99S, high.p99S})
+        << ", SLO attainment " << percentText(high.attainment) << "–" << percentText(low.attainment)
+        << '\n';
 }
 
 void printServingComparison(std::ostream &out, const ServingMeasurement &measured,
@@ -112,8 +91,9 @@ void printServingComparison(std::ostream &out, const ServingMeasurement &measure
     out << "  " << summary.requests << " requests: " << summary.completed << " completed, "
         << summary.failed << " failed; the first " << summary.warmup
         << " are warm-up, left out of the figures below\n";
-    out << std::left << std::setw(24) << "" << std::right << std::setw(12) << "simulated"
-        << std::setw(12) << "measured" << std::setw(10) << "error" << '\n';
+    out << padRight("", kLabelColumns) << padLeft("simulated", kFigureColumns)
+        << padLeft("90 % interval", kIntervalColumns) << padLeft("measured", kFigureColumns)
+        << padLeft("error", 11) << '\n';
     for (const ReplicaServingComparison &r : comparison.replicas) {
         const std::string name = "replica " + std::to_string(r.replica);
         printRow(out, name + " prefill", r.prefillS);
@@ -121,11 +101,18 @@ void printServingComparison(std::ostream &out, const ServingMeasurement &measure
         printRow(out, name + " queueing", r.queueS);
     }
     printRow(out, "time to first token p50", comparison.ttftP50S);
+    printRow(out, "time to first token p90", comparison.ttftP90S);
+    printRow(out, "time to first token p99", comparison.ttftP99S);
     printRow(out, "per output token p50", comparison.tpotP50S);
+    printRow(out, "per output token p90", comparison.tpotP90S);
+    printRow(out, "per output token p99", comparison.tpotP99S);
     printRow(out, "latency p50", comparison.latencyP50S);
     printRow(out, "latency p90", comparison.latencyP90S);
     printRow(out, "latency p99", comparison.latencyP99S);
     printRow(out, "SLO attainment", comparison.attainment, false);
+    out << "(90 % interval: the same requests with every replica's phases at the ends of their\n"
+           " interval, docs/cost-models.md \"Prediction intervals\"; * marks a measured figure\n"
+           " outside it)\n";
     for (const ServedReplica &r : measured.replicas)
         if (r.failed > 0)
             out << "replica " << r.replica << ": " << r.failed << " failed (" << r.failure << ")\n";

@@ -272,7 +272,9 @@ OrderedJson replicaJson(const ServedReplica &r)
 
 Json besideJson(const SimulatedBeside &b)
 {
-    Json j{{"simulated", b.simulated}, {"measured", b.measured}};
+    Json j{{"simulated", b.simulated},
+           {"measured", b.measured},
+           {"interval", Json::array({b.low, b.high})}};
     const double error = b.relativeError();
     j["relative_error"] = std::isfinite(error) ? Json(error) : Json(nullptr);
     return j;
@@ -289,7 +291,11 @@ Json comparisonJson(const ServingComparison &c)
                                 {"tpot_s", besideJson(r.tpotS)},
                                 {"queue_s", besideJson(r.queueS)}});
     out["ttft_p50_s"] = besideJson(c.ttftP50S);
+    out["ttft_p90_s"] = besideJson(c.ttftP90S);
+    out["ttft_p99_s"] = besideJson(c.ttftP99S);
     out["tpot_p50_s"] = besideJson(c.tpotP50S);
+    out["tpot_p90_s"] = besideJson(c.tpotP90S);
+    out["tpot_p99_s"] = besideJson(c.tpotP99S);
     out["latency_p50_s"] = besideJson(c.latencyP50S);
     out["latency_p90_s"] = besideJson(c.latencyP90S);
     out["latency_p99_s"] = besideJson(c.latencyP99S);
@@ -302,7 +308,8 @@ Json comparisonJson(const ServingComparison &c)
 } // namespace
 
 std::string withServingReport(const std::string &reportJson, const ServingPhases &phases,
-                              const ServingComparison *comparison)
+                              const ServingComparison *comparison,
+                              const ServingFiguresInterval *interval)
 {
     Json report = Json::parse(reportJson, nullptr, false);
     assert(report.is_object() && "evaluateReportJson writes an object");
@@ -312,8 +319,14 @@ std::string withServingReport(const std::string &reportJson, const ServingPhases
         phasesJson.push_back(Json{{"replica", i},
                                   {"fits", r.fits},
                                   {"prefill_s", r.prefillS.empty() ? 0.0 : r.prefillS[0].second},
-                                  {"decode_s_per_token", r.decodeSPerToken}});
+                                  {"decode_s_per_token", r.decodeSPerToken},
+                                  {"interval_factors", Json::array({r.lowFactor, r.highFactor})}});
     }
+    if (interval)
+        report["serving_interval"] = Json{
+            {"latency_p50_s", Json::array({interval->low.p50S, interval->high.p50S})},
+            {"latency_p99_s", Json::array({interval->low.p99S, interval->high.p99S})},
+            {"attainment", Json::array({interval->high.attainment, interval->low.attainment})}};
     if (comparison)
         report["serving_comparison"] = comparisonJson(*comparison);
     return report.dump(2);

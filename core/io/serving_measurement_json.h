@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/base/result.h"
+#include "core/serving/plan_serving.h"
 #include "core/serving/serving_comparison.h"
 #include "core/serving/serving_measurement.h"
 #include "core/serving/serving_phases.h"
@@ -23,9 +24,11 @@ std::string writeServingMeasurement(const ServingMeasurement &measurement);
 Result<ServingMeasurement> loadServingMeasurement(const std::string &path);
 
 // `evaluate --json` of an infer plan: `reportJson` (evaluateReportJson's object) with
-// "serving_phases" added and, with --measured of a serving run, "serving_comparison"
+// "serving_phases" (and "serving_interval", the ends of the serving figures' 90 % interval)
+// added and, with --measured of a serving run, "serving_comparison"
 // (docs/formats.md, "The other `--json` reports").
 std::string withServingReport(const std::string &reportJson, const ServingPhases &phases,
-                              const ServingComparison *comparison);
+                              const ServingComparison *comparison,
+                              const ServingFiguresInterval *interval = nullptr);
 
 } // namespace hetplan

@@ -4,10 +4,12 @@
 #include "core/cost/cost_model.h"
 #include "core/io/catalog_json.h"
 #include "core/plan/plan.h"
+#include "core/serving/serving_phases.h"
 
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace hetplan {
 
@@ -103,12 +105,19 @@ ServingFigures servingFigures(const Problem &problem, std::span<const double> re
     return figures;
 }
 
-ServingFigures servePlan(const Problem &problem, const CostModel &costModel, const Plan &plan,
-                         const ServingOptions &options)
+namespace {
+
+ServingFigures servePlanWith(const Problem &problem, const CostModel &costModel, const Plan &plan,
+                             std::optional<IntervalEnd> end, const ServingOptions &options)
 {
     assert(problem.workload.mode == Mode::Infer);
     const Evaluation evaluation = costModel.evaluate(problem, plan);
     std::vector<double> latencyS = evaluation.replicaLatencyS;
+    if (end && evaluation.interval && evaluation.interval->replicaLatency.size() == latencyS.size())
+        for (size_t p = 0; p < latencyS.size(); ++p) {
+            const TimeInterval &interval = evaluation.interval->replicaLatency[p];
+            latencyS[p] = *end == IntervalEnd::Low ? interval.loS : interval.hiS;
+        }
     const std::vector<bool> fits = replicasThatFit(evaluation, plan);
     for (size_t p = 0; p < latencyS.size() && p < fits.size(); ++p)
         if (!fits[p])
@@ -118,6 +127,21 @@ ServingFigures servePlan(const Problem &problem, const CostModel &costModel, con
     const double sloS
         = infer.sloS ? *infer.sloS : infer.sloScale.value_or(kDefaultSloScale) * referenceS;
     return servingFigures(problem, latencyS, sloS, referenceS, options);
+}
+
+} // namespace
+
+ServingFigures servePlan(const Problem &problem, const CostModel &costModel, const Plan &plan,
+                         const ServingOptions &options)
+{
+    return servePlanWith(problem, costModel, plan, std::nullopt, options);
+}
+
+ServingFiguresInterval servePlanInterval(const Problem &problem, const CostModel &costModel,
+                                         const Plan &plan, const ServingOptions &options)
+{
+    return {servePlanWith(problem, costModel, plan, IntervalEnd::Low, options),
+            servePlanWith(problem, costModel, plan, IntervalEnd::High, options)};
 }
 
 } // namespace hetplan

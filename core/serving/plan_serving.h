@@ -49,4 +49,16 @@ ServingFigures servingFigures(const Problem &problem, std::span<const double> re
 ServingFigures servePlan(const Problem &problem, const CostModel &costModel, const Plan &plan,
                          const ServingOptions &options = {});
 
+// servePlan with every replica's latency at each end of its 90 % interval (docs/cost-models.md,
+// "Prediction intervals", "Serving percentiles"): `low` gives the low ends of the percentiles
+// and the high end of the attainment, `high` the others. The SLO stays the plan's. Both are the
+// plan's own figures when the evaluation has no interval.
+struct ServingFiguresInterval
+{
+    ServingFigures low;
+    ServingFigures high;
+};
+ServingFiguresInterval servePlanInterval(const Problem &problem, const CostModel &costModel,
+                                         const Plan &plan, const ServingOptions &options = {});
+
 } // namespace hetplan

@@ -6,6 +6,7 @@
 #include "core/plan/plan_digest.h"
 #include "core/serving/request_sim.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -34,6 +35,37 @@ std::vector<ServingRequest> requestsOf(const ServingMeasurement &measured)
     return requests;
 }
 
+namespace {
+
+// The same requests simulated as the run served them: its warm-up, and every replica serving.
+struct ServingSimulation
+{
+    std::vector<ServedRequest> requests;
+    ServingSummary summary;
+    std::vector<ServedReplica> replicas;
+};
+
+ServingSimulation simulateRun(const ServingMeasurement &measured, const ServingPhases &phases)
+{
+    ServingSimulation s;
+    s.requests = simulateRequests(requestsOf(measured), phases, measured.run.warmupRequests);
+    ServingRun window = measured.run;
+    setMeasuredWindow(window, s.requests);
+    s.summary
+        = summarizeServed(s.requests, measured.run.sloS, window.windowEndS - window.windowBeginS);
+    s.replicas = servedReplicas(s.requests, int(measured.replicas.size()));
+    return s;
+}
+
+// A figure of the simulation at its mean and both ends, beside the measured one. The ends are
+// sorted: a higher attainment comes with the faster end.
+SimulatedBeside beside(double simulated, double low, double high, double measured)
+{
+    return {simulated, measured, std::min(low, high), std::max(low, high)};
+}
+
+} // namespace
+
 ServingComparison compareServing(const ServingMeasurement &measured, const ServingPhases &phases)
 {
     // The run served on these replicas: whether the cluster file's GPUs would hold them does
@@ -41,31 +73,41 @@ ServingComparison compareServing(const ServingMeasurement &measured, const Servi
     ServingPhases asRun = phases;
     for (ReplicaPhases &replica : asRun.replicas)
         replica.fits = true;
+    const ServingSimulation mid = simulateRun(measured, asRun);
+    const ServingSimulation low = simulateRun(measured, phasesAt(asRun, IntervalEnd::Low));
+    const ServingSimulation high = simulateRun(measured, phasesAt(asRun, IntervalEnd::High));
     ServingComparison c;
-    c.simulatedRequests
-        = simulateRequests(requestsOf(measured), asRun, measured.run.warmupRequests);
-    ServingRun window = measured.run;
-    setMeasuredWindow(window, c.simulatedRequests);
-    c.simulated = summarizeServed(c.simulatedRequests, measured.run.sloS,
-                                  window.windowEndS - window.windowBeginS);
-    const std::vector<ServedReplica> simulated
-        = servedReplicas(c.simulatedRequests, int(measured.replicas.size()));
     for (std::size_t i = 0; i < measured.replicas.size(); ++i) {
         const ServedReplica &m = measured.replicas[i];
-        const ServedReplica &s = simulated[i];
-        c.replicas.push_back({m.replica,
-                              m.requests,
-                              {s.meanPrefillS, m.meanPrefillS},
-                              {s.meanTpotS, m.meanTpotS},
-                              {s.meanQueueS, m.meanQueueS}});
+        const ServedReplica &s = mid.replicas[i];
+        const ServedReplica &lo = low.replicas[i];
+        const ServedReplica &hi = high.replicas[i];
+        c.replicas.push_back(
+            {m.replica, m.requests,
+             beside(s.meanPrefillS, lo.meanPrefillS, hi.meanPrefillS, m.meanPrefillS),
+             beside(s.meanTpotS, lo.meanTpotS, hi.meanTpotS, m.meanTpotS),
+             beside(s.meanQueueS, lo.meanQueueS, hi.meanQueueS, m.meanQueueS)});
     }
     const ServingSummary &m = measured.summary;
-    c.ttftP50S = {c.simulated.ttft.p50S, m.ttft.p50S};
-    c.tpotP50S = {c.simulated.tpot.p50S, m.tpot.p50S};
-    c.latencyP50S = {c.simulated.latency.p50S, m.latency.p50S};
-    c.latencyP90S = {c.simulated.latency.p90S, m.latency.p90S};
-    c.latencyP99S = {c.simulated.latency.p99S, m.latency.p99S};
-    c.attainment = {c.simulated.attainment, m.attainment};
+    const auto stat = [&](LatencyStats ServingSummary::*figure, double LatencyStats::*at) {
+        return beside(mid.summary.*figure.*at, low.summary.*figure.*at, high.summary.*figure.*at,
+                      m.*figure.*at);
+    };
+    c.ttftP50S = stat(&ServingSummary::ttft, &LatencyStats::p50S);
+    c.ttftP90S = stat(&ServingSummary::ttft, &LatencyStats::p90S);
+    c.ttftP99S = stat(&ServingSummary::ttft, &LatencyStats::p99S);
+    c.tpotP50S = stat(&ServingSummary::tpot, &LatencyStats::p50S);
+    c.tpotP90S = stat(&ServingSummary::tpot, &LatencyStats::p90S);
+    c.tpotP99S = stat(&ServingSummary::tpot, &LatencyStats::p99S);
+    c.latencyP50S = stat(&ServingSummary::latency, &LatencyStats::p50S);
+    c.latencyP90S = stat(&ServingSummary::latency, &LatencyStats::p90S);
+    c.latencyP99S = stat(&ServingSummary::latency, &LatencyStats::p99S);
+    c.attainment = beside(mid.summary.attainment, low.summary.attainment, high.summary.attainment,
+                          m.attainment);
+    c.simulated = mid.summary;
+    c.simulatedRequests = mid.requests;
+    c.simulatedLowRequests = low.requests;
+    c.simulatedHighRequests = high.requests;
     return c;
 }
 

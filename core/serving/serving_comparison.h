@@ -20,8 +20,13 @@ struct SimulatedBeside
 {
     double simulated = 0;
     double measured = 0;
+    // The simulation's 90 % interval: the same requests with every replica's phases at the low
+    // and at the high end of theirs (phasesAt, core/serving/serving_phases.h); low ≤ high.
+    double low = 0;
+    double high = 0;
     // (measured − simulated) / simulated; NaN when nothing was simulated.
     double relativeError() const;
+    bool measuredInside() const { return measured >= low && measured <= high; }
 };
 
 struct ReplicaServingComparison
@@ -37,13 +42,20 @@ struct ServingComparison
 {
     std::vector<ReplicaServingComparison> replicas;
     SimulatedBeside ttftP50S;
+    SimulatedBeside ttftP90S;
+    SimulatedBeside ttftP99S;
     SimulatedBeside tpotP50S;
+    SimulatedBeside tpotP90S;
+    SimulatedBeside tpotP99S;
     SimulatedBeside latencyP50S;
     SimulatedBeside latencyP90S;
     SimulatedBeside latencyP99S;
     SimulatedBeside attainment;
     ServingSummary simulated;
     std::vector<ServedRequest> simulatedRequests; // for a latency CDF beside the measured one
+    // The same requests at the interval's ends, for a band around that CDF.
+    std::vector<ServedRequest> simulatedLowRequests;
+    std::vector<ServedRequest> simulatedHighRequests;
 };
 
 // The measurement's requests are simulated as they arrived and were dispatched, with its batch

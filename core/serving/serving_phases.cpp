@@ -44,7 +44,8 @@ ServingPhases servingPhases(const Problem &problem, const CostModel &costModel, 
     std::set<int> promptLengths;
     for (const ServingRequest &request : requests)
         promptLengths.insert(request.promptTokens);
-    const std::vector<bool> fits = replicasThatFit(costModel.evaluate(problem, plan), plan);
+    const Evaluation evaluation = costModel.evaluate(problem, plan);
+    const std::vector<bool> fits = replicasThatFit(evaluation, plan);
     Problem asked = problem;
     ServingPhases phases;
     phases.batch = std::max(1, infer.batch);
@@ -61,9 +62,31 @@ ServingPhases servingPhases(const Problem &problem, const CostModel &costModel, 
             const double prefillS = latencyAtS(asked, costModel, pipeline, n, infer.promptLen, 0);
             replica.decodeSPerToken.push_back(std::max(0.0, wholeS - prefillS) / out);
         }
+        const double latencyS
+            = p < evaluation.replicaLatencyS.size() ? evaluation.replicaLatencyS[p] : 0.0;
+        if (evaluation.interval && p < evaluation.interval->replicaLatency.size() && latencyS > 0) {
+            const TimeInterval &interval = evaluation.interval->replicaLatency[p];
+            replica.lowFactor = interval.loS / latencyS;
+            replica.highFactor = interval.hiS / latencyS;
+        }
         phases.replicas.push_back(std::move(replica));
     }
     return phases;
+}
+
+ServingPhases phasesAt(const ServingPhases &phases, IntervalEnd end)
+{
+    ServingPhases at = phases;
+    for (ReplicaPhases &replica : at.replicas) {
+        const double factor = end == IntervalEnd::Low ? replica.lowFactor : replica.highFactor;
+        for (auto &[prompt, seconds] : replica.prefillS)
+            seconds *= factor;
+        for (double &seconds : replica.decodeSPerToken)
+            seconds *= factor;
+        replica.lowFactor = 1;
+        replica.highFactor = 1;
+    }
+    return at;
 }
 
 ServingPhases servingPhases(const Problem &problem, const CostModel &costModel, const Plan &plan)

@@ -26,6 +26,12 @@ struct ReplicaPhases
     std::vector<std::pair<int, double>> prefillS;
     // One decode step with n sequences in the batch at decodeSPerToken[n - 1], n = 1..batch.
     std::vector<double> decodeSPerToken;
+    // The 90 % interval of the replica's latency (core/cost/prediction_interval.h) as factors of
+    // its phases: prefill and decode rest on the figures its latency rests on (its stages'
+    // compute, TP and hops), so they scale alike (docs/cost-models.md, "Prediction intervals").
+    // 1 and 1 without an interval.
+    double lowFactor = 1;
+    double highFactor = 1;
 
     // The prefill of a length the table holds (asserted).
     double prefillSOf(int promptTokens) const;
@@ -36,6 +42,14 @@ struct ServingPhases
     int batch = 1; // most sequences a replica decodes together (the workload's batch)
     std::vector<ReplicaPhases> replicas;
 };
+
+// Which end of the interval: every replica's phases times its lowFactor, or its highFactor.
+enum class IntervalEnd { Low, High };
+
+// `phases` at one end of their 90 % interval, factors reset to 1. Every replica at the same end:
+// replicas of one GPU type or link class err together, and a percentile of the stream is
+// monotone in every phase, so the stream's interval is the simulation at both ends.
+ServingPhases phasesAt(const ServingPhases &phases, IntervalEnd end);
 
 // For an inference problem and plan, with a prefill entry for every prompt length `requests`
 // holds. The cost model's replica latency at batch b is prefill(b prompts) + s_out decode steps

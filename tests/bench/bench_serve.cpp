@@ -3,8 +3,9 @@
 // cache, beside the serving model's per-token decode time for the same model and scale on this
 // machine's CPU (docs/cost-models.md, "Serving, request by request"): the CPU as
 // `hetplan-cli import` of a one-rank probe types it (its GEMMs at the model's shapes on one BLAS
-// thread and its triad bandwidth), then core/serving/serving_phases. PyTorch is not compared:
-// the runtime model has no PyTorch twin to time (docs/runtime.md, "Serving runs").
+// thread and its triad bandwidth), then core/serving/serving_phases. Beside them, the same
+// model's forward in PyTorch (bench_serve_torch.py: the same shapes, fp32, one thread) where a
+// python3 imports torch (docs/runtime.md, "Serving runs").
 #include "core/cost/cost_model.h"
 #include "core/import/import.h"
 #include "core/io/catalog_json.h"
@@ -20,6 +21,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <map>
+#include <optional>
+#include <string>
 
 namespace hetplan::bench {
 namespace {
@@ -35,6 +39,99 @@ std::pair<double, double> timed(const std::function<void()> &step)
     for (int i = 0; i < calls; ++i)
         step();
     return {wallS, double(std::clock() - cpuStart) / CLOCKS_PER_SEC / calls};
+}
+
+// The output of a shell command (standard error dropped) and whether it exited 0.
+std::pair<std::string, bool> commandOutput(const std::string &command)
+{
+    std::string text;
+    FILE *pipe = popen((command + " 2>/dev/null").c_str(), "r");
+    if (!pipe)
+        return {text, false};
+    char buffer[512];
+    while (std::fgets(buffer, sizeof buffer, pipe))
+        text += buffer;
+    return {text, pclose(pipe) == 0};
+}
+
+// A python3 that imports torch: $HETPLAN_BENCH_PYTHON, the python3 on PATH, then Debian's
+// /usr/bin/python3 (another python3 may come first on PATH without torch). nullopt: none does.
+std::optional<std::string> torchPython()
+{
+    std::vector<std::string> candidates;
+    if (const char *chosen = std::getenv("HETPLAN_BENCH_PYTHON"))
+        candidates.emplace_back(chosen);
+    candidates.emplace_back("python3");
+    candidates.emplace_back("/usr/bin/python3");
+    for (const std::string &python : candidates)
+        if (commandOutput(python + " -c 'import torch'").second)
+            return python;
+    return std::nullopt;
+}
+
+// bench_serve_torch.py's figures ("name value" lines) for the model as scaled in `c`; empty
+// when it failed.
+std::map<std::string, std::string> torchFigures(const std::string &python, const ModelConfig &c,
+                                                int promptTokens, int batch)
+{
+    std::string command = python;
+    command += " " HETPLAN_SOURCE_DIR "/tests/bench/bench_serve_torch.py";
+    for (const auto &[flag, value] : {std::pair{"--layers", c.layers},
+                                      {"--hidden", c.hidden},
+                                      {"--heads", c.heads},
+                                      {"--kv-heads", c.kvHeads},
+                                      {"--ffn", c.ffnHidden},
+                                      {"--vocab", c.vocab},
+                                      {"--prompt", promptTokens},
+                                      {"--batch", batch},
+                                      {"--threads", 1}}) {
+        command += ' ';
+        command += flag;
+        command += ' ';
+        command += std::to_string(value);
+    }
+    command += c.mlp == MlpKind::SwiGlu ? " --mlp swiglu" : " --mlp gelu";
+    const auto [text, ok] = commandOutput(command);
+    std::map<std::string, std::string> figures;
+    if (!ok)
+        return figures;
+    std::size_t begin = 0;
+    while (begin < text.size()) {
+        const std::size_t end = std::min(text.find('\n', begin), text.size());
+        const std::string line = text.substr(begin, end - begin);
+        if (const std::size_t space = line.find(' '); space != std::string::npos)
+            figures[line.substr(0, space)] = line.substr(space + 1);
+        begin = end + 1;
+    }
+    return figures;
+}
+
+// The PyTorch column: the same prefill and decode step in PyTorch, or why it is skipped.
+void printTorch(const std::optional<std::string> &python, const ModelConfig &c, int promptTokens,
+                int batch)
+{
+    if (!python) {
+        std::printf("    PyTorch: skipped: no python3 imports torch (Debian: python3-torch; or "
+                    "set HETPLAN_BENCH_PYTHON)\n");
+        return;
+    }
+    const auto figures = torchFigures(*python, c, promptTokens, batch);
+    const auto seconds = [&](const char *name) {
+        const auto it = figures.find(name);
+        return it == figures.end() ? 0.0 : std::atof(it->second.c_str());
+    };
+    const double prefillCpuS = seconds("prefill_cpu_s");
+    const double decodeCpuS = seconds("decode_cpu_s");
+    if (prefillCpuS <= 0 || decodeCpuS <= 0) {
+        std::printf("    PyTorch: skipped: %s tests/bench/bench_serve_torch.py failed\n",
+                    python->c_str());
+        return;
+    }
+    std::printf("    PyTorch %s (same shapes, fp32, 1 thread): prefill %.1f ms wall, %.1f ms CPU: "
+                "%.0f tokens/s; decode step %.2f ms wall, %.2f ms CPU: %.0f tokens/s (CPU time)\n",
+                figures.at("torch").c_str(), seconds("prefill_wall_s") * 1e3, prefillCpuS * 1e3,
+                promptTokens / prefillCpuS, seconds("decode_wall_s") * 1e3, decodeCpuS * 1e3,
+                batch / decodeCpuS);
 }
 
 // This machine's CPU as one device, typed from a one-rank probe by the import.
@@ -82,7 +179,8 @@ double predictedDecodeS(const Topology &topology, const ModelSpec &spec, const M
     return replica.decodeSPerToken.empty() ? 0.0 : replica.decodeSPerToken.back();
 }
 
-void benchServing(const char *model, int scale, int promptTokens, int batch)
+void benchServing(const char *model, int scale, int promptTokens, int batch,
+                  const std::optional<std::string> &python)
 {
     const ModelSpec *spec = builtinModelCatalog().find(model);
     const ModelConfig c = orExit(scaledModelConfig(*spec, 4096, scale));
@@ -124,15 +222,18 @@ void benchServing(const char *model, int scale, int promptTokens, int batch)
                 "from a probe): %.2f ms, measured %.2f ms wall\n",
                 topology.gpuType(0).name.c_str(),
                 predictedDecodeS(topology, *spec, c, promptTokens, batch) * 1e3, decodeWallS * 1e3);
+    printTorch(python, c, promptTokens, batch);
 }
 
 void benchServe()
 {
     setBlasThreads(1);
-    std::printf("serving on the runtime model (OpenBLAS, 1 thread, one rank); PyTorch: not "
-                "compared (no PyTorch twin of the runtime model)\n");
-    benchServing("llama2-7b", 16, 128, 1);
-    benchServing("llama2-7b", 16, 128, 8);
+    const std::optional<std::string> python = torchPython();
+    std::printf("serving on the runtime model (OpenBLAS, 1 thread, one rank), beside PyTorch "
+                "(%s)\n",
+                python ? python->c_str() : "none: no python3 imports torch");
+    benchServing("llama2-7b", 16, 128, 1, python);
+    benchServing("llama2-7b", 16, 128, 8, python);
 }
 
 const Register kServe("serve", benchServe);

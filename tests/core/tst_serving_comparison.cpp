@@ -88,6 +88,49 @@ private Q_SLOTS:
         QVERIFY(!c.simulatedRequests[5].completed);
         QVERIFY(std::isnan(SimulatedBeside{0, 1}.relativeError()));
     }
+
+    // The simulation's 90 % interval (docs/cost-models.md, "Prediction intervals"): the same
+    // requests with every replica's phases at the ends of its factors. A run 1.5× slower falls
+    // inside factors of 0.5–2 on every figure and outside 0.5–1.25; without factors the
+    // interval is the simulated figure itself.
+    void intervalFromPhaseFactors()
+    {
+        const ServingMeasurement slower = measuredSlowerBy(1.5);
+        const ServingComparison none = compareServing(slower, handPhases());
+        QCOMPARE(none.latencyP50S.low, none.latencyP50S.simulated);
+        QCOMPARE(none.latencyP50S.high, none.latencyP50S.simulated);
+        QVERIFY(!none.latencyP50S.measuredInside());
+
+        ServingPhases wide = handPhases();
+        for (ReplicaPhases &replica : wide.replicas) {
+            replica.lowFactor = 0.5;
+            replica.highFactor = 2.0;
+        }
+        const ServingComparison c = compareServing(slower, wide);
+        for (const ReplicaServingComparison &r : c.replicas) {
+            QVERIFY(std::abs(r.prefillS.low - 0.5 * r.prefillS.simulated) < 1e-9);
+            QVERIFY(std::abs(r.prefillS.high - 2.0 * r.prefillS.simulated) < 1e-9);
+            QVERIFY(r.prefillS.measuredInside());
+            QVERIFY(r.tpotS.measuredInside());
+            QVERIFY(r.queueS.measuredInside());
+        }
+        for (const SimulatedBeside *figure :
+             {&c.ttftP50S, &c.ttftP90S, &c.ttftP99S, &c.tpotP50S, &c.tpotP90S, &c.tpotP99S,
+              &c.latencyP50S, &c.latencyP90S, &c.latencyP99S, &c.attainment}) {
+            QVERIFY(figure->low <= figure->simulated && figure->simulated <= figure->high);
+            QVERIFY(figure->measuredInside());
+        }
+        QVERIFY(c.latencyP50S.low < c.latencyP50S.high);
+        QCOMPARE(c.simulatedLowRequests.size(), slower.requests.size());
+        QCOMPARE(c.simulatedHighRequests.size(), slower.requests.size());
+
+        ServingPhases narrow = wide;
+        for (ReplicaPhases &replica : narrow.replicas)
+            replica.highFactor = 1.25;
+        const ServingComparison tight = compareServing(slower, narrow);
+        QVERIFY(!tight.replicas[0].prefillS.measuredInside());
+        QVERIFY(!tight.latencyP50S.measuredInside());
+    }
 };
 
 HETPLAN_TEST_APPLESS_MAIN(TestServingComparison)

@@ -116,6 +116,18 @@ private Q_SLOTS:
                     .toDouble()
                 > 0);
         QVERIFY(report.contains(QStringLiteral("workload")));
+        // Every figure carries the simulation's 90 % interval around it; the Appendix F cluster
+        // has catalog figures only, so it is wide.
+        QVERIFY2(out.contains(QStringLiteral("90 % interval")), qPrintable(out));
+        QVERIFY(out.contains(QStringLiteral("time to first token p99")));
+        for (const char *name : {"ttft_p50_s", "ttft_p99_s", "tpot_p90_s", "latency_p99_s"}) {
+            const QJsonObject figure = comparison.value(QLatin1String(name)).toObject();
+            const QJsonArray interval = figure.value(QStringLiteral("interval")).toArray();
+            QCOMPARE(interval.size(), 2);
+            const double simulated = figure.value(QStringLiteral("simulated")).toDouble();
+            QVERIFY2(interval.at(0).toDouble() < simulated, name);
+            QVERIFY2(simulated < interval.at(1).toDouble(), name);
+        }
     }
 
     // Without a measurement: each replica's prefill and decode step beside its latency.
@@ -134,6 +146,26 @@ private Q_SLOTS:
         const QJsonObject first = phases.at(0).toObject();
         QVERIFY(first.value(QStringLiteral("prefill_s")).toDouble() > 0);
         QCOMPARE(first.value(QStringLiteral("decode_s_per_token")).toArray().size(), 1);
+        const QJsonArray factors = first.value(QStringLiteral("interval_factors")).toArray();
+        QCOMPARE(factors.size(), 2);
+        QVERIFY(factors.at(0).toDouble() < 1 && factors.at(1).toDouble() > 1);
+        QVERIFY(run.out.contains("90 %: "));
+        // The stream's percentiles and attainment with the replicas' latencies at both ends of
+        // their interval (catalog figures: wide).
+        QVERIFY2(run.out.contains("90 % interval") && run.out.contains("latency p50 "),
+                 run.out.constData());
+        const QJsonObject interval = QJsonDocument::fromJson(json.out)
+                                         .object()
+                                         .value(QStringLiteral("serving_interval"))
+                                         .toObject();
+        for (const char *name : {"latency_p50_s", "latency_p99_s"}) {
+            const QJsonArray ends = interval.value(QLatin1String(name)).toArray();
+            QCOMPARE(ends.size(), 2);
+            QVERIFY2(0 < ends.at(0).toDouble() && ends.at(0).toDouble() < ends.at(1).toDouble(),
+                     name);
+        }
+        const QJsonArray attained = interval.value(QStringLiteral("attainment")).toArray();
+        QVERIFY(attained.at(0).toDouble() <= attained.at(1).toDouble());
     }
 
     // A CPU run shrinks the model by --scale (docs/runtime-model.md): the simulation predicts

@@ -6,6 +6,7 @@
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
+#include "result_value.h"
 #include "results/breakdown_chart.h"
 #include "results/compare_model.h"
 #include "results/convergence_chart.h"
@@ -29,16 +30,9 @@
 
 using namespace hetplan;
 using namespace hetplan::gui;
+using hetplan::gui::test::valueOf;
 
 namespace {
-
-template<typename T>
-T valueOf(Result<T> result)
-{
-    if (!result)
-        qFatal("%s", result.error().message.c_str());
-    return std::move(result).value();
-}
 
 std::shared_ptr<const Problem> caseStudyProblem(const char *model)
 {

@@ -4,6 +4,7 @@
 #include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
+#include "result_value.h"
 #include "results/planning_controller.h"
 #include "results/sweep_view.h"
 #include "results/whatif_panel.h"
@@ -18,16 +19,9 @@
 
 using namespace hetplan;
 using namespace hetplan::gui;
+using hetplan::gui::test::valueOf;
 
 namespace {
-
-template<typename T>
-T valueOf(Result<T> result)
-{
-    if (!result)
-        qFatal("%s", result.error().message.c_str());
-    return std::move(result).value();
-}
 
 // The case study planned by the core, as the results panel would show it.
 ShownPlan caseStudyPlan()

@@ -3,6 +3,7 @@
 #include "core/serving/plan_serving.h"
 #include "results/chart_support.h"
 #include "results/qcustomplot_include.h"
+#include "results/served_run_view.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -36,8 +37,13 @@ ServingView::ServingView(QWidget *parent)
 {
     auto *layout = new QVBoxLayout(this);
     m_summary = new QLabel;
+    m_summary->setObjectName(QStringLiteral("servingSummary"));
     m_summary->setWordWrap(true);
-    layout->addWidget(m_summary);
+    m_served = new ServedRunView;
+    auto *header = new QHBoxLayout;
+    header->addWidget(m_summary, 1);
+    header->addWidget(m_served->openButton(), 0, Qt::AlignTop);
+    layout->addLayout(header);
 
     m_latencyPlot = new QCustomPlot;
     setUpChart(m_latencyPlot, tr("Request latency per replica"));
@@ -50,6 +56,11 @@ ServingView::ServingView(QWidget *parent)
     m_latencyBars->setBrush(QColor(0x4c, 0x72, 0xb0));
     m_latencyBars->setPen(Qt::NoPen);
     m_latencyBars->setWidth(0.6);
+    m_latencyInterval = new QCPErrorBars(m_latencyPlot->yAxis, seconds);
+    m_latencyInterval->setDataPlottable(m_latencyBars);
+    m_latencyInterval->setName(tr("90 % interval"));
+    m_latencyInterval->setPen(QPen(Qt::black, 1.2));
+    m_latencyInterval->setWhiskerWidth(8);
     m_latencyPlot->yAxis->setRangeReversed(true);
     m_latencyPlot->xAxis->setVisible(false);
     seconds->setVisible(true);
@@ -98,12 +109,28 @@ ServingView::ServingView(QWidget *parent)
         plot->setMinimumSize(240, kMinimumChartHeightPx);
     // The scroll area, not the tab, grows with the replicas.
     latencyScroll->setMinimumHeight(kMinimumChartHeightPx);
+    // Below the prediction, as tall as it once a run is compared; it scrolls rather than make
+    // the tab (and the window) taller.
+    auto *servedScroll = new QScrollArea;
+    servedScroll->setWidget(m_served);
+    servedScroll->setWidgetResizable(true);
+    servedScroll->setFrameShape(QFrame::NoFrame);
+    servedScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    servedScroll->hide();
+    layout->addWidget(servedScroll, 0);
+    connect(m_served, &ServedRunView::contentChanged, this, [layout, servedScroll, this] {
+        servedScroll->setVisible(m_served->hasContent());
+        layout->setStretchFactor(servedScroll, m_served->hasComparison() ? 1 : 0);
+        // Room for the charts' data, without growing the window at its default size.
+        servedScroll->setMinimumHeight(m_served->hasComparison() ? kMinimumChartHeightPx + 40 : 0);
+    });
     clear();
 }
 
 void ServingView::clear(const QString &message)
 {
     m_latencyBars->data()->clear();
+    m_latencyInterval->data()->clear();
     m_sloLine->data()->clear();
     m_sloLine->removeFromLegend();
     setCategoryAxis(m_latencyPlot->yAxis, {});
@@ -112,6 +139,7 @@ void ServingView::clear(const QString &message)
     m_latencyPlot->replot();
     setAttainment({});
     m_summary->clear();
+    m_served->setPlan(std::nullopt, CostModelKind::HetPlan);
 }
 
 void ServingView::setPlan(const ShownPlan &shown, CostModelKind costModelKind)
@@ -128,6 +156,16 @@ void ServingView::setPlan(const ShownPlan &shown, CostModelKind costModelKind)
         highest = std::max(highest, e.replicaLatencyS[r]);
     }
     m_latencyBars->setData(keys, latencies, true);
+    QVector<double> below;
+    QVector<double> above;
+    if (e.interval && e.interval->replicaLatency.size() == e.replicaLatencyS.size())
+        for (size_t r = 0; r < e.replicaLatencyS.size(); ++r) {
+            const TimeInterval &interval = e.interval->replicaLatency[r];
+            below << std::max(e.replicaLatencyS[r] - interval.loS, 0.0);
+            above << std::max(interval.hiS - e.replicaLatencyS[r], 0.0);
+            highest = std::max(highest, interval.hiS);
+        }
+    m_latencyInterval->setData(below, above);
     fitLatencyRows(int(labels.size()));
     setCategoryAxis(m_latencyPlot->yAxis, labels);
     const std::unique_ptr<CostModel> costModel = makeCostModel(costModelKind);
@@ -178,10 +216,21 @@ void ServingView::setPlan(const ShownPlan &shown, CostModelKind costModelKind)
             text += tr(" (SLO = %1 × %2 on A100s)")
                         .arg(QLocale().toString(f.sloS / f.referenceLatencyS, 'g', 3),
                              ResultsText::duration(f.referenceLatencyS));
+        // Every replica at the ends of its latency interval (docs/cost-models.md, "Prediction
+        // intervals", "Serving percentiles").
+        const ServingFiguresInterval interval
+            = servePlanInterval(*shown.problem, *costModel, shown.plan);
+        text += QLatin1Char('\n')
+                + tr("90 % interval: latency p50 %1, p99 %2, SLO attainment %3–%4")
+                      .arg(ResultsText::range({interval.low.p50S, interval.high.p50S}),
+                           ResultsText::range({interval.low.p99S, interval.high.p99S}),
+                           ResultsText::percent(interval.high.attainment),
+                           ResultsText::percent(interval.low.attainment));
     } else if (sloS) {
         text += tr("; SLO %1 per request").arg(ResultsText::duration(*sloS));
     }
     m_summary->setText(text);
+    m_served->setPlan(shown, costModelKind);
 }
 
 int ServingView::replicaRowPx() const
