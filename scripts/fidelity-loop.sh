@@ -83,7 +83,8 @@ hosts=(--hosts "$state/hosts.json" --known-hosts "$state/known_hosts")
 # of the import; a second probe is allowed before the rates count as not recovered.
 for attempt in 1 2; do
     step "probe (attempt $attempt)"
-    timeout 300 "$cli" probe "${hosts[@]}" --no-gpu --quick --model "$model" \
+    timeout 300 "$cli" probe "${hosts[@]}" --no-gpu --quick --model "$model" --scale $scale \
+        --seq-len 512 --micro-batch 1 \
         --out "$work/probe.json" >"$work/probe.txt" 2>&1 || fail "probe: $(tail -20 "$work/probe.txt")"
     "$cli" import "$work/probe.json" --name emu --out "$work/probed.cluster.json" \
         >"$work/import.txt" 2>&1 || fail "import: $(cat "$work/import.txt")"
