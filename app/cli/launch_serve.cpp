@@ -5,9 +5,7 @@
 #include "app/cli/setup.h"
 #include "app/cli/signals.h"
 #include "core/io/files.h"
-#include "runtime/serve/served_records.h"
 
-#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <iostream>
@@ -69,22 +67,12 @@ int launchServing(const Args &args, LaunchSpec launch, const runtime::Job &job)
     if (!served && !ranksStarted)
         return launchFailed(served.error(), launch);
 
-    std::vector<ServedRequest> records;
-    for (const auto &[replica, text] : texts) {
-        auto read = runtime::parseServedRecords(text, "replica " + std::to_string(replica)
-                                                          + "'s records");
-        if (!read)
-            return fail(read.error());
-        records.insert(records.end(), read->begin(), read->end());
-    }
-    // Where the ranks ran: each machine's host, once, in rank order.
-    std::vector<std::string> hosts;
-    for (const runtime::Rank &rank : job.program.ranks)
-        if (const HostEntry *entry = launch.hosts.find(rank.machine);
-            entry != nullptr && std::find(hosts.begin(), hosts.end(), entry->host) == hosts.end())
-            hosts.push_back(entry->host);
-    const int code = finishServed(job, launch.planName, *setup, std::move(records),
-                                  served ? std::string() : served.error().message, out, hosts);
+    auto records = runtime::replicaRecords(texts);
+    if (!records)
+        return fail(records.error());
+    const int code = finishServed(job, launch.planName, *setup, std::move(records).value(),
+                                  served ? std::string() : served.error().message, out,
+                                  runtime::jobHosts(job, launch.hosts));
     return receivedSignal() != 0 ? signalExitCode() : code;
 }
 

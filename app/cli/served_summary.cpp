@@ -2,9 +2,6 @@
 
 #include "app/cli/report.h"
 #include "app/cli/serving_report.h"
-#include "core/cost/cost_model.h"
-#include "core/plan/plan_digest.h"
-#include "core/serving/plan_serving.h"
 
 #include <algorithm>
 #include <iomanip>
@@ -23,52 +20,6 @@ void printRow(std::ostream &out, const char *name, const LatencyStats &stats)
 }
 
 } // namespace
-
-Result<ServingMeasurement> servedMeasurement(const runtime::Job &job, const std::string &planPath,
-                                             const runtime::RequestStreamOptions &stream,
-                                             const CostModel &costModel,
-                                             std::vector<ServedRequest> served)
-{
-    const InferWorkload &w = job.plan.workload.infer;
-    ServingMeasurement m;
-    ServingRun &run = m.run;
-    run.backend = BackendKind::Gloo;
-    run.planFile = planPath;
-    run.planDigest = planDigest(job.plan, *job.topology);
-    run.model = job.model.name;
-    run.scale = stream.scale;
-    run.promptTokens = std::max(1, w.promptLen / stream.scale);
-    run.outputTokens = std::max(1, w.outputLen / stream.scale);
-    run.batch = std::max(1, w.batch);
-    run.traceFile = stream.trace;
-    run.seed = stream.seed;
-    run.requestRatePerS = stream.rate.value_or(w.requestRatePerS);
-    run.hosts = {"localhost"};
-    // Every replica serves one unrecorded warm-up request before the stream starts; none of the
-    // stream's requests is a warm-up one.
-    run.warmupRequests = 0;
-    run.sloS = 1; // replaced below; servedProblem refuses no value
-    const Problem planned{*job.topology, job.model, job.plan.workload};
-    auto asRun = servedProblem(planned, m, planPath);
-    if (!asRun)
-        return asRun.error();
-    asRun->workload.infer.sloS = w.sloS;
-    asRun->workload.infer.sloScale = w.sloScale;
-    run.sloS = sloSeconds(*asRun, costModel);
-    m.requests = std::move(served);
-    for (std::size_t p = 0; p < job.plan.pipelines.size(); ++p) {
-        ServedReplica replica;
-        replica.replica = int(p);
-        for (const runtime::Rank &r : job.program.ranks)
-            if (r.pipeline == int(p)) {
-                replica.gpus.push_back(r.gpuName);
-                replica.ranks.push_back(r.rank);
-            }
-        m.replicas.push_back(std::move(replica));
-    }
-    summarizeMeasurement(m);
-    return m;
-}
 
 void printServedSummary(std::ostream &out, const ServingMeasurement &measured)
 {

@@ -19,7 +19,10 @@
 #include "launch/preflight_dialog.h"
 #include "launch/preflight_step.h"
 #include "model/document.h"
+#include "results/qcustomplot_include.h"
 #include "results/results_text.h"
+#include "results/served_run_view.h"
+#include "results/serving_view.h"
 #include "runtime/worker/measured_run.h"
 #include "tests/runtime/sshd_fixture.h"
 #include "tests/test_programs.h"
@@ -28,6 +31,7 @@
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QLabel>
@@ -143,10 +147,15 @@ private Q_SLOTS:
     void closingWhileRunningStopsTheJob();
     void probeClusterSavesTheProbeFile();
     void preflightBeforeLaunchShowsTheChecks();
+    void servingPlanShowsMeasuredBesideSimulated();
+    void cancelStopsEveryReplica();
 
 private:
-    // A window showing the two-stage pipeline plan of the runtime's tests (tiny model).
-    void openPlan();
+    // A window showing the two-stage pipeline plan of the runtime's tests (tiny model), or
+    // with `planFile` another plan of theirs.
+    void openPlan(const char *planFile = "pipeline.plan.json");
+    // The serving plan of the runtime's tests: two replicas (one stage; two stages).
+    void openServingPlan();
     void fillHostsDialog(HostsDialog *dialog);
     // Launch, answering the Hosts dialog if it opens and the host key question with `accept`.
     void launch(bool acceptKey);
@@ -199,7 +208,7 @@ QString TestLaunchFlow::jobState() const
            + (job ? job->toPlainText() : QString());
 }
 
-void TestLaunchFlow::openPlan()
+void TestLaunchFlow::openPlan(const char *planFile)
 {
     Project p;
     auto cluster = loadCluster("case-study");
@@ -210,8 +219,7 @@ void TestLaunchFlow::openPlan()
     p.customModel = *model;
     auto topology = Topology::build(p.cluster, builtinGpuCatalog());
     QVERIFY(topology.ok());
-    auto plan = parsePlan(readAll(runtimeData("pipeline.plan.json")).toStdString(), "pipeline",
-                          *topology);
+    auto plan = parsePlan(readAll(runtimeData(planFile)).toStdString(), planFile, *topology);
     QVERIFY(plan.ok());
     p.workload = plan->workload;
     p.lastPlan = *plan;
@@ -224,6 +232,19 @@ void TestLaunchFlow::openPlan()
     actions()->panel()->findChild<QSpinBox *>(QStringLiteral("launchScale"))->setValue(1);
     // Straight to the run; preflightBeforeLaunchShowsTheChecks turns the step on.
     actions()->panel()->preflightBox()->setChecked(false);
+}
+
+void TestLaunchFlow::openServingPlan()
+{
+    openPlan("serving.plan.json");
+    LaunchPanel *panel = actions()->panel();
+    // The serving options replace Iterations, the rate starting at the workload's.
+    auto *requests = panel->findChild<QSpinBox *>(QStringLiteral("launchRequests"));
+    QVERIFY(requests && requests->isVisibleTo(panel));
+    QVERIFY(!panel->findChild<QSpinBox *>(QStringLiteral("launchIterations"))->isVisibleTo(panel));
+    auto *rate = panel->findChild<QDoubleSpinBox *>(QStringLiteral("launchRate"));
+    QVERIFY(rate && rate->isVisibleTo(panel));
+    QCOMPARE(rate->value(), 20.0);
 }
 
 void TestLaunchFlow::fillHostsDialog(HostsDialog *dialog)
@@ -505,6 +526,64 @@ void TestLaunchFlow::preflightBeforeLaunchShowsTheChecks()
     QCOMPARE(m_window->lastMeasurement()->run.scale, 2);
     qInfo("longest GUI-thread stall through pre-flight and run: %lld ms", heartbeat.maxGapMs());
     QVERIFY(heartbeat.maxGapMs() < kStallBoundMs);
+}
+
+// Launch of a serving plan: both replicas serve the requests over the loopback sshd, every
+// request is accounted for, and the Serving tab shows the run beside the simulation of its
+// requests (docs/app-launch.md, "Serving runs").
+void TestLaunchFlow::servingPlanShowsMeasuredBesideSimulated()
+{
+    openServingPlan();
+    actions()->panel()->findChild<QSpinBox *>(QStringLiteral("launchRequests"))->setValue(6);
+    QSignalSpy ended(actions()->controller(), &LaunchController::ended);
+    launch(true);
+    QVERIFY2(ended.wait(kJobTimeoutMs) || !ended.isEmpty(), qPrintable(jobState()));
+    QVERIFY2(actions()->controller()->phase() == JobPhase::Done, qPrintable(jobState()));
+    const auto &measured = actions()->controller()->servedMeasurement();
+    QVERIFY(measured.has_value());
+    QCOMPARE(measured->summary.requests, 6);
+    QCOMPARE(measured->summary.completed, 6);
+    QCOMPARE(measured->replicas.size(), std::size_t(2));
+    ServedRunView *view = m_window->results()->servingView()->servedRunView();
+    QVERIFY2(view->hasComparison(), qPrintable(view->message()));
+    QVERIFY(view->measuredCdf()->dataCount() > 0);
+    QVERIFY(view->simulatedCdf()->dataCount() > 0);
+    QCOMPARE(view->measuredBars(ServedRunView::Prefill)->dataCount(), 2);
+    QCOMPARE(view->simulatedBars(ServedRunView::Prefill)->dataCount(), 2);
+    QVERIFY(view->isVisibleTo(m_window.get()));
+    QVERIFY2(jobState().contains(u"served 6 of 6 requests"), qPrintable(jobState()));
+}
+
+// Cancel while the replicas serve: every replica stops, nothing is left running, and the
+// requests not served say they were cancelled.
+void TestLaunchFlow::cancelStopsEveryReplica()
+{
+    openServingPlan();
+    actions()->panel()->findChild<QSpinBox *>(QStringLiteral("launchRequests"))->setValue(200);
+    actions()->panel()->findChild<QDoubleSpinBox *>(QStringLiteral("launchRate"))->setValue(2);
+    launch(true);
+    LaunchController *controller = actions()->controller();
+    QVERIFY2(waitFor(
+                 [&] {
+                     return controller->phase() == JobPhase::Running
+                            && !processesWith(controller->jobId()).isEmpty();
+                 },
+                 kJobTimeoutMs),
+             qPrintable(jobState()));
+    const QString jobId = controller->jobId();
+    QSignalSpy ended(controller, &LaunchController::ended);
+    QTest::mouseClick(actions()->panel()->cancelButton(), Qt::LeftButton);
+    QVERIFY(!ended.isEmpty() || ended.wait(kJobTimeoutMs));
+    QCOMPARE(controller->phase(), JobPhase::Cancelled);
+    QVERIFY2(processesWith(jobId).isEmpty(), qPrintable(processesWith(jobId)));
+    const auto &measured = controller->servedMeasurement();
+    QVERIFY(measured.has_value());
+    QCOMPARE(measured->summary.requests, 200);
+    QVERIFY(measured->summary.failed > 0);
+    const auto cancelled = std::count_if(
+        measured->requests.begin(), measured->requests.end(),
+        [](const ServedRequest &r) { return r.failure.find("cancel") != std::string::npos; });
+    QVERIFY(cancelled > 0);
 }
 
 HETPLAN_TEST_MAIN(TestLaunchFlow)

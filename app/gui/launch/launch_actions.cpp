@@ -13,6 +13,8 @@
 #include "model/cluster_model.h"
 #include "model/document.h"
 #include "results/results_panel.h"
+#include "results/served_run_view.h"
+#include "results/serving_view.h"
 #include "runtime/launcher/ssh_session.h"
 #include "runtime/worker/measured_run.h"
 
@@ -25,6 +27,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -146,6 +149,12 @@ LaunchActions::LaunchActions(QMainWindow *window, QMenu *toolsMenu, Document *do
     connect(m_controller, &LaunchController::ended, this, &LaunchActions::onEnded);
     connect(m_controller, &LaunchController::started, this, &LaunchActions::updateActions);
     connect(m_results, &ResultsPanel::planShown, this, &LaunchActions::updateActions);
+    connect(m_results, &ResultsPanel::planShown, this, [this] {
+        const auto &shown = m_results->shownPlan();
+        const bool serving = shown && shown->plan.workload.mode == Mode::Infer;
+        m_panel->setServingPlan(serving,
+                                serving ? shown->plan.workload.infer.requestRatePerS : 0.0);
+    });
     connect(m_document, &Document::projectReplaced, this, [this] {
         // The measurement belongs to the project it was made for.
         m_measured->clear();
@@ -232,6 +241,10 @@ void LaunchActions::launch()
     spec.modelText = writeModel(shown.problem->model);
     spec.scale = m_panel->scale();
     spec.iterations = m_panel->iterations();
+    if (shown.plan.workload.mode == Mode::Infer) {
+        spec.serving = m_panel->serving();
+        spec.seed = m_panel->seed();
+    }
     m_launched = shown;
     m_runSpec = spec;
     m_runRanks = jobRanks(shown.plan, topology, *hosts);
@@ -266,7 +279,10 @@ void LaunchActions::startRun()
     m_panel->startJob(m_jobDescription, m_runRanks);
     m_panelDock->show();
     m_panelDock->raise();
-    m_controller->start(m_runSpec);
+    if (m_launched->plan.workload.mode == Mode::Infer)
+        m_controller->startServe(m_runSpec);
+    else
+        m_controller->start(m_runSpec);
 }
 
 void LaunchActions::probe()
@@ -382,6 +398,10 @@ void LaunchActions::onEnded(JobPhase phase, const QString &error)
                                 m_launched->problem->topology.cluster());
         return;
     }
+    if (m_controller->servedMeasurement() && m_launched) {
+        showServed(*m_controller->servedMeasurement());
+        return;
+    }
     if (phase != JobPhase::Done || !m_controller->measurement() || !m_launched)
         return;
     m_lastMeasurement = m_controller->measurement();
@@ -398,6 +418,29 @@ void LaunchActions::onEnded(JobPhase phase, const QString &error)
     m_measuredDock->show();
     m_measuredDock->raise();
     Q_EMIT measurementArrived(*m_lastMeasurement);
+}
+
+void LaunchActions::showServed(const ServingMeasurement &measured)
+{
+    // Beside the simulation of the same requests, in the Serving tab (docs/app-launch.md,
+    // "Serving runs"); failed requests say why there.
+    ServedRunView *view = m_results->servingView()->servedRunView();
+    if (!view->showRun(measured, tr("the launched run")))
+        m_panel->addJobLine(view->message());
+    const ServingSummary &summary = measured.summary;
+    m_panel->addJobLine(tr("served %1 of %2 requests").arg(summary.completed).arg(summary.requests));
+    ServingView *serving = m_results->servingView();
+    for (QWidget *w = serving->parentWidget(); w; w = w->parentWidget())
+        if (auto *tabs = qobject_cast<QTabWidget *>(w)) {
+            for (int i = 0; i < tabs->count(); ++i)
+                if (tabs->widget(i) == serving || tabs->widget(i)->isAncestorOf(serving))
+                    tabs->setCurrentIndex(i);
+            break;
+        }
+    if (auto *dock = m_window->findChild<QDockWidget *>(QStringLiteral("results.charts"))) {
+        dock->show();
+        dock->raise();
+    }
 }
 
 bool LaunchActions::confirmClose()

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/cost/measurement.h"
+#include "core/serving/serving_measurement.h"
 #include "launch/launch_controller.h"
 #include "launch/launch_log.h"
 #include "results/shown_plan.h"
@@ -77,6 +78,8 @@ private:
     void updateActions();
     void askHostKeys(const std::vector<LaunchController::UnknownKey> &keys);
     void onEnded(JobPhase phase, const QString &error);
+    // A serving job's requests, in the Serving tab beside the simulation.
+    void showServed(const ServingMeasurement &measured);
     // The training run of the spec Launch made (after its pre-flight, if any).
     void startRun();
     void saveProbe(const std::string &text);

@@ -1,9 +1,12 @@
 #include "launch/launch_controller.h"
 
+#include "runtime/launcher/launch_plan.h"
+#include "runtime/worker/served_accounting.h"
 #include "tasks/background_runner.h"
 
 #include <QTimer>
 
+#include <atomic>
 #include <stop_token>
 
 namespace hetplan::gui {
@@ -37,6 +40,13 @@ void LaunchController::start(const LaunchSpec &spec)
     launch();
 }
 
+void LaunchController::startServe(const LaunchSpec &spec)
+{
+    m_spec = spec;
+    m_kind = JobKind::Serve;
+    launch();
+}
+
 void LaunchController::startProbe(const LaunchSpec &spec, const ProbeCommand &measure)
 {
     m_spec = spec;
@@ -60,6 +70,7 @@ void LaunchController::launch()
     m_measurement.reset();
     m_probeText.reset();
     m_preflightReport.reset();
+    m_servedMeasurement.reset();
     m_jobId.clear();
     {
         const std::lock_guard lock(m_mutex);
@@ -82,6 +93,8 @@ void LaunchController::launch()
             auto report = runPreflight(*job, spec, options, sink);
             promise.addResult(report ? Result<Outcome>(Outcome{{}, {}, std::move(report).value()})
                                      : Result<Outcome>(report.error()));
+        } else if (kind == JobKind::Serve) {
+            promise.addResult(serve(*job, spec, sink));
         } else {
             auto measured = job->run(spec, sink);
             promise.addResult(measured
@@ -89,6 +102,48 @@ void LaunchController::launch()
                                   : Result<Outcome>(measured.error()));
         }
     });
+}
+
+Result<LaunchController::Outcome> LaunchController::serve(LaunchJob &job, const LaunchSpec &spec,
+                                                         const LaunchSink &sink)
+{
+    // The stream and measurement `hetplan-cli launch` makes of the same options
+    // (docs/launcher.md, "Serving jobs").
+    auto program = launch::loadLaunchJob(spec);
+    if (!program)
+        return program.error();
+    runtime::RequestStreamOptions stream;
+    stream.requests = spec.serving.requests;
+    stream.durationS = spec.serving.durationS;
+    stream.rate = spec.serving.rate;
+    stream.seed = std::uint64_t(spec.seed);
+    auto setup = runtime::serveSetup(*program, spec.planName, stream, spec.scale);
+    if (!setup)
+        return setup.error();
+    std::atomic<bool> ranksStarted{false};
+    const LaunchSink seen = [&](const LaunchEvent &e) {
+        if (e.kind == LaunchEvent::Kind::Phase && e.phase == JobPhase::Running)
+            ranksStarted = true;
+        sink(e);
+    };
+    ReplicaRecords texts;
+    const Status served = job.serve(spec, seen, texts);
+    if (!served && !ranksStarted)
+        return served.error();
+    auto records = runtime::replicaRecords(texts);
+    if (!records)
+        return records.error();
+    auto measured = runtime::accountServed(*program, spec.planName, *setup,
+                                           std::move(records).value(),
+                                           served ? std::string() : served.error().message,
+                                           runtime::jobHosts(*program, spec.hosts));
+    if (!measured)
+        return measured.error();
+    Outcome outcome;
+    outcome.served = std::move(measured).value();
+    if (!served)
+        outcome.servedFailure = served.error();
+    return outcome;
 }
 
 void LaunchController::cancel()
@@ -171,6 +226,17 @@ void LaunchController::onFinished()
         return;
     }
     const Result<Outcome> &result = future.resultAt(0);
+    if (result && result->served)
+        m_servedMeasurement = result->served;
+    if (result && result->servedFailure) {
+        // The replicas ran, and the run stopped early: the measurement says which requests
+        // failed and why.
+        const bool cancelled = result->servedFailure->kind == ErrorKind::Cancelled;
+        setPhase(cancelled ? JobPhase::Cancelled : JobPhase::Failed);
+        Q_EMIT ended(m_phase,
+                     cancelled ? QString() : QString::fromStdString(result->servedFailure->message));
+        return;
+    }
     if (result) {
         if (m_kind == JobKind::Probe)
             m_probeText = result->probeText;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "runtime/launcher/launch_job.h"
+#include "core/serving/serving_measurement.h"
 #include "runtime/launcher/preflight_job.h"
 
 #include <QObject>
@@ -35,6 +36,10 @@ public:
 
     // Nothing may be running.
     void start(const LaunchSpec &spec);
+    // A serving plan's replicas (LaunchJob::serve) serving the stream of spec.serving; when
+    // they ran, servedMeasurement() holds every request accounted for, also when the job
+    // failed or was cancelled (the requests then say why they failed).
+    void startServe(const LaunchSpec &spec);
     // `hetplan-probe` on every host of spec.hosts instead of the plan's ranks
     // (LaunchJob::probe); probeText() holds the probe file when it ends Done.
     void startProbe(const LaunchSpec &spec, const ProbeCommand &measure);
@@ -51,12 +56,18 @@ public:
     QString jobId() const { return m_jobId; }
     // The last job's measurement, when it ended Done.
     const std::optional<Measurement> &measurement() const { return m_measurement; }
+    // The last serving job's measurement, once its replicas ran.
+    const std::optional<ServingMeasurement> &servedMeasurement() const
+    {
+        return m_servedMeasurement;
+    }
     // The last probe's hetplan.probe/1 text, when it ended Done.
     const std::optional<std::string> &probeText() const { return m_probeText; }
     // The last pre-flight's report, when it ended Done.
     const std::optional<PreflightReport> &preflightReport() const { return m_preflightReport; }
     bool isProbe() const { return m_kind == JobKind::Probe; }
     bool isPreflight() const { return m_kind == JobKind::Preflight; }
+    bool isServe() const { return m_kind == JobKind::Serve; }
 
     // A host offered a key the known-hosts file lacks; the job has ended without starting
     // anything. `confirmHostKey()` then relaunches with the fingerprint confirmed.
@@ -87,15 +98,20 @@ private:
     void setPhase(JobPhase phase);
     void launch();
 
-    enum class JobKind { Run, Probe, Preflight };
+    enum class JobKind { Run, Serve, Probe, Preflight };
 
-    // What a job returns: a run's measurement, a probe's file or a pre-flight's report.
+    // What a job returns: a run's measurement, a probe's file or a pre-flight's report; a
+    // serving job's measurement, with why it stopped early (empty: it did not).
     struct Outcome
     {
         Measurement measurement;
         std::string probeText;
         PreflightReport preflight;
+        std::optional<ServingMeasurement> served;
+        std::optional<Error> servedFailure;
     };
+    // A serving job, on the runner's thread.
+    static Result<Outcome> serve(LaunchJob &job, const LaunchSpec &spec, const LaunchSink &sink);
 
     BackgroundRunner *m_runner;
     QTimer *m_batchTimer;
@@ -109,6 +125,7 @@ private:
     std::optional<Measurement> m_measurement;
     std::optional<std::string> m_probeText;
     std::optional<PreflightReport> m_preflightReport;
+    std::optional<ServingMeasurement> m_servedMeasurement;
     JobKind m_kind = JobKind::Run;
     ProbeCommand m_measure;
     PreflightOptions m_preflightOptions;

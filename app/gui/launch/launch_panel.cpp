@@ -1,6 +1,7 @@
 #include "launch/launch_panel.h"
 
 #include <QCheckBox>
+#include <QDoubleSpinBox>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -20,6 +21,8 @@ namespace {
 constexpr int kClockIntervalMs = 500;
 constexpr int kDefaultScale = 64; // a CPU-sized model, as the runtime's tests run it
 constexpr int kDefaultIterations = 3;
+// A serving launch's requests: enough for percentiles, few enough for a CPU run of a scaled model.
+constexpr int kDefaultRequests = 32;
 const QString kPreflightFirstKey = QStringLiteral("launch/preflightFirst");
 
 QString elapsedText(qint64 ms)
@@ -44,6 +47,11 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     , m_filter(new QLineEdit(this))
     , m_scale(new QSpinBox(this))
     , m_iterations(new QSpinBox(this))
+    , m_trainOptions(new QWidget(this))
+    , m_serveOptions(new QWidget(this))
+    , m_requests(new QSpinBox(this))
+    , m_rate(new QDoubleSpinBox(this))
+    , m_seed(new QSpinBox(this))
     , m_preflightFirst(new QCheckBox(tr("Pre-flight first"), this))
     , m_tabs(new QTabWidget(this))
     , m_clock(new QTimer(this))
@@ -55,6 +63,9 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     m_filter->setObjectName(QStringLiteral("launchFilter"));
     m_scale->setObjectName(QStringLiteral("launchScale"));
     m_iterations->setObjectName(QStringLiteral("launchIterations"));
+    m_requests->setObjectName(QStringLiteral("launchRequests"));
+    m_rate->setObjectName(QStringLiteral("launchRate"));
+    m_seed->setObjectName(QStringLiteral("launchSeed"));
     m_preflightFirst->setObjectName(QStringLiteral("launchPreflightFirst"));
     m_tabs->setObjectName(QStringLiteral("launchPanes"));
 
@@ -72,6 +83,15 @@ LaunchPanel::LaunchPanel(QWidget *parent)
         tr("Divides the model's head dimension, FFN width, vocabulary and sequence length"));
     m_iterations->setRange(1, 100000);
     m_iterations->setValue(kDefaultIterations);
+    m_requests->setRange(1, 1 << 20);
+    m_requests->setValue(kDefaultRequests);
+    m_requests->setToolTip(tr("How many requests the replicas serve"));
+    m_rate->setRange(0.001, 1e6);
+    m_rate->setDecimals(3);
+    m_rate->setSuffix(tr(" /s"));
+    m_rate->setToolTip(tr("Poisson arrivals at this rate; it starts at the workload's"));
+    m_seed->setRange(0, 1 << 30);
+    m_seed->setToolTip(tr("Seeds the arrivals and the sampling"));
     m_preflightFirst->setToolTip(
         tr("Before launching, check every group's link at the plan's message sizes and show "
            "what each achieved beside what the plan assumes"));
@@ -81,8 +101,21 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     top->addWidget(m_status, 1);
     top->addWidget(new QLabel(tr("Scale"), this));
     top->addWidget(m_scale);
-    top->addWidget(new QLabel(tr("Iterations"), this));
-    top->addWidget(m_iterations);
+    auto *train = new QHBoxLayout(m_trainOptions);
+    train->setContentsMargins(0, 0, 0, 0);
+    train->addWidget(new QLabel(tr("Iterations"), m_trainOptions));
+    train->addWidget(m_iterations);
+    top->addWidget(m_trainOptions);
+    auto *serve = new QHBoxLayout(m_serveOptions);
+    serve->setContentsMargins(0, 0, 0, 0);
+    serve->addWidget(new QLabel(tr("Requests"), m_serveOptions));
+    serve->addWidget(m_requests);
+    serve->addWidget(new QLabel(tr("Rate"), m_serveOptions));
+    serve->addWidget(m_rate);
+    serve->addWidget(new QLabel(tr("Seed"), m_serveOptions));
+    serve->addWidget(m_seed);
+    top->addWidget(m_serveOptions);
+    m_serveOptions->hide();
     top->addWidget(m_preflightFirst);
     top->addWidget(m_cancel);
     auto *view = new QHBoxLayout;
@@ -112,6 +145,32 @@ int LaunchPanel::scale() const
 int LaunchPanel::iterations() const
 {
     return m_iterations->value();
+}
+
+void LaunchPanel::setServingPlan(bool serving, double requestRatePerS)
+{
+    m_trainOptions->setVisible(!serving);
+    m_serveOptions->setVisible(serving);
+    if (serving && requestRatePerS > 0)
+        m_rate->setValue(requestRatePerS);
+}
+
+bool LaunchPanel::isServingPlan() const
+{
+    return !m_serveOptions->isHidden();
+}
+
+LaunchServing LaunchPanel::serving() const
+{
+    LaunchServing options;
+    options.requests = m_requests->value();
+    options.rate = m_rate->value();
+    return options;
+}
+
+int LaunchPanel::seed() const
+{
+    return m_seed->value();
 }
 
 bool LaunchPanel::preflightFirst() const

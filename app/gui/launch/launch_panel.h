@@ -11,6 +11,7 @@
 #include <vector>
 
 class QCheckBox;
+class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -45,6 +46,13 @@ public:
 
     int scale() const;
     int iterations() const;
+    // Shows the serving options instead of Iterations for a serving plan (docs/app-launch.md,
+    // "Serving runs"), the rate starting at the workload's `requestRatePerS`.
+    void setServingPlan(bool serving, double requestRatePerS = 0);
+    bool isServingPlan() const;
+    // The serving options, as `hetplan-cli launch` takes --requests, --rate and --seed.
+    LaunchServing serving() const;
+    int seed() const;
     // Whether Launch checks the plan's links first (docs/app-launch.md, "Pre-flight"); kept in
     // the settings.
     bool preflightFirst() const;
@@ -88,6 +96,11 @@ private:
     QLineEdit *m_filter;
     QSpinBox *m_scale;
     QSpinBox *m_iterations;
+    QWidget *m_trainOptions;
+    QWidget *m_serveOptions;
+    QSpinBox *m_requests;
+    QDoubleSpinBox *m_rate;
+    QSpinBox *m_seed;
     QCheckBox *m_preflightFirst;
     QTabWidget *m_tabs;
     std::map<QString, QPlainTextEdit *> m_panes;
