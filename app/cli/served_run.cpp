@@ -49,7 +49,8 @@ int finishServed(const runtime::Job &job, const std::string &planPath, const Ser
                  std::vector<ServedRequest> records, const std::string &failure,
                  const std::optional<std::string> &outDir, const std::vector<std::string> &hosts)
 {
-    auto measured = runtime::accountServed(job, planPath, setup, std::move(records), failure, hosts);
+    auto measured
+        = runtime::accountServed(job, planPath, setup, std::move(records), failure, hosts);
     if (!measured)
         return fail(measured.error());
     printServedSummary(std::cout, *measured);

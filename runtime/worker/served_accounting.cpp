@@ -70,8 +70,8 @@ Result<ServeSetup> serveSetup(const Job &job, const std::string &planPath,
 {
     ServeSetup setup;
     options.scale = scale;
-    auto made = makeRequests(Problem{*job.topology, job.model, job.plan.workload}, job.plan,
-                             options);
+    auto made
+        = makeRequests(Problem{*job.topology, job.model, job.plan.workload}, job.plan, options);
     if (!made)
         return made.error();
     setup.stream = std::move(made).value();

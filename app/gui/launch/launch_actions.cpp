@@ -428,7 +428,8 @@ void LaunchActions::showServed(const ServingMeasurement &measured)
     if (!view->showRun(measured, tr("the launched run")))
         m_panel->addJobLine(view->message());
     const ServingSummary &summary = measured.summary;
-    m_panel->addJobLine(tr("served %1 of %2 requests").arg(summary.completed).arg(summary.requests));
+    m_panel->addJobLine(
+        tr("served %1 of %2 requests").arg(summary.completed).arg(summary.requests));
     ServingView *serving = m_results->servingView();
     for (QWidget *w = serving->parentWidget(); w; w = w->parentWidget())
         if (auto *tabs = qobject_cast<QTabWidget *>(w)) {

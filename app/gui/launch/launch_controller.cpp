@@ -105,7 +105,7 @@ void LaunchController::launch()
 }
 
 Result<LaunchController::Outcome> LaunchController::serve(LaunchJob &job, const LaunchSpec &spec,
-                                                         const LaunchSink &sink)
+                                                          const LaunchSink &sink)
 {
     // The stream and measurement `hetplan-cli launch` makes of the same options
     // (docs/launcher.md, "Serving jobs").
@@ -133,10 +133,9 @@ Result<LaunchController::Outcome> LaunchController::serve(LaunchJob &job, const 
     auto records = runtime::replicaRecords(texts);
     if (!records)
         return records.error();
-    auto measured = runtime::accountServed(*program, spec.planName, *setup,
-                                           std::move(records).value(),
-                                           served ? std::string() : served.error().message,
-                                           runtime::jobHosts(*program, spec.hosts));
+    auto measured = runtime::accountServed(
+        *program, spec.planName, *setup, std::move(records).value(),
+        served ? std::string() : served.error().message, runtime::jobHosts(*program, spec.hosts));
     if (!measured)
         return measured.error();
     Outcome outcome;
@@ -233,8 +232,8 @@ void LaunchController::onFinished()
         // failed and why.
         const bool cancelled = result->servedFailure->kind == ErrorKind::Cancelled;
         setPhase(cancelled ? JobPhase::Cancelled : JobPhase::Failed);
-        Q_EMIT ended(m_phase,
-                     cancelled ? QString() : QString::fromStdString(result->servedFailure->message));
+        Q_EMIT ended(m_phase, cancelled ? QString()
+                                        : QString::fromStdString(result->servedFailure->message));
         return;
     }
     if (result) {

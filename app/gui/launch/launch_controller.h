@@ -1,7 +1,7 @@
 #pragma once
 
-#include "runtime/launcher/launch_job.h"
 #include "core/serving/serving_measurement.h"
+#include "runtime/launcher/launch_job.h"
 #include "runtime/launcher/preflight_job.h"
 
 #include <QObject>
