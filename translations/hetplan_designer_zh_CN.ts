@@ -386,6 +386,10 @@ Accept it only if the host&apos;s administrator confirms this fingerprint; it is
             <numerusform>预检 %1 上的 %n 个进程</numerusform>
         </translation>
     </message>
+    <message>
+        <source>served %1 of %2 requests</source>
+        <translation>已服务 %1 / %2 个请求</translation>
+    </message>
 </context>
 <context>
     <name>hetplan::gui::LaunchLog</name>
@@ -527,6 +531,34 @@ Accept it only if the host&apos;s administrator confirms this fingerprint; it is
     <message>
         <source>Before launching, check every group&apos;s link at the plan&apos;s message sizes and show what each achieved beside what the plan assumes</source>
         <translation>启动前按计划的消息大小检查每个通信组的链路，并将实测结果与计划的假设并列显示</translation>
+    </message>
+    <message>
+        <source>How many requests the replicas serve</source>
+        <translation>副本要服务的请求数</translation>
+    </message>
+    <message>
+        <source> /s</source>
+        <translation> /秒</translation>
+    </message>
+    <message>
+        <source>Poisson arrivals at this rate; it starts at the workload&apos;s</source>
+        <translation>按此速率的泊松到达；初始值取自工作负载</translation>
+    </message>
+    <message>
+        <source>Seeds the arrivals and the sampling</source>
+        <translation>到达过程与采样的随机种子</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求数</translation>
+    </message>
+    <message>
+        <source>Rate</source>
+        <translation>速率</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>种子</translation>
     </message>
 </context>
 <context>
