@@ -79,29 +79,31 @@ void LaunchController::launch()
     m_job = std::make_shared<LaunchJob>();
     setPhase(JobPhase::Connecting);
     Q_EMIT started();
-    m_runner->start<Result<Outcome>>([this, job = m_job, spec = m_spec, kind = m_kind,
-                                      measure = m_measure, options = m_preflightOptions](
-                                         QPromise<Result<Outcome>> &promise,
-                                         const std::stop_token &stop) {
-        const std::stop_callback cancelJob(stop, [&job] { job->cancel(); });
-        const LaunchSink sink = [this](const LaunchEvent &e) { push(e); };
-        if (kind == JobKind::Probe) {
-            auto text = job->probe(spec, measure, sink);
-            promise.addResult(text ? Result<Outcome>(Outcome{{}, std::move(text).value(), {}})
-                                   : Result<Outcome>(text.error()));
-        } else if (kind == JobKind::Preflight) {
-            auto report = runPreflight(*job, spec, options, sink);
-            promise.addResult(report ? Result<Outcome>(Outcome{{}, {}, std::move(report).value()})
-                                     : Result<Outcome>(report.error()));
-        } else if (kind == JobKind::Serve) {
-            promise.addResult(serve(*job, spec, sink));
-        } else {
-            auto measured = job->run(spec, sink);
-            promise.addResult(measured
-                                  ? Result<Outcome>(Outcome{std::move(measured).value(), {}, {}})
-                                  : Result<Outcome>(measured.error()));
-        }
-    });
+    m_runner->start<Result<Outcome>>(
+        [this, job = m_job, spec = m_spec, kind = m_kind, measure = m_measure,
+         options = m_preflightOptions](QPromise<Result<Outcome>> &promise,
+                                       const std::stop_token &stop) {
+            const std::stop_callback cancelJob(stop, [&job] { job->cancel(); });
+            const LaunchSink sink = [this](const LaunchEvent &e) { push(e); };
+            if (kind == JobKind::Probe) {
+                auto text = job->probe(spec, measure, sink);
+                promise.addResult(
+                    text ? Result<Outcome>(Outcome{{}, std::move(text).value(), {}, {}, {}})
+                         : Result<Outcome>(text.error()));
+            } else if (kind == JobKind::Preflight) {
+                auto report = runPreflight(*job, spec, options, sink);
+                promise.addResult(
+                    report ? Result<Outcome>(Outcome{{}, {}, std::move(report).value(), {}, {}})
+                           : Result<Outcome>(report.error()));
+            } else if (kind == JobKind::Serve) {
+                promise.addResult(serve(*job, spec, sink));
+            } else {
+                auto measured = job->run(spec, sink);
+                promise.addResult(
+                    measured ? Result<Outcome>(Outcome{std::move(measured).value(), {}, {}, {}, {}})
+                             : Result<Outcome>(measured.error()));
+            }
+        });
 }
 
 Result<LaunchController::Outcome> LaunchController::serve(LaunchJob &job, const LaunchSpec &spec,
