@@ -565,11 +565,13 @@ void TestLaunchFlow::cancelStopsEveryReplica()
     LaunchController *controller = actions()->controller();
     QVERIFY2(waitFor(
                  [&] {
-                     return controller->phase() == JobPhase::Running
-                            && !processesWith(controller->jobId()).isEmpty();
+                     return !controller->isRunning()
+                            || (controller->phase() == JobPhase::Running
+                                && !processesWith(controller->jobId()).isEmpty());
                  },
                  kJobTimeoutMs),
              qPrintable(jobState()));
+    QVERIFY2(controller->isRunning(), qPrintable(jobState()));
     const QString jobId = controller->jobId();
     QSignalSpy ended(controller, &LaunchController::ended);
     QTest::mouseClick(actions()->panel()->cancelButton(), Qt::LeftButton);
