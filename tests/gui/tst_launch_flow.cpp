@@ -565,13 +565,13 @@ void TestLaunchFlow::cancelStopsEveryReplica()
     LaunchController *controller = actions()->controller();
     QVERIFY2(waitFor(
                  [&] {
-                     return !controller->isRunning()
+                     return controller->phase() == JobPhase::Failed
                             || (controller->phase() == JobPhase::Running
                                 && !processesWith(controller->jobId()).isEmpty());
                  },
                  kJobTimeoutMs),
              qPrintable(jobState()));
-    QVERIFY2(controller->isRunning(), qPrintable(jobState()));
+    QVERIFY2(controller->phase() == JobPhase::Running, qPrintable(jobState()));
     const QString jobId = controller->jobId();
     QSignalSpy ended(controller, &LaunchController::ended);
     QTest::mouseClick(actions()->panel()->cancelButton(), Qt::LeftButton);
@@ -586,6 +586,11 @@ void TestLaunchFlow::cancelStopsEveryReplica()
         measured->requests.begin(), measured->requests.end(),
         [](const ServedRequest &r) { return r.failure.find("cancel") != std::string::npos; });
     QVERIFY(cancelled > 0);
+    // The Serving tab shows the run, its failed requests with their reason.
+    ServedRunView *view = m_window->results()->servingView()->servedRunView();
+    const QString summary = view->findChild<QLabel *>(QStringLiteral("servedRunSummary"))->text();
+    QVERIFY2(summary.contains(u"of its requests failed: ") && summary.contains(u"cancelled"),
+             qPrintable(summary));
 }
 
 HETPLAN_TEST_MAIN(TestLaunchFlow)
