@@ -29,6 +29,7 @@ struct Entry
     std::size_t count = 0;
 };
 
+// Read `log()` only while no other thread uses the emulation; `note` may be called from any thread.
 std::vector<Entry> &log();
 void note(Entry entry);
 

@@ -22,6 +22,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <map>
+#include <mutex>
 #include <vector>
 
 namespace hetplan::runtime::cuda::emulation {
@@ -32,8 +33,12 @@ std::vector<Entry> &log()
     return entries;
 }
 
+// The in-process TP tests run one rank per thread through this emulation: entries are added under
+// a lock (two threads appending at once corrupted the vector).
 void note(Entry entry)
 {
+    static std::mutex lock;
+    const std::lock_guard held(lock);
     log().push_back(std::move(entry));
 }
 
