@@ -31,17 +31,17 @@ std::vector<Comparison> compareMeasured(const Plan &plan, const Evaluation &pred
                                         const Measurement &measured)
 {
     std::vector<Comparison> rows;
-    rows.push_back(
-        {PhaseKey::ofRun(Phase::Iteration), predicted.iterationS, measured.iterationS,
-         predicted.interval ? std::optional(predicted.interval->iteration) : std::nullopt});
+    rows.emplace_back(PhaseKey::ofRun(Phase::Iteration), predicted.iterationS, measured.iterationS,
+                      predicted.interval ? std::optional(predicted.interval->iteration)
+                                         : std::nullopt);
 
     // The run's phases: the ending rank's on both sides (docs/runtime.md, "Phases per rank").
     const std::vector<RankPhases> planned = planRankPhases(plan, predicted);
     const Breakdown runPredicted
         = planned.empty() ? Breakdown{} : planned[endingRank(planned)].breakdown;
     for (const Phase phase : kBreakdownPhases)
-        rows.push_back({PhaseKey::ofRun(phase), runPredicted.*phaseField(phase),
-                        measured.breakdown.*phaseField(phase)});
+        rows.emplace_back(PhaseKey::ofRun(phase), runPredicted.*phaseField(phase),
+                          measured.breakdown.*phaseField(phase));
 
     // A stage's rows: the mean over its ranks on both sides.
     std::map<std::pair<int, int>, std::pair<Breakdown, int>> stageMeans;
@@ -57,8 +57,8 @@ std::vector<Comparison> compareMeasured(const Plan &plan, const Evaluation &pred
             continue;
         const auto &[sum, count] = it->second;
         for (const Phase phase : {Phase::Compute, Phase::TpComm, Phase::PpComm, Phase::DpComm})
-            rows.push_back({PhaseKey::ofStage(s.pipeline, s.stage, phase),
-                            sum.*phaseField(phase) / count, s.breakdown.*phaseField(phase)});
+            rows.emplace_back(PhaseKey::ofStage(s.pipeline, s.stage, phase),
+                              sum.*phaseField(phase) / count, s.breakdown.*phaseField(phase));
     }
 
     // A rank's rows: the measured rank beside the prediction for its seat in the plan.
@@ -75,14 +75,14 @@ std::vector<Comparison> compareMeasured(const Plan &plan, const Evaluation &pred
         const auto key
             = [&](Phase phase) { return PhaseKey::ofRank(m.pipeline, m.stage, m.rank, phase); };
         for (const Phase phase : kBreakdownPhases)
-            rows.push_back(
-                {key(phase), p.breakdown.*phaseField(phase), m.breakdown.*phaseField(phase)});
+            rows.emplace_back(key(phase), p.breakdown.*phaseField(phase),
+                              m.breakdown.*phaseField(phase));
         if (!ran[i].hopsRecorded)
             continue;
         const int stageCount = int(plan.pipelines[std::size_t(m.pipeline)].stages.size());
         for (const Phase hop : kHopPhases)
             if (rankHas(m, hop, stageCount))
-                rows.push_back({key(hop), p.hops.*hopField(hop), m.hops.*hopField(hop)});
+                rows.emplace_back(key(hop), p.hops.*hopField(hop), m.hops.*hopField(hop));
     }
     return rows;
 }

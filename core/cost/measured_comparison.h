@@ -17,7 +17,7 @@ struct Comparison
     // The interval is optional, so that rows are written as {key, predicted, measured}.
     Comparison(PhaseKey rowKey, double predictedS, double measuredS,
                std::optional<TimeInterval> interval = std::nullopt)
-        : key(std::move(rowKey))
+        : key(rowKey)
         , predicted(predictedS)
         , measured(measuredS)
         , interval90(interval)

@@ -19,7 +19,7 @@ std::string machineOf(const std::string &gpu)
 // "hop/p0/s0-s1/r0-r0: slow by 9.6× (0.021 GB/s achieved, 0.2 GB/s assumed)"
 QString checkLine(const PreflightRow &row)
 {
-    const QString group = QString::fromStdString(row.group);
+    QString group = QString::fromStdString(row.group);
     switch (row.verdict) {
     case PreflightVerdict::Ok:
         return CanvasStyle::tr("%1: ok").arg(group);

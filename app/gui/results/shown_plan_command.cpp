@@ -34,7 +34,7 @@ Status editAndReplan(ResultsPanel *results, ClusterModel *model, const QString &
         return okStatus();
     QUndoStack *stack = model->undoStack();
     stack->beginMacro(text);
-    const Status edited = apply(model, next);
+    Status edited = apply(model, next);
     auto after = std::make_shared<std::optional<ShownPlan>>();
     if (edited)
         stack->push(new ShownPlanCommand(results, results->shownPlan(), after));
