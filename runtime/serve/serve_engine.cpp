@@ -304,6 +304,8 @@ private:
             ServedRequest &served = m_outcome.served[it->request];
             served.finishS = now;
             served.completed = true;
+            if (m_options.onCompleted)
+                m_options.onCompleted(served);
             m_outcome.tokens[served.id] = std::move(it->generated);
             m_freeSlots.push_back(it->slot);
             it = m_active.erase(it);

@@ -31,6 +31,10 @@ struct ServeOptions
     std::function<double()> nowS;
     // Called on the last stage's leader for every token it picks (tests compare the logits).
     std::function<void(int requestId, int position, std::span<const float> logits)> onLogits;
+    // Called on the scheduler for every request as it completes, before the run ends: its
+    // record is final then (the worker journals it, so that a scheduler killed before it writes
+    // its records keeps the finished requests'; docs/runtime.md, "Serving runs").
+    std::function<void(const ServedRequest &)> onCompleted;
 };
 
 // Prompt token `position` of request `requestId`: model_init.h's synthetic sequence of that id,

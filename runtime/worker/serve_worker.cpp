@@ -132,6 +132,13 @@ Status serveJobRank(const WorkerArgs &args, const Job &job, const std::stop_toke
         std::cout << "replica " << role.replica << ": serving " << mine.size() << " requests"
                   << std::endl;
     }
+    // Each completed request journalled at once: a scheduler killed before its last write
+    // (a step that outlasts the stop's grace period) keeps the finished requests' records.
+    if (scheduler && !args.out.empty())
+        options.onCompleted = [&args](const ServedRequest &s) {
+            if (Status journalled = appendServedRecord(args.out, s); !journalled)
+                std::cerr << "hetplan-worker: " << journalled.error().message << std::endl;
+        };
     const ServeOutcome outcome = runServeRank(*shard, *links, role, mine, options, stop);
     if (scheduler && !args.out.empty())
         if (Status s = writeServedRecords(args.out, outcome.served); !s)

@@ -572,6 +572,15 @@ void TestLaunchFlow::cancelStopsEveryReplica()
                  kJobTimeoutMs),
              qPrintable(jobState()));
     QVERIFY2(controller->phase() == JobPhase::Running, qPrintable(jobState()));
+    // Both schedulers serving (replica 0's is rank 0, replica 1's rank 1), a few requests
+    // finished, then Cancel.
+    const auto serving = [this](const char *rank) {
+        QPlainTextEdit *pane = actions()->panel()->pane(QLatin1String(rank));
+        return pane != nullptr && pane->toPlainText().contains(u": serving ");
+    };
+    QVERIFY2(waitFor([&] { return serving("rank 0") && serving("rank 1"); }, kJobTimeoutMs),
+             qPrintable(jobState()));
+    QTest::qWait(1500);
     const QString jobId = controller->jobId();
     QSignalSpy ended(controller, &LaunchController::ended);
     QTest::mouseClick(actions()->panel()->cancelButton(), Qt::LeftButton);
@@ -586,6 +595,10 @@ void TestLaunchFlow::cancelStopsEveryReplica()
         measured->requests.begin(), measured->requests.end(),
         [](const ServedRequest &r) { return r.failure.find("cancel") != std::string::npos; });
     QVERIFY(cancelled > 0);
+    // The requests finished before the cancel keep their measured records.
+    QVERIFY(measured->summary.completed > 0);
+    for (const ServedRequest &r : measured->requests)
+        QVERIFY2(r.completed || r.failure.find("cancel") != std::string::npos, r.failure.c_str());
     // The Serving tab shows the run, its failed requests with their reason.
     ServedRunView *view = m_window->results()->servingView()->servedRunView();
     const QString summary = view->findChild<QLabel *>(QStringLiteral("servedRunSummary"))->text();

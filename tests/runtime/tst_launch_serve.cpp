@@ -36,14 +36,20 @@ private Q_SLOTS:
     void traceTravelsWithTheJob();
     void killedRankFailsItsReplicasRequests();
     void cancelStopsEveryReplica();
+    void cancelKeepsFinishedRequestsOfKilledSchedulers();
 
 private:
     QStringList launchArgs(const QString &outDir, int requests) const;
-    // Starts a launch of kLongStream requests at 2 per second; whether both replicas' schedulers
-    // began serving within a minute.
-    bool startLongStream(LiveLaunch &launch, const QString &outDir) const;
+    // Starts a launch of kLongStream requests at 2 per second (and `extra` options); whether both
+    // replicas' schedulers began serving within a minute.
+    bool startLongStream(LiveLaunch &launch, const QString &outDir,
+                         const QStringList &extra = {}) const;
     // The pid of the hetplan-worker of `rank` on host i, or -1.
     int rankPid(int i, int rank) const;
+    // Cancels (SIGINT to launch) a long stream started with `extra` options once a few requests
+    // were served: the finished requests keep their records, every other request's failure
+    // says "cancelled" at `reasonAt` (npos: anywhere), nothing is left on any host.
+    void cancelMidStream(const QStringList &extra, std::size_t reasonAt);
     // Neither a process, a listener nor a job folder of the job left on any host.
     void expectNothingLeft();
 
@@ -76,10 +82,11 @@ QStringList TestLaunchServe::launchArgs(const QString &outDir, int requests) con
            + testHostOptions(m_hostsFile, m_dir.filePath(QStringLiteral("known_hosts")));
 }
 
-bool TestLaunchServe::startLongStream(LiveLaunch &launch, const QString &outDir) const
+bool TestLaunchServe::startLongStream(LiveLaunch &launch, const QString &outDir,
+                                      const QStringList &extra) const
 {
     launch.start(launchArgs(outDir, kLongStream)
-                 << QStringLiteral("--rate") << QStringLiteral("2"));
+                 << QStringLiteral("--rate") << QStringLiteral("2") << extra);
     return launch.waitFor(QStringLiteral("replica 1: serving"), 60000)
            && launch.waitFor(QStringLiteral("replica 0: serving"), 60000);
 }
@@ -201,21 +208,44 @@ void TestLaunchServe::killedRankFailsItsReplicasRequests()
     expectNothingLeft();
 }
 
-void TestLaunchServe::cancelStopsEveryReplica()
+void TestLaunchServe::cancelMidStream(const QStringList &extra, std::size_t reasonAt)
 {
     QTemporaryDir out;
     LiveLaunch launch;
-    QVERIFY2(startLongStream(launch, out.path()), qPrintable(launch.out + launch.err));
+    QVERIFY2(startLongStream(launch, out.path(), extra), qPrintable(launch.out + launch.err));
+    QTest::qWait(1500); // a few requests served first
     ::kill(pid_t(launch.process.processId()), SIGINT);
     QCOMPARE(launch.finish(60000), 130);
     QVERIFY2(launch.err.contains(QLatin1String("cancelled")), qPrintable(launch.err));
     const std::vector<ServedRequest> served = servedRecords(out.path());
     verifyAccounted(served, kLongStream);
-    for (const ServedRequest &s : served)
-        if (!s.completed)
-            QVERIFY2(s.failure.find("cancelled") == 0, s.failure.c_str());
+    // The requests finished before the cancel keep their measured records; only the rest are
+    // cancelled.
+    int completed = 0;
+    for (const ServedRequest &s : served) {
+        if (s.completed)
+            ++completed;
+        else if (const std::size_t at = s.failure.find("cancelled"); reasonAt == std::string::npos)
+            QVERIFY2(at != std::string::npos, s.failure.c_str());
+        else
+            QVERIFY2(at == reasonAt, s.failure.c_str());
+    }
+    QVERIFY(completed > 0);
     QVERIFY(!served.back().completed);
     expectNothingLeft();
+}
+
+void TestLaunchServe::cancelStopsEveryReplica()
+{
+    cancelMidStream({}, 0);
+}
+
+// With no grace period the schedulers are killed on Cancel before they can write their records
+// (as they are when a step outlasts the grace period): the requests they had finished keep their
+// records all the same, the rest fail saying the job was cancelled.
+void TestLaunchServe::cancelKeepsFinishedRequestsOfKilledSchedulers()
+{
+    cancelMidStream({QStringLiteral("--grace-s"), QStringLiteral("0")}, std::string::npos);
 }
 
 HETPLAN_TEST_GUILESS_MAIN(TestLaunchServe)

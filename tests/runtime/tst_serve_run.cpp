@@ -2,10 +2,12 @@
 // of the stream is served and written; a rank that dies fails its replica's requests with the
 // reason and stops the run with nothing left running; an interrupt cancels what is unfinished.
 #include "run_test_support.h"
+#include "runtime/serve/served_records.h"
 #include "served_check.h"
 #include "tests/test_programs.h"
 #include "tests/test_registry.h"
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -207,6 +209,40 @@ private Q_SLOTS:
         const std::vector<ServedRequest> served = servedRecords(out.path());
         verifyAccounted(served, 100000);
         QVERIFY(!served.back().completed);
+    }
+
+    // A scheduler's journal of completed requests: each append is a whole record; a last line
+    // cut short by a kill is left out; the final write replaces the journal.
+    void journalKeepsWholeRecords()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("replica-0.served")).toStdString();
+        ServedRequest first;
+        first.id = 3;
+        first.arrivalS = 0.25;
+        first.admittedS = 0.5;
+        first.firstTokenS = 0.75;
+        first.finishS = 1.125;
+        first.promptTokens = 8;
+        first.outputTokens = 8;
+        first.completed = true;
+        ServedRequest second = first;
+        second.id = 5;
+        second.finishS = 2.5;
+        QVERIFY(runtime::appendServedRecord(path, first));
+        QVERIFY(runtime::appendServedRecord(path, second));
+        QFile file(QString::fromStdString(path));
+        QVERIFY(file.open(QIODevice::Append));
+        file.write("7\t0\t0.5\t0.5"); // killed mid-append
+        file.close();
+        auto read = runtime::readServedRecords(path);
+        QVERIFY2(read, read ? "" : read.error().message.c_str());
+        QCOMPARE(int(read->size()), 2);
+        QCOMPARE((*read)[1].id, 5);
+        QCOMPARE((*read)[1].finishS, 2.5);
+        QVERIFY((*read)[0].completed);
+        QVERIFY(runtime::writeServedRecords(path, {second}));
+        QCOMPARE(int(runtime::readServedRecords(path)->size()), 1);
     }
 };
 
