@@ -7,7 +7,7 @@
 #include "app/cli/output.h"
 #include "app/cli/rank_processes.h"
 #include "app/cli/run_results.h"
-#include "app/cli/served_run.h"
+#include "app/cli/served_print.h"
 #include "app/cli/setup.h"
 #include "app/cli/signals.h"
 #include "core/cost/cost_model.h"

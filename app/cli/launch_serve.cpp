@@ -1,7 +1,7 @@
 #include "app/cli/launch_serve.h"
 
 #include "app/cli/launch_output.h"
-#include "app/cli/served_run.h"
+#include "app/cli/served_print.h"
 #include "app/cli/setup.h"
 #include "app/cli/signals.h"
 #include "core/io/files.h"

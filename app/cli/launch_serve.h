@@ -2,7 +2,7 @@
 
 // `hetplan-cli launch` of a serving plan (docs/launcher.md, "Serving jobs"): the replicas serve
 // the same stream `run` serves, on the hosts, through the same job as training; their records
-// come back over the agent channel and end as `run`'s do (app/cli/served_run.h).
+// come back over the agent channel and end as `run`'s do (app/cli/served_print.h).
 
 #include "app/cli/args.h"
 #include "runtime/launcher/launch_job.h"
@@ -10,7 +10,7 @@
 
 namespace hetplan::cli {
 
-// The serving options `launch` takes beside training's (served_run.h reads them).
+// The serving options `launch` takes beside training's (served_print.h reads them).
 inline constexpr const char *kServeOptionNames[]
     = {"requests", "duration", "rate", "trace", "temperature"};
 

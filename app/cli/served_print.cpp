@@ -1,4 +1,4 @@
-#include "app/cli/served_run.h"
+#include "app/cli/served_print.h"
 
 #include "app/cli/served_summary.h"
 #include "app/cli/serving_report.h"
