@@ -933,6 +933,22 @@ Valid: %2; default %3</source>
         <source>s</source>
         <translation>秒</translation>
     </message>
+    <message>
+        <source>Save Ser&amp;ving Run…</source>
+        <translation>保存推理服务运行(&amp;V)…</translation>
+    </message>
+    <message>
+        <source>Save the serving run of the Serving tab as serving-measurement.json, as hetplan-cli run --out writes it</source>
+        <translation>将“推理服务”标签页中的运行保存为 serving-measurement.json，与 hetplan-cli run --out 写出的相同</translation>
+    </message>
+    <message>
+        <source>Save Serving Run</source>
+        <translation>保存推理服务运行</translation>
+    </message>
+    <message>
+        <source>The serving run was not saved: %1</source>
+        <translation>推理服务运行未保存：%1</translation>
+    </message>
 </context>
 <context>
     <name>hetplan::gui::ServingView</name>

@@ -16,6 +16,8 @@
 #include "panels/workload_panel.h"
 #include "results/calibrator.h"
 #include "results/results_panel.h"
+#include "results/served_run_view.h"
+#include "results/serving_view.h"
 #include "settings_dialog.h"
 
 #include <QCloseEvent>
@@ -115,6 +117,10 @@ MainWindow::MainWindow(QWidget *parent)
     m_results->followDocument(m_document);
     m_results->setReplanAfterEdits(SettingsDialog::replanAfterEdits());
     m_results->connectScene(m_scene);
+    // After Export Cluster…: the Serving tab's run (docs/app-launch.md, "Serving runs").
+    m_fileMenu->insertAction(
+        m_fileMenu->actions().at(m_fileMenu->actions().indexOf(m_settingsAction) - 1),
+        m_results->servingView()->servedRunView()->saveAction());
     createToolBar();
     m_launch = new LaunchActions(this, toolsMenu(), m_document, m_results);
     connect(m_launch, &LaunchActions::measurementArrived, this, &MainWindow::measurementArrived);

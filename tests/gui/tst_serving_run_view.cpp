@@ -18,9 +18,13 @@
 #include "results/serving_view.h"
 #include "runtime/worker/served_run.h"
 #include "tests/test_registry.h"
+#include "window_test_support.h"
 
+#include <QAction>
 #include <QFile>
+#include <QFileDialog>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QTemporaryDir>
 #include <QTest>
@@ -28,6 +32,7 @@
 using namespace hetplan;
 using namespace hetplan::gui;
 using hetplan::gui::test::valueOf;
+using hetplan::gui::test::whenModal;
 
 namespace {
 
@@ -191,6 +196,71 @@ private Q_SLOTS:
         // Nothing of the run before comes back with its plan.
         view.setPlan(shown);
         QVERIFY(!served->hasComparison());
+    }
+
+    // Save Serving Run…: a launched run (held by the window only) saved and opened again shows
+    // the same; a save into a folder that does not exist is refused, saying so, and the run
+    // shown stays.
+    void savesTheRunAndOpensItAgain()
+    {
+        const ShownPlan shown = servingPlan();
+        ServingView view;
+        view.setPlan(shown);
+        ServedRunView *served = view.servedRunView();
+        QVERIFY(!served->saveAction()->isEnabled());
+        const ServingMeasurement run = runOf(shown, 1.3);
+        QVERIFY(served->showRun(run, QStringLiteral("the launched run")));
+        QVERIFY(served->saveAction()->isEnabled());
+        const ServingComparison launched = *served->comparison();
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("saved.json"));
+        bool asked = false;
+        whenModal<QFileDialog>(&view, [&](QFileDialog *dialog) {
+            asked = true;
+            dialog->selectFile(path);
+            static_cast<QDialog *>(dialog)->accept();
+        });
+        served->saveAction()->trigger();
+        QVERIFY(asked);
+        QVERIFY2(served->message().contains(QStringLiteral("Serving run saved.json")),
+                 qPrintable(served->message()));
+
+        ServingView reopened;
+        reopened.setPlan(shown);
+        ServedRunView *opened = reopened.servedRunView();
+        QVERIFY2(opened->openFile(path), qPrintable(opened->message()));
+        QCOMPARE(opened->message(), served->message());
+        QCOMPARE(writeServingMeasurement(
+                     valueOf(loadServingMeasurement(QFile::encodeName(path).toStdString()))),
+                 writeServingMeasurement(run));
+        const ServingComparison &again = *opened->comparison();
+        QCOMPARE(again.latencyP50S.measured, launched.latencyP50S.measured);
+        QCOMPARE(again.attainment.measured, launched.attainment.measured);
+        QCOMPARE(again.replicas.size(), launched.replicas.size());
+        for (std::size_t r = 0; r < again.replicas.size(); ++r)
+            QCOMPARE(again.replicas[r].tpotS.measured, launched.replicas[r].tpotS.measured);
+        QCOMPARE(opened->measuredCdf()->data()->size(), served->measuredCdf()->data()->size());
+
+        const QString shownText = served->message();
+        const QString bad = dir.filePath(QStringLiteral("missing/served.json"));
+        whenModal<QFileDialog>(&view, [&](QFileDialog *dialog) {
+            dialog->selectFile(bad);
+            static_cast<QDialog *>(dialog)->accept();
+        });
+        QString refusal;
+        whenModal<QMessageBox>(&view, [&](QMessageBox *box) {
+            refusal = box->text();
+            box->accept();
+        });
+        served->saveAction()->trigger();
+        QVERIFY2(refusal.contains(QStringLiteral("The serving run was not saved: "))
+                     && refusal.contains(bad),
+                 qPrintable(refusal));
+        QVERIFY(!QFile::exists(bad));
+        QVERIFY(served->hasComparison());
+        QCOMPARE(served->message(), shownText);
+        QVERIFY(served->saveAction()->isEnabled());
     }
 };
 

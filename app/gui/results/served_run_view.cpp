@@ -1,16 +1,19 @@
 #include "results/served_run_view.h"
 
+#include "core/io/files.h"
 #include "core/io/serving_measurement_json.h"
 #include "results/chart_support.h"
 #include "results/qcustomplot_include.h"
 #include "results/results_text.h"
 #include "runtime/worker/served_run.h"
 
+#include <QAction>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QVBoxLayout>
 
@@ -106,6 +109,7 @@ ServedRunView::ServedRunView(QWidget *parent)
     : QWidget(parent)
     , m_summary(new QLabel)
     , m_open(new QPushButton(tr("Open Serving Run…"), this))
+    , m_save(new QAction(tr("Save Ser&ving Run…"), this))
     , m_charts(new QWidget)
     , m_cdfPlot(new QCustomPlot)
     , m_replicaPlot(new QCustomPlot)
@@ -122,6 +126,23 @@ ServedRunView::ServedRunView(QWidget *parent)
                                            tr("Serving measurements (*.json);;All files (*)"));
         if (!path.isEmpty())
             openFile(path);
+    });
+
+    m_save->setObjectName(QStringLiteral("saveServingRun"));
+    m_save->setToolTip(tr("Save the serving run of the Serving tab as serving-measurement.json, "
+                          "as hetplan-cli run --out writes it"));
+    connect(m_save, &QAction::triggered, this, [this] {
+        const QFileInfo source(m_source);
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Save Serving Run"),
+            source.exists() ? m_source : QStringLiteral("serving-measurement.json"),
+            tr("Serving measurements (*.json);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        if (Status saved = saveFile(path); !saved)
+            QMessageBox::warning(this, tr("Save Serving Run"),
+                                 tr("The serving run was not saved: %1")
+                                     .arg(QString::fromStdString(saved.error().message)));
     });
 
     setUpChart(m_cdfPlot, tr("Request latency, measured and simulated"));
@@ -214,6 +235,7 @@ bool ServedRunView::showRun(const ServingMeasurement &measured, const QString &s
 {
     m_run = measured;
     m_source = source;
+    m_save->setEnabled(true);
     compare();
     return m_comparison.has_value();
 }
@@ -224,15 +246,34 @@ bool ServedRunView::openFile(const QString &path)
     if (!loaded) {
         // The run shown before goes: what is shown is the file asked for, or nothing.
         m_run.reset();
+        m_save->setEnabled(false);
         showRefusal(QString::fromStdString(loaded.error().message));
         return false;
     }
     return showRun(*loaded, path);
 }
 
+Status ServedRunView::saveFile(const QString &path)
+{
+    if (!m_run)
+        return badInput("no serving run to save");
+    const std::string file = QFile::encodeName(path).toStdString();
+    const std::string text = writeServingMeasurement(*m_run) + "\n";
+    // What Open would refuse is not written.
+    if (auto readBack = parseServingMeasurement(text, file); !readBack)
+        return readBack.error();
+    if (Status written = writeFileAtomic(file, text); !written)
+        return written;
+    m_source = path; // the run is now that file, as if opened from it
+    if (m_comparison)
+        showComparison();
+    return okStatus();
+}
+
 void ServedRunView::clearRun()
 {
     m_run.reset();
+    m_save->setEnabled(false);
     m_source.clear();
     m_comparison.reset();
     m_summary->clear();

@@ -13,6 +13,7 @@
 class QCPAxisRect;
 class QCPBars;
 class QCPErrorBars;
+class QAction;
 class QCPGraph;
 class QCustomPlot;
 class QLabel;
@@ -43,6 +44,14 @@ public:
     bool showRun(const ServingMeasurement &measured, const QString &source);
     // Reads a serving-measurement.json and shows it.
     bool openFile(const QString &path);
+    // Writes the run held (shown, or refused for another plan) to `path` as
+    // hetplan.serving-measurement/1, atomically, once its text reads back as openFile() reads
+    // it. On failure the file at `path` and the run held are as they were; the message names
+    // `path` and why.
+    Status saveFile(const QString &path);
+    // File › Save Serving Run…: asks for a file and saveFile()s to it; enabled while a run is
+    // held (the launched one stays with the window otherwise).
+    QAction *saveAction() const { return m_save; }
     void clearRun();
 
     bool hasComparison() const { return m_comparison.has_value(); }
@@ -79,6 +88,7 @@ private:
 
     QLabel *m_summary;
     QPushButton *m_open;
+    QAction *m_save;
     QWidget *m_charts;
     QCustomPlot *m_cdfPlot;
     QCPGraph *m_measuredCdf = nullptr;
