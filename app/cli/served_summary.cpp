@@ -26,6 +26,13 @@ void printServedSummary(std::ostream &out, const ServingMeasurement &measured)
     const ServingSummary &s = measured.summary;
     out << "served " << s.completed << " of " << s.requests << " requests on "
         << measured.replicas.size() << " replicas\n";
+    // As benchmark_serving users expect, the warm-up is said (docs/runtime.md, "Serving runs").
+    if (s.warmup > 0)
+        out << "  warm-up: the first " << s.warmup
+            << " requests, served but left out of the figures below\n";
+    else
+        out << "  warm-up: one unrecorded request per replica before the stream; every request "
+               "above is measured\n";
     for (const ServedReplica &r : measured.replicas) {
         out << "  replica " << r.replica << ": " << r.completed << " completed, " << r.failed
             << " failed";
@@ -43,7 +50,7 @@ void printServedSummary(std::ostream &out, const ServingMeasurement &measured)
         out << "  failed (" << count << "): " << why << '\n';
     if (s.completed - s.warmup <= 0)
         return;
-    out << "  " << std::left << std::setw(26) << "warm-up excluded" << std::right << std::setw(11)
+    out << "  " << std::left << std::setw(26) << "completed requests" << std::right << std::setw(11)
         << "mean" << std::setw(11) << "p50" << std::setw(11) << "p90" << std::setw(11) << "p99"
         << '\n';
     printRow(out, "time to first token", s.ttft);

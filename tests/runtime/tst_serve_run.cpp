@@ -71,6 +71,11 @@ private Q_SLOTS:
         QVERIFY2(run.out.contains(QStringLiteral("served 12 of 12 requests on 2 replicas")),
                  qPrintable(run.out));
         QVERIFY2(run.out.contains(QStringLiteral("time per output token")), qPrintable(run.out));
+        // The warm-up is said: outside the stream, so none of the 12 is left out.
+        QVERIFY2(run.out.contains(QStringLiteral("warm-up: one unrecorded request per replica "
+                                                 "before the stream; every request above is "
+                                                 "measured")),
+                 qPrintable(run.out));
         const std::vector<ServedRequest> served = servedRecords(out.path());
         verifyAccounted(served, 12);
         for (const ServedRequest &s : served) {
