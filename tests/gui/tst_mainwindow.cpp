@@ -22,6 +22,8 @@
 #include <QToolBar>
 #include <QUndoStack>
 
+#include <algorithm>
+
 using namespace hetplan;
 using namespace hetplan::gui;
 
@@ -118,6 +120,14 @@ void TestMainWindow::examplesMenuListsEveryBundledCluster()
     for (const Example &e : bundledExamples())
         if (e.kind == ExampleKind::Cluster)
             QVERIFY2(listed.contains(QString::fromStdString(e.name)), e.name.c_str());
+    // File › Save Serving Run… after Export Cluster…, disabled until the Serving tab holds a run.
+    const QList<QAction *> actions = file->actions();
+    const auto exportAt = std::find_if(actions.begin(), actions.end(), [](QAction *a) {
+        return a->text() == QStringLiteral("&Export Cluster…");
+    });
+    QVERIFY(exportAt != actions.end() && exportAt + 1 != actions.end());
+    QCOMPARE((*(exportAt + 1))->objectName(), QStringLiteral("saveServingRun"));
+    QVERIFY(!(*(exportAt + 1))->isEnabled());
 }
 
 void TestMainWindow::startsOnThePlannedCaseStudy()
