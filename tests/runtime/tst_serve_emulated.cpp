@@ -12,6 +12,7 @@
 #include "tests/test_registry.h"
 
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -38,8 +39,12 @@ double p50Error(const QString &cluster, const QString &measurement)
     for (const QString &line : evaluated.out.split(QLatin1Char('\n')))
         if (line.startsWith(QLatin1String("latency p50 "))) {
             qInfo("%s: %s", qPrintable(QFileInfo(cluster).fileName()), qPrintable(line));
-            const QStringList words = line.simplified().split(QLatin1Char(' '));
-            return std::abs(words.value(words.size() - 2).toDouble()) / 100;
+            // The error is the line's last "N %"; a "*" (outside the interval) may follow it.
+            const QRegularExpression percent(QStringLiteral("([-+]?[0-9]+(?:\\.[0-9]+)?) %"));
+            QString error;
+            for (const QRegularExpressionMatch &match : percent.globalMatch(line))
+                error = match.captured(1);
+            return error.isEmpty() ? std::nan("") : std::abs(error.toDouble()) / 100;
         }
     qWarning("%s", qPrintable(evaluated.out + evaluated.err));
     return std::nan("");
