@@ -21,13 +21,21 @@ using Clock = std::chrono::steady_clock;
 
 // One-element operations whose quickest gives the latency.
 constexpr int kLatencyRounds = 5;
-// Timed operations per check, at least and at most.
-constexpr int kMinOps = 1;
+// Timed operations per check, at most.
 constexpr int kMaxOps = 1000;
 
 double since(Clock::time_point start)
 {
     return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The longest a member may take for `check` without any of its operations timing out: its
+// latency rounds, the untimed operation, and the timed ones, which stop at most one operation
+// past the budget. Each operation gives up after `timeoutS`.
+double checkBoundS(const PreflightCheck &check, double timeoutS, double budgetS)
+{
+    const int latencyOps = check.isHop() ? 2 * kLatencyRounds : kLatencyRounds;
+    return (latencyOps + 2) * timeoutS + budgetS;
 }
 
 class PreflightRank
@@ -45,8 +53,10 @@ private:
     // One operation of the check, on `count` floats of m_buffer.
     Status once(const PreflightCheck &check, std::size_t count);
     Result<double> latency(const PreflightCheck &check);
-    // The members' largest value: every member then runs the same number of operations.
-    Result<double> groupMax(const PreflightCheck &check, double value);
+    // One timed operation that also tells whether the members stop after it: the first
+    // element carries the sender's wish (a hop) or the members' sum of wishes (an all-reduce),
+    // so every member stops after the same operation without a round of its own.
+    Result<bool> onceThenStop(const PreflightCheck &check, std::size_t count, bool stop);
 
     Comm &m_comm;
     int m_rank = 0;
@@ -67,15 +77,12 @@ Status PreflightRank::once(const PreflightCheck &check, std::size_t count)
     return m_comm.recv(check.group, check.from, m_buffer.data(), count, slot);
 }
 
-Result<double> PreflightRank::groupMax(const PreflightCheck &check, double value)
+Result<bool> PreflightRank::onceThenStop(const PreflightCheck &check, std::size_t count, bool stop)
 {
-    // A sum of one member's value and the others' zeros, per member: the maximum of few.
-    std::vector<float> values(check.members.size(), 0.0f);
-    const auto self = std::find(check.members.begin(), check.members.end(), m_rank);
-    values[std::size_t(self - check.members.begin())] = float(value);
-    if (Status s = m_comm.allReduceSum(check.group, values.data(), values.size()); !s)
+    m_buffer[0] = stop ? 1.0f : 0.0f;
+    if (Status s = once(check, count); !s)
         return s.error();
-    return double(*std::max_element(values.begin(), values.end()));
+    return m_buffer[0] > 0.0f;
 }
 
 // A hop's latency is half a one-element round trip, timed by its sender; an all-reduce's is
@@ -118,19 +125,18 @@ Result<PreflightResult> PreflightRank::run(const PreflightCheck &check)
         return latencyS.error();
     if (!check.isHop() || m_rank == check.from)
         result.latencyS = *latencyS;
-    // One untimed operation (connections warm, buffers touched), and how long it took.
-    const Clock::time_point warm = Clock::now();
+    // One untimed operation (connections warm, buffers touched).
     if (Status s = once(check, count); !s)
         return s.error();
-    auto slowestS = groupMax(check, since(warm));
-    if (!slowestS)
-        return slowestS.error();
-    const double perOpS = std::max(*slowestS, 1e-6);
-    result.ops = std::clamp(int(m_budgetS / perOpS), kMinOps, kMaxOps);
+    // Timed operations until a member's budget is up: at most one operation past it.
     const Clock::time_point start = Clock::now();
-    for (int i = 0; i < result.ops; ++i)
-        if (Status s = once(check, count); !s)
-            return s.error();
+    for (bool stop = false; !stop;) {
+        auto stopped = onceThenStop(check, count, since(start) >= m_budgetS);
+        if (!stopped)
+            return stopped.error();
+        ++result.ops;
+        stop = *stopped || result.ops == kMaxOps;
+    }
     result.seconds = since(start);
     return result;
 }
@@ -154,17 +160,20 @@ void runPreflightRank(const WorkerArgs &args, const Job &job, std::ostream &out)
     std::optional<PreflightRank> runner;
     if (failure.empty())
         runner.emplace(comm.get(), rank, args.preflightS);
+    // Before the first check, ranks may still be connecting groups they are in, each within
+    // the timeout; before a later check, the previous check's members may still run it.
+    double waitS = args.comm.timeoutS * double(std::max<std::size_t>(1, job.program.groups.size()));
     for (std::size_t i = 0; i < checks.size(); ++i) {
         const PreflightCheck &check = checks[i];
-        // Every rank starts each check together: a rank waits for peers still busy with an
-        // earlier check here, not inside the check's first operation, and no other check's
-        // traffic shares the links while one is timed.
-        if (failure.empty() && args.world > 1) {
-            float token = 0;
-            if (Status s = comm->allReduceSum(Executor::kWorldGroup, &token, 1); !s)
+        // Every rank starts each check together, so no other check's traffic shares the links
+        // while one is timed. A rank waits here for peers still busy with the previous check,
+        // for as long as that check may take plus the timeout: a rank that is no member of a
+        // long check must not give up on its members (docs/launcher.md, "Pre-flight").
+        if (failure.empty() && args.world > 1)
+            if (Status s = comm->barrier(Executor::kWorldGroup, waitS); !s)
                 failure = "waiting for every rank before check " + std::to_string(i)
                           + " failed: " + s.error().message;
-        }
+        waitS = checkBoundS(check, args.comm.timeoutS, args.preflightS) + args.comm.timeoutS;
         if (std::find(check.members.begin(), check.members.end(), rank) == check.members.end())
             continue;
         PreflightResult result;
