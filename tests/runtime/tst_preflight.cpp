@@ -166,22 +166,30 @@ void TestPreflight::tensorParallelCheck()
 
 void TestPreflight::resultLinesRoundTrip()
 {
-    PreflightResult measured{3, 1, 12, 0.48, 0.0002, {}};
+    PreflightResult measured{3, 1, 12, 0.48, 0.0002, {}, "nccl"};
     const std::string line = preflightLine(measured);
     // Numbers in the shortest text that reads back the same.
-    QCOMPARE(line, std::string("hetplan-preflight check=3 rank=1 ops=12 seconds=0.48 "
-                               "latency_s=2e-04"));
+    QCOMPARE(line, std::string("hetplan-preflight check=3 rank=1 transport=nccl ops=12 "
+                               "seconds=0.48 latency_s=2e-04"));
     auto back = parsePreflightLine(line);
     QVERIFY(back);
+    QCOMPARE(back->transport, std::string("nccl"));
     QCOMPARE(back->ops, 12);
     QCOMPARE(back->seconds, 0.48);
     QCOMPARE(*back->latencyS, 0.0002);
 
-    PreflightResult failed{2, 0, 0, 0, std::nullopt, "recv in group hop/p0 failed:\ntimed out"};
+    PreflightResult failed{2,     0, 0, 0, std::nullopt, "recv in group hop/p0 failed:\ntimed out",
+                           "gloo"};
     back = parsePreflightLine(preflightLine(failed));
     QVERIFY(back);
     QCOMPARE(back->check, 2);
+    QCOMPARE(back->transport, std::string("gloo"));
     QCOMPARE(back->error, std::string("recv in group hop/p0 failed: timed out"));
+    // A line of a rank that did not name its transport still reads.
+    back = parsePreflightLine("hetplan-preflight check=1 rank=2 ops=3 seconds=0.5");
+    QVERIFY(back);
+    QVERIFY(back->transport.empty());
+    QCOMPARE(back->ops, 3);
 
     QVERIFY(!parsePreflightLine("iteration 1/3: loss 4.1"));
     QVERIFY(!parsePreflightLine("hetplan-preflight check=x rank=1 ops=1 seconds=1"));
@@ -288,6 +296,7 @@ void TestPreflight::ranksReportEveryCheck()
             QVERIFY2(result, qPrintable(line));
             QVERIFY2(result->error.empty(), qPrintable(line));
             QCOMPARE(result->rank, r);
+            QCOMPARE(result->transport, std::string("gloo"));
             QVERIFY(result->ops >= 1 && result->seconds > 0);
             reported.insert(result->check);
         }
