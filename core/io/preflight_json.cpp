@@ -18,6 +18,8 @@ std::string writePreflightJson(const PreflightReport &report)
             check["to"] = row.toGpu;
         }
         check["members"] = members;
+        if (!row.transport.empty())
+            check["transport"] = row.transport;
         check["message_bytes"] = row.messageBytes;
         check["ops"] = row.ops;
         check["seconds"] = row.seconds;

@@ -31,6 +31,9 @@ struct PreflightRow
     std::string fromGpu;
     std::string toGpu;
     std::vector<PreflightMember> members;
+    // What the check ran over, as the run will: "gloo tcp" (Gloo over TCP sockets) or "nccl"
+    // (NCCL, over the network of the plan's recorded transport); empty when no member said.
+    std::string transport;
     double messageBytes = 0;
     int ops = 0;
     double seconds = 0;

@@ -88,6 +88,12 @@ bool timedOut(const std::string &error)
            || lower.find("timeout") != std::string::npos;
 }
 
+// The report's spelling of a result line's transport (preflight_report.h, PreflightRow).
+std::string transportText(const std::string &told)
+{
+    return told == "gloo" ? std::string("gloo tcp") : told;
+}
+
 std::string memberText(const PreflightMember &m)
 {
     return m.gpu + " (rank " + std::to_string(m.rank) + ", " + m.host + ")";
@@ -106,6 +112,9 @@ void judge(const PreflightCheck &check, const std::map<std::pair<int, int>, Pref
         else
             results.push_back(&it->second);
     }
+    for (const PreflightResult *r : results)
+        if (!r->transport.empty())
+            row.transport = transportText(r->transport);
     if (!missing.empty()) {
         row.verdict = PreflightVerdict::Hung;
         row.detail = missing + " did not answer";
@@ -149,6 +158,8 @@ PreflightRow rowOf(const PreflightCheck &check, const runtime::Job &job, const L
         row.fromGpu = job.program.ranks[std::size_t(check.from)].gpuName;
         row.toGpu = job.program.ranks[std::size_t(check.to)].gpuName;
     }
+    // What the ranks will say (judge): the job's backend.
+    row.transport = transportText(spec.backend == BackendKind::Cuda ? "nccl" : "gloo");
     row.messageBytes = check.messageBytes;
     row.assumedBytesPerS = check.assumedBytesPerS;
     row.assumedLatencyS = check.assumedLatencyS;

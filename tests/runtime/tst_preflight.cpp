@@ -8,6 +8,7 @@
 #include "core/io/catalog_json.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
+#include "core/io/preflight_json.h"
 #include "core/launch/preflight_fold.h"
 #include "core/planners/exhaustive.h"
 #include "runtime/worker/job.h"
@@ -233,8 +234,16 @@ void TestPreflight::verdictsAndExitCodes()
     hung.achievedBytesPerS.reset();
     hung.verdict = PreflightVerdict::Hung;
     hung.detail = "C:0 (rank 2, 10.0.0.3) did not answer";
+    row.transport = "nccl";
+    hung.transport = "gloo tcp";
     report.rows = {row, hung};
     const std::string table = preflightTable(report);
+    // The transport each check ran over, in the table and the report's JSON.
+    QVERIFY2(table.find("transport") != std::string::npos, table.c_str());
+    QVERIFY2(table.find("  nccl ") != std::string::npos, table.c_str());
+    QVERIFY2(table.find("  gloo tcp ") != std::string::npos, table.c_str());
+    const std::string json = writePreflightJson(report);
+    QVERIFY2(json.find("\"transport\": \"nccl\"") != std::string::npos, json.c_str());
     QVERIFY2(table.find("0.1 GB/s") != std::string::npos, table.c_str());
     QVERIFY2(table.find("1 GB/s") != std::string::npos, table.c_str());
     QVERIFY2(table.find("slow by 10×") != std::string::npos, table.c_str());

@@ -158,6 +158,8 @@ void TestPreflightEmulated::measuresShapedRatesAndFlagsTheSlowLink()
               qPrintable(check[QStringLiteral("verdict")].toString()));
         QVERIFY2(qAbs(achieved - shapedBytesPerS) <= 0.15 * shapedBytesPerS, qPrintable(what));
         QVERIFY2(check[QStringLiteral("latency_us")].toDouble() > 0, qPrintable(what));
+        // The backend's transport, as the run will use it: Gloo's TCP.
+        QCOMPARE(check[QStringLiteral("transport")].toString(), QStringLiteral("gloo tcp"));
         if (throughC) {
             QCOMPARE(check[QStringLiteral("verdict")].toString(), QStringLiteral("slow"));
             QVERIFY2(check[QStringLiteral("slow_by")].toDouble() > 2, qPrintable(what));
