@@ -38,15 +38,14 @@ void TestGpuPreflight::hopMeasuredOverNccl()
     std::vector<std::unique_ptr<QProcess>> ranks;
     for (int r = 0; r < 2; ++r) {
         auto process = std::make_unique<QProcess>();
-        process->start(hetplan::test::projectProgram("hetplan-worker"),
-                       {QStringLiteral("--plan"), runtimeData("pipeline.plan.json"),
-                        QStringLiteral("--model"), runtimeData("tiny.model.json"),
-                        QStringLiteral("--rank"), QString::number(r), QStringLiteral("--world"),
-                        QStringLiteral("2"), QStringLiteral("--rendezvous"), dir.path(),
-                        QStringLiteral("--backend"), QStringLiteral("cuda"),
-                        QStringLiteral("--device"), QString::number(r),
-                        QStringLiteral("--timeout-s"), QStringLiteral("30"),
-                        QStringLiteral("--preflight-s"), QStringLiteral("0.2")});
+        process->start(
+            hetplan::test::projectProgram("hetplan-worker"),
+            {QStringLiteral("--plan"), runtimeData("pipeline.plan.json"), QStringLiteral("--model"),
+             runtimeData("tiny.model.json"), QStringLiteral("--rank"), QString::number(r),
+             QStringLiteral("--world"), QStringLiteral("2"), QStringLiteral("--rendezvous"),
+             dir.path(), QStringLiteral("--backend"), QStringLiteral("cuda"),
+             QStringLiteral("--device"), QString::number(r), QStringLiteral("--timeout-s"),
+             QStringLiteral("30"), QStringLiteral("--preflight-s"), QStringLiteral("0.2")});
         ranks.push_back(std::move(process));
     }
     for (int r = 0; r < 2; ++r) {

@@ -136,7 +136,8 @@ void TestPreflightNccl::everyCheckRunsOverNccl()
             if (std::count(checks[i].members.begin(), checks[i].members.end(), r) > 0)
                 expected.push_back(int(i));
         std::vector<int> reported;
-        for (const PreflightResult &result : told.count(r) ? told.at(r) : std::vector<PreflightResult>{}) {
+        for (const PreflightResult &result :
+             told.count(r) ? told.at(r) : std::vector<PreflightResult>{}) {
             QVERIFY2(result.error.empty(), result.error.c_str());
             QCOMPARE(result.transport, std::string("nccl"));
             QVERIFY(result.ops >= 1 && result.seconds > 0);
