@@ -25,6 +25,8 @@ std::string writePreflightJson(const PreflightReport &report)
         check["seconds"] = row.seconds;
         check["achieved_GBps"] = row.achievedBytesPerS ? OrderedJson(*row.achievedBytesPerS / 1e9)
                                                        : OrderedJson(nullptr);
+        check["algbw_GBps"]
+            = row.algBytesPerS ? OrderedJson(*row.algBytesPerS / 1e9) : OrderedJson(nullptr);
         check["latency_us"]
             = row.latencyS ? OrderedJson(*row.latencyS * 1e6) : OrderedJson(nullptr);
         check["assumed_GBps"] = row.assumedBytesPerS / 1e9;

@@ -40,6 +40,9 @@ struct PreflightRow
     // Bus bandwidth for an all-reduce (nccl-tests' convention, 2(n−1)/n · bytes / time), the
     // transfer's for a hop; both in bytes/s. Absent when nothing was measured.
     std::optional<double> achievedBytesPerS;
+    // The algorithm bandwidth beside it (nccl-tests' algBw: bytes / time), which the bus
+    // bandwidth scales; equal for a hop.
+    std::optional<double> algBytesPerS;
     std::optional<double> latencyS;
     double assumedBytesPerS = 0;
     double assumedLatencyS = 0;

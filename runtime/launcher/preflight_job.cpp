@@ -139,7 +139,8 @@ void judge(const PreflightCheck &check, const std::map<std::pair<int, int>, Pref
         const double n = double(check.members.size());
         // nccl-tests' bus bandwidth for an all-reduce (STYLE: collectives report bus bandwidth).
         const double factor = check.isHop() ? 1.0 : 2.0 * (n - 1) / n;
-        row.achievedBytesPerS = factor * check.messageBytes * row.ops / row.seconds;
+        row.algBytesPerS = check.messageBytes * row.ops / row.seconds;
+        row.achievedBytesPerS = factor * *row.algBytesPerS;
     }
     judgeMeasured(row);
 }
