@@ -901,10 +901,6 @@ Accept it only if the host&apos;s administrator confirms this fingerprint; it is
         <translation>失败：%1</translation>
     </message>
     <message>
-        <source>Checks: %1 ok, %2 slow, %3 hung or failed; the pre-flight took %4 s over Gloo (TCP).</source>
-        <translation>检查：%1 项正常，%2 项慢，%3 项挂起或失败；预检经 Gloo（TCP）耗时 %4 秒。</translation>
-    </message>
-    <message>
         <source>The job failed: %1</source>
         <translation>作业失败：%1</translation>
     </message>
@@ -927,6 +923,18 @@ Accept it only if the host&apos;s administrator confirms this fingerprint; it is
     <message>
         <source>&amp;Launch</source>
         <translation>启动(&amp;L)</translation>
+    </message>
+    <message>
+        <source>%1 over %2</source>
+        <translation>%1，经 %2</translation>
+    </message>
+    <message>
+        <source>Checks: %1 ok, %2 slow, %3 hung or failed; the pre-flight took %4 s.</source>
+        <translation>检查：%1 项正常，%2 项慢，%3 项挂起或失败；预检耗时 %4 秒。</translation>
+    </message>
+    <message>
+        <source>Transport: %1.</source>
+        <translation>传输：%1。</translation>
     </message>
 </context>
 <context>

@@ -18,11 +18,15 @@ std::string writePreflightJson(const PreflightReport &report)
             check["to"] = row.toGpu;
         }
         check["members"] = members;
+        if (!row.transport.empty())
+            check["transport"] = row.transport;
         check["message_bytes"] = row.messageBytes;
         check["ops"] = row.ops;
         check["seconds"] = row.seconds;
         check["achieved_GBps"] = row.achievedBytesPerS ? OrderedJson(*row.achievedBytesPerS / 1e9)
                                                        : OrderedJson(nullptr);
+        check["algbw_GBps"]
+            = row.algBytesPerS ? OrderedJson(*row.algBytesPerS / 1e9) : OrderedJson(nullptr);
         check["latency_us"]
             = row.latencyS ? OrderedJson(*row.latencyS * 1e6) : OrderedJson(nullptr);
         check["assumed_GBps"] = row.assumedBytesPerS / 1e9;

@@ -110,13 +110,17 @@ std::string preflightTable(const PreflightReport &report)
     constexpr std::size_t kGroup = 22;
     constexpr std::size_t kKind = 4;
     constexpr std::size_t kMembers = 18;
+    constexpr std::size_t kTransport = 9;
     constexpr std::size_t kNumber = 13;
     std::string text = padded("group", kGroup) + padded("kind", kKind) + padded("members", kMembers)
-                       + padded("message", 10) + padded("achieved", kNumber) + padded("latency", 10)
+                       + padded("transport", kTransport) + padded("message", 10)
+                       + padded("achieved", kNumber) + padded("latency", 10)
                        + padded("assumed", kNumber) + padded("assumed lat", 11) + "verdict\n";
     for (const PreflightRow &row : report.rows) {
         text += padded(row.group, kGroup) + padded(row.kind, kKind)
-                + padded(membersText(row), kMembers) + padded(bytesText(row.messageBytes), 10)
+                + padded(membersText(row), kMembers)
+                + padded(row.transport.empty() ? std::string("-") : row.transport, kTransport)
+                + padded(bytesText(row.messageBytes), 10)
                 + padded(gbpsText(row.achievedBytesPerS), kNumber)
                 + padded(msText(row.latencyS), 10) + padded(gbpsText(row.assumedBytesPerS), kNumber)
                 + padded(msText(row.assumedLatencyS), 11) + verdictText(row) + "\n";

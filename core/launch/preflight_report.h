@@ -31,12 +31,18 @@ struct PreflightRow
     std::string fromGpu;
     std::string toGpu;
     std::vector<PreflightMember> members;
+    // What the check ran over, as the run will: "gloo tcp" (Gloo over TCP sockets) or "nccl"
+    // (NCCL, over the network of the plan's recorded transport); empty when no member said.
+    std::string transport;
     double messageBytes = 0;
     int ops = 0;
     double seconds = 0;
     // Bus bandwidth for an all-reduce (nccl-tests' convention, 2(n−1)/n · bytes / time), the
     // transfer's for a hop; both in bytes/s. Absent when nothing was measured.
     std::optional<double> achievedBytesPerS;
+    // The algorithm bandwidth beside it (nccl-tests' algBw: bytes / time), which the bus
+    // bandwidth scales; equal for a hop.
+    std::optional<double> algBytesPerS;
     std::optional<double> latencyS;
     double assumedBytesPerS = 0;
     double assumedLatencyS = 0;

@@ -225,6 +225,19 @@ Status Comm::broadcast(const std::string &group, int root, float *data, std::siz
 
 Status Comm::allReduceSum(const std::string &group, float *data, std::size_t count)
 {
+    return allReduceSumWithin(group, data, count, m_impl->timeout);
+}
+
+Status Comm::barrier(const std::string &group, double timeoutS)
+{
+    float token = 0;
+    return allReduceSumWithin(group, &token, 1,
+                              std::chrono::milliseconds(static_cast<long long>(timeoutS * 1000)));
+}
+
+Status Comm::allReduceSumWithin(const std::string &group, float *data, std::size_t count,
+                                std::chrono::milliseconds timeout)
+{
     auto found = m_impl->find("all-reduce", group, -1);
     if (!found)
         return found.error();
@@ -236,7 +249,7 @@ Status Comm::allReduceSum(const std::string &group, float *data, std::size_t cou
         opts.setReduceFunction(
             static_cast<void (*)(void *, const void *, const void *, std::size_t)>(
                 &gloo::sum<float>));
-        opts.setTimeout(m_impl->timeout);
+        opts.setTimeout(timeout);
         gloo::allreduce(opts);
     });
 }

@@ -3,6 +3,7 @@
 #include "core/base/result.h"
 #include "core/launch/rank_endpoint.h"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -61,6 +62,9 @@ public:
     // Collectives over every member of the group.
     Status broadcast(const std::string &group, int root, float *data, std::size_t count);
     Status allReduceSum(const std::string &group, float *data, std::size_t count);
+    // Returns once every member has called it, waiting up to `timeoutS` instead of the call
+    // timeout: for members that may legitimately arrive far apart.
+    Status barrier(const std::string &group, double timeoutS);
 
     int worldRank() const;
     bool inGroup(const std::string &group) const;
@@ -68,6 +72,8 @@ public:
 private:
     struct Impl;
     explicit Comm(std::unique_ptr<Impl> impl);
+    Status allReduceSumWithin(const std::string &group, float *data, std::size_t count,
+                              std::chrono::milliseconds timeout);
     std::unique_ptr<Impl> m_impl;
 };
 

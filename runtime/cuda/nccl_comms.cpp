@@ -545,6 +545,11 @@ Status NcclComms::drain()
     return m_impl->drainWithin(m_impl->timeout);
 }
 
+Status NcclComms::drain(std::chrono::milliseconds budget)
+{
+    return m_impl->drainWithin(budget);
+}
+
 bool NcclComms::aborted() const
 {
     return m_impl->aborted;

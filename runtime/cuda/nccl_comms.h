@@ -24,6 +24,7 @@
 #include "runtime/comm/comm.h"
 #include "runtime/program/program.h"
 
+#include <chrono>
 #include <cuda_runtime_api.h>
 #include <memory>
 #include <optional>
@@ -94,6 +95,9 @@ public:
     // Waits for every call enqueued so far, up to the run's timeout, watching NCCL's
     // asynchronous errors, and adds each call's time to its `spentS`.
     Status drain();
+    // The same within `budget` instead of the run's timeout: for calls whose peers may
+    // legitimately come far apart (the pre-flight's start of each check).
+    Status drain(std::chrono::milliseconds budget);
 
     bool aborted() const;
 

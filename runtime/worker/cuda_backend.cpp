@@ -350,6 +350,17 @@ Status CudaBackend::allReduceHostSum(const std::string &group, float *values, st
                     "copying from the device");
 }
 
+Status CudaBackend::barrier(const std::string &group, double timeoutS)
+{
+    auto token = allocate(1);
+    if (!token)
+        return token.error();
+    double untimedS = 0;
+    if (Status s = m_comms->allReduceSum(group, token->data, 1, Precision::Fp32, untimedS); !s)
+        return s;
+    return m_comms->drain(std::chrono::milliseconds(static_cast<long long>(timeoutS * 1000)));
+}
+
 Status CudaBackend::synchronize()
 {
     // The communication first, with its deadline: the compute stream may wait for it.

@@ -41,6 +41,9 @@ public:
 
     Result<Floats> allocate(std::size_t count) override;
     Status allReduceHostSum(const std::string &group, float *values, std::size_t count) override;
+    // Returns once every member of `group` has called it, waiting up to `timeoutS` instead of
+    // --timeout-s (the pre-flight's start of each check, docs/launcher.md "Pre-flight").
+    Status barrier(const std::string &group, double timeoutS);
     // Waits for the communication enqueued so far (up to --timeout-s, watching NCCL's
     // asynchronous errors), then for the compute stream.
     Status synchronize() override;

@@ -163,6 +163,10 @@ std::string preflightLine(const PreflightResult &result)
     std::string line(kLinePrefix);
     line += "check=" + std::to_string(result.check);
     line += " rank=" + std::to_string(result.rank);
+    if (!result.transport.empty()) {
+        line += " transport=";
+        line += result.transport;
+    }
     if (!result.error.empty()) {
         line += " error=";
         for (char c : result.error)
@@ -186,6 +190,8 @@ std::optional<PreflightResult> parsePreflightLine(std::string_view line)
     PreflightResult r;
     if (!read(line, "check", r.check) || !read(line, "rank", r.rank))
         return std::nullopt;
+    if (const auto transport = field(line, "transport"))
+        r.transport = std::string(*transport);
     if (const auto error = field(line, "error")) {
         r.error = std::string(*error);
         return r;

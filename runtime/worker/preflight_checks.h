@@ -50,10 +50,13 @@ struct PreflightResult
     double seconds = 0; // the `ops` operations together
     std::optional<double> latencyS;
     std::string error; // empty when measured
+    // What the check ran over: "gloo" (TCP) or "nccl"; empty where the line did not say.
+    std::string transport;
 };
 
-// One result as a line on the rank's stdout, "hetplan-preflight check=3 rank=1 ops=12
-// seconds=0.48 latency_s=0.0002" or "... error=TEXT", and back. Not a result line: nullopt.
+// One result as a line on the rank's stdout, "hetplan-preflight check=3 rank=1 transport=nccl
+// ops=12 seconds=0.48 latency_s=0.0002" or "... error=TEXT", and back (a line without
+// `transport`, as ranks before it wrote, reads with it empty). Not a result line: nullopt.
 std::string preflightLine(const PreflightResult &result);
 std::optional<PreflightResult> parsePreflightLine(std::string_view line);
 

@@ -1,8 +1,9 @@
 // One rank's pre-flight (preflight_rank.h; docs/launcher.md, "Pre-flight").
 #include "runtime/worker/preflight_rank.h"
 
-#include "runtime/comm/comm.h"
+#include "core/model/workload.h"
 #include "runtime/worker/executor.h"
+#include "runtime/worker/gloo_backend.h"
 #include "runtime/worker/preflight_checks.h"
 
 #include <algorithm>
@@ -21,8 +22,7 @@ using Clock = std::chrono::steady_clock;
 
 // One-element operations whose quickest gives the latency.
 constexpr int kLatencyRounds = 5;
-// Timed operations per check, at least and at most.
-constexpr int kMinOps = 1;
+// Timed operations per check, at most.
 constexpr int kMaxOps = 1000;
 
 double since(Clock::time_point start)
@@ -30,11 +30,21 @@ double since(Clock::time_point start)
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// The longest a member may take for `check` without any of its operations timing out: its
+// latency rounds, the untimed operation, and the timed ones with their agreements, which stop
+// at most one operation past the budget. An operation and the wait for the device after it
+// each give up after `timeoutS`.
+double checkBoundS(const PreflightCheck &check, double timeoutS, double budgetS)
+{
+    const int latencyOps = check.isHop() ? 2 * kLatencyRounds : kLatencyRounds;
+    return (latencyOps + 3) * 2 * timeoutS + budgetS;
+}
+
 class PreflightRank
 {
 public:
-    PreflightRank(Comm *comm, int rank, double budgetS)
-        : m_comm(*comm)
+    PreflightRank(Backend *backend, int rank, double budgetS)
+        : m_backend(*backend)
         , m_rank(rank)
         , m_budgetS(budgetS)
     {}
@@ -42,44 +52,65 @@ public:
     Result<PreflightResult> run(const PreflightCheck &check);
 
 private:
-    // One operation of the check, on `count` floats of m_buffer.
-    Status once(const PreflightCheck &check, std::size_t count);
+    // One operation of the check on `count` elements of m_buffer, as the plan's run sends them
+    // (its wire type), until the device is done with it.
+    Status once(const PreflightCheck &check, std::size_t count, Traffic traffic);
+    // One send or receive of a hop, `sending` or not.
+    Status transfer(const PreflightCheck &check, bool sending, std::size_t count, Traffic traffic);
     Result<double> latency(const PreflightCheck &check);
-    // The members' largest value: every member then runs the same number of operations.
-    Result<double> groupMax(const PreflightCheck &check, double value);
+    // Whether the members stop now: any member's budget is up (an untimed one-element sum).
+    Result<bool> stopTogether(const PreflightCheck &check, bool stop);
 
-    Comm &m_comm;
+    Backend &m_backend;
     int m_rank = 0;
     double m_budgetS = 1;
-    std::vector<float> m_buffer;
+    Floats m_buffer;
     // Per group: its two members count the transfers between them alike, whatever other
     // checks either takes part in (the middle rank of a chain is in two hops).
     std::map<std::string, std::uint64_t> m_slots;
 };
 
-Status PreflightRank::once(const PreflightCheck &check, std::size_t count)
+Status PreflightRank::transfer(const PreflightCheck &check, bool sending, std::size_t count,
+                               Traffic traffic)
 {
-    if (!check.isHop())
-        return m_comm.allReduceSum(check.group, m_buffer.data(), count);
     const std::uint64_t slot = m_slots[check.group]++;
-    if (m_rank == check.from)
-        return m_comm.send(check.group, check.to, m_buffer.data(), count, slot);
-    return m_comm.recv(check.group, check.from, m_buffer.data(), count, slot);
+    const int peer = m_rank == check.from ? check.to : check.from;
+    double untimedS = 0;
+    if (Status s = m_backend.exchange({{check.group, peer, m_buffer.data, count, slot, sending}},
+                                      untimedS, traffic);
+        !s)
+        return s;
+    return m_backend.synchronize();
 }
 
-Result<double> PreflightRank::groupMax(const PreflightCheck &check, double value)
+Status PreflightRank::once(const PreflightCheck &check, std::size_t count, Traffic traffic)
 {
-    // A sum of one member's value and the others' zeros, per member: the maximum of few.
-    std::vector<float> values(check.members.size(), 0.0f);
-    const auto self = std::find(check.members.begin(), check.members.end(), m_rank);
-    values[std::size_t(self - check.members.begin())] = float(value);
-    if (Status s = m_comm.allReduceSum(check.group, values.data(), values.size()); !s)
+    if (check.isHop())
+        return transfer(check, m_rank == check.from, count, traffic);
+    double untimedS = 0;
+    Status s = okStatus();
+    // A gradient group's all-reduce as the run's gradient sync makes it: one bucket.
+    if (check.kind == GroupKind::Gradient && traffic == Traffic::Payload)
+        s = m_backend.allReduceGradients(
+            check.group, {{m_buffer.data, std::min(count, m_backend.bucketElements()), nullptr}},
+            1.0f, untimedS);
+    else
+        s = m_backend.allReduceSum(check.group, m_buffer.data, count, untimedS, traffic);
+    if (!s)
+        return s;
+    return m_backend.synchronize();
+}
+
+Result<bool> PreflightRank::stopTogether(const PreflightCheck &check, bool stop)
+{
+    float wishes = stop ? 1.0f : 0.0f;
+    if (Status s = m_backend.allReduceHostSum(check.group, &wishes, 1); !s)
         return s.error();
-    return double(*std::max_element(values.begin(), values.end()));
+    return wishes > 0.0f;
 }
 
 // A hop's latency is half a one-element round trip, timed by its sender; an all-reduce's is
-// the whole one-element all-reduce.
+// the whole one-element all-reduce. One element, fp32, as the run's handshakes.
 Result<double> PreflightRank::latency(const PreflightCheck &check)
 {
     double quickestS = 0;
@@ -87,17 +118,11 @@ Result<double> PreflightRank::latency(const PreflightCheck &check)
         const Clock::time_point start = Clock::now();
         if (check.isHop()) {
             const bool sender = m_rank == check.from;
-            const int peer = sender ? check.to : check.from;
-            const std::uint64_t slot = m_slots[check.group]++;
-            Status first = sender ? m_comm.send(check.group, peer, m_buffer.data(), 1, slot)
-                                  : m_comm.recv(check.group, peer, m_buffer.data(), 1, slot);
-            if (!first)
-                return first.error();
-            Status second = sender ? m_comm.recv(check.group, peer, m_buffer.data(), 1, slot)
-                                   : m_comm.send(check.group, peer, m_buffer.data(), 1, slot);
-            if (!second)
-                return second.error();
-        } else if (Status s = once(check, 1); !s) {
+            if (Status s = transfer(check, sender, 1, Traffic::Handshake); !s)
+                return s.error();
+            if (Status s = transfer(check, !sender, 1, Traffic::Handshake); !s)
+                return s.error();
+        } else if (Status s = once(check, 1, Traffic::Handshake); !s) {
             return s.error();
         }
         const double s = check.isHop() ? since(start) / 2 : since(start);
@@ -106,11 +131,18 @@ Result<double> PreflightRank::latency(const PreflightCheck &check)
     return quickestS;
 }
 
+// Each timed operation on the host's clock, from its call until the device is done with it
+// (no-op for Gloo), so both backends are timed alike and the agreement between operations is
+// not timed.
 Result<PreflightResult> PreflightRank::run(const PreflightCheck &check)
 {
+    const double elementBytes = bytesPerElement(m_backend.wire());
     const std::size_t count
-        = std::max<std::size_t>(1, std::size_t(std::ceil(check.messageBytes / sizeof(float))));
-    m_buffer.assign(count, 1.0f);
+        = std::max<std::size_t>(1, std::size_t(std::ceil(check.messageBytes / elementBytes)));
+    auto buffer = m_backend.allocate(count);
+    if (!buffer)
+        return buffer.error();
+    m_buffer = std::move(buffer).value();
     PreflightResult result;
     result.rank = m_rank;
     auto latencyS = latency(check);
@@ -118,53 +150,72 @@ Result<PreflightResult> PreflightRank::run(const PreflightCheck &check)
         return latencyS.error();
     if (!check.isHop() || m_rank == check.from)
         result.latencyS = *latencyS;
-    // One untimed operation (connections warm, buffers touched), and how long it took.
-    const Clock::time_point warm = Clock::now();
-    if (Status s = once(check, count); !s)
+    // One untimed operation (connections warm, buffers touched).
+    if (Status s = once(check, count, Traffic::Payload); !s)
         return s.error();
-    auto slowestS = groupMax(check, since(warm));
-    if (!slowestS)
-        return slowestS.error();
-    const double perOpS = std::max(*slowestS, 1e-6);
-    result.ops = std::clamp(int(m_budgetS / perOpS), kMinOps, kMaxOps);
     const Clock::time_point start = Clock::now();
-    for (int i = 0; i < result.ops; ++i)
-        if (Status s = once(check, count); !s)
+    for (bool stop = false; !stop;) {
+        const Clock::time_point op = Clock::now();
+        if (Status s = once(check, count, Traffic::Payload); !s)
             return s.error();
-    result.seconds = since(start);
+        result.seconds += since(op);
+        ++result.ops;
+        auto stopped = stopTogether(check, since(start) >= m_budgetS || result.ops == kMaxOps);
+        if (!stopped)
+            return stopped.error();
+        stop = *stopped;
+    }
     return result;
 }
 
 } // namespace
 
-void runPreflightRank(const WorkerArgs &args, const Job &job, std::ostream &out)
+Result<PreflightLinks> openGlooPreflight(const WorkerArgs &args, const Job &job)
+{
+    auto opened = Comm::open(args.comm, args.rank, args.world);
+    if (!opened)
+        return opened.error();
+    PreflightLinks links;
+    links.transport = "gloo";
+    links.comm = std::move(opened).value();
+    if (Status connected = links.comm->connect(Executor::groupsToConnect(job.program)); !connected)
+        return connected.error();
+    links.backend = std::make_unique<GlooBackend>(*links.comm);
+    links.everyRank = [comm = links.comm.get()](double timeoutS) {
+        return comm->barrier(Executor::kWorldGroup, timeoutS);
+    };
+    return links;
+}
+
+void runPreflightRank(const WorkerArgs &args, const Job &job, Result<PreflightLinks> opened,
+                      std::ostream &out)
 {
     const int rank = args.rank;
     const std::vector<PreflightCheck> checks = preflightChecks(job);
     std::string failure; // once set, the rank's later checks are not run
-    std::unique_ptr<Comm> comm;
-    auto opened = Comm::open(args.comm, rank, args.world);
+    std::string transport;
+    std::optional<PreflightRank> runner;
     if (opened) {
-        comm = std::move(opened).value();
-        if (Status connected = comm->connect(Executor::groupsToConnect(job.program)); !connected)
-            failure = "opening the plan's communicators failed: " + connected.error().message;
+        transport = opened->transport;
+        runner.emplace(opened->backend.get(), rank, args.preflightS);
     } else {
         failure = "opening the plan's communicators failed: " + opened.error().message;
     }
-    std::optional<PreflightRank> runner;
-    if (failure.empty())
-        runner.emplace(comm.get(), rank, args.preflightS);
+    // Before the first check, ranks may still be connecting groups they are in, each within
+    // the timeout; before a later check, the previous check's members may still run it.
+    const double timeoutS = args.comm.timeoutS;
+    double waitS = timeoutS * double(std::max<std::size_t>(1, job.program.groups.size()));
     for (std::size_t i = 0; i < checks.size(); ++i) {
         const PreflightCheck &check = checks[i];
-        // Every rank starts each check together: a rank waits for peers still busy with an
-        // earlier check here, not inside the check's first operation, and no other check's
-        // traffic shares the links while one is timed.
-        if (failure.empty() && args.world > 1) {
-            float token = 0;
-            if (Status s = comm->allReduceSum(Executor::kWorldGroup, &token, 1); !s)
+        // Every rank starts each check together, so no other check's traffic shares the links
+        // while one is timed. A rank waits here for peers still busy with the previous check,
+        // for as long as that check may take plus the timeout: a rank that is no member of a
+        // long check must not give up on its members (docs/launcher.md, "Pre-flight").
+        if (failure.empty() && args.world > 1)
+            if (Status s = opened->everyRank(waitS); !s)
                 failure = "waiting for every rank before check " + std::to_string(i)
                           + " failed: " + s.error().message;
-        }
+        waitS = checkBoundS(check, timeoutS, args.preflightS) + timeoutS;
         if (std::find(check.members.begin(), check.members.end(), rank) == check.members.end())
             continue;
         PreflightResult result;
@@ -179,6 +230,7 @@ void runPreflightRank(const WorkerArgs &args, const Job &job, std::ostream &out)
         }
         result.check = int(i);
         result.rank = rank;
+        result.transport = transport;
         out << preflightLine(result) << std::endl;
     }
 }

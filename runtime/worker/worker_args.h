@@ -30,8 +30,9 @@ inline constexpr const char *kWorkerUsage = R"(usage: hetplan-worker --version
 One rank of a training plan: on the CPU with Gloo (the default), or with --backend cuda on a GPU
 (device N, by default the rank's index among the ranks on its machine) with NCCL, whose
 NCCL_IB_HCA and NCCL_SOCKET_IFNAME --nccl-ib-hca and --nccl-socket-ifname set for this process.
-With --preflight-s, the rank runs the plan's pre-flight over Gloo instead of training, each
-check for about S seconds, and prints a result line per check (docs/launcher.md, "Pre-flight").
+With --preflight-s, the rank runs the plan's pre-flight over its backend's communicators (Gloo,
+or NCCL with --backend cuda) instead of training, each check for about S seconds, and prints a
+result line per check (docs/launcher.md, "Pre-flight").
 `hetplan-cli run` starts one per rank; `agent` is the host agent the SSH launcher starts per host.
 A serving plan's rank (Gloo only) serves the request stream the serving options describe.
 )";

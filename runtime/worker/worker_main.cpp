@@ -144,7 +144,7 @@ int runWorker(int argc, char **argv)
     }
     const int r = args->rank;
     // Before the model is built: the CPU backend listens there (CUDA's ranks use NCCL's own).
-    if (args->backend == BackendKind::Gloo || args->preflightS > 0)
+    if (args->backend == BackendKind::Gloo)
         if (Status listen = checkListenAddress(args->comm.listenAddress); !listen)
             die(r, listen.error());
     JobSource source = jobSource(*args);
@@ -156,8 +156,13 @@ int runWorker(int argc, char **argv)
     if (int(program.ranks.size()) != args->world)
         die(r, badInput("--world " + std::to_string(args->world) + " but the plan has "
                         + std::to_string(program.ranks.size()) + " ranks"));
+    if (args->backend == BackendKind::Cuda && !args->device)
+        args->device = localRank(program, r);
     if (args->preflightS > 0) {
-        runPreflightRank(*args, *job, std::cout);
+        runPreflightRank(*args, *job,
+                         args->backend == BackendKind::Cuda ? openNcclPreflight(*args, *job)
+                                                            : openGlooPreflight(*args, *job),
+                         std::cout);
         std::fflush(nullptr);
         std::_Exit(0); // as below: peers may be gone
     }
@@ -171,8 +176,6 @@ int runWorker(int argc, char **argv)
     std::unique_ptr<Backend> backend;
     std::unique_ptr<StageCompute> model;
     if (args->backend == BackendKind::Cuda) {
-        if (!args->device)
-            args->device = localRank(program, r);
         auto gpu = openGpuRank(*args, *job, placement);
         if (!gpu)
             die(r, gpu.error());

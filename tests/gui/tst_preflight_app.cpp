@@ -95,6 +95,7 @@ PreflightReport reportOn(const std::string &x, const std::string &y, const std::
         = row("hop/p0/s0-s1/r0-r0", "hop", {{0, x, "10.0.0.1"}, {1, y, "10.0.0.2"}}, 0.02);
     hop.fromGpu = x;
     hop.toGpu = y;
+    hop.transport = "nccl";
     PreflightRow ok = row("dp/x-z", "DP", {{0, x, "10.0.0.1"}, {2, z, "10.0.0.3"}}, 1.9);
     PreflightRow hung = row("dp/y-z", "DP", {{1, y, "10.0.0.2"}, {2, z, "10.0.0.3"}}, 0);
     hung.achievedBytesPerS.reset();
@@ -190,7 +191,9 @@ void TestPreflightApp::reportShowsTableAndColoursLinks()
     const QString z = QString::fromStdString(m_z);
     QCOMPARE(cell(0, PreflightDialog::Group), QStringLiteral("hop/p0/s0-s1/r0-r0"));
     QCOMPARE(cell(0, PreflightDialog::Members), QStringLiteral("%1 → %2").arg(x, y));
-    QCOMPARE(cell(0, PreflightDialog::Transport), QStringLiteral("Ethernet"));
+    // The backend's transport over the links' kind; a row whose transport nobody told: the links.
+    QCOMPARE(cell(0, PreflightDialog::Transport), QStringLiteral("nccl over Ethernet"));
+    QCOMPARE(cell(1, PreflightDialog::Transport), QStringLiteral("Ethernet"));
     QCOMPARE(cell(0, PreflightDialog::Message), QStringLiteral("16 MiB"));
     QCOMPARE(cell(0, PreflightDialog::Achieved), QStringLiteral("0.02 GB/s"));
     QCOMPARE(cell(0, PreflightDialog::Latency), QStringLiteral("400 µs"));
@@ -203,6 +206,8 @@ void TestPreflightApp::reportShowsTableAndColoursLinks()
     QVERIFY2(cell(2, PreflightDialog::Verdict).startsWith(QStringLiteral("hung: ") + z),
              qPrintable(cell(2, PreflightDialog::Verdict)));
     QVERIFY2(dialog->summaryLabel()->text().contains(u"1 ok, 1 slow, 1 hung or failed"),
+             qPrintable(dialog->summaryLabel()->text()));
+    QVERIFY2(dialog->summaryLabel()->text().contains(u"Transport: nccl."),
              qPrintable(dialog->summaryLabel()->text()));
     // Members name their hosts.
     QVERIFY(table->item(0, PreflightDialog::Members)->toolTip().contains(u"10.0.0.2"));

@@ -7,7 +7,8 @@
 // themselves (this file follows their arithmetic in plain C++) and cuBLAS's own behaviour beyond
 // its documented column-major contract, which the GEMM below implements and whose leading
 // dimensions it validates as cuBLAS does. Memory is host memory; streams and events are handles
-// whose use is logged (cuda_emulation_log.h), and every call completes before it returns.
+// whose use is logged (cuda_emulation_log.h), and every call completes before it returns, except
+// an NCCL call that waits for its peers (emulation::enqueue).
 
 #include "cuda_emulation_log.h"
 #include "runtime/cuda/model/init_kernels.h"
@@ -16,6 +17,8 @@
 #include "runtime/model/model_init.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +26,7 @@
 #include <cuda_runtime_api.h>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace hetplan::runtime::cuda::emulation {
@@ -48,6 +52,55 @@ namespace {
 
 namespace emulation = hetplan::runtime::cuda::emulation;
 
+// What each stream and each recorded event still waits for, and the memory whose release waits
+// (emulation::enqueue).
+struct Unfinished
+{
+    std::mutex lock;
+    std::map<const void *, std::vector<emulation::Work>> streams;
+    std::map<const void *, std::vector<emulation::Work>> events;
+    std::vector<std::pair<void *, std::vector<emulation::Work>>> freed;
+
+    // Drops what is done; true when nothing is left.
+    static bool done(std::vector<emulation::Work> &works)
+    {
+        std::erase_if(works, [](const emulation::Work &w) { return w->load(); });
+        return works.empty();
+    }
+};
+
+Unfinished &unfinished()
+{
+    static Unfinished state;
+    return state;
+}
+
+// Until everything `of` names is done, as a host that polls the device.
+template<typename Key>
+void waitFor(std::map<Key, std::vector<emulation::Work>> Unfinished::*of, Key key)
+{
+    for (;;) {
+        {
+            Unfinished &u = unfinished();
+            const std::lock_guard held(u.lock);
+            if (Unfinished::done((u.*of)[key]))
+                return;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+}
+
+} // namespace
+
+void hetplan::runtime::cuda::emulation::enqueue(const void *stream, Work work)
+{
+    Unfinished &u = unfinished();
+    const std::lock_guard held(u.lock);
+    u.streams[stream].push_back(std::move(work));
+}
+
+namespace {
+
 // The emulated pool's attributes (cudaMemPoolSetAttribute below).
 std::map<int, std::uint64_t> &poolAttributes()
 {
@@ -58,9 +111,8 @@ std::map<int, std::uint64_t> &poolAttributes()
 // Distinct non-null handles for streams and events: they are only compared.
 void *newHandle()
 {
-    static std::uintptr_t next = 0x1000;
-    next += 16;
-    return reinterpret_cast<void *>(next);
+    static std::atomic<std::uintptr_t> next = 0x1000;
+    return reinterpret_cast<void *>(next += 16);
 }
 
 void hostWaits(const char *call)
@@ -112,9 +164,22 @@ cudaError_t cudaMallocAsync(void **pointer, size_t bytes, cudaStream_t)
 {
     return cudaMalloc(pointer, bytes);
 }
-cudaError_t cudaFreeAsync(void *pointer, cudaStream_t)
+cudaError_t cudaFreeAsync(void *pointer, cudaStream_t stream)
 {
-    return cudaFree(pointer);
+    Unfinished &u = unfinished();
+    const std::lock_guard held(u.lock);
+    std::erase_if(u.freed, [](auto &f) {
+        if (!Unfinished::done(f.second))
+            return false;
+        std::free(f.first);
+        return true;
+    });
+    std::vector<emulation::Work> &pending = u.streams[stream];
+    if (Unfinished::done(pending))
+        std::free(pointer);
+    else
+        u.freed.emplace_back(pointer, pending);
+    return cudaSuccess;
 }
 cudaError_t cudaMemGetInfo(size_t *freeBytes, size_t *totalBytes)
 {
@@ -126,9 +191,10 @@ cudaError_t cudaSetDevice(int)
 {
     return cudaSuccess;
 }
-cudaError_t cudaStreamSynchronize(cudaStream_t)
+cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
     hostWaits("cudaStreamSynchronize");
+    waitFor(&Unfinished::streams, static_cast<const void *>(stream));
     return cudaSuccess;
 }
 cudaError_t cudaDeviceSynchronize()
@@ -161,22 +227,36 @@ cudaError_t cudaEventDestroy(cudaEvent_t)
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
     emulation::note({emulation::Kind::Record, stream, event, {}, 0});
+    Unfinished &u = unfinished();
+    const std::lock_guard held(u.lock);
+    std::vector<emulation::Work> &pending = u.streams[stream];
+    Unfinished::done(pending);
+    u.events[event] = pending;
     return cudaSuccess;
 }
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int)
 {
     emulation::note({emulation::Kind::Wait, stream, event, {}, 0});
+    Unfinished &u = unfinished();
+    const std::lock_guard held(u.lock);
+    const std::vector<emulation::Work> &awaited = u.events[event];
+    std::vector<emulation::Work> &pending = u.streams[stream];
+    pending.insert(pending.end(), awaited.begin(), awaited.end());
     return cudaSuccess;
 }
-// Every event has happened by the time it is asked about: the host waited for the device.
-cudaError_t cudaEventQuery(cudaEvent_t)
+// An event has happened once the work before it has: everything but an NCCL call still waiting
+// for its peers ran when it was asked for.
+cudaError_t cudaEventQuery(cudaEvent_t event)
 {
     hostWaits("cudaEventQuery");
-    return cudaSuccess;
+    Unfinished &u = unfinished();
+    const std::lock_guard held(u.lock);
+    return Unfinished::done(u.events[event]) ? cudaSuccess : cudaErrorNotReady;
 }
-cudaError_t cudaEventSynchronize(cudaEvent_t)
+cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
     hostWaits("cudaEventSynchronize");
+    waitFor(&Unfinished::events, static_cast<const void *>(event));
     return cudaSuccess;
 }
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t, cudaEvent_t)

@@ -158,6 +158,13 @@ void TestPreflightEmulated::measuresShapedRatesAndFlagsTheSlowLink()
               qPrintable(check[QStringLiteral("verdict")].toString()));
         QVERIFY2(qAbs(achieved - shapedBytesPerS) <= 0.15 * shapedBytesPerS, qPrintable(what));
         QVERIFY2(check[QStringLiteral("latency_us")].toDouble() > 0, qPrintable(what));
+        // nccl-tests' pair: busbw = algbw × 2(n−1)/n for an all-reduce, equal for a hop.
+        const double n = check[QStringLiteral("members")].toArray().size();
+        const double factor = check.contains(QStringLiteral("from")) ? 1.0 : 2 * (n - 1) / n;
+        const double algbw = check[QStringLiteral("algbw_GBps")].toDouble() * 1e9;
+        QVERIFY2(algbw > 0 && qAbs(factor * algbw - achieved) <= 1e-6 * achieved, qPrintable(what));
+        // The backend's transport, as the run will use it: Gloo's TCP.
+        QCOMPARE(check[QStringLiteral("transport")].toString(), QStringLiteral("gloo tcp"));
         if (throughC) {
             QCOMPARE(check[QStringLiteral("verdict")].toString(), QStringLiteral("slow"));
             QVERIFY2(check[QStringLiteral("slow_by")].toDouble() > 2, qPrintable(what));

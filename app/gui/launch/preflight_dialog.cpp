@@ -52,7 +52,7 @@ QString membersToolTip(const PreflightRow &row)
 }
 
 // The kinds of the links the check crosses, or the machine's own link within one machine.
-QString transportText(const PreflightRow &row, const Cluster &cluster)
+QString linksText(const PreflightRow &row, const Cluster &cluster)
 {
     std::set<QString> machines;
     for (const PreflightMember &m : row.members)
@@ -71,6 +71,16 @@ QString transportText(const PreflightRow &row, const Cluster &cluster)
             kinds.push_back(kind);
     }
     return kinds.join(QStringLiteral(" + "));
+}
+
+// The backend's transport the check ran over ("gloo tcp", "nccl"), over the links it crossed.
+QString transportText(const PreflightRow &row, const Cluster &cluster)
+{
+    const QString links = linksText(row, cluster);
+    if (row.transport.empty())
+        return links;
+    const QString transport = QString::fromStdString(row.transport);
+    return links.isEmpty() ? transport : PreflightDialog::tr("%1 over %2").arg(transport, links);
 }
 
 // "16 MiB", "1.5 KiB": the message sizes the plan sends.
@@ -218,12 +228,17 @@ void PreflightDialog::fill(const PreflightReport &report, const Cluster &cluster
     m_table->setColumnWidth(Verdict, std::min(m_table->columnWidth(Verdict), kVerdictWidthPx));
     m_table->setWordWrap(true);
     m_table->resizeRowsToContents();
-    QString summary = tr("Checks: %1 ok, %2 slow, %3 hung or failed; the pre-flight took %4 s "
-                         "over Gloo (TCP).")
+    QStringList transports;
+    for (const PreflightRow &row : report.rows)
+        if (!row.transport.empty() && !transports.contains(QString::fromStdString(row.transport)))
+            transports.push_back(QString::fromStdString(row.transport));
+    QString summary = tr("Checks: %1 ok, %2 slow, %3 hung or failed; the pre-flight took %4 s.")
                           .arg(ok)
                           .arg(slow)
                           .arg(m_broken)
                           .arg(report.wallS, 0, 'f', 1);
+    if (!transports.isEmpty())
+        summary += u' ' + tr("Transport: %1.").arg(transports.join(QStringLiteral(", ")));
     if (!report.jobError.empty()) {
         ++m_broken;
         summary += u' ' + tr("The job failed: %1").arg(QString::fromStdString(report.jobError));
