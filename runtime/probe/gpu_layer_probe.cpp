@@ -15,8 +15,8 @@ namespace {
 
 using cuda::CudaShard;
 
-// At most this many forward and backward calls per repetition (two events each): a clock that
-// reads 0 would otherwise ask for kMaxCallsPerRepetition of them.
+// At most this many calls per repetition (an event after each part of each): a clock that reads
+// 0 would otherwise ask for kMaxCallsPerRepetition of them.
 constexpr int kMaxLayerCalls = 2000;
 
 struct PassTimes
