@@ -71,11 +71,6 @@ Probe probeWith(const LayerFigure &layer, const std::string &catalog)
     return probe;
 }
 
-double layerS(const LayerPoint &p)
-{
-    return p.forwardS.median + p.backwardS.median;
-}
-
 } // namespace
 
 class TestProbeGpuLayer : public QObject
@@ -127,6 +122,8 @@ private Q_SLOTS:
     }
 
 #ifndef HETPLAN_CUDA_HOST_EMULATION
+    static double layerS(const LayerPoint &p) { return p.forwardS.median + p.backwardS.median; }
+
     // gpt3-350m at sequence 1024 on this GPU: more sequences take longer, a backward longer than
     // its forward; printed beside the `hetplan` GEMM model's prediction for the catalog type.
     void theLayerGrowsWithTheWork()
