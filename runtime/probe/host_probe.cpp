@@ -89,8 +89,7 @@ Result<ProbedHost> measureHost(const ProbeArgs &args, const ModelSpec &model,
             else
                 std::cerr << "hetplan-probe: warning: GPU " << gpu.index << ": the layer of "
                           << model.name << " is not timed (" << layer.error().message
-                          << "); its compute stays the GEMM model (docs/probe.md, \"The "
-                             "layer\")\n";
+                          << "); its type's compute stays the GEMM model\n";
         }
         std::vector<double> sizes = messageSizesBytes(args.quick);
         sizes.push_back(double(256 << 20)); // a copy engine reaches full speed only here

@@ -263,7 +263,7 @@ void TestCostHetPlan::workBesidesGemmsIsAStatedShareOnAnA100()
     // 2039 GB/s × 0.8), a sequence of 2048, selective recomputation, 8 micro-batches per
     // iteration: a training step with no decode and no head. The GEMMs (attention scores
     // included) take 14.0 ms per micro-batch; the norms, rotary, activation and residual adds
-    // move 5.5 × 109 576 bytes per token (0.69 ms, 4.9 % of the GEMMs), and the optimizer's
+    // move 5 × 109 576 bytes per token (0.69 ms, 4.9 % of the GEMMs), and the optimizer's
     // 36 bytes per parameter of 202 383 360, over 8 micro-batches, 0.56 ms more: 8.9 % in all,
     // as fused kernels move it (unfused, it is several times more: docs/cost-models.md).
     Cluster c;
