@@ -122,7 +122,10 @@ private Q_SLOTS:
     }
 
 #ifndef HETPLAN_CUDA_HOST_EMULATION
-    static double layerS(const LayerPoint &p) { return p.forwardS.median + p.backwardS.median; }
+    static double layerS(const LayerPoint &p)
+    {
+        return p.forwardS.median + p.backwardS.median;
+    }
 
     // gpt3-350m at sequence 1024 on this GPU: more sequences take longer, a backward longer than
     // its forward; printed beside the `hetplan` GEMM model's prediction for the catalog type.
