@@ -152,6 +152,10 @@ gpu_step "bench model-gpu" 150 "$programs/hetplan-bench" model-gpu &&
 if step "probe --quick" 120 "$programs/hetplan-probe" --quick --host-name gpu-check \
     --out "$work/probe.json"; then
     grep -E 'GEMM|memory|bandwidth|GPU' "$work/out" | head -20 >>"$numbers"
+    # The layer the probe timed on each GPU, and one layer measured beside the `hetplan` GEMM
+    # model's prediction for its shape (tst_probe_gpu_layer in step 2; docs/probe.md#the-layer).
+    grep -E 'layer of|optimizer .* ns/param' "$work/out" | head -8 >>"$numbers"
+    grep -hoE '[^ ]+: measured [0-9.]+ ms, GEMM model .*' "$log" | head -1 >>"$numbers"
     step "import probe" 20 "$programs/hetplan-cli" import "$work/probe.json" \
         --out "$work/cluster.json" --report -
 fi

@@ -5,6 +5,7 @@
 #include "core/cost/cost_helpers.h"
 #include "core/cost/hetplan_comm.h"
 #include "core/cost/hetplan_terms.h"
+#include "core/cost/memory_bound.h"
 
 #include <algorithm>
 #include <memory>
@@ -12,28 +13,6 @@
 namespace hetplan {
 
 namespace {
-
-struct GroupRates
-{
-    double flopsPerS = 0;       // achieved tensor FLOP/s of the TP group
-    double memoryBytesPerS = 0; // achieved memory bandwidth of the TP group
-};
-
-// Each GPU works on its 1/tp shard in parallel; the slowest sets the pace.
-GroupRates groupRates(const Topology &topology, std::span<const int> gpus,
-                      double memoryBandwidthFraction)
-{
-    double slowestFlops = kInfinity;
-    double slowestBandwidth = kInfinity;
-    for (int gpu : gpus) {
-        const GpuType &type = topology.gpuType(gpu);
-        slowestFlops = std::min(slowestFlops, type.tflops * 1e12 * type.achievedFraction);
-        slowestBandwidth
-            = std::min(slowestBandwidth, type.memoryBandwidthGBps * 1e9 * memoryBandwidthFraction);
-    }
-    const double n = double(gpus.size());
-    return {slowestFlops * n, slowestBandwidth * n};
-}
 
 // Bytes of K and V per token per layer with grouped-query attention (Ainslie et al., 2023):
 // 2 · kv_heads · head_dim elements.

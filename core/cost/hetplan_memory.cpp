@@ -25,18 +25,15 @@ struct Widths // per token, on one GPU of a TP group of `tp`
     {}
 };
 
-// What one layer keeps per token for its backward (Korthikanti et al., 2022, §4 counted for the
-// real architecture, no dropout): both norms' inputs and outputs, q, k, v, the attention output
-// and the MLP's pre-activations at `elementBytes`, and each norm's fp32 1/rms. The attention
-// probabilities are recomputed (selective recomputation, §4.2), as the GPU runtime does.
-double layerStashPerToken(const ModelSpec &model, const Widths &w, double elementBytes)
+} // namespace
+
+double layerStashBytesPerToken(const ModelSpec &model, int tp, double elementBytes)
 {
+    const Widths w(model, tp);
     const double mlpInputs = model.mlp == MlpKind::SwiGlu ? 2.0 * w.ffn : w.ffn;
     return elementBytes * (4.0 * w.hidden + 2.0 * w.query + 2.0 * w.keyValue + mlpInputs)
            + 2.0 * kFloatBytes;
 }
-
-} // namespace
 
 double stageParamsPerGpu(const ModelSpec &model, const StageQuery &stage)
 {
@@ -79,7 +76,7 @@ StageMemoryBytes trainingStageMemory(const Problem &problem, const StageQuery &s
     const double inFlight
         = std::max(std::min(stage.microBatches, stage.stageCount - stage.stageIndex), 1);
     const double tokens = s * replicaShare(stage, replica);
-    const double stash = layerStashPerToken(model, w, bytes);
+    const double stash = layerStashBytesPerToken(model, stage.tp, bytes);
     // Without recomputation the attention also keeps its score-sized tensors (Korthikanti
     // eq. 2's 5·a·s/(h·t) term, scaled for the element size).
     const double scores = 5.0 * model.heads * s / stage.tp * bytes / 2.0;

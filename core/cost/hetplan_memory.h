@@ -25,6 +25,13 @@ struct StageMemoryBytes
     }
 };
 
+// What one layer keeps per token for its backward on one GPU of a TP group of `tp` (Korthikanti
+// et al., 2022, §4, counted for the real architecture, no dropout): both norms' inputs and
+// outputs, q, k, v, the attention output and the MLP's pre-activations at `elementBytes`, and
+// each norm's fp32 1/rms. The attention probabilities are recomputed (selective recomputation,
+// §4.2), as the GPU runtime does.
+double layerStashBytesPerToken(const ModelSpec &model, int tp, double elementBytes);
+
 // Parameters one GPU of the stage holds: its 1/tp of the layers' matrices, the layers' norms
 // whole, and on the end stages the whole embedding, final norm and head (replicated over the TP
 // group, as the runtime holds them).

@@ -5,6 +5,7 @@
 #include "core/cost/hetplan_memory.h"
 #include "core/cost/hetplan_terms.h"
 #include "core/cost/layer_table.h"
+#include "core/cost/memory_bound.h"
 
 #include <algorithm>
 #include <memory>
@@ -13,18 +14,6 @@
 namespace hetplan {
 
 namespace {
-
-// Achieved FLOP/s of a TP group: its slowest GPU sets the pace of every GEMM, and the group
-// splits each GEMM tp ways (Megatron tensor parallelism).
-double groupFlopsPerS(const Topology &topology, std::span<const int> gpus)
-{
-    double slowest = kInfinity;
-    for (int gpu : gpus) {
-        const GpuType &type = topology.gpuType(gpu);
-        slowest = std::min(slowest, type.tflops * 1e12 * type.achievedFraction);
-    }
-    return slowest * double(gpus.size());
-}
 
 struct ComputeS
 {
@@ -92,7 +81,8 @@ struct ReplicaTiming
     double totalS() const { return forwardComputeS + backwardComputeS + forwardTpS + backwardTpS; }
 };
 
-ReplicaTiming replicaTiming(const Problem &problem, const StageQuery &stage, int replica)
+ReplicaTiming replicaTiming(const Problem &problem, const StageQuery &stage, int replica,
+                            const HetPlanParameters &parameters)
 {
     const ModelSpec &model = problem.model;
     const TrainWorkload &train = problem.workload.train;
@@ -126,9 +116,19 @@ ReplicaTiming replicaTiming(const Problem &problem, const StageQuery &stage, int
         timing.forwardComputeS = measured->forwardS;
         timing.backwardComputeS = measured->backwardS;
     } else {
-        const double flopsPerS = groupFlopsPerS(problem.topology, gpus);
-        timing.forwardComputeS = forwardFlops / flopsPerS;
-        timing.backwardComputeS = backwardFlops / flopsPerS;
+        // The GEMMs at the group's achieved FLOP/s, and the work besides them at each GPU's
+        // achieved memory bandwidth (docs/cost-models.md, "Work besides the GEMMs"); the
+        // optimizer runs once per iteration, so each micro-batch carries 1/m of it.
+        const GroupRates rates
+            = groupRates(problem.topology, gpus, parameters.achievedMemoryBandwidthFraction);
+        const double gpuBytesPerS = rates.memoryBytesPerS / double(gpus.size());
+        const MemoryBoundBytes moved
+            = trainingMemoryBoundBytes(problem, stage, replica, parameters);
+        const double optimizerBytes = moved.optimizerBytes / std::max(stage.microBatches, 1);
+        timing.forwardComputeS
+            = forwardFlops / rates.flopsPerS + transferS(moved.forwardBytes, gpuBytesPerS);
+        timing.backwardComputeS = backwardFlops / rates.flopsPerS
+                                  + transferS(moved.backwardBytes + optimizerBytes, gpuBytesPerS);
     }
 
     if (stage.tp > 1) {
@@ -156,7 +156,7 @@ public:
         ReplicaTiming slowest;
         double slowestS = -1;
         for (int r = 0; r < stage.dp; ++r) {
-            const ReplicaTiming timing = replicaTiming(problem, stage, r);
+            const ReplicaTiming timing = replicaTiming(problem, stage, r, m_parameters);
             if (timing.totalS() > slowestS) {
                 slowestS = timing.totalS();
                 slowest = timing;

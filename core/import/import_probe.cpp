@@ -228,6 +228,8 @@ private:
             if (gpu.memoryGiB > 0)
                 type.memoryGiB.add({gpu.memoryGiB, Priority::ProbePair, at(gpuPath + ".memory_GiB"),
                                     "as the driver reports it"});
+            if (gpu.layer)
+                addLayer(type, gpuPath + ".layer", *gpu.layer);
         }
         if (!host.topology.empty())
             addTopoLinks(m_evidence, machine, host.topology, at(path + ".topology"));

@@ -68,7 +68,7 @@ struct LayerPoint
 // and the optimizer, embedding and head around it.
 struct LayerFigure
 {
-    std::string method;     // "runtime-cpu-layer"
+    std::string method;     // "runtime-cpu-layer" (a CPU rank), "runtime-cuda-layer" (a GPU)
     std::string model;      // the model's name
     std::string modelShape; // modelShapeKey of the model as it ran (core/model/measured_layer.h)
     int scale = 1;          // the --scale it was shrunk by
@@ -93,6 +93,7 @@ struct ProbedGpu
     int smCount = 0;
     std::vector<GemmFigure> gemm;
     std::optional<MemoryFigure> memory;
+    std::optional<LayerFigure> layer; // absent: not measured (an older probe, or it failed)
 
     bool operator==(const ProbedGpu &) const = default;
 };

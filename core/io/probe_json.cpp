@@ -172,6 +172,7 @@ ProbedGpu readGpu(const Value &value)
     g.smCount = o.required("sm_count").integer(kCores, 1);
     g.gemm = readGemms(o.required("gemm"));
     g.memory = readMemory(o.optional("memory"));
+    g.layer = readLayer(o.optional("layer"));
     o.finish();
     return g;
 }
@@ -330,6 +331,8 @@ OrderedJson hostJson(const ProbedHost &h)
         o["gemm"] = gemmsJson(g.gemm);
         if (g.memory)
             o["memory"] = memoryJson(*g.memory);
+        if (g.layer)
+            o["layer"] = layerJson(*g.layer);
         gpus.push_back(std::move(o));
     }
     if (!h.noGpuReason.empty())

@@ -9,6 +9,7 @@
 
 #ifdef HETPLAN_PROBE_CUDA
 #include "runtime/cuda/device.h"
+#include "runtime/probe/gpu_layer_probe.h"
 #include "runtime/probe/gpu_probe.h"
 #endif
 
@@ -81,6 +82,15 @@ Result<ProbedHost> measureHost(const ProbeArgs &args, const ModelSpec &model,
         if (!gpus)
             return gpus.error();
         host.gpus = std::move(*gpus);
+        for (ProbedGpu &gpu : host.gpus) {
+            auto layer = gpuLayer(gpu.index, model, args);
+            if (layer)
+                gpu.layer = std::move(*layer);
+            else
+                std::cerr << "hetplan-probe: warning: GPU " << gpu.index << ": the layer of "
+                          << model.name << " is not timed (" << layer.error().message
+                          << "); its type's compute stays the GEMM model\n";
+        }
         std::vector<double> sizes = messageSizesBytes(args.quick);
         sizes.push_back(double(256 << 20)); // a copy engine reaches full speed only here
         auto gpuPairs = probeGpuPairs(name, sizes, args.repetitions);

@@ -2,11 +2,11 @@
 
 #include "core/model/measured_layer.h"
 #include "runtime/model/model_shard.h"
+#include "runtime/probe/layer_figure.h"
 #include "runtime/probe/probe_timing.h"
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 
 namespace hetplan::runtime::probe {
 namespace {
@@ -23,15 +23,6 @@ using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start)
 {
     return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Small values that keep the activations and gradients away from zero and infinity.
-std::vector<float> filler(std::size_t count, float amplitude)
-{
-    std::vector<float> v(count);
-    for (std::size_t i = 0; i < count; ++i)
-        v[i] = amplitude * float(std::sin(0.37 * double(i)));
-    return v;
 }
 
 struct PassTimes
@@ -96,19 +87,6 @@ Result<ModelShard> shardOf(const ModelConfig &config, int layers, int tp, bool e
     return ModelShard::create(config, {0, layers, 0, tp, embedding, head}, setup);
 }
 
-// (with − without) / tokens of each sample pair's medians, never below 0.
-Spread perToken(const Spread &with, const Spread &without, double tokens)
-{
-    const auto each = [&](double a, double b) { return std::max(a - b, 0.0) / tokens; };
-    Spread s = with;
-    s.median = each(with.median, without.median);
-    s.min = each(with.min, without.min);
-    s.max = each(with.max, without.max);
-    s.min = std::min(s.min, s.median);
-    s.max = std::max(s.max, s.median);
-    return s;
-}
-
 // The layers timed together: a stage runs many, whose weights and gradients do not all stay in
 // a core's cache as one layer's would.
 int layersTimed(const ModelConfig &config)
@@ -132,14 +110,9 @@ Result<std::optional<LayerFigure>> cpuLayer(const ModelSpec &model, const ProbeC
     auto config = scaledModelConfig(model, command.seqLen, command.scale);
     if (!config)
         return config.error();
-    std::vector<int> microBatches{1, 2, 4, command.microBatch};
-    std::ranges::sort(microBatches);
-    microBatches.erase(std::unique(microBatches.begin(), microBatches.end()), microBatches.end());
+    const std::vector<int> microBatches = layerMicroBatches(command.microBatch);
     const int largest = microBatches.back();
-    ModelSpec ran = model;
-    ran.hidden = config->hidden;
-    ran.ffnHidden = config->ffnHidden;
-    ran.vocab = config->vocab;
+    const ModelSpec ran = modelAsRun(model, *config);
     if (layersTimed(*config) * layerPassGflop(ran, config->seqLen, command.tp, largest, 0)
             + layerPassGflop(ran, config->seqLen, command.tp, 0, command.microBatch)
         > kMaxLayerPassGflop)
@@ -149,13 +122,7 @@ Result<std::optional<LayerFigure>> cpuLayer(const ModelSpec &model, const ProbeC
         = (command.quick ? kQuickBudgetS : kBudgetS) / double(microBatches.size() + 3);
     setBlasThreads(command.blasThreads);
 
-    LayerFigure figure;
-    figure.method = "runtime-cpu-layer";
-    figure.model = model.name;
-    figure.modelShape = modelShapeKey(ran);
-    figure.scale = command.scale;
-    figure.seqLen = config->seqLen;
-    figure.tp = command.tp;
+    LayerFigure figure = layerFigureHeading("runtime-cpu-layer", model, *config, command);
 
     auto layer = shardOf(*config, layersTimed(*config), command.tp, false, false, largest);
     if (!layer)

@@ -4,6 +4,7 @@
 #include "core/io/loaders.h"
 #include "runtime/model/model_config.h"
 #include "runtime/probe/host_probe.h"
+#include "runtime/probe/layer_figure.h"
 #include "runtime/probe/net_probe.h"
 #include "runtime/probe/probe_report.h"
 
@@ -109,10 +110,7 @@ int runProbe(const ProbeArgs &args)
     if (rank == 0 && !args.out.empty())
         if (Status s = checkWritable(args.out); !s)
             die(rank, Error{s.error().kind, "--out: " + s.error().message});
-    ModelSpec shaped = model;
-    shaped.hidden = scaled.hidden;
-    shaped.ffnHidden = scaled.ffnHidden;
-    shaped.vocab = scaled.vocab;
+    const ModelSpec shaped = modelAsRun(model, scaled);
     const std::vector<GemmShape> shapes
         = layerGemmShapes(shaped, args.microBatch, scaled.seqLen, args.tp);
     std::string name = args.hostName.empty() ? thisHostName() : args.hostName;

@@ -47,6 +47,24 @@ void memoryLine(std::ostream &out, const std::optional<MemoryFigure> &m, const c
     out << "\n";
 }
 
+void layerLines(std::ostream &out, const std::optional<LayerFigure> &l, const char *indent)
+{
+    if (!l)
+        return;
+    out << indent << "layer of " << l->model << " (" << l->modelShape << ", seq-len " << l->seqLen
+        << ", TP " << l->tp << "), ms forward / backward:";
+    for (const LayerPoint &p : l->points)
+        out << " mb " << p.microBatch
+            << format(" %.3g / %.3g;", p.forwardS.median * 1e3, p.backwardS.median * 1e3);
+    out << "\n"
+        << indent
+        << format("  optimizer %.3g ns/param, embedding %.3g us/token, head %.3g us/token\n",
+                  l->optimizerSPerParam.median * 1e9,
+                  (l->embeddingForwardSPerToken.median + l->embeddingBackwardSPerToken.median)
+                      * 1e6,
+                  (l->headForwardSPerToken.median + l->headBackwardSPerToken.median) * 1e6);
+}
+
 std::string endpointText(const Endpoint &e)
 {
     return e.gpu < 0 ? e.host : e.host + " GPU " + std::to_string(e.gpu);
@@ -68,19 +86,7 @@ void printReport(std::ostream &out, const Probe &probe)
         if (h.cpuGemm.empty() && !h.gpus.empty())
             out << "  CPU GEMMs not measured: the GPUs are this host's devices\n";
         memoryLine(out, h.cpuMemory, "  CPU ", 0);
-        if (const auto &l = h.cpuLayer) {
-            out << "  CPU layer of " << l->model << " (" << l->modelShape << ", seq-len "
-                << l->seqLen << ", TP " << l->tp << "), ms forward / backward:";
-            for (const LayerPoint &p : l->points)
-                out << " mb " << p.microBatch
-                    << format(" %.3g / %.3g;", p.forwardS.median * 1e3, p.backwardS.median * 1e3);
-            out << format(
-                "\n    optimizer %.3g ns/param, embedding %.3g us/token, head %.3g "
-                "us/token\n",
-                l->optimizerSPerParam.median * 1e9,
-                (l->embeddingForwardSPerToken.median + l->embeddingBackwardSPerToken.median) * 1e6,
-                (l->headForwardSPerToken.median + l->headBackwardSPerToken.median) * 1e6);
-        }
+        layerLines(out, h.cpuLayer, "  CPU ");
         if (!h.noGpuReason.empty())
             out << "  no GPU probed: " << h.noGpuReason << "\n";
         for (const ProbedGpu &g : h.gpus) {
@@ -90,6 +96,7 @@ void printReport(std::ostream &out, const Probe &probe)
                 << format(", %.1f GiB, %g SMs)\n", g.memoryGiB, double(g.smCount));
             gemmLines(out, g.gemm, "    ", type ? type->tflops : 0);
             memoryLine(out, g.memory, "    ", type ? type->memoryBandwidthGBps : 0);
+            layerLines(out, g.layer, "    ");
         }
         for (const TopoLink &l : h.topology)
             out << "  link " << l.a << " - " << l.b << ": " << l.link << "\n";

@@ -251,6 +251,35 @@ private Q_SLOTS:
                  origin->how.c_str());
     }
 
+    void importMakesAGpusLayerItsTypesTableAsForACpu()
+    {
+        // Two H100s of one host timed the layer, the second 3× slower: the H100-80G type keeps
+        // the one in the middle (the first of two), at the achieved fraction import measured.
+        ProbedHost host = fixtures::gpuHost("gpu-box", 0, 2, 500);
+        for (std::size_t g = 0; g < host.gpus.size(); ++g) {
+            LayerFigure layer = probedLayer(g == 0 ? 1 : 3);
+            layer.method = "runtime-cuda-layer";
+            host.gpus[g].layer = layer;
+        }
+        const std::string text = writeProbe(fixtures::probeOf({host}, {}));
+        auto imported = importMeasurements({ImportInput("gpu.probe.json", text)});
+        QVERIFY2(imported.ok(), imported.ok() ? "" : imported.error().message.c_str());
+        const auto type = std::ranges::find_if(
+            imported->cluster.gpuTypes, [](const GpuType &t) { return t.name == "H100-80G"; });
+        QVERIFY(type != imported->cluster.gpuTypes.end());
+        QCOMPARE(type->measuredLayers.size(), std::size_t(1));
+        MeasuredLayerTable expected = table();
+        expected.achievedFraction = type->achievedFraction;
+        QVERIFY(expected.achievedFraction > 0 && expected.achievedFraction < 1);
+        expected.source = "gpu.probe.json: hosts[0].gpus[0].layer";
+        QCOMPARE(type->measuredLayers.front(), expected);
+        QVERIFY(std::ranges::any_of(imported->cluster.origin.figures, [](const MeasuredFigure &f) {
+            return f.field == "/gpu_types/H100-80G/measured_layers/0" && f.by == MeasuredBy::Probe;
+        }));
+        // A stage of that shape on the type rests on the table.
+        QVERIFY(matchingLayerTable(*type, smallModel(), kSeqLen, 2));
+    }
+
     void theClusterFileKeepsTheTable()
     {
         const Cluster c = withTable();

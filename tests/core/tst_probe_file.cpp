@@ -84,6 +84,15 @@ Probe sampleProbe()
         g.memory = MemoryFigure{"cuda-triad", 256, spread(2900, 2850, 2950)};
         gpuHost.gpus.push_back(g);
     }
+    LayerFigure gpuLayer = layer;
+    gpuLayer.method = "runtime-cuda-layer";
+    gpuLayer.model = "llama2-7b";
+    gpuLayer.modelShape = "h4096 f11008 a32 kv32 v32000 swiglu";
+    gpuLayer.scale = 1;
+    gpuLayer.seqLen = 1024;
+    gpuLayer.points = {{1, spread(0.00042, 0.00041, 0.00043), spread(0.0009, 0.00089, 0.00091)},
+                       {4, spread(0.0016, 0.0015, 0.0017), spread(0.0034, 0.0033, 0.0035)}};
+    gpuHost.gpus[0].layer = gpuLayer;
     gpuHost.topology = {{"GPU0", "GPU1", "NV18"}, {"GPU0", "mlx5_0", "PIX"}};
     p.hosts = {cpu, gpuHost};
     p.pairs.push_back(tcpPair({point(4, 30), point(65536, 90), point(16 << 20, 14000)}));
@@ -175,6 +184,17 @@ private Q_SLOTS:
         QTest::newRow("layer at scale 0") << "\"scale\": 8"
                                           << "\"scale\": 0"
                                           << "cpu_layer.scale";
+        QTest::newRow("negative GPU layer time")
+            << "\"median\": 0.00042"
+            << "\"median\": -1"
+            << "hosts[1].gpus[0].layer.micro_batches[0].forward_s";
+        QTest::newRow("GPU layer at seq-len 0") << "\"seq_len\": 1024"
+                                                << "\"seq_len\": 0"
+                                                << "hosts[1].gpus[0].layer.seq_len";
+        QTest::newRow("GPU layer micro-batches out of order")
+            << "\"micro_batch\": 4"
+            << "\"micro_batch\": 1"
+            << "hosts[1].gpus[0].layer.micro_batches[1].micro_batch";
     }
 
     void refusesBadFilesNamingFieldAndValidValues()

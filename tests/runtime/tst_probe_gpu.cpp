@@ -2,7 +2,8 @@
 // every GPU is described; the runtime's GEMM (fp32 and bf16 output, both weight layouts) and
 // memory bandwidth come out positive, within 1.1× of the catalog's figures for a GPU the
 // catalog knows, and steady across repetitions after the warm-up; GPU pairs are ping-pongs; and
-// `hetplan-probe --quick` at the default shapes writes them to the file well within a minute.
+// `hetplan-probe --quick` at the default shapes writes them, and each GPU's layer, to the file
+// well within a minute.
 #include "core/io/catalog_json.h"
 #include "core/io/files.h"
 #include "core/io/probe_file.h"
@@ -91,6 +92,11 @@ private Q_SLOTS:
         QVERIFY(!host.gpus.empty());
         QCOMPARE(host.gpus[0].gemm.size(), std::size_t(4));
         QVERIFY(host.cpuGemm.empty()); // a GPU host's devices are its GPUs
+        // Every GPU timed the GPU runtime's layer of the default model (docs/probe.md).
+        for (const ProbedGpu &g : host.gpus)
+            QVERIFY2(g.layer && g.layer->method == "runtime-cuda-layer"
+                         && g.layer->points.size() == 3,
+                     qPrintable(QString::number(g.index)));
         // The default shapes (Llama-2 7B, 1024 tokens) on every GPU, and the pairs between
         // them, within the launcher's preflight budget.
         QVERIFY2(wallS < 10 + 3.0 * double(host.gpus.size() * host.gpus.size()),

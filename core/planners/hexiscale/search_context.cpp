@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace hetplan::hexiscale {
 
@@ -92,7 +94,8 @@ SearchContext::CostBlock &SearchContext::costBlock(const StageShape &stage, int 
     if (index < 0) {
         index = int(m_blocks.size());
         CostBlock block;
-        block.timeS.assign(size_t(layerCount()), -1.0);
+        block.timeS.assign(size_t(layerCount()), std::numeric_limits<double>::quiet_NaN());
+        block.perIterationS.assign(size_t(layerCount()), 0.0);
         m_blocks.push_back(std::move(block));
     }
     return m_blocks[size_t(index)];
@@ -123,12 +126,26 @@ SearchContext::StageCost SearchContext::stageCost(const StageShape &stage, int l
 {
     assert(stage.id >= 0 && layers >= 1 && layers <= layerCount() && stageIndex < stageCount);
     CostBlock &block = costBlock(stage, microBatch, positionClass(stageIndex, stageCount));
-    double &timeS = block.timeS[size_t(layers) - 1];
-    if (timeS < 0) {
-        const StageEstimate estimate = m_costModel.estimateStage(
-            m_problem, stageQuery(stage, layers, stageIndex, stageCount, microBatch, microBatches));
-        timeS = estimate.timing.computeS + estimate.timing.tpCommS;
+    double &fixedS = block.timeS[size_t(layers) - 1];
+    double &perIterationS = block.perIterationS[size_t(layers) - 1];
+    if (std::isnan(fixedS)) {
+        // A micro-batch's time is a + b/m: the optimizer step runs once per iteration and each
+        // of the m micro-batches carries 1/m of it (docs/cost-models.md, "Work besides the
+        // GEMMs"). Two questions give a and b exactly (b = 0 where nothing is per iteration).
+        const auto timeAt = [&](int m) {
+            const StageTiming t
+                = m_costModel
+                      .estimateStage(m_problem, stageQuery(stage, layers, stageIndex, stageCount,
+                                                           microBatch, m))
+                      .timing;
+            return t.computeS + t.tpCommS;
+        };
+        const double oneS = timeAt(1);
+        const double twoS = timeAt(2);
+        perIterationS = 2.0 * (oneS - twoS);
+        fixedS = 2.0 * twoS - oneS;
     }
+    const double timeS = fixedS + perIterationS / std::max(microBatches, 1);
     // 1F1B keeps min(m, p − j) micro-batches in flight at stage j of p (docs/cost-models.md).
     const int inFlight = std::max(1, std::min(microBatches, stageCount - stageIndex));
     if (size_t(inFlight) > block.mostLayers.size())

@@ -89,7 +89,8 @@ private:
     // first use, so memory grows with the stages the search asks about, not with every key.
     struct CostBlock
     {
-        std::vector<double> timeS;   // by layers − 1; NaN: not asked yet
+        std::vector<double> timeS;         // by layers − 1, per micro-batch; NaN: not asked yet
+        std::vector<double> perIterationS; // by layers − 1: spread over the m micro-batches
         std::vector<int> mostLayers; // by in-flight − 1: most layers that fit; -1: not asked yet
     };
     CostBlock &costBlock(const StageShape &stage, int microBatch, int positionClass);
