@@ -1,0 +1,333 @@
+// CudaServeShard (runtime/cuda/model/cuda_serve_shard.h) against the CPU reference greedy decode
+// (runtime/serve/reference_decode.h), which recomputes the whole prefix in fp32 for every token
+// (label gpu; also in cuda-model-emulated on the host emulation). Shapes: one stage; two TP
+// ranks in-process; two pipeline stages. Every generated token sequence equals the reference's,
+// the logits agree to the tolerance below, and decoding with the KV cache gives the logits of
+// recomputing the whole prefix.
+//
+// Logit tolerance. The GPU model is bf16 by design (cuda_shard.h): every GEMM operand is rounded
+// to bf16 (unit roundoff u = 2⁻⁹) and summed in fp32, so the served logits differ from the fp32
+// reference by the operands' rounding, not by summation order (2⁻²⁴, three orders smaller). A
+// logit is the end of a chain of at most 7 rounded operands per layer (the normed input of
+// q/k/v, the rotated q and k, v, the attention output, the normed input of gate/up, the MLP
+// activation) and 2 at the head (the normed row and the head's weights, as every weight), each
+// a relative perturbation ≤ u that the next RMSNorm renormalises, so to first order a logit moves
+// by at most (7L + 2 + 7L) · u of the row's largest |logit| (the second 7L: the weights of those
+// GEMMs). Measured on the emulation: about a twentieth of that bound.
+// Greedy tokens can only differ where the reference's two best logits are closer than twice the
+// logits' difference; the test checks that every reference step clears that margin with the
+// measured difference, so the token comparison is a consequence of the logits', not luck.
+#include "cuda_model_test_support.h"
+#include "gpu_test_support.h"
+#include "runtime/cuda/model/cuda_serve_shard.h"
+#include "runtime/cuda/model/in_process_tp.h"
+#include "runtime/serve/reference_decode.h"
+#include "runtime/serve/sampling.h"
+#include "runtime/serve/weight_source.h"
+#include "tests/test_registry.h"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+using namespace hetplan;
+using namespace hetplan::runtime;
+using namespace hetplan::runtime::cuda;
+using namespace hetplan::runtime::cuda::test;
+
+namespace {
+
+constexpr std::uint64_t kSeed = 7;
+constexpr int kOutputTokens = 6;
+
+// Four layers, GQA (two query heads per KV head), head dimension 8: tst_serve's model.
+ModelConfig serveConfig(MlpKind mlp = MlpKind::SwiGlu)
+{
+    ModelConfig c;
+    c.name = "serve-tiny";
+    c.layers = 4;
+    c.hidden = 64;
+    c.ffnHidden = 128;
+    c.heads = 8;
+    c.kvHeads = 4;
+    c.vocab = 97;
+    c.seqLen = 32;
+    c.mlp = mlp;
+    return c;
+}
+
+double logitTolerance(const ModelConfig &c, std::span<const float> reference)
+{
+    const double u = std::ldexp(1.0, -9);
+    float largest = 0;
+    for (float v : reference)
+        largest = std::max(largest, std::abs(v));
+    return (14.0 * c.layers + 2) * u * largest;
+}
+
+// Three prompts of different lengths (the model_init tokens of requests 0, 1, 2).
+std::vector<std::vector<int>> prompts(const ModelConfig &c)
+{
+    std::vector<std::vector<int>> result;
+    for (int r = 0; r < 3; ++r) {
+        std::vector<int> prompt;
+        for (int p = 0; p < 4 + r; ++p)
+            prompt.push_back(syntheticToken(kSeed, r, p, c.vocab));
+        result.push_back(std::move(prompt));
+    }
+    return result;
+}
+
+// A replica's shards: stages × TP ranks, each rank with its own stream, the ranks of a stage
+// computing in threads of their own (InProcessTpGroup).
+class Replica
+{
+public:
+    Replica(const ModelConfig &config, int stages, int tpDegree, WeightSource weights = {})
+        : m_tpDegree(tpDegree)
+    {
+        const int layersPerStage = config.layers / stages;
+        for (int s = 0; s < stages; ++s) {
+            m_groups.push_back(std::make_unique<InProcessTpGroup>(tpDegree));
+            for (int t = 0; t < tpDegree; ++t) {
+                cudaStream_t stream = nullptr;
+                if (cudaStreamCreate(&stream) != cudaSuccess)
+                    qFatal("cudaStreamCreate failed");
+                m_streams.push_back(stream);
+                const ShardSpec spec{s * layersPerStage, (s + 1) * layersPerStage, t, tpDegree,
+                                     s == 0, s == stages - 1};
+                CudaServeOptions options;
+                options.slots = 3;
+                options.capacityTokens = 16;
+                options.seed = kSeed;
+                options.weights = weights;
+                m_shards.push_back(orFail(CudaServeShard::create(config, spec, options, stream,
+                                                                 m_groups.back()->rank(t))));
+            }
+        }
+    }
+    ~Replica()
+    {
+        m_shards.clear();
+        for (cudaStream_t s : m_streams)
+            cudaStreamDestroy(s);
+    }
+
+    // One step through every stage; the head's logits of `logitRows`.
+    std::vector<float> step(const std::vector<TokenRow> &rows, const std::vector<int> &logitRows)
+    {
+        std::vector<float> carried;
+        for (std::size_t s = 0; s < m_groups.size(); ++s) {
+            std::vector<std::vector<float>> outputs(std::size_t(m_tpDegree));
+            std::vector<Status> results(std::size_t(m_tpDegree), okStatus());
+            {
+                std::vector<std::jthread> ranks;
+                for (int t = 0; t < m_tpDegree; ++t)
+                    ranks.emplace_back([&, t] {
+                        CudaServeShard &shard = *m_shards[s * std::size_t(m_tpDegree) + t];
+                        results[std::size_t(t)] = shard.forward(rows, carried, logitRows,
+                                                                outputs[std::size_t(t)]);
+                    });
+            }
+            for (const Status &r : results)
+                if (!r)
+                    qFatal("%s", r.error().message.c_str());
+            for (int t = 1; t < m_tpDegree; ++t)
+                if (outputs[std::size_t(t)] != outputs[0])
+                    qFatal("TP rank %d's output differs from rank 0's", t);
+            carried = std::move(outputs[0]);
+        }
+        return carried;
+    }
+
+private:
+    int m_tpDegree;
+    std::vector<std::unique_ptr<InProcessTpGroup>> m_groups;
+    std::vector<cudaStream_t> m_streams;
+    std::vector<std::unique_ptr<CudaServeShard>> m_shards;
+};
+
+struct Decoded
+{
+    std::vector<std::vector<int>> tokens;                // per request
+    std::vector<std::vector<std::vector<float>>> logits; // per request, per generated token
+};
+
+// Greedy decoding of every prompt at once, one slot each: the prompts in one prefill step, then
+// one decoded token per request and step.
+Decoded serveGreedy(Replica &replica, const ModelConfig &config,
+                    const std::vector<std::vector<int>> &prompts)
+{
+    const auto vocab = std::size_t(config.vocab);
+    Decoded d;
+    d.tokens.resize(prompts.size());
+    d.logits.resize(prompts.size());
+    for (int g = 0; g < kOutputTokens; ++g) {
+        std::vector<TokenRow> rows;
+        std::vector<int> logitRows;
+        for (std::size_t r = 0; r < prompts.size(); ++r) {
+            const int promptTokens = int(prompts[r].size());
+            if (g == 0)
+                for (int p = 0; p < promptTokens; ++p)
+                    rows.push_back({int(r), p, prompts[r][std::size_t(p)]});
+            else
+                rows.push_back({int(r), promptTokens + g - 1, d.tokens[r].back()});
+            logitRows.push_back(int(rows.size()) - 1);
+        }
+        const std::vector<float> logits = replica.step(rows, logitRows);
+        for (std::size_t r = 0; r < prompts.size(); ++r) {
+            const std::span<const float> row(logits.data() + r * vocab, vocab);
+            d.logits[r].emplace_back(row.begin(), row.end());
+            d.tokens[r].push_back(greedyToken(row));
+        }
+    }
+    return d;
+}
+
+// The largest difference of a logit from the reference's, relative to the row's largest |logit|.
+double relativeLogitError(std::span<const float> actual, std::span<const float> expected)
+{
+    double diff = 0;
+    float largest = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        diff = std::max(diff, std::abs(double(actual[i]) - expected[i]));
+        largest = std::max(largest, std::abs(expected[i]));
+    }
+    return diff / largest;
+}
+
+// The reference's best logit minus its second best.
+double margin(std::span<const float> logits)
+{
+    std::vector<float> sorted(logits.begin(), logits.end());
+    std::partial_sort(sorted.begin(), sorted.begin() + 2, sorted.end(), std::greater<>());
+    return double(sorted[0]) - sorted[1];
+}
+
+void compareWithReference(const ModelConfig &config, const Decoded &served)
+{
+    const std::vector<std::vector<int>> inputs = prompts(config);
+    double worst = 0;
+    for (std::size_t r = 0; r < inputs.size(); ++r) {
+        const ReferenceDecode reference = orFail(
+            referenceGreedyDecode(config, seededWeights(config.layers, kSeed), inputs[r],
+                                  kOutputTokens));
+        for (std::size_t g = 0; g < reference.logits.size(); ++g) {
+            const std::vector<float> &expected = reference.logits[g];
+            const std::vector<float> &actual = served.logits[r][g];
+            QCOMPARE(actual.size(), expected.size());
+            float largest = 0;
+            double diff = 0;
+            for (std::size_t i = 0; i < expected.size(); ++i) {
+                largest = std::max(largest, std::abs(expected[i]));
+                diff = std::max(diff, std::abs(double(actual[i]) - expected[i]));
+            }
+            worst = std::max(worst, diff / largest);
+            const double tolerance = logitTolerance(config, expected);
+            QVERIFY2(diff <= tolerance, qPrintable(QStringLiteral("request %1, token %2: a logit "
+                                                                  "%3 off, above %4")
+                                                       .arg(r)
+                                                       .arg(g)
+                                                       .arg(diff)
+                                                       .arg(tolerance)));
+            // The tokens below agree by arithmetic, not luck: the reference's best logit clears
+            // the second by more than twice what any logit moved.
+            QVERIFY2(margin(expected) > 2 * diff,
+                     qPrintable(QStringLiteral("request %1, token %2: the reference's margin %3 "
+                                               "is within twice the logits' difference %4")
+                                    .arg(r)
+                                    .arg(g)
+                                    .arg(margin(expected))
+                                    .arg(diff)));
+        }
+        QCOMPARE(served.tokens[r], reference.tokens);
+    }
+    qInfo("largest logit difference: %.3g of the row's largest |logit|", worst);
+}
+
+} // namespace
+
+class TestCudaServe : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        HETPLAN_REQUIRE_GPU();
+        setBlasThreads(1);
+    }
+
+    void oneStageMatchesTheReference_data()
+    {
+        QTest::addColumn<MlpKind>("mlp");
+        QTest::newRow("swiglu") << MlpKind::SwiGlu;
+        QTest::newRow("gelu") << MlpKind::Gelu;
+    }
+
+    void oneStageMatchesTheReference()
+    {
+        QFETCH(MlpKind, mlp);
+        const ModelConfig config = serveConfig(mlp);
+        Replica replica(config, 1, 1);
+        compareWithReference(config, serveGreedy(replica, config, prompts(config)));
+    }
+
+    void tpHalvesMatchTheReference()
+    {
+        const ModelConfig config = serveConfig();
+        Replica replica(config, 1, 2);
+        compareWithReference(config, serveGreedy(replica, config, prompts(config)));
+    }
+
+    void twoStagesMatchTheReference()
+    {
+        const ModelConfig config = serveConfig();
+        Replica replica(config, 2, 1);
+        compareWithReference(config, serveGreedy(replica, config, prompts(config)));
+    }
+
+    // Host-made weights (the path of a training run's dumps) are the device-made ones.
+    void uploadedWeightsServeTheSame()
+    {
+        const ModelConfig config = serveConfig();
+        Replica made(config, 1, 1);
+        Replica uploaded(config, 1, 1, seededWeights(config.layers, kSeed));
+        const Decoded a = serveGreedy(made, config, prompts(config));
+        const Decoded b = serveGreedy(uploaded, config, prompts(config));
+        QCOMPARE(b.tokens, a.tokens);
+        QCOMPARE(b.logits, a.logits);
+    }
+
+    // Each decoded token's logits equal those of a fresh replica given the whole prefix as one
+    // prefill: the cache holds what recomputing would make.
+    void decodingWithTheCacheEqualsRecomputing()
+    {
+        const ModelConfig config = serveConfig();
+        const std::vector<std::vector<int>> inputs = prompts(config);
+        Replica cached(config, 2, 1);
+        const Decoded served = serveGreedy(cached, config, inputs);
+        for (std::size_t r = 0; r < inputs.size(); ++r) {
+            std::vector<int> sequence = inputs[r];
+            for (int g = 0; g < kOutputTokens; ++g) {
+                Replica fresh(config, 2, 1);
+                std::vector<TokenRow> rows;
+                for (std::size_t p = 0; p < sequence.size(); ++p)
+                    rows.push_back({1, int(p), sequence[p]});
+                const std::vector<float> logits = fresh.step(rows, {int(rows.size()) - 1});
+                const std::vector<float> &decoded = served.logits[r][std::size_t(g)];
+                // The same rows through the same kernels: only a GEMM's choice of algorithm for
+                // another row count may change a sum's order (fp32, 2⁻²⁴ per addition).
+                QVERIFY2(relativeLogitError(decoded, logits) <= 1e-5,
+                         qPrintable(QStringLiteral("request %1, token %2: %3")
+                                        .arg(r)
+                                        .arg(g)
+                                        .arg(relativeLogitError(decoded, logits))));
+                sequence.push_back(served.tokens[r][std::size_t(g)]);
+            }
+        }
+    }
+};
+
+HETPLAN_TEST_APPLESS_MAIN(TestCudaServe)
+#include "tst_cuda_serve.moc"
