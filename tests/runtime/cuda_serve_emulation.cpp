@@ -51,11 +51,11 @@ void rotaryRows(const float *x, int rows, int heads, int headDim, const float *c
         const float *table = cosSin + std::size_t(positions[r]) * d;
         for (std::size_t at = r * width; at < (r + 1) * width; at += d) {
             for (std::size_t j = 0; j + 1 < d; j += 2) {
-                y[at + j] = toBf16(x[at + j] * table[j] - x[at + j + 1] * table[j + 1]);
-                y[at + j + 1] = toBf16(x[at + j] * table[j + 1] + x[at + j + 1] * table[j]);
+                y[at + j] = cuda::toBf16(x[at + j] * table[j] - x[at + j + 1] * table[j + 1]);
+                y[at + j + 1] = cuda::toBf16(x[at + j] * table[j + 1] + x[at + j + 1] * table[j]);
             }
             if (d % 2 == 1)
-                y[at + d - 1] = toBf16(x[at + d - 1]);
+                y[at + d - 1] = cuda::toBf16(x[at + d - 1]);
         }
     }
 }
@@ -110,13 +110,14 @@ Status decodeAttention(const DecodeAttention &shape, const Bf16 *q, const Bf16 *
                 }
                 partial[t] = sum;
             }
-            const float inverse = 1.0f / treeReduce(partial, [](float a, float b) { return a + b; });
+            const float inverse
+                = 1.0f / treeReduce(partial, [](float a, float b) { return a + b; });
             Bf16 *row = out + r * std::size_t(shape.qHeads) * d + h * d;
             for (std::size_t i = 0; i < d; ++i) {
                 float acc = 0;
                 for (std::size_t j = 0; j < seen; ++j)
                     acc += scores[j] * fromBf16(values[(first + j) * kvWidth + kvColumn + i]);
-                row[i] = toBf16(acc * inverse);
+                row[i] = cuda::toBf16(acc * inverse);
             }
         }
     }

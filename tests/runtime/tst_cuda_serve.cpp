@@ -13,7 +13,7 @@
 // activation) and 2 at the head (the normed row and the head's weights, as every weight), each
 // a relative perturbation ≤ u that the next RMSNorm renormalises, so to first order a logit moves
 // by at most (7L + 2 + 7L) · u of the row's largest |logit| (the second 7L: the weights of those
-// GEMMs). Measured on the emulation: about a twentieth of that bound.
+// GEMMs). Measured on the emulation: about a twenty-fifth of that bound (0.0046).
 // Greedy tokens can only differ where the reference's two best logits are closer than twice the
 // logits' difference; the test checks that every reference step clears that margin with the
 // measured difference, so the token comparison is a consequence of the logits', not luck.
@@ -21,6 +21,7 @@
 #include "gpu_test_support.h"
 #include "runtime/cuda/model/cuda_serve_shard.h"
 #include "runtime/cuda/model/in_process_tp.h"
+#include "runtime/model/model_init.h"
 #include "runtime/serve/reference_decode.h"
 #include "runtime/serve/sampling.h"
 #include "runtime/serve/weight_source.h"
@@ -65,16 +66,63 @@ double logitTolerance(const ModelConfig &c, std::span<const float> reference)
     return (14.0 * c.layers + 2) * u * largest;
 }
 
-// Three prompts of different lengths (the model_init tokens of requests 0, 1, 2).
-std::vector<std::vector<int>> prompts(const ModelConfig &c)
+// The reference's best logit minus its second best.
+double margin(std::span<const float> logits)
+{
+    float best = -INFINITY;
+    float second = -INFINITY;
+    for (const float v : logits) {
+        second = std::max(second, std::min(best, v));
+        best = std::max(best, v);
+    }
+    return double(best) - second;
+}
+
+// A prompt and the reference's greedy decode of it.
+struct Case
+{
+    std::vector<int> prompt;
+    ReferenceDecode reference;
+};
+
+// The reference picks every token of a case by at least this share of the row's largest
+// |logit| over the second best: thirteen times the difference measured on the emulation, so the
+// served tokens must equal the reference's wherever the logits hold (a near tie would make the
+// comparison luck on any machine).
+constexpr double kMarginShare = 0.06;
+
+// Three prompts of 4, 5 and 6 tokens (model_init's tokens of the first request ids whose
+// reference decode clears kMarginShare at every token).
+std::vector<Case> cases(const ModelConfig &c)
+{
+    std::vector<Case> found;
+    for (int id = 0; found.size() < 3 && id < 200; ++id) {
+        Case candidate;
+        for (int p = 0; p < 4 + int(found.size()); ++p)
+            candidate.prompt.push_back(syntheticToken(kSeed, id, p, c.vocab));
+        candidate.reference = orFail(referenceGreedyDecode(c, seededWeights(c.layers, kSeed),
+                                                           candidate.prompt, kOutputTokens));
+        const bool clear
+            = std::all_of(candidate.reference.logits.begin(), candidate.reference.logits.end(),
+                          [](const std::vector<float> &row) {
+                              float largest = 0;
+                              for (const float v : row)
+                                  largest = std::max(largest, std::abs(v));
+                              return margin(row) > kMarginShare * largest;
+                          });
+        if (clear)
+            found.push_back(std::move(candidate));
+    }
+    if (found.size() < 3)
+        qFatal("fewer than three prompts whose reference decode has clear margins");
+    return found;
+}
+
+std::vector<std::vector<int>> prompts(const std::vector<Case> &cs)
 {
     std::vector<std::vector<int>> result;
-    for (int r = 0; r < 3; ++r) {
-        std::vector<int> prompt;
-        for (int p = 0; p < 4 + r; ++p)
-            prompt.push_back(syntheticToken(kSeed, r, p, c.vocab));
-        result.push_back(std::move(prompt));
-    }
+    for (const Case &c : cs)
+        result.push_back(c.prompt);
     return result;
 }
 
@@ -94,8 +142,9 @@ public:
                 if (cudaStreamCreate(&stream) != cudaSuccess)
                     qFatal("cudaStreamCreate failed");
                 m_streams.push_back(stream);
-                const ShardSpec spec{s * layersPerStage, (s + 1) * layersPerStage, t, tpDegree,
-                                     s == 0, s == stages - 1};
+                const ShardSpec spec{
+                    s * layersPerStage, (s + 1) * layersPerStage, t, tpDegree, s == 0,
+                    s == stages - 1};
                 CudaServeOptions options;
                 options.slots = 3;
                 options.capacityTokens = 16;
@@ -118,15 +167,15 @@ public:
     {
         std::vector<float> carried;
         for (std::size_t s = 0; s < m_groups.size(); ++s) {
-            std::vector<std::vector<float>> outputs(std::size_t(m_tpDegree));
-            std::vector<Status> results(std::size_t(m_tpDegree), okStatus());
+            std::vector<std::vector<float>> outputs(static_cast<std::size_t>(m_tpDegree));
+            std::vector<Status> results(static_cast<std::size_t>(m_tpDegree), okStatus());
             {
                 std::vector<std::jthread> ranks;
                 for (int t = 0; t < m_tpDegree; ++t)
                     ranks.emplace_back([&, t] {
                         CudaServeShard &shard = *m_shards[s * std::size_t(m_tpDegree) + t];
-                        results[std::size_t(t)] = shard.forward(rows, carried, logitRows,
-                                                                outputs[std::size_t(t)]);
+                        results[std::size_t(t)]
+                            = shard.forward(rows, carried, logitRows, outputs[std::size_t(t)]);
                     });
             }
             for (const Status &r : results)
@@ -184,34 +233,12 @@ Decoded serveGreedy(Replica &replica, const ModelConfig &config,
     return d;
 }
 
-// The largest difference of a logit from the reference's, relative to the row's largest |logit|.
-double relativeLogitError(std::span<const float> actual, std::span<const float> expected)
+void compareWithReference(const ModelConfig &config, const std::vector<Case> &inputs,
+                          const Decoded &served)
 {
-    double diff = 0;
-    float largest = 0;
-    for (std::size_t i = 0; i < expected.size(); ++i) {
-        diff = std::max(diff, std::abs(double(actual[i]) - expected[i]));
-        largest = std::max(largest, std::abs(expected[i]));
-    }
-    return diff / largest;
-}
-
-// The reference's best logit minus its second best.
-double margin(std::span<const float> logits)
-{
-    std::vector<float> sorted(logits.begin(), logits.end());
-    std::partial_sort(sorted.begin(), sorted.begin() + 2, sorted.end(), std::greater<>());
-    return double(sorted[0]) - sorted[1];
-}
-
-void compareWithReference(const ModelConfig &config, const Decoded &served)
-{
-    const std::vector<std::vector<int>> inputs = prompts(config);
     double worst = 0;
     for (std::size_t r = 0; r < inputs.size(); ++r) {
-        const ReferenceDecode reference = orFail(
-            referenceGreedyDecode(config, seededWeights(config.layers, kSeed), inputs[r],
-                                  kOutputTokens));
+        const ReferenceDecode &reference = inputs[r].reference;
         for (std::size_t g = 0; g < reference.logits.size(); ++g) {
             const std::vector<float> &expected = reference.logits[g];
             const std::vector<float> &actual = served.logits[r][g];
@@ -269,22 +296,25 @@ private Q_SLOTS:
     {
         QFETCH(MlpKind, mlp);
         const ModelConfig config = serveConfig(mlp);
+        const std::vector<Case> inputs = cases(config);
         Replica replica(config, 1, 1);
-        compareWithReference(config, serveGreedy(replica, config, prompts(config)));
+        compareWithReference(config, inputs, serveGreedy(replica, config, prompts(inputs)));
     }
 
     void tpHalvesMatchTheReference()
     {
         const ModelConfig config = serveConfig();
+        const std::vector<Case> inputs = cases(config);
         Replica replica(config, 1, 2);
-        compareWithReference(config, serveGreedy(replica, config, prompts(config)));
+        compareWithReference(config, inputs, serveGreedy(replica, config, prompts(inputs)));
     }
 
     void twoStagesMatchTheReference()
     {
         const ModelConfig config = serveConfig();
+        const std::vector<Case> inputs = cases(config);
         Replica replica(config, 2, 1);
-        compareWithReference(config, serveGreedy(replica, config, prompts(config)));
+        compareWithReference(config, inputs, serveGreedy(replica, config, prompts(inputs)));
     }
 
     // Host-made weights (the path of a training run's dumps) are the device-made ones.
@@ -293,8 +323,9 @@ private Q_SLOTS:
         const ModelConfig config = serveConfig();
         Replica made(config, 1, 1);
         Replica uploaded(config, 1, 1, seededWeights(config.layers, kSeed));
-        const Decoded a = serveGreedy(made, config, prompts(config));
-        const Decoded b = serveGreedy(uploaded, config, prompts(config));
+        const std::vector<std::vector<int>> inputs = prompts(cases(config));
+        const Decoded a = serveGreedy(made, config, inputs);
+        const Decoded b = serveGreedy(uploaded, config, inputs);
         QCOMPARE(b.tokens, a.tokens);
         QCOMPARE(b.logits, a.logits);
     }
@@ -304,7 +335,7 @@ private Q_SLOTS:
     void decodingWithTheCacheEqualsRecomputing()
     {
         const ModelConfig config = serveConfig();
-        const std::vector<std::vector<int>> inputs = prompts(config);
+        const std::vector<std::vector<int>> inputs = prompts(cases(config));
         Replica cached(config, 2, 1);
         const Decoded served = serveGreedy(cached, config, inputs);
         for (std::size_t r = 0; r < inputs.size(); ++r) {
@@ -316,13 +347,18 @@ private Q_SLOTS:
                     rows.push_back({1, int(p), sequence[p]});
                 const std::vector<float> logits = fresh.step(rows, {int(rows.size()) - 1});
                 const std::vector<float> &decoded = served.logits[r][std::size_t(g)];
-                // The same rows through the same kernels: only a GEMM's choice of algorithm for
-                // another row count may change a sum's order (fp32, 2⁻²⁴ per addition).
-                QVERIFY2(relativeLogitError(decoded, logits) <= 1e-5,
-                         qPrintable(QStringLiteral("request %1, token %2: %3")
+                // The same rows through the same kernels, so on the emulation the same bits. On
+                // a GPU a GEMM may pick another algorithm for another row count: a sum in
+                // another order can flip the bf16 rounding of an operand, which moves a logit
+                // by no more than the operands' rounding does (logitTolerance).
+                double diff = 0;
+                for (std::size_t i = 0; i < logits.size(); ++i)
+                    diff = std::max(diff, std::abs(double(decoded[i]) - logits[i]));
+                QVERIFY2(diff <= logitTolerance(config, logits),
+                         qPrintable(QStringLiteral("request %1, token %2: a logit %3 off")
                                         .arg(r)
                                         .arg(g)
-                                        .arg(relativeLogitError(decoded, logits))));
+                                        .arg(diff)));
                 sequence.push_back(served.tokens[r][std::size_t(g)]);
             }
         }

@@ -93,11 +93,9 @@ CudaServeShard::CudaServeShard(ModelConfig config, ShardSpec shard, CudaServeOpt
 
 CudaServeShard::~CudaServeShard() = default;
 
-Result<std::unique_ptr<CudaServeShard>> CudaServeShard::create(const ModelConfig &config,
-                                                               const ShardSpec &shard,
-                                                               const CudaServeOptions &options,
-                                                               StreamHandle stream,
-                                                               DeviceTpComm &tp)
+Result<std::unique_ptr<CudaServeShard>>
+CudaServeShard::create(const ModelConfig &config, const ShardSpec &shard,
+                       const CudaServeOptions &options, StreamHandle stream, DeviceTpComm &tp)
 {
     if (Status s = validateShard(config, shard); !s)
         return s.error();
@@ -105,8 +103,7 @@ Result<std::unique_ptr<CudaServeShard>> CudaServeShard::create(const ModelConfig
         return badInput("a serving shard needs at least one batch slot of at least one token; got "
                         + std::to_string(options.slots) + " slots of "
                         + std::to_string(options.capacityTokens) + " tokens");
-    std::unique_ptr<CudaServeShard> result(
-        new CudaServeShard(config, shard, options, stream, tp));
+    std::unique_ptr<CudaServeShard> result(new CudaServeShard(config, shard, options, stream, tp));
     State &st = *result->m_state;
     st.dims = ShardDims::of(config, shard.tpDegree);
     if (Status s = cublasCall(cublasCreate(&st.blas), "cublasCreate"); !s)
@@ -116,9 +113,8 @@ Result<std::unique_ptr<CudaServeShard>> CudaServeShard::create(const ModelConfig
     if (Status s = result->makeWeights(); !s)
         return s.error();
 
-    const std::size_t cacheBytes
-        = std::size_t(shard.layerEnd - shard.layerBegin) * st.layerCacheElements(options)
-          * sizeof(Bf16);
+    const std::size_t cacheBytes = std::size_t(shard.layerEnd - shard.layerBegin)
+                                   * st.layerCacheElements(options) * sizeof(Bf16);
     for (DeviceBuffer *cache : {&st.keys, &st.values}) {
         if (Status s = cache->reserve(cacheBytes + 1, "the KV cache"); !s)
             return s.error();
@@ -128,8 +124,8 @@ Result<std::unique_ptr<CudaServeShard>> CudaServeShard::create(const ModelConfig
     const std::vector<float> table = rotaryCosSin(options.capacityTokens, config.headDim());
     if (Status s = st.rotary.reserve(table.size() * sizeof(float), "the rotary table"); !s)
         return s.error();
-    if (Status s = uploadOn(st.rotary.as<void>(), table.data(), table.size() * sizeof(float),
-                            stream);
+    if (Status s
+        = uploadOn(st.rotary.as<void>(), table.data(), table.size() * sizeof(float), stream);
         !s)
         return s.error();
     if (Status s = kernels::lastLaunchError("making a serving shard's weights"); !s)
@@ -312,13 +308,13 @@ Status CudaServeShard::layer(std::size_t index, int rows)
     // y[rows × out] = x · wᵀ for a weight stored out × in (q, k, v, gate, up).
     const auto projectOutIn = [&](const Bf16 *in, const DeviceParameter &weight, int inWidth,
                                   int out, const GemmOut &y) {
-        return gemm(st.blas, Transpose::No, Transpose::Yes, rows, out, inWidth, 1.0f,
-                    {in, inWidth}, {weight.valueBf16, inWidth}, 0.0f, y);
+        return gemm(st.blas, Transpose::No, Transpose::Yes, rows, out, inWidth, 1.0f, {in, inWidth},
+                    {weight.valueBf16, inWidth}, 0.0f, y);
     };
     // partial[rows × hidden] = x · w for a weight stored in × out (o, down), then the TP sum
     // into the residual stream.
-    const auto rowParallel = [&](const Bf16 *in, const DeviceParameter &weight,
-                                 int inWidth) -> Status {
+    const auto rowParallel
+        = [&](const Bf16 *in, const DeviceParameter &weight, int inWidth) -> Status {
         if (Status s = gemm(st.blas, Transpose::No, Transpose::No, rows, h, inWidth, 1.0f,
                             {in, inWidth}, {weight.valueBf16, h}, 0.0f, GemmOut::f32(x.partial, h));
             !s)
@@ -341,15 +337,16 @@ Status CudaServeShard::layer(std::size_t index, int rows)
     if (Status s = projectOutIn(x.normed, *w.k, h, d.kvWidth(), GemmOut::f32(x.kF, d.kvWidth()));
         !s)
         return s;
-    if (Status s = projectOutIn(x.normed, *w.v, h, d.kvWidth(), GemmOut::b16(x.v, d.kvWidth()));
-        !s)
+    if (Status s = projectOutIn(x.normed, *w.v, h, d.kvWidth(), GemmOut::b16(x.v, d.kvWidth())); !s)
         return s;
     const auto *cosSin = st.rotary.as<float>();
     kernels::rotaryRows(x.qF, rows, d.qHeads, d.headDim, cosSin, x.positions, x.q, m_stream);
     kernels::rotaryRows(x.kF, rows, d.kvHeads, d.headDim, cosSin, x.positions, x.k, m_stream);
     kernels::storeKv(x.k, x.v, rows, d.kvWidth(), x.cacheRows, keys, values, m_stream);
-    const kernels::DecodeAttention shape{rows,      d.qHeads,
-                                         d.kvHeads, d.headDim,
+    const kernels::DecodeAttention shape{rows,
+                                         d.qHeads,
+                                         d.kvHeads,
+                                         d.headDim,
                                          m_options.capacityTokens,
                                          1.0f / std::sqrt(float(d.headDim))};
     if (Status s = kernels::decodeAttention(shape, x.q, keys, values, x.positions, x.cacheRows,
@@ -391,9 +388,9 @@ Status CudaServeShard::head(std::span<const int> logitRows, std::vector<float> &
     if (picked > 0) {
         kernels::rmsNormForward(x.picked, st.finalNorm->value, picked, h, x.normed, x.invRms,
                                 nullptr, m_stream);
-        if (Status s = gemm(st.blas, Transpose::No, Transpose::Yes, picked, vocab, h, 1.0f,
-                            {x.normed, h}, {st.head->valueBf16, h}, 0.0f,
-                            GemmOut::f32(x.logits, vocab));
+        if (Status s
+            = gemm(st.blas, Transpose::No, Transpose::Yes, picked, vocab, h, 1.0f, {x.normed, h},
+                   {st.head->valueBf16, h}, 0.0f, GemmOut::f32(x.logits, vocab));
             !s)
             return s;
     }

@@ -115,8 +115,9 @@ __global__ void decodeAttentionKernel(DecodeAttention shape, const __nv_bfloat16
     for (int i = t; i < d; i += kDecodeAttentionThreads) {
         float acc = 0;
         for (int j = 0; j < seen; ++j)
-            acc += scores[j] * __bfloat162float(values[(first + std::size_t(j)) * kvWidth
-                                                       + kvColumn + std::size_t(i)]);
+            acc += scores[j]
+                   * __bfloat162float(
+                       values[(first + std::size_t(j)) * kvWidth + kvColumn + std::size_t(i)]);
         row[i] = __float2bfloat16_rn(acc * inverse);
     }
 }
