@@ -1,5 +1,6 @@
 #include "runtime/worker/gpu_rank.h"
 
+#include "runtime/cuda/model/cuda_serve_shard.h"
 #include "runtime/worker/cuda_backend.h"
 #include "runtime/worker/cuda_stage.h"
 
@@ -7,13 +8,45 @@
 
 namespace hetplan::runtime {
 
-Result<GpuRank> openGpuRank(const WorkerArgs &args, const Job &job, const ShardPlacement &placement)
+namespace {
+
+// Before NCCL's first use: it reads them once per process.
+void setNcclEnvironment(const WorkerArgs &args)
 {
-    // Before NCCL's first use: it reads them once per process.
     for (const auto &[name, value] : {std::pair{"NCCL_IB_HCA", &args.ncclIbHca},
                                       std::pair{"NCCL_SOCKET_IFNAME", &args.ncclSocketIfname}})
         if (!value->empty())
             ::setenv(name, value->c_str(), 1);
+}
+
+// A serving shard's TP all-reduce: the backend's, on the stage's TP group (as the training
+// stage's, cuda_stage.cpp: the partial sums travel in the backend's wire type).
+class ServeDeviceTp final : public cuda::DeviceTpComm
+{
+public:
+    ServeDeviceTp(Backend &backend, std::string group)
+        : m_backend(backend)
+        , m_group(std::move(group))
+    {}
+    Status allReduceSum(float *data, std::size_t count, cuda::StreamHandle) override
+    {
+        if (m_group.empty())
+            return okStatus();
+        return m_backend.allReduceSum(m_group, data, count, m_spentS);
+    }
+    Status awaitQueued() override { return m_backend.synchronize(); }
+
+private:
+    Backend &m_backend;
+    std::string m_group;
+    double m_spentS = 0; // the backend adds each call's time here
+};
+
+} // namespace
+
+Result<GpuRank> openGpuRank(const WorkerArgs &args, const Job &job, const ShardPlacement &placement)
+{
+    setNcclEnvironment(args);
     // The device first: the stage's weights go to it. Then NCCL, before the stage: every rank
     // gets here within moments of its start, so the unique-id exchange never waits for a
     // peer's shard, whatever its size (docs/runtime.md, "The GPU backend").
@@ -31,6 +64,37 @@ Result<GpuRank> openGpuRank(const WorkerArgs &args, const Job &job, const ShardP
     if (Status ready = (*backend)->awaitEveryRankReady(); !ready)
         return ready.error();
     return GpuRank{std::move(backend).value(), std::move(stage).value()};
+}
+
+Result<GpuServeRank> openGpuServeRank(const WorkerArgs &args, const Job &job,
+                                      const ModelConfig &config, const GpuServeShard &shard)
+{
+    setNcclEnvironment(args);
+    // As openGpuRank: the device, then NCCL before the shard (its weights and KV cache).
+    auto backend = CudaBackend::open(args.comm, args.rank, args.world, args.device.value_or(0));
+    if (!backend)
+        return backend.error();
+    if (Status connected = (*backend)->connect(job.program); !connected)
+        return connected.error();
+    const int group = job.program.ranks[std::size_t(args.rank)].tpGroup;
+    auto tp = std::make_shared<ServeDeviceTp>(
+        **backend, group < 0 ? std::string() : job.program.groups[std::size_t(group)].key);
+    cuda::CudaServeOptions options;
+    options.slots = shard.slots;
+    options.capacityTokens = shard.capacityTokens;
+    options.seed = args.seed;
+    options.weights = shard.weights;
+    auto stage = cuda::CudaServeShard::create(config, shard.spec, options,
+                                              (*backend)->computeStream(), *tp);
+    if (!stage)
+        return stage.error();
+    if (Status ready = (*backend)->awaitEveryRankReady(); !ready)
+        return ready.error();
+    GpuServeRank rank;
+    rank.backend = std::move(backend).value();
+    rank.tp = std::move(tp);
+    rank.stage = std::move(stage).value();
+    return rank;
 }
 
 } // namespace hetplan::runtime

@@ -106,9 +106,6 @@ extern "C" void onStopSignal(int signal)
 // fail what it has not finished as cancelled and write its records before it exits.
 [[noreturn]] void serve(const WorkerArgs &args, const Job &job)
 {
-    if (args.backend != BackendKind::Gloo)
-        die(args.rank, badInput("a serving plan runs on --backend gloo only; the GPU model "
-                                "has no KV cache yet"));
     std::signal(SIGTERM, onStopSignal);
     std::signal(SIGINT, onStopSignal);
     std::stop_source stop;
