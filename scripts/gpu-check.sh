@@ -159,12 +159,15 @@ fi
 # 6. One rank trains Llama-2 7B's first layers, as many as the model says fit (at most
 # --layers), with 4 micro-batches; `calibrate` fits the cluster to that run; a second run, half the
 # layers and 8 micro-batches, is then predicted by the calibrated cluster (docs/calibration.md).
-write_case() { # NAME LAYERS MICRO_BATCHES
+write_model() { # NAME LAYERS: Llama-2 7B's first LAYERS layers
     cat >"$work/$1.model.json" <<JSON
 {"format": "hetplan.model/1", "name": "llama2-7b-$2l", "layers": $2,
  "hidden": 4096, "ffn_hidden": 11008, "heads": 32, "kv_heads": 32, "vocab": 32000,
  "max_seq_len": 4096, "mlp": "swiglu"}
 JSON
+}
+write_case() { # NAME LAYERS MICRO_BATCHES
+    write_model "$1" "$2"
     cat >"$work/$1.plan.json" <<JSON
 {"format": "hetplan.plan/1", "planner": "hand", "cost_model": "hetplan",
  "cluster": "imported", "model": "llama2-7b-$2l",
@@ -217,11 +220,7 @@ fi
 # the prediction. Without a GPU the same commands run on --backend gloo at --scale 32 with two
 # layers (a dry run of this step's files and parsing; its figures mean nothing).
 write_serve_case() { # LAYERS CLUSTER_NAME GPU
-    cat >"$work/serve.model.json" <<JSON
-{"format": "hetplan.model/1", "name": "llama2-7b-$1l", "layers": $1,
- "hidden": 4096, "ffn_hidden": 11008, "heads": 32, "kv_heads": 32, "vocab": 32000,
- "max_seq_len": 4096, "mlp": "swiglu"}
-JSON
+    write_model serve "$1"
     cat >"$work/serve.plan.json" <<JSON
 {"format": "hetplan.plan/1", "planner": "hand", "cost_model": "hetplan",
  "cluster": "$2", "model": "llama2-7b-$1l",

@@ -2,11 +2,13 @@
 
 // What the serving engine (serve_engine.h) computes one step with: a stage shard of a replica on
 // the CPU (serve_shard.h) or on a GPU (runtime/cuda/model/cuda_serve_shard.h), its TP group
-// bound in. Header only, so the GPU model implements it without the engine's libraries.
+// bound in. Its own small library (hetplan-serve-stage), so the GPU model implements it without
+// the engine's.
 
 #include "core/base/result.h"
 #include "runtime/model/model_config.h"
 
+#include <cstddef>
 #include <span>
 #include <vector>
 
@@ -39,5 +41,14 @@ public:
                            std::span<const int> logitRows, std::vector<float> &output)
         = 0;
 };
+
+// What every ServeStage checks, with the same words: a cache of at least one slot of one token
+// (BadInput); a step's input of `expectedInputs` values, its rows inside the cache and, where
+// `vocab` > 0 (the embedding shard), their tokens inside the vocabulary, and its logit rows
+// indices into its rows (errors of the caller, ErrorKind::Internal).
+Status checkServeCache(int slots, int capacityTokens);
+Status checkServeStep(std::span<const TokenRow> rows, std::size_t inputs,
+                      std::size_t expectedInputs, std::span<const int> logitRows, int slots,
+                      int capacityTokens, int vocab);
 
 } // namespace hetplan::runtime

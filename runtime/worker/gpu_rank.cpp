@@ -42,19 +42,27 @@ private:
     double m_spentS = 0; // the backend adds each call's time here
 };
 
-} // namespace
-
-Result<GpuRank> openGpuRank(const WorkerArgs &args, const Job &job, const ShardPlacement &placement)
+// The device first, then NCCL, before the rank's shard: every rank gets here within moments of
+// its start, so the unique-id exchange never waits for a peer's shard, whatever its size
+// (docs/runtime.md, "The GPU backend").
+Result<std::unique_ptr<CudaBackend>> connectedBackend(const WorkerArgs &args, const Job &job)
 {
     setNcclEnvironment(args);
-    // The device first: the stage's weights go to it. Then NCCL, before the stage: every rank
-    // gets here within moments of its start, so the unique-id exchange never waits for a
-    // peer's shard, whatever its size (docs/runtime.md, "The GPU backend").
     auto backend = CudaBackend::open(args.comm, args.rank, args.world, args.device.value_or(0));
     if (!backend)
         return backend.error();
     if (Status connected = (*backend)->connect(job.program); !connected)
         return connected.error();
+    return backend;
+}
+
+} // namespace
+
+Result<GpuRank> openGpuRank(const WorkerArgs &args, const Job &job, const ShardPlacement &placement)
+{
+    auto backend = connectedBackend(args, job);
+    if (!backend)
+        return backend.error();
     auto stage = createCudaStage(job.model, stageRun(job, args), placement, **backend,
                                  (*backend)->computeStream());
     if (!stage)
@@ -69,13 +77,9 @@ Result<GpuRank> openGpuRank(const WorkerArgs &args, const Job &job, const ShardP
 Result<GpuServeRank> openGpuServeRank(const WorkerArgs &args, const Job &job,
                                       const ModelConfig &config, const GpuServeShard &shard)
 {
-    setNcclEnvironment(args);
-    // As openGpuRank: the device, then NCCL before the shard (its weights and KV cache).
-    auto backend = CudaBackend::open(args.comm, args.rank, args.world, args.device.value_or(0));
+    auto backend = connectedBackend(args, job);
     if (!backend)
         return backend.error();
-    if (Status connected = (*backend)->connect(job.program); !connected)
-        return connected.error();
     const int group = job.program.ranks[std::size_t(args.rank)].tpGroup;
     auto tp = std::make_shared<ServeDeviceTp>(
         **backend, group < 0 ? std::string() : job.program.groups[std::size_t(group)].key);

@@ -86,7 +86,7 @@ Status serveJobRank(const WorkerArgs &args, const Job &job, const std::stop_toke
             return read.error();
         dumped = std::move(read).value();
     }
-    const ShardSpec spec{rank.layerBegin, rank.layerEnd, rank.tpIndex,
+    const ShardSpec spec{rank.layerBegin, rank.layerEnd,  rank.tpIndex,
                          rank.tpDegree,   rank.embedding, rank.head};
     const WeightSource weights
         = args.weights.empty() ? seededWeights(config->layers, args.seed) : dumpedWeights(dumped);

@@ -15,11 +15,6 @@ namespace hetplan::runtime::cuda {
 
 namespace {
 
-Error callerError(std::string message)
-{
-    return {ErrorKind::Internal, std::move(message)};
-}
-
 template<typename T>
 T *at(const DeviceBuffer &buffer, std::size_t offset)
 {
@@ -99,10 +94,8 @@ CudaServeShard::create(const ModelConfig &config, const ShardSpec &shard,
 {
     if (Status s = validateShard(config, shard); !s)
         return s.error();
-    if (options.slots < 1 || options.capacityTokens < 1)
-        return badInput("a serving shard needs at least one batch slot of at least one token; got "
-                        + std::to_string(options.slots) + " slots of "
-                        + std::to_string(options.capacityTokens) + " tokens");
+    if (Status s = checkServeCache(options.slots, options.capacityTokens); !s)
+        return s.error();
     std::unique_ptr<CudaServeShard> result(new CudaServeShard(config, shard, options, stream, tp));
     State &st = *result->m_state;
     st.dims = ShardDims::of(config, shard.tpDegree);
@@ -170,18 +163,11 @@ Status CudaServeShard::makeWeights()
         }
         p.tensor = std::move(tensors[i]);
     }
-    st.layers.resize(std::size_t(m_shard.layerEnd - m_shard.layerBegin));
-    for (const DeviceParameter &p : st.params) {
-        const ParamKind kind = p.tensor.kind;
-        if (kind == ParamKind::Embedding)
-            st.embedding = &p;
-        else if (kind == ParamKind::FinalNorm)
-            st.finalNorm = &p;
-        else if (kind == ParamKind::Head)
-            st.head = &p;
-        else
-            layerSlot(st.layers[std::size_t(p.tensor.layer - m_shard.layerBegin)], kind) = &p;
-    }
+    ShardWeights weights = shardWeights(st.params, m_shard.layerBegin);
+    st.layers = std::move(weights.layers);
+    st.embedding = weights.embedding;
+    st.finalNorm = weights.finalNorm;
+    st.head = weights.head;
     return okStatus();
 }
 
@@ -240,28 +226,18 @@ Status CudaServeShard::forward(std::span<const TokenRow> rows, std::span<const f
     const int n = int(rows.size());
     const int hidden = m_config.hidden;
     const std::size_t expected = m_shard.hasEmbedding ? 0 : std::size_t(n) * hidden;
-    if (input.size() != expected)
-        return callerError("a serving step of " + std::to_string(n) + " tokens got "
-                           + std::to_string(input.size()) + " input values; expected "
-                           + std::to_string(expected));
+    if (Status s
+        = checkServeStep(rows, input.size(), expected, logitRows, m_options.slots,
+                         m_options.capacityTokens, m_shard.hasEmbedding ? m_config.vocab : 0);
+        !s)
+        return s;
     st.rowInts.resize(3 * std::size_t(n));
     for (int r = 0; r < n; ++r) {
         const TokenRow &row = rows[std::size_t(r)];
-        if (row.slot < 0 || row.slot >= m_options.slots || row.position < 0
-            || row.position >= m_options.capacityTokens)
-            return callerError("token row " + std::to_string(r) + " (slot "
-                               + std::to_string(row.slot) + ", position "
-                               + std::to_string(row.position) + ") is outside the KV cache");
-        if (m_shard.hasEmbedding && (row.token < 0 || row.token >= m_config.vocab))
-            return callerError("token " + std::to_string(row.token) + " is outside the vocabulary");
         st.rowInts[std::size_t(r)] = row.token;
         st.rowInts[std::size_t(n + r)] = row.position;
         st.rowInts[std::size_t(2 * n + r)] = row.slot * m_options.capacityTokens + row.position;
     }
-    for (const int r : logitRows)
-        if (r < 0 || r >= n)
-            return callerError("logit row " + std::to_string(r) + " is not one of the step's "
-                               + std::to_string(n) + " rows");
     output.clear();
     if (n == 0)
         return okStatus();
