@@ -32,8 +32,7 @@ Status checkServeStep(std::span<const TokenRow> rows, std::size_t inputs,
                            + std::to_string(expectedInputs));
     for (std::size_t r = 0; r < rows.size(); ++r) {
         const TokenRow &row = rows[r];
-        if (row.slot < 0 || row.slot >= slots || row.position < 0
-            || row.position >= capacityTokens)
+        if (row.slot < 0 || row.slot >= slots || row.position < 0 || row.position >= capacityTokens)
             return callerError("token row " + std::to_string(r) + " (slot "
                                + std::to_string(row.slot) + ", position "
                                + std::to_string(row.position) + ") is outside the KV cache");
