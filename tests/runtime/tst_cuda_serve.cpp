@@ -19,16 +19,19 @@
 // measured difference, so the token comparison is a consequence of the logits', not luck.
 #include "cuda_model_test_support.h"
 #include "gpu_test_support.h"
+#include "program_test_support.h"
 #include "runtime/cuda/model/cuda_serve_shard.h"
 #include "runtime/cuda/model/in_process_tp.h"
 #include "runtime/model/model_init.h"
 #include "runtime/serve/reference_decode.h"
 #include "runtime/serve/sampling.h"
 #include "runtime/serve/weight_source.h"
+#include "serve_test_support.h"
 #include "tests/test_registry.h"
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <thread>
 
 using namespace hetplan;
@@ -81,6 +84,7 @@ double margin(std::span<const float> logits)
 // A prompt and the reference's greedy decode of it.
 struct Case
 {
+    int id = 0; // the request id whose model_init tokens are the prompt
     std::vector<int> prompt;
     ReferenceDecode reference;
 };
@@ -91,14 +95,15 @@ struct Case
 // comparison luck on any machine).
 constexpr double kMarginShare = 0.06;
 
-// Three prompts of 4, 5 and 6 tokens (model_init's tokens of the first request ids whose
+// `count` prompts of 4, 5, 6, 4, … tokens (model_init's tokens of the first request ids whose
 // reference decode clears kMarginShare at every token).
-std::vector<Case> cases(const ModelConfig &c)
+std::vector<Case> cases(const ModelConfig &c, std::size_t count = 3)
 {
     std::vector<Case> found;
-    for (int id = 0; found.size() < 3 && id < 200; ++id) {
+    for (int id = 0; found.size() < count && id < 400; ++id) {
         Case candidate;
-        for (int p = 0; p < 4 + int(found.size()); ++p)
+        candidate.id = id;
+        for (int p = 0; p < 4 + int(found.size() % 3); ++p)
             candidate.prompt.push_back(syntheticToken(kSeed, id, p, c.vocab));
         candidate.reference = orFail(referenceGreedyDecode(c, seededWeights(c.layers, kSeed),
                                                            candidate.prompt, kOutputTokens));
@@ -113,8 +118,8 @@ std::vector<Case> cases(const ModelConfig &c)
         if (clear)
             found.push_back(std::move(candidate));
     }
-    if (found.size() < 3)
-        qFatal("fewer than three prompts whose reference decode has clear margins");
+    if (found.size() < count)
+        qFatal("too few prompts whose reference decode has clear margins");
     return found;
 }
 
@@ -315,6 +320,78 @@ private Q_SLOTS:
         const std::vector<Case> inputs = cases(config);
         Replica replica(config, 2, 1);
         compareWithReference(config, inputs, serveGreedy(replica, config, prompts(inputs)));
+    }
+
+    // The serving engine (runtime/serve/serve_engine.h) over Gloo on GPU shards, as hetplan-worker
+    // --backend cuda runs it: two replicas, one of a TP-2 stage then a TP-1 stage, one of a
+    // single stage; two batch slots each, so requests join mid-decode and reuse freed slots;
+    // prompts prefilled in chunks of 3 tokens.
+    void theEngineServesAPlanOnGpuShards()
+    {
+        const ModelConfig config = serveConfig();
+        const ModelSpec model{config.name,      config.layers, config.hidden,
+                              config.ffnHidden, config.heads,  config.kvHeads,
+                              config.vocab,     2048,          config.mlp};
+        Plan plan;
+        plan.workload.mode = Mode::Infer;
+        plan.workload.infer = {};
+        plan.workload.infer.promptLen = 10;
+        plan.workload.infer.outputLen = kOutputTokens;
+        plan.workload.infer.batch = 2;
+        plan.pipelines
+            = {{2,
+                1,
+                {hetplan::test::stage({0, 1}, 2, 1, 0, 2), hetplan::test::stage({2}, 1, 1, 2, 4)}},
+               {2, 1, {hetplan::test::stage({4}, 1, 1, 0, 4)}}};
+        const JobProgram program = hetplan::test::orFail(
+            compileProgram(plan, model, hetplan::test::fixtureTopology()), "compile");
+        const std::vector<Case> inputs = cases(config, 6);
+        std::vector<ServingRequest> requests;
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+            requests.push_back(
+                {inputs[i].id, 0.0, int(inputs[i].prompt.size()), kOutputTokens, int(i % 2)});
+        // One in-process TP group per stage, one stream per rank.
+        std::map<int, std::unique_ptr<InProcessTpGroup>> groups;
+        for (const Rank &r : program.ranks)
+            if (!groups.contains(r.tpGroup))
+                groups[r.tpGroup] = std::make_unique<InProcessTpGroup>(r.tpDegree);
+        std::vector<cudaStream_t> streams(program.ranks.size());
+        for (cudaStream_t &stream : streams)
+            QCOMPARE_EQ(cudaStreamCreate(&stream), cudaSuccess);
+        const runtime::test::StageMaker onGpu
+            = [&](int rank, const ShardSpec &spec) -> Result<std::unique_ptr<ServeStage>> {
+            CudaServeOptions options;
+            options.slots = plan.workload.infer.batch;
+            options.capacityTokens = plan.workload.infer.promptLen + kOutputTokens;
+            options.seed = kSeed;
+            const int group = program.ranks[std::size_t(rank)].tpGroup;
+            auto shard = CudaServeShard::create(config, spec, options, streams[std::size_t(rank)],
+                                                groups.at(group)->rank(spec.tpIndex));
+            if (!shard)
+                return shard.error();
+            return std::unique_ptr<ServeStage>(std::move(shard).value());
+        };
+        ServeOptions options;
+        options.promptSeed = kSeed;
+        options.prefillChunkTokens = 3;
+        const runtime::test::ServedPlan served
+            = runtime::test::servePlan(program, config, {}, {}, requests, options, onGpu);
+        for (cudaStream_t stream : streams)
+            cudaStreamDestroy(stream);
+        QVERIFY2(served.errors.empty(), served.errors.empty() ? "" : served.errors.front().c_str());
+        QCOMPARE(served.served.size(), requests.size());
+        Decoded decoded;
+        for (const Case &c : inputs) {
+            const auto s = std::find_if(served.served.begin(), served.served.end(),
+                                        [&](const ServedRequest &r) { return r.id == c.id; });
+            QVERIFY(s != served.served.end());
+            QVERIFY2(s->completed, s->failure.c_str());
+            decoded.tokens.push_back(served.tokens.at(c.id));
+            decoded.logits.emplace_back();
+            for (int g = 0; g < kOutputTokens; ++g)
+                decoded.logits.back().push_back(served.logits.at({c.id, int(c.prompt.size()) + g}));
+        }
+        compareWithReference(config, inputs, decoded);
     }
 
     // Host-made weights (the path of a training run's dumps) are the device-made ones.
