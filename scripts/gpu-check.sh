@@ -134,11 +134,14 @@ for t in tst_gpu_device tst_cuda_model_kernels $gpu_tests; do
     step "test $t" 120 "$programs/gpu-tests" "$t"
 done
 
-# 3. The sanitizers over the kernel tests.
+# 3. The sanitizers over the kernel tests and the serving shard's kernels.
 if command -v compute-sanitizer >/dev/null; then
     for tool in memcheck racecheck; do
         gpu_step "compute-sanitizer $tool" 150 compute-sanitizer --tool "$tool" \
             --error-exitcode 3 "$programs/gpu-tests" tst_cuda_model_kernels
+        # The serving kernels (decode attention against the KV cache) on one small stage.
+        gpu_step "compute-sanitizer $tool (serving)" 60 compute-sanitizer --tool "$tool" \
+            --error-exitcode 3 "$programs/gpu-tests" tst_cuda_serve oneStageMatchesTheReference
     done
 else
     skip "compute-sanitizer" "compute-sanitizer is not installed"

@@ -1,9 +1,10 @@
 // CudaServeShard (runtime/cuda/model/cuda_serve_shard.h) against the CPU reference greedy decode
 // (runtime/serve/reference_decode.h), which recomputes the whole prefix in fp32 for every token
 // (label gpu; also in cuda-model-emulated on the host emulation). Shapes: one stage; two TP
-// ranks in-process; two pipeline stages. Every generated token sequence equals the reference's,
-// the logits agree to the tolerance below, and decoding with the KV cache gives the logits of
-// recomputing the whole prefix.
+// ranks in-process; two pipeline stages; and the serving engine over Gloo on GPU shards (two
+// replicas, TP 2 then TP 1, continuous batching, chunked prefill). Every generated token sequence
+// equals the reference's, the logits agree to the tolerance below, and decoding with the KV
+// cache gives the logits of recomputing the whole prefix.
 //
 // Logit tolerance. The GPU model is bf16 by design (cuda_shard.h): every GEMM operand is rounded
 // to bf16 (unit roundoff u = 2⁻⁹) and summed in fp32, so the served logits differ from the fp32
