@@ -158,6 +158,8 @@ int runWorker(int argc, char **argv)
         std::fflush(nullptr);
         std::_Exit(0); // as below: peers may be gone
     }
+    if (args->backend == BackendKind::Cuda && !args->device)
+        args->device = localRank(program, r);
     if (job->plan.workload.mode == Mode::Infer)
         serve(*args, *job);
     const Rank &rank = program.ranks[std::size_t(r)];
@@ -168,8 +170,6 @@ int runWorker(int argc, char **argv)
     std::unique_ptr<Backend> backend;
     std::unique_ptr<StageCompute> model;
     if (args->backend == BackendKind::Cuda) {
-        if (!args->device)
-            args->device = localRank(program, r);
         auto gpu = openGpuRank(*args, *job, placement);
         if (!gpu)
             die(r, gpu.error());
