@@ -33,7 +33,7 @@ NCCL_IB_HCA and NCCL_SOCKET_IFNAME --nccl-ib-hca and --nccl-socket-ifname set fo
 With --preflight-s, the rank runs the plan's pre-flight over Gloo instead of training, each
 check for about S seconds, and prints a result line per check (docs/launcher.md, "Pre-flight").
 `hetplan-cli run` starts one per rank; `agent` is the host agent the SSH launcher starts per host.
-A serving plan's rank (Gloo only) serves the request stream the serving options describe.
+A serving plan's rank serves the request stream the serving options describe, on either backend.
 )";
 
 // The job's StageRun (stage_run.h), as every rank of it computes it.
