@@ -395,6 +395,53 @@ private Q_SLOTS:
         compareWithReference(config, inputs, decoded);
     }
 
+    // The KV cache is the workload's size from the start (layers × slots × positions × KV width,
+    // keys and values, bf16) and, like the weights (2 bytes per parameter, 4 for the embedding
+    // and the norms), never grows while serving.
+    void memoryIsTheWeightsAndTheCacheOnly()
+    {
+        const ModelConfig config = serveConfig();
+        cudaStream_t stream = nullptr;
+        QCOMPARE_EQ(cudaStreamCreate(&stream), cudaSuccess);
+        SoloDeviceTpComm solo;
+        CudaServeOptions options;
+        options.slots = 3;
+        options.capacityTokens = 16;
+        options.seed = kSeed;
+        auto shard
+            = orFail(CudaServeShard::create(config, wholeModel(config), options, stream, solo));
+        const ServeMemoryTable before = shard->memoryTable();
+        QCOMPARE(before.kvCacheBytes, std::size_t(2) * config.layers * 3 * 16 * config.kvDim() * 2);
+        std::size_t bf16Bytes = 0;
+        std::size_t floatBytes = 0;
+        for (const TensorLayout &t : shardTensors(config, wholeModel(config))) {
+            bf16Bytes += std::size_t(t.elements()) * 2;
+            if (t.kind != ParamKind::Head && t.layer < 0)
+                floatBytes += std::size_t(t.elements()) * 4;
+            else if (t.kind == ParamKind::AttnNorm || t.kind == ParamKind::MlpNorm)
+                floatBytes += std::size_t(t.elements()) * 4;
+        }
+        // BufferPlan aligns each piece to 256 bytes.
+        const std::size_t pieces = 2 * shardTensors(config, wholeModel(config)).size();
+        QVERIFY2(before.weightBytes >= bf16Bytes + floatBytes
+                     && before.weightBytes <= bf16Bytes + floatBytes + 256 * pieces,
+                 qPrintable(QStringLiteral("%1 bytes of weights for %2 + %3")
+                                .arg(before.weightBytes)
+                                .arg(bf16Bytes)
+                                .arg(floatBytes)));
+        const std::vector<TokenRow> rows{{0, 0, 5}, {0, 1, 6}, {2, 0, 7}};
+        const std::vector<int> logitRows{1, 2};
+        std::vector<float> out;
+        const Status step = shard->forward(rows, {}, logitRows, out);
+        QVERIFY2(step, step ? "" : step.error().message.c_str());
+        QCOMPARE(out.size(), std::size_t(2 * config.vocab));
+        const ServeMemoryTable after = shard->memoryTable();
+        QCOMPARE(after.kvCacheBytes, before.kvCacheBytes);
+        QCOMPARE(after.weightBytes, before.weightBytes);
+        shard.reset();
+        cudaStreamDestroy(stream);
+    }
+
     // Host-made weights (the path of a training run's dumps) are the device-made ones.
     void uploadedWeightsServeTheSame()
     {

@@ -36,11 +36,18 @@ private Q_SLOTS:
  "pipelines": [{"micro_batch": 2, "micro_batches": 1,
    "stages": [{"gpus": ["A:0"], "layers": [0, 4]}]}]})";
         const std::string out = folder + "/served.json";
-        auto args = parseWorkerArgs({"--plan", plan, "--model",
-                                     HETPLAN_SOURCE_DIR "/tests/runtime/data/tiny.model.json",
-                                     "--rank", "0", "--world", "1", "--rendezvous", folder,
-                                     "--backend", "cuda", "--device", "0", "--requests", "5",
-                                     "--seed", "3", "--timeout-s", "20", "--out", out});
+        auto args = parseWorkerArgs(
+            {"--plan",       plan,
+             "--model",      HETPLAN_SOURCE_DIR "/tests/runtime/data/tiny.model.json",
+             "--rank",       "0",
+             "--world",      "1",
+             "--rendezvous", folder,
+             "--backend",    "cuda",
+             "--device",     "0",
+             "--requests",   "5",
+             "--seed",       "3",
+             "--timeout-s",  "20",
+             "--out",        out});
         QVERIFY2(args, args ? "" : args.error().message.c_str());
         auto job = loadJob(jobSource(*args));
         QVERIFY2(job, job ? "" : job.error().message.c_str());

@@ -7,6 +7,7 @@
 #include "runtime/cuda/model/serve_kernels.h"
 #include "runtime/model/model_init.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cublas_v2.h>
 #include <string>
@@ -109,7 +110,7 @@ CudaServeShard::create(const ModelConfig &config, const ShardSpec &shard,
     const std::size_t cacheBytes = std::size_t(shard.layerEnd - shard.layerBegin)
                                    * st.layerCacheElements(options) * sizeof(Bf16);
     for (DeviceBuffer *cache : {&st.keys, &st.values}) {
-        if (Status s = cache->reserve(cacheBytes + 1, "the KV cache"); !s)
+        if (Status s = cache->reserve(std::max<std::size_t>(cacheBytes, 1), "the KV cache"); !s)
             return s.error();
         if (Status s = zeroDevice(cache->as<void>(), cacheBytes, stream); !s)
             return s.error();
@@ -121,8 +122,6 @@ CudaServeShard::create(const ModelConfig &config, const ShardSpec &shard,
         = uploadOn(st.rotary.as<void>(), table.data(), table.size() * sizeof(float), stream);
         !s)
         return s.error();
-    if (Status s = kernels::lastLaunchError("making a serving shard's weights"); !s)
-        return s.error();
     if (Status s = waitForDevice(); !s)
         return s.error();
     return result;
@@ -130,39 +129,60 @@ CudaServeShard::create(const ModelConfig &config, const ShardSpec &shard,
 
 Status CudaServeShard::makeWeights()
 {
+    // Every GEMM reads the bf16 copy; only the embedding (gathered) and the norms' gains stay
+    // in fp32 as well. The others are made (or uploaded) in fp32 through one staging buffer.
+    const auto keepsFloats = [](ParamKind kind) {
+        return kind == ParamKind::Embedding || kind == ParamKind::AttnNorm
+               || kind == ParamKind::MlpNorm || kind == ParamKind::FinalNorm;
+    };
     State &st = *m_state;
     std::vector<TensorLayout> tensors = shardTensors(m_config, m_shard);
     st.params.resize(tensors.size());
     BufferPlan plan;
-    std::vector<std::size_t> offsets(tensors.size() * 2);
+    std::vector<std::size_t> offsets(tensors.size() * 2, BufferPlan::kNone);
+    std::size_t stagingCount = 0;
     for (std::size_t kind = 0; kind < 2; ++kind)
         for (std::size_t i = 0; i < tensors.size(); ++i) {
-            const ElementRange slice = tpSlice(tensors[i], m_shard.tpIndex, m_shard.tpDegree);
-            offsets[kind * tensors.size() + i]
-                = plan.add(std::size_t(slice.size()), kind == 1 ? sizeof(Bf16) : sizeof(float));
+            const auto count
+                = std::size_t(tpSlice(tensors[i], m_shard.tpIndex, m_shard.tpDegree).size());
+            if (kind == 1)
+                offsets[tensors.size() + i] = plan.add(count, sizeof(Bf16));
+            else if (keepsFloats(tensors[i].kind))
+                offsets[i] = plan.add(count, sizeof(float));
+            else
+                stagingCount = std::max(stagingCount, count);
         }
     if (Status s = st.parameters.reserve(plan.bytes(), "a serving shard's weights"); !s)
+        return s;
+    DeviceBuffer staging;
+    if (Status s = staging.reserve(stagingCount * sizeof(float) + 1, "staging the weights"); !s)
         return s;
     std::vector<float> host;
     for (std::size_t i = 0; i < tensors.size(); ++i) {
         DeviceParameter &p = st.params[i];
         p.slice = tpSlice(tensors[i], m_shard.tpIndex, m_shard.tpDegree);
         p.count = std::size_t(p.slice.size());
-        p.value = at<float>(st.parameters, offsets[i]);
+        p.value = offsets[i] == BufferPlan::kNone ? nullptr : at<float>(st.parameters, offsets[i]);
         p.valueBf16 = at<Bf16>(st.parameters, offsets[tensors.size() + i]);
+        // Stream order lets the next tensor reuse the staging.
+        float *floats = p.value != nullptr ? p.value : staging.as<float>();
         if (!m_options.weights) {
             kernels::initialWeights(weightInit(tensors[i], m_config.layers, m_options.seed),
-                                    p.slice.begin, p.count, p.value, p.valueBf16, m_stream);
+                                    p.slice.begin, p.count, floats, p.valueBf16, m_stream);
         } else {
             host.resize(p.count);
             if (Status s = m_options.weights(tensors[i], p.slice, host); !s)
                 return s;
-            if (Status s = uploadOn(p.value, host.data(), p.count * sizeof(float), m_stream); !s)
+            if (Status s = uploadOn(floats, host.data(), p.count * sizeof(float), m_stream); !s)
                 return s;
-            kernels::toBf16(p.value, p.count, p.valueBf16, m_stream);
+            kernels::toBf16(floats, p.count, p.valueBf16, m_stream);
         }
         p.tensor = std::move(tensors[i]);
     }
+    if (Status s = kernels::lastLaunchError("making a serving shard's weights"); !s)
+        return s;
+    if (Status s = waitForDevice(); !s) // before the staging goes
+        return s;
     ShardWeights weights = shardWeights(st.params, m_shard.layerBegin);
     st.layers = std::move(weights.layers);
     st.embedding = weights.embedding;

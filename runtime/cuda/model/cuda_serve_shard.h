@@ -4,10 +4,12 @@
 // counterpart of runtime/serve/serve_shard.h on the GPU model. The same parameters and cuts as
 // CudaShard (cuda_shard.h), the same initial weights made on the device (or a training run's
 // dumped weights), the same precision: bf16 GEMM operands with fp32 accumulation, fp32 residual
-// stream and TP partial sums. The KV cache of its layers is bf16 in device memory, sized from
-// the workload (slots × capacityTokens) and allocated once with the weights; a step's scratch
-// grows to the largest step seen and is kept. Attention runs the new rows against the cache
-// (serve_kernels.h decodeAttention), so a prefill chunk and a decoded token are the same call.
+// stream and TP partial sums. It keeps the bf16 copy of every weight, and fp32 values only of
+// the embedding and the norms' gains (what is read in fp32), so 2 bytes per parameter. The KV cache
+// of its layers is bf16 in device memory, sized from the workload (slots × capacityTokens) and
+// allocated once with the weights; a step's scratch grows to the largest step seen and is kept.
+// Attention runs the new rows against the cache (serve_kernels.h decodeAttention), so a prefill
+// chunk and a decoded token are the same call.
 //
 // The step's rows, its input activations and its output (activations or the head's logits)
 // are host fp32 buffers, as the serving engine passes them between stages through the host
@@ -40,7 +42,7 @@ struct CudaServeOptions
 // The device bytes a serving shard holds.
 struct ServeMemoryTable
 {
-    std::size_t weightBytes = 0; // fp32 values (norm gains and embedding read them) and bf16 copies
+    std::size_t weightBytes = 0; // the bf16 copies; fp32 values of the embedding and norms too
     std::size_t kvCacheBytes = 0;
     std::size_t workingBytes = 0; // the largest step's scratch so far, and the rotary table
     std::size_t totalBytes() const { return weightBytes + kvCacheBytes + workingBytes; }
