@@ -385,13 +385,13 @@ ServeOutcome runServeRank(ServeShard &shard, ServeLinks &links, const ServeRole 
     return runServeRank(stage, links, role, std::move(requests), options, stop);
 }
 
-ServeOutcome runServeRank(ServeStage &shard, ServeLinks &links, const ServeRole &role,
+ServeOutcome runServeRank(ServeStage &stage, ServeLinks &links, const ServeRole &role,
                           std::vector<ServingRequest> requests, const ServeOptions &options,
                           const std::stop_token &stop)
 {
-    StageRunner runner(shard, links, role, options);
+    StageRunner runner(stage, links, role, options);
     if (role.first() && role.leader)
-        return Scheduler(runner, shard, std::move(requests), options).run(stop);
+        return Scheduler(runner, stage, std::move(requests), options).run(stop);
     ServeOutcome outcome;
     for (;;) {
         auto command = runner.receive();
