@@ -134,11 +134,14 @@ for t in tst_gpu_device tst_cuda_model_kernels $gpu_tests; do
     step "test $t" 120 "$programs/gpu-tests" "$t"
 done
 
-# 3. The sanitizers over the kernel tests.
+# 3. The sanitizers over the kernel tests and the serving shard's kernels.
 if command -v compute-sanitizer >/dev/null; then
     for tool in memcheck racecheck; do
         gpu_step "compute-sanitizer $tool" 150 compute-sanitizer --tool "$tool" \
             --error-exitcode 3 "$programs/gpu-tests" tst_cuda_model_kernels
+        # The serving kernels (decode attention against the KV cache) on one small stage.
+        gpu_step "compute-sanitizer $tool (serving)" 60 compute-sanitizer --tool "$tool" \
+            --error-exitcode 3 "$programs/gpu-tests" tst_cuda_serve oneStageMatchesTheReference
     done
 else
     skip "compute-sanitizer" "compute-sanitizer is not installed"
@@ -163,12 +166,15 @@ fi
 # 6. One rank trains Llama-2 7B's first layers, as many as the model says fit (at most
 # --layers), with 4 micro-batches; `calibrate` fits the cluster to that run; a second run, half the
 # layers and 8 micro-batches, is then predicted by the calibrated cluster (docs/calibration.md).
-write_case() { # NAME LAYERS MICRO_BATCHES
+write_model() { # NAME LAYERS: Llama-2 7B's first LAYERS layers
     cat >"$work/$1.model.json" <<JSON
 {"format": "hetplan.model/1", "name": "llama2-7b-$2l", "layers": $2,
  "hidden": 4096, "ffn_hidden": 11008, "heads": 32, "kv_heads": 32, "vocab": 32000,
  "max_seq_len": 4096, "mlp": "swiglu"}
 JSON
+}
+write_case() { # NAME LAYERS MICRO_BATCHES
+    write_model "$1" "$2"
     cat >"$work/$1.plan.json" <<JSON
 {"format": "hetplan.plan/1", "planner": "hand", "cost_model": "hetplan",
  "cluster": "imported", "model": "llama2-7b-$2l",
@@ -214,13 +220,58 @@ else
 fi
 [ -f "$work/probe.json" ] && cp "$work/probe.json" "$report_dir/gpu-check-probe.json"
 
-# 7. Serving. The serving runtime (runtime/serve, docs/runtime.md#serving-runs) runs on Gloo and
-# the CPU model only; the worker refuses --backend cuda for a serving plan, so there is no GPU
-# serving number to take. A build whose worker serves on CUDA needs its own step here.
-if grep -qa 'a serving plan runs on --backend gloo only' "$programs/hetplan-worker"; then
-    skip "serve (one replica)" "serving runs on --backend gloo only (CPU); no CUDA serving runtime"
+# 7. Serving (docs/runtime.md#serving-runs): one replica of one stage serves a short Poisson
+# stream of Llama-2 7B requests (512 prompt tokens, 64 output, batch 1) with as many layers as
+# the model says fit (at most --layers); `run` prints the serving simulator's prefill and per-token
+# time beside the measured ones, and the numbers get decode ms/token and prefill tokens/s beside
+# the prediction. Without a GPU the same commands run on --backend gloo at --scale 32 with two
+# layers (a dry run of this step's files and parsing; its figures mean nothing).
+write_serve_case() { # LAYERS CLUSTER_NAME GPU
+    write_model serve "$1"
+    cat >"$work/serve.plan.json" <<JSON
+{"format": "hetplan.plan/1", "planner": "hand", "cost_model": "hetplan",
+ "cluster": "$2", "model": "llama2-7b-$1l",
+ "workload": {"mode": "infer", "prompt_len": 512, "output_len": 64, "request_rate": 2,
+              "batch": 1, "precision": "bf16"},
+ "pipelines": [{"micro_batch": 1, "micro_batches": 1,
+   "stages": [{"gpus": ["$3"], "layers": [0, $1]}]}]}
+JSON
+}
+# serve_case NAME CLUSTER BACKEND SCALE: serves 8 requests, then the figures into the numbers.
+serve_case() {
+    mkdir -p "$work/serve-out"
+    step "$1" 150 "$programs/hetplan-cli" run --plan "$work/serve.plan.json" --cluster "$2" \
+        --model "$work/serve.model.json" --backend "$3" --scale "$4" --requests 8 --seed 1 \
+        --timeout-s 120 --out "$work/serve-out" || return 1
+    local measured="$work/serve-out/serving-measurement.json"
+    {
+        echo "$1:"
+        grep -E '^(replica 0 (prefill|per token)|per output token p50|time to first token p50) ' \
+            "$work/out"
+        figure() { grep -o "\"$1\": *[0-9.eE+-]*" "$measured" | head -1 | sed 's/.*: *//'; }
+        awk -v prefill="$(figure mean_prefill_s)" -v tpot="$(figure mean_tpot_s)" \
+            -v prompt=$((512 / $4)) 'BEGIN {
+                if (prefill > 0 && tpot > 0)
+                    printf "serve measured: decode %.2f ms/token, prefill %.0f tokens/s (%d-token prompts)\n",
+                        tpot * 1000, prompt / prefill, prompt
+                else print "serve measured: no prefill or per-token figure in the measurement" }'
+    } >>"$numbers"
+    cp "$measured" "$report_dir/gpu-check-serve.measured.json" 2>/dev/null
+    return 0
+}
+if [ -z "$gpu_reason" ] && [ -f "$work/cluster.json" ]; then
+    served=$layers
+    while [ "$served" -gt 1 ]; do
+        write_serve_case "$served" imported gpu-check:0
+        "$programs/hetplan-cli" evaluate --plan "$work/serve.plan.json" \
+            --cluster "$work/cluster.json" --model "$work/serve.model.json" >/dev/null 2>&1 && break
+        served=$((served - 1))
+    done
+    serve_case "serve (one replica)" "$work/cluster.json" cuda 1
 else
-    skip "serve (one replica)" "this script has no step yet for the worker's CUDA serving"
+    skip "serve (one replica)" "${gpu_reason:-the probe gave no cluster}"
+    write_serve_case 2 case-study A:0
+    serve_case "serve dry run (gloo, --scale 32)" case-study gloo 32
 fi
 
 {

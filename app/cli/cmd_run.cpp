@@ -238,9 +238,6 @@ int runRun(const std::vector<std::string> &words)
                                "measurement to a file"));
     std::optional<ServeSetup> serve; // a serving run's stream and cost model
     if (serving) {
-        if (options->backend != BackendKind::Gloo)
-            return fail(badInput("a serving plan runs on --backend gloo only; the GPU model has "
-                                 "no KV cache yet"));
         auto setup = serveSetup(*job, *planPath, options->serve.stream, source.scale);
         if (!setup)
             return fail(setup.error());

@@ -182,7 +182,7 @@ program and the measurement file.
                           with NCCL; docs/gpu-host.md
   --max-ranks N           refuse a plan of more than N ranks, one process each (default 256)
 
-A serving plan (mode infer) serves a request stream instead, on the CPU over Gloo, and
+A serving plan (mode infer) serves a request stream instead (--backend gloo or cuda), and
 prints every request's fate, the latency percentiles and the serving simulator's prediction
 for the same requests (docs/runtime.md, "Serving runs"):
   --requests N            serve N requests, or

@@ -81,6 +81,14 @@ Status uploadNow(void *device, std::span<const Bf16> host)
     return uploadNow(device, host.data(), host.size_bytes());
 }
 
+Status uploadOn(void *device, const void *host, std::size_t bytes, CUstream_st *stream)
+{
+    if (bytes == 0)
+        return okStatus();
+    return cudaCall(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream),
+                    "cudaMemcpyAsync host to device");
+}
+
 Status waitForDevice()
 {
     return cudaCall(cudaDeviceSynchronize(), "cudaDeviceSynchronize");

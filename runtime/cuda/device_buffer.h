@@ -50,6 +50,10 @@ Status zeroDevice(void *device, std::size_t bytes, CUstream_st *stream);
 Status uploadNow(void *device, const void *host, std::size_t bytes);
 Status uploadNow(void *device, std::span<const float> host);
 Status uploadNow(void *device, std::span<const Bf16> host);
+// Host → device enqueued on `stream`, so that work enqueued there later reads it. From pageable
+// host memory (a std::vector) CUDA copies the source out before it returns: the caller may
+// reuse it at once.
+Status uploadOn(void *device, const void *host, std::size_t bytes, CUstream_st *stream);
 // Waits for everything enqueued on the device by this process (after uploads: a copy from
 // pageable memory may return before its DMA lands, and other streams do not wait for it).
 Status waitForDevice();

@@ -170,8 +170,8 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
                           "--command or a pre-flight of its own");
     if (serving && spec.backend != BackendKind::Gloo)
         return badInput(spec.planName
-                        + ": a serving plan runs on --backend gloo only; the GPU model has no "
-                          "KV cache yet");
+                        + ": a serving plan is launched on --backend gloo only; hetplan-cli run "
+                          "serves one on --backend cuda on its own machine");
 
     JobLayout layout;
     layout.jobId = jobId;

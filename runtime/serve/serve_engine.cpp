@@ -33,7 +33,7 @@ int asInt(float value)
 class StageRunner
 {
 public:
-    StageRunner(ServeShard &shard, ServeLinks &links, const ServeRole &role,
+    StageRunner(ServeStage &shard, ServeLinks &links, const ServeRole &role,
                 const ServeOptions &options)
         : m_shard(shard)
         , m_links(links)
@@ -86,7 +86,7 @@ public:
             m_logitRows[std::size_t(i)] = asInt(logits[std::size_t(i) * kLogitFloats]);
         const std::span<const float> input
             = m_role.first() ? std::span<const float>() : std::span<const float>(m_input);
-        if (Status s = m_shard.forward(m_rows, input, m_logitRows, m_links.tp(), m_output); !s)
+        if (Status s = m_shard.forward(m_rows, input, m_logitRows, m_output); !s)
             return s;
         if (!m_role.leader)
             return okStatus();
@@ -148,7 +148,7 @@ private:
         return okStatus();
     }
 
-    ServeShard &m_shard;
+    ServeStage &m_shard;
     ServeLinks &m_links;
     ServeRole m_role;
     const ServeOptions &m_options;
@@ -169,10 +169,10 @@ struct Active
 class Scheduler
 {
 public:
-    Scheduler(StageRunner &runner, const ServeShard &shard, std::vector<ServingRequest> requests,
+    Scheduler(StageRunner &runner, const ServeStage &shard, std::vector<ServingRequest> requests,
               const ServeOptions &options)
         : m_runner(runner)
-        , m_capacity(shard.cache().capacityTokens())
+        , m_capacity(shard.capacityTokens())
         , m_vocab(shard.config().vocab)
         , m_requests(std::move(requests))
         , m_options(options)
@@ -189,7 +189,7 @@ public:
             s.promptTokens = r.promptTokens;
             m_outcome.served.push_back(std::move(s));
         }
-        for (int slot = shard.cache().slots(); slot-- > 0;)
+        for (int slot = shard.slots(); slot-- > 0;)
             m_freeSlots.push_back(slot);
     }
 
@@ -350,6 +350,28 @@ private:
     std::size_t m_next = 0; // the first request not yet admitted
 };
 
+// A CPU shard as a ServeStage, with its stage's TP communicator.
+class CpuServeStage final : public ServeStage
+{
+public:
+    CpuServeStage(ServeShard &shard, TpComm &tp)
+        : m_shard(shard)
+        , m_tp(tp)
+    {}
+    const ModelConfig &config() const override { return m_shard.config(); }
+    int slots() const override { return m_shard.cache().slots(); }
+    int capacityTokens() const override { return m_shard.cache().capacityTokens(); }
+    Status forward(std::span<const TokenRow> rows, std::span<const float> input,
+                   std::span<const int> logitRows, std::vector<float> &output) override
+    {
+        return m_shard.forward(rows, input, logitRows, m_tp, output);
+    }
+
+private:
+    ServeShard &m_shard;
+    TpComm &m_tp;
+};
+
 } // namespace
 
 int promptToken(std::uint64_t seed, int requestId, int position, int vocab)
@@ -361,9 +383,17 @@ ServeOutcome runServeRank(ServeShard &shard, ServeLinks &links, const ServeRole 
                           std::vector<ServingRequest> requests, const ServeOptions &options,
                           const std::stop_token &stop)
 {
-    StageRunner runner(shard, links, role, options);
+    CpuServeStage stage(shard, links.tp());
+    return runServeRank(stage, links, role, std::move(requests), options, stop);
+}
+
+ServeOutcome runServeRank(ServeStage &stage, ServeLinks &links, const ServeRole &role,
+                          std::vector<ServingRequest> requests, const ServeOptions &options,
+                          const std::stop_token &stop)
+{
+    StageRunner runner(stage, links, role, options);
     if (role.first() && role.leader)
-        return Scheduler(runner, shard, std::move(requests), options).run(stop);
+        return Scheduler(runner, stage, std::move(requests), options).run(stop);
     ServeOutcome outcome;
     for (;;) {
         auto command = runner.receive();

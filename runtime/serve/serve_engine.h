@@ -11,6 +11,7 @@
 #include "runtime/serve/sampling.h"
 #include "runtime/serve/serve_links.h"
 #include "runtime/serve/serve_shard.h"
+#include "runtime/serve/serve_stage.h"
 
 #include <cstdint>
 #include <functional>
@@ -53,6 +54,10 @@ struct ServeOutcome
 // first stage's leader only; the others take an empty list. A request whose prompt + output
 // tokens exceed the KV cache's capacity per slot is failed with that reason, not served. On an
 // error the scheduler fails what it had not finished with the error's message.
+ServeOutcome runServeRank(ServeStage &stage, ServeLinks &links, const ServeRole &role,
+                          std::vector<ServingRequest> requests, const ServeOptions &options,
+                          const std::stop_token &stop = {});
+// The same on a CPU shard, its TP all-reduces through links.tp().
 ServeOutcome runServeRank(ServeShard &shard, ServeLinks &links, const ServeRole &role,
                           std::vector<ServingRequest> requests, const ServeOptions &options,
                           const std::stop_token &stop = {});

@@ -27,11 +27,6 @@ struct LayerWeights
     const float *down = nullptr;
 };
 
-Error callerError(std::string message)
-{
-    return {ErrorKind::Internal, std::move(message)};
-}
-
 // y[rows × out] = x[rows × in] · wᵀ for a weight stored out × in (column-parallel).
 void projectOutIn(const std::vector<float> &x, const float *w, int rows, int in, int out,
                   std::vector<float> &y)
@@ -87,10 +82,8 @@ Result<ServeShard> ServeShard::create(const ModelConfig &config, const ShardSpec
 {
     if (Status s = validateShard(config, shard); !s)
         return s.error();
-    if (options.slots < 1 || options.capacityTokens < 1)
-        return badInput("a serving shard needs at least one batch slot of at least one token; got "
-                        + std::to_string(options.slots) + " slots of "
-                        + std::to_string(options.capacityTokens) + " tokens");
+    if (Status s = checkServeCache(options.slots, options.capacityTokens); !s)
+        return s.error();
     ServeShard result(config, shard);
     State &st = *result.m_state;
     const std::vector<TensorLayout> tensors = shardTensors(config, shard);
@@ -138,22 +131,14 @@ Status ServeShard::forward(std::span<const TokenRow> rows, std::span<const float
     const int qWidth = st.qHeads * d;
     const int kvWidth = st.kvHeads * d;
     const std::size_t expected = m_shard.hasEmbedding ? 0 : std::size_t(n) * hidden;
-    if (input.size() != expected)
-        return callerError("a serving step of " + std::to_string(n) + " tokens got "
-                           + std::to_string(input.size()) + " input values; expected "
-                           + std::to_string(expected));
+    if (Status s
+        = checkServeStep(rows, input.size(), expected, logitRows, st.cache.slots(),
+                         st.cache.capacityTokens(), m_shard.hasEmbedding ? m_config.vocab : 0);
+        !s)
+        return s;
     st.positions.resize(std::size_t(n));
-    for (int r = 0; r < n; ++r) {
-        const TokenRow &row = rows[std::size_t(r)];
-        if (row.slot < 0 || row.slot >= st.cache.slots() || row.position < 0
-            || row.position >= st.cache.capacityTokens())
-            return callerError("token row " + std::to_string(r) + " (slot "
-                               + std::to_string(row.slot) + ", position "
-                               + std::to_string(row.position) + ") is outside the KV cache");
-        if (m_shard.hasEmbedding && (row.token < 0 || row.token >= m_config.vocab))
-            return callerError("token " + std::to_string(row.token) + " is outside the vocabulary");
-        st.positions[std::size_t(r)] = row.position;
-    }
+    for (int r = 0; r < n; ++r)
+        st.positions[std::size_t(r)] = rows[std::size_t(r)].position;
 
     std::vector<float> &x = st.x;
     if (m_shard.hasEmbedding) {
@@ -251,9 +236,6 @@ Status ServeShard::forward(std::span<const TokenRow> rows, std::span<const float
     st.invRms.resize(std::size_t(picked));
     for (int i = 0; i < picked; ++i) {
         const int r = logitRows[std::size_t(i)];
-        if (r < 0 || r >= n)
-            return callerError("logit row " + std::to_string(r) + " is not one of the step's "
-                               + std::to_string(n) + " rows");
         rmsNormForward(x.data() + std::size_t(r) * hidden, st.finalNorm, 1, std::size_t(hidden),
                        st.normed.data() + std::size_t(i) * hidden, st.invRms.data() + i);
     }

@@ -11,6 +11,7 @@
 #include "runtime/model/rotary_embedding.h"
 #include "runtime/model/tp_comm.h"
 #include "runtime/serve/kv_cache.h"
+#include "runtime/serve/serve_stage.h"
 #include "runtime/serve/weight_source.h"
 
 #include <cstddef>
@@ -19,16 +20,6 @@
 #include <vector>
 
 namespace hetplan::runtime {
-
-// One token a step computes: position `position` of the sequence in cache slot `slot`. `token`
-// is read by the embedding shard only. The rows of one slot in a step are consecutive positions
-// in order, after every position the slot already holds (a prefill chunk, or one decoded token).
-struct TokenRow
-{
-    int slot = 0;
-    int position = 0;
-    int token = 0;
-};
 
 struct ServeShardOptions
 {

@@ -1,5 +1,6 @@
 #include "runtime/worker/gpu_rank.h"
 
+#include "runtime/cuda/model/cuda_serve_shard.h"
 #include "runtime/worker/cuda_backend.h"
 #include "runtime/worker/cuda_stage.h"
 #include "runtime/worker/executor.h"
@@ -11,14 +12,44 @@ namespace hetplan::runtime {
 
 namespace {
 
-// The rank's device and its NCCL communicators, connected.
-Result<std::unique_ptr<CudaBackend>> openConnected(const WorkerArgs &args, const Job &job)
+// Before NCCL's first use: it reads them once per process.
+void setNcclEnvironment(const WorkerArgs &args)
 {
-    // Before NCCL's first use: it reads them once per process.
     for (const auto &[name, value] : {std::pair{"NCCL_IB_HCA", &args.ncclIbHca},
                                       std::pair{"NCCL_SOCKET_IFNAME", &args.ncclSocketIfname}})
         if (!value->empty())
             ::setenv(name, value->c_str(), 1);
+}
+
+// A serving shard's TP all-reduce: the backend's, on the stage's TP group (as the training
+// stage's, cuda_stage.cpp: the partial sums travel in the backend's wire type).
+class ServeDeviceTp final : public cuda::DeviceTpComm
+{
+public:
+    ServeDeviceTp(Backend &backend, std::string group)
+        : m_backend(backend)
+        , m_group(std::move(group))
+    {}
+    Status allReduceSum(float *data, std::size_t count, cuda::StreamHandle) override
+    {
+        if (m_group.empty())
+            return okStatus();
+        return m_backend.allReduceSum(m_group, data, count, m_spentS);
+    }
+    Status awaitQueued() override { return m_backend.synchronize(); }
+
+private:
+    Backend &m_backend;
+    std::string m_group;
+    double m_spentS = 0; // the backend adds each call's time here
+};
+
+// The device first, then NCCL, before the rank's shard: every rank gets here within moments of
+// its start, so the unique-id exchange never waits for a peer's shard, whatever its size
+// (docs/runtime.md, "The GPU backend").
+Result<std::unique_ptr<CudaBackend>> connectedBackend(const WorkerArgs &args, const Job &job)
+{
+    setNcclEnvironment(args);
     auto backend = CudaBackend::open(args.comm, args.rank, args.world, args.device.value_or(0));
     if (!backend)
         return backend.error();
@@ -31,10 +62,7 @@ Result<std::unique_ptr<CudaBackend>> openConnected(const WorkerArgs &args, const
 
 Result<GpuRank> openGpuRank(const WorkerArgs &args, const Job &job, const ShardPlacement &placement)
 {
-    // The device first: the stage's weights go to it. Then NCCL, before the stage: every rank
-    // gets here within moments of its start, so the unique-id exchange never waits for a
-    // peer's shard, whatever its size (docs/runtime.md, "The GPU backend").
-    auto backend = openConnected(args, job);
+    auto backend = connectedBackend(args, job);
     if (!backend)
         return backend.error();
     auto stage = createCudaStage(job.model, stageRun(job, args), placement, **backend,
@@ -51,7 +79,7 @@ Result<GpuRank> openGpuRank(const WorkerArgs &args, const Job &job, const ShardP
 // The pre-flight over NCCL (preflight_links.h): the same device and communicators, no model.
 Result<PreflightLinks> openNcclPreflight(const WorkerArgs &args, const Job &job)
 {
-    auto backend = openConnected(args, job);
+    auto backend = connectedBackend(args, job);
     if (!backend)
         return backend.error();
     PreflightLinks links;
@@ -61,6 +89,33 @@ Result<PreflightLinks> openNcclPreflight(const WorkerArgs &args, const Job &job)
     };
     links.backend = std::move(backend).value();
     return links;
+}
+
+Result<GpuServeRank> openGpuServeRank(const WorkerArgs &args, const Job &job,
+                                      const ModelConfig &config, const GpuServeShard &shard)
+{
+    auto backend = connectedBackend(args, job);
+    if (!backend)
+        return backend.error();
+    const int group = job.program.ranks[std::size_t(args.rank)].tpGroup;
+    auto tp = std::make_shared<ServeDeviceTp>(
+        **backend, group < 0 ? std::string() : job.program.groups[std::size_t(group)].key);
+    cuda::CudaServeOptions options;
+    options.slots = shard.slots;
+    options.capacityTokens = shard.capacityTokens;
+    options.seed = args.seed;
+    options.weights = shard.weights;
+    auto stage = cuda::CudaServeShard::create(config, shard.spec, options,
+                                              (*backend)->computeStream(), *tp);
+    if (!stage)
+        return stage.error();
+    if (Status ready = (*backend)->awaitEveryRankReady(); !ready)
+        return ready.error();
+    GpuServeRank rank;
+    rank.backend = std::move(backend).value();
+    rank.tp = std::move(tp);
+    rank.stage = std::move(stage).value();
+    return rank;
 }
 
 } // namespace hetplan::runtime

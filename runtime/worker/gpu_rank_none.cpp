@@ -4,11 +4,26 @@
 
 namespace hetplan::runtime {
 
-Result<GpuRank> openGpuRank(const WorkerArgs &, const Job &, const ShardPlacement &)
+namespace {
+
+Error noCudaBackend()
 {
     return badInput("--backend cuda: this hetplan-worker was built without the CUDA backend "
                     "(configure with CUDA and NCCL found, docs/gpu-host.md); valid here: "
                     "--backend gloo");
+}
+
+} // namespace
+
+Result<GpuRank> openGpuRank(const WorkerArgs &, const Job &, const ShardPlacement &)
+{
+    return noCudaBackend();
+}
+
+Result<GpuServeRank> openGpuServeRank(const WorkerArgs &, const Job &, const ModelConfig &,
+                                      const GpuServeShard &)
+{
+    return noCudaBackend();
 }
 
 } // namespace hetplan::runtime

@@ -5,12 +5,14 @@
 #include "runtime/serve/request_stream.h"
 #include "runtime/serve/serve_engine.h"
 #include "runtime/serve/served_records.h"
+#include "runtime/worker/gpu_rank.h"
 #include "runtime/worker/stage_model.h"
 #include "runtime/worker/weight_dump.h"
 
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 namespace hetplan::runtime {
 
@@ -77,7 +79,6 @@ Status serveJobRank(const WorkerArgs &args, const Job &job, const std::stop_toke
     const int outputTokens = std::max(1, w.outputLen / scale);
     const ServeShardOptions shardOptions{w.batch, promptTokens + outputTokens};
 
-    setRankBlasThreads(1);
     WeightSet dumped;
     if (!args.weights.empty()) {
         auto read = readDumps(args.weights, *config);
@@ -85,13 +86,18 @@ Status serveJobRank(const WorkerArgs &args, const Job &job, const std::stop_toke
             return read.error();
         dumped = std::move(read).value();
     }
-    auto shard = ServeShard::create(
-        *config,
-        {rank.layerBegin, rank.layerEnd, rank.tpIndex, rank.tpDegree, rank.embedding, rank.head},
-        args.weights.empty() ? seededWeights(config->layers, args.seed) : dumpedWeights(dumped),
-        shardOptions);
-    if (!shard)
-        return shard.error();
+    const ShardSpec spec{rank.layerBegin, rank.layerEnd,  rank.tpIndex,
+                         rank.tpDegree,   rank.embedding, rank.head};
+    const WeightSource weights
+        = args.weights.empty() ? seededWeights(config->layers, args.seed) : dumpedWeights(dumped);
+    std::optional<ServeShard> cpuShard;
+    if (args.backend != BackendKind::Cuda) {
+        setRankBlasThreads(1);
+        auto shard = ServeShard::create(*config, spec, weights, shardOptions);
+        if (!shard)
+            return shard.error();
+        cpuShard = std::move(shard).value();
+    }
     auto comm = Comm::open(args.comm, args.rank, world);
     if (!comm)
         return comm.error();
@@ -103,6 +109,18 @@ Status serveJobRank(const WorkerArgs &args, const Job &job, const std::stop_toke
         groups.push_back({kAllGroup, everyone});
     if (Status s = (*comm)->connect(groups); !s)
         return s;
+    // On the GPU (docs/runtime.md, "Serving runs"): after Gloo, which every rank reaches within
+    // moments, NCCL for the TP all-reduces, then the shard; the engine's messages stay on Gloo.
+    GpuServeRank gpu;
+    if (args.backend == BackendKind::Cuda) {
+        GpuServeShard gpuShard{spec, shardOptions.slots, shardOptions.capacityTokens, {}};
+        if (!args.weights.empty())
+            gpuShard.weights = weights;
+        auto opened = openGpuServeRank(args, job, *config, gpuShard);
+        if (!opened)
+            return opened.error();
+        gpu = std::move(opened).value();
+    }
     const auto links = glooServeLinks(**comm, program, args.rank);
     const ServeRole role = serveRole(program, args.rank);
     const bool scheduler = role.first() && role.leader;
@@ -114,8 +132,12 @@ Status serveJobRank(const WorkerArgs &args, const Job &job, const std::stop_toke
     // start, so that first-touch page faults and lazy initialisation are not in any record.
     options.nowS = clockFrom(std::chrono::steady_clock::now());
     const std::vector<ServingRequest> warmup{{-1, 0.0, promptTokens, outputTokens, role.replica}};
-    ServeOutcome warm = runServeRank(
-        *shard, *links, role, scheduler ? warmup : std::vector<ServingRequest>{}, options, stop);
+    const auto serve = [&](std::vector<ServingRequest> requests) {
+        if (gpu.stage)
+            return runServeRank(*gpu.stage, *links, role, std::move(requests), options, stop);
+        return runServeRank(*cpuShard, *links, role, std::move(requests), options, stop);
+    };
+    ServeOutcome warm = serve(scheduler ? warmup : std::vector<ServingRequest>{});
     if (warm.error)
         return *warm.error;
 
@@ -139,7 +161,7 @@ Status serveJobRank(const WorkerArgs &args, const Job &job, const std::stop_toke
             if (Status journalled = appendServedRecord(args.out, s); !journalled)
                 std::cerr << "hetplan-worker: " << journalled.error().message << std::endl;
         };
-    const ServeOutcome outcome = runServeRank(*shard, *links, role, mine, options, stop);
+    const ServeOutcome outcome = serve(mine);
     if (scheduler && !args.out.empty())
         if (Status s = writeServedRecords(args.out, outcome.served); !s)
             return s;

@@ -1,7 +1,8 @@
 #pragma once
 
-// hetplan-worker's serving role (docs/runtime.md, "Serving runs"): one rank of a serving plan
-// on the CPU over Gloo, running runtime/serve's engine. The first stage's TP leader of each
+// hetplan-worker's serving role (docs/runtime.md, "Serving runs"): one rank of a serving plan,
+// running runtime/serve's engine over Gloo on a stage shard on the CPU (--backend gloo) or on
+// the GPU (--backend cuda, its TP all-reduces over NCCL). The first stage's TP leader of each
 // replica serves the requests the stream assigns to it and writes their records to --out.
 
 #include "core/base/result.h"

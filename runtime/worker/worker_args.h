@@ -34,7 +34,7 @@ With --preflight-s, the rank runs the plan's pre-flight over its backend's commu
 or NCCL with --backend cuda) instead of training, each check for about S seconds, and prints a
 result line per check (docs/launcher.md, "Pre-flight").
 `hetplan-cli run` starts one per rank; `agent` is the host agent the SSH launcher starts per host.
-A serving plan's rank (Gloo only) serves the request stream the serving options describe.
+A serving plan's rank serves the request stream the serving options describe, on either backend.
 )";
 
 // The job's StageRun (stage_run.h), as every rank of it computes it.

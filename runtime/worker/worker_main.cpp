@@ -106,9 +106,6 @@ extern "C" void onStopSignal(int signal)
 // fail what it has not finished as cancelled and write its records before it exits.
 [[noreturn]] void serve(const WorkerArgs &args, const Job &job)
 {
-    if (args.backend != BackendKind::Gloo)
-        die(args.rank, badInput("a serving plan runs on --backend gloo only; the GPU model "
-                                "has no KV cache yet"));
     std::signal(SIGTERM, onStopSignal);
     std::signal(SIGINT, onStopSignal);
     std::stop_source stop;
@@ -166,6 +163,8 @@ int runWorker(int argc, char **argv)
         std::fflush(nullptr);
         std::_Exit(0); // as below: peers may be gone
     }
+    if (args->backend == BackendKind::Cuda && !args->device)
+        args->device = localRank(program, r);
     if (job->plan.workload.mode == Mode::Infer)
         serve(*args, *job);
     const Rank &rank = program.ranks[std::size_t(r)];

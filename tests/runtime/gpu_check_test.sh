@@ -31,8 +31,15 @@ grep -qE '^\| test tst_cuda_model_kernels \| skipped: .*CUDA' "$report" ||
     fail "the kernel tests were not skipped with the driver's reason"
 grep -qE '^\| probe --quick \| ok \|' "$report" || fail "the probe did not run"
 grep -qE '^\| import probe \| ok \|' "$report" || fail "the import did not run"
-# Serving runs on Gloo only: skipped with that reason, never a GPU serving number.
-grep -qE '^\| serve \(one replica\) \| skipped: serving runs on --backend gloo only' "$report" ||
-    fail "the serving step was not skipped with the reason that serving runs on Gloo"
+# Serving: the GPU step skipped with the reason; its dry run on Gloo served, and its figures
+# (decode ms/token, prefill tokens/s, the prediction's rows) reached the numbers.
+grep -qE '^\| serve \(one replica\) \| skipped: .{10,}' "$report" ||
+    fail "the serving step was not skipped with a reason"
+grep -qE '^\| serve dry run \(gloo, --scale 32\) \| ok \|' "$report" ||
+    fail "the serving step's dry run on Gloo did not run"
+grep -qE '^serve measured: decode [0-9.]+ ms/token, prefill [0-9]+ tokens/s' "$report" ||
+    fail "no decode and prefill figures from the serving step"
+grep -qE '^replica 0 per token +[0-9.]+ [mun]?s ' "$report" ||
+    fail "no predicted-beside-measured per-token row from the serving step"
 ! grep -qE '\| (FAILED|TIMED OUT)' "$report" || fail "a step failed"
 echo "gpu-check report: every step present, GPU steps skipped with their reason"

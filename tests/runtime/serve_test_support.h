@@ -12,7 +12,9 @@
 #include <QtTest>
 
 #include <chrono>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -30,10 +32,15 @@ struct ServedPlan
     std::vector<std::string> errors; // per rank that stopped with one
 };
 
+// Makes rank `rank`'s stage shard (on its thread); servePlan's default is the CPU ServeShard.
+using StageMaker
+    = std::function<Result<std::unique_ptr<ServeStage>>(int rank, const ShardSpec &spec)>;
+
 // Serves `requests` (their `replica` set) on every rank of `program` at once.
 inline ServedPlan servePlan(const JobProgram &program, const ModelConfig &config,
                             const WeightSource &weights, ServeShardOptions shardOptions,
-                            const std::vector<ServingRequest> &requests, ServeOptions options)
+                            const std::vector<ServingRequest> &requests, ServeOptions options,
+                            const StageMaker &makeStage = {})
 {
     QTemporaryDir rendezvous;
     const auto start = std::chrono::steady_clock::now();
@@ -59,18 +66,23 @@ inline ServedPlan servePlan(const JobProgram &program, const ModelConfig &config
             return {{}, {}, s.error()};
         const Rank &r = program.ranks[std::size_t(rank)];
         const ShardSpec spec{r.layerBegin, r.layerEnd, r.tpIndex, r.tpDegree, r.embedding, r.head};
+        const ServeRole role = serveRole(program, rank);
+        std::vector<ServingRequest> mine;
+        if (role.first() && role.leader)
+            for (const ServingRequest &q : requests)
+                if (q.replica == role.replica)
+                    mine.push_back(q);
+        const auto links = glooServeLinks(**comm, program, rank);
+        if (makeStage) {
+            auto stage = makeStage(rank, spec);
+            if (!stage)
+                return {{}, {}, stage.error()};
+            return runServeRank(**stage, *links, role, mine, options);
+        }
         auto shard = ServeShard::create(config, spec, weights, shardOptions);
         if (!shard)
             return {{}, {}, shard.error()};
-        const ServeRole role = serveRole(program, rank);
-        std::vector<ServingRequest> mine;
-        for (const ServingRequest &q : requests)
-            if (q.replica == role.replica)
-                mine.push_back(q);
-        const auto links = glooServeLinks(**comm, program, rank);
-        return runServeRank(*shard, *links, role,
-                            role.first() && role.leader ? mine : std::vector<ServingRequest>{},
-                            options);
+        return runServeRank(*shard, *links, role, mine, options);
     };
     std::vector<ServeOutcome> outcomes(static_cast<std::size_t>(world));
     std::vector<std::thread> threads;

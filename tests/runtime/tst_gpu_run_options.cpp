@@ -115,6 +115,25 @@ private Q_SLOTS:
                      QStringLiteral("run failed: rank \\d+ exited with status 2"))),
                  qPrintable(run.err));
     }
+
+    // A serving plan on --backend cuda is served by the GPU serving shard (docs/runtime.md,
+    // "Serving runs"); it used to be refused before any rank started. Where no device is usable,
+    // every rank fails with the device's reason and every request is accounted for as failed.
+    void servingOnCudaNeedsOnlyADevice()
+    {
+        const CliRun run = runCli(words({"run", "--plan"})
+                                  << runtimeData("serving.plan.json") << QStringLiteral("--model")
+                                  << runtimeData("tiny.model.json")
+                                  << words({"--backend", "cuda", "--requests", "2"}));
+        if (run.exitCode == 0)
+            QSKIP("a CUDA device is usable here: the plan is served");
+        QVERIFY2(!run.err.contains(QStringLiteral("gloo only")), qPrintable(run.err));
+        QVERIFY2(run.err.contains(QStringLiteral("no usable CUDA device"))
+                     || run.err.contains(QStringLiteral("without the CUDA backend")),
+                 qPrintable(run.err));
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.out.contains(QStringLiteral("served 0 of 2 requests")), qPrintable(run.out));
+    }
 };
 
 HETPLAN_TEST_GUILESS_MAIN(TestGpuRunOptions)

@@ -98,6 +98,27 @@ void activation(const LayerContext &c, const LayerStash &s, Bf16 *out)
 
 } // namespace
 
+ShardWeights shardWeights(std::span<const DeviceParameter> params, int layerBegin)
+{
+    ShardWeights w;
+    for (const DeviceParameter &p : params) {
+        const ParamKind kind = p.tensor.kind;
+        if (kind == ParamKind::Embedding)
+            w.embedding = &p;
+        else if (kind == ParamKind::FinalNorm)
+            w.finalNorm = &p;
+        else if (kind == ParamKind::Head)
+            w.head = &p;
+        if (p.tensor.layer < 0)
+            continue;
+        const auto index = std::size_t(p.tensor.layer - layerBegin);
+        if (w.layers.size() <= index)
+            w.layers.resize(index + 1);
+        layerSlot(w.layers[index], kind) = &p;
+    }
+    return w;
+}
+
 std::vector<float> rotaryCosSin(int seqLen, int headDim)
 {
     // RotaryTable's cos and sin, read out by rotating unit vectors (1, 0): each pair becomes

@@ -11,6 +11,7 @@
 #include "runtime/cuda/model/shard_layout.h"
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 namespace hetplan::runtime::cuda {
@@ -28,6 +29,17 @@ struct LayerWeights
     const DeviceParameter *up = nullptr;
     const DeviceParameter *down = nullptr;
 };
+
+// Where each of a shard's parameters serves: `layers` (layer l at l − layerBegin, resized to
+// the shard's layers), the embedding, final norm and head (null where the shard has none).
+struct ShardWeights
+{
+    std::vector<LayerWeights> layers;
+    const DeviceParameter *embedding = nullptr;
+    const DeviceParameter *finalNorm = nullptr;
+    const DeviceParameter *head = nullptr;
+};
+ShardWeights shardWeights(std::span<const DeviceParameter> params, int layerBegin);
 
 // One layer's stash of one micro-batch, as typed pointers into its allocation.
 struct LayerStash

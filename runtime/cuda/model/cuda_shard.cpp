@@ -100,21 +100,11 @@ Result<CudaShard> CudaShard::create(const ModelConfig &config, const ShardSpec &
         return s.error();
 
     // The pointers stay valid: m_params never grows again, and moving a vector keeps its elements.
-    for (const DeviceParameter &p : result.m_params) {
-        const ParamKind kind = p.tensor.kind;
-        if (kind == ParamKind::Embedding)
-            st.embedding = &p;
-        else if (kind == ParamKind::FinalNorm)
-            st.finalNorm = &p;
-        else if (kind == ParamKind::Head)
-            st.head = &p;
-        if (p.tensor.layer < 0)
-            continue;
-        const auto index = std::size_t(p.tensor.layer - shard.layerBegin);
-        if (st.layers.size() <= index)
-            st.layers.resize(index + 1);
-        layerSlot(st.layers[index], kind) = &p;
-    }
+    ShardWeights weights = shardWeights(result.m_params, shard.layerBegin);
+    st.layers = std::move(weights.layers);
+    st.embedding = weights.embedding;
+    st.finalNorm = weights.finalNorm;
+    st.head = weights.head;
     st.gradientsDone.resize(st.layers.size() + 2);
     for (cudaEvent_t &e : st.gradientsDone)
         if (Status s = cudaCall(cudaEventCreateWithFlags(&e, cudaEventDisableTiming),
