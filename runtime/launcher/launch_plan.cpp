@@ -168,10 +168,6 @@ Result<JobLayout> layoutJob(const LaunchSpec &spec, const std::string &jobId)
         return badInput(spec.planName
                         + ": a serving plan; it is served by hetplan-worker ranks, without "
                           "--command or a pre-flight of its own");
-    if (serving && spec.backend != BackendKind::Gloo)
-        return badInput(spec.planName
-                        + ": a serving plan is launched on --backend gloo only; hetplan-cli run "
-                          "serves one on --backend cuda on its own machine");
 
     JobLayout layout;
     layout.jobId = jobId;

@@ -157,7 +157,7 @@ void TestLaunchPlan::badPlanIsRefusedBeforeAnyHost()
 
 // A serving plan's ranks serve the stream of the spec's options; each replica's scheduler (its
 // first stage's TP leader) writes its records as its result file; a trace travels with the job.
-// A person's own command or a GPU backend is refused before any host.
+// A person's own command is refused before any host; a GPU backend is laid out as training's.
 void TestLaunchPlan::servingPlanLaysOutItsSchedulers()
 {
     LaunchSpec spec = asymmetricSpec();
@@ -195,9 +195,20 @@ void TestLaunchPlan::servingPlanLaysOutItsSchedulers()
     QCOMPARE(refused.error().kind, ErrorKind::BadInput);
     QVERIFY2(refused.error().message.find("serving.plan.json: a serving plan") == 0,
              refused.error().message.c_str());
+    // On GPUs each host is asked for as many devices as it runs ranks of one machine, and every
+    // rank serves on the CUDA backend (docs/runtime.md, "Serving runs", "On the GPU").
     LaunchSpec cuda = spec;
     cuda.backend = BackendKind::Cuda;
-    QVERIFY(!layoutJob(cuda, "hp-test").ok());
+    auto onGpus = layoutJob(cuda, "hp-test");
+    QVERIFY2(onGpus.ok(), onGpus.ok() ? "" : onGpus.error().message.c_str());
+    int gpusNeeded = 0;
+    for (const HostWork &host : onGpus->hosts) {
+        gpusNeeded += host.gpusNeeded;
+        for (const RankStart &rank : host.ranks)
+            QVERIFY(joined(rankProcess(rank, "/job", 31337).argv)
+                        .contains(QLatin1String("--backend cuda")));
+    }
+    QCOMPARE(gpusNeeded, 3); // A:0, then B:0 and B:1
 }
 
 void TestLaunchPlan::workerCommandLineReadsBack()
