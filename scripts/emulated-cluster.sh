@@ -21,7 +21,7 @@
 #                hosts not named are not shaped (default A=800mbit,B=800mbit,C=160mbit, of
 #                those hosts there are)
 # --cpu LIST     each host's CPU budget in cores (0.6: 60 % of one core), a cgroup quota over
-#                10 ms periods (cgroup v1 cpu controller or v2 cpu.max); hosts not named are not
+#                short periods (cgroup v1 cpu controller or v2 cpu.max); hosts not named are not
 #                limited (default: none, the hosts share this machine's cores)
 # --subnet P     the hosts' /24 as its first three numbers (default 10.79.K, K from the name);
 #                the bridge in this namespace is P.1, host A P.2, B P.3, ...
@@ -244,12 +244,16 @@ shape() { # [-n NS] DEV RATE
     tc "${@:1:$#-2}" qdisc add dev "${@: -2:1}" root tbf rate "${!#}" burst "$burst" latency 50ms
 }
 
-# Host $1's cgroup with a quota of $2 cores per 10 ms period: v1 cfs_quota_us, v2 cpu.max (the
-# cpu controller enabled for the root's children first). Its weight is 8 times the default, so
+# Host $1's cgroup with a quota of $2 cores per period: v1 cfs_quota_us, v2 cpu.max (the cpu
+# controller enabled for the root's children first). The period is the shortest the kernel
+# allows (quota and period at least 1 ms each: 3.3 ms at 0.3 cores): a host that has spent its
+# quota stalls until the next period, and a message to it waits as long, which a host of a real
+# cluster does not. Its weight is 8 times the default, so
 # that the host gets its budget while other work keeps this machine busy.
 budget() {
-    local cgroup=$(cgroup_of "$1") period_us=10000 quota_us
-    quota_us=$(awk -v c="$2" -v p=$period_us 'BEGIN { printf "%d", c * p }')
+    local cgroup=$(cgroup_of "$1") period_us quota_us
+    read -r period_us quota_us < <(awk -v c="$2" 'BEGIN {
+        p = c >= 1 ? 1000 : int(1000 / c + 0.999); printf "%d %d\n", p, c * p }')
     mkdir "$cgroup"
     if [ -f "$cgroup/cpu.cfs_quota_us" ]; then
         echo $period_us >"$cgroup/cpu.cfs_period_us"
