@@ -248,8 +248,9 @@ shape() { # [-n NS] DEV RATE
 # controller enabled for the root's children first). The period is the shortest the kernel
 # allows (quota and period at least 1 ms each: 3.3 ms at 0.3 cores): a host that has spent its
 # quota stalls until the next period, and a message to it waits as long, which a host of a real
-# cluster does not. Its weight is 8 times the default, so
-# that the host gets its budget while other work keeps this machine busy.
+# cluster does not. Where the kernel has it, a burst of one quota lets a host that waited spend
+# what it saved at once (its mean stays the quota). Its weight is 8 times the default, so that
+# the host gets its budget while other work keeps this machine busy.
 budget() {
     local cgroup=$(cgroup_of "$1") period_us quota_us
     read -r period_us quota_us < <(awk -v c="$2" 'BEGIN {
@@ -258,11 +259,13 @@ budget() {
     if [ -f "$cgroup/cpu.cfs_quota_us" ]; then
         echo $period_us >"$cgroup/cpu.cfs_period_us"
         echo "$quota_us" >"$cgroup/cpu.cfs_quota_us"
+        [ ! -f "$cgroup/cpu.cfs_burst_us" ] || echo "$quota_us" >"$cgroup/cpu.cfs_burst_us"
         echo 8192 >"$cgroup/cpu.shares"
     else
         grep -qw cpu "$(cgroup_root)/cgroup.subtree_control" ||
             echo +cpu >"$(cgroup_root)/cgroup.subtree_control"
         echo "$quota_us $period_us" >"$cgroup/cpu.max"
+        [ ! -f "$cgroup/cpu.max.burst" ] || echo "$quota_us" >"$cgroup/cpu.max.burst"
         echo 800 >"$cgroup/cpu.weight"
     fi
 }
