@@ -94,14 +94,19 @@ state=/run/hetplan-cluster/$name
 hosts=(--hosts "$state/hosts.json" --known-hosts "$state/known_hosts")
 
 # A pair the probe flags as implausible (a latency spike while the machine is busy) is left out
-# of the import; a second probe is allowed before the rates count as not recovered.
-for attempt in 1 2; do
+# of the import; a second probe is allowed before the rates count as not recovered. All hosts
+# hang off one bridge, so their pairs' latencies are alike: a pair more than 10 times the
+# lowest caught a stalled host (a throttled CPU budget, docs/emulated-cluster.md "What it
+# measured") and is probed again, up to a third time; calibration's latency factor would
+# multiply the stall.
+for attempt in 1 2 3; do
     step "probe (attempt $attempt)"
     timeout 300 "$cli" probe "${hosts[@]}" --no-gpu --quick --model "$model" --scale $scale \
         --seq-len 512 --micro-batch 1 \
         --out "$work/probe.json" >"$work/probe.txt" 2>&1 || fail "probe: $(tail -20 "$work/probe.txt")"
     "$cli" import "$work/probe.json" --name emu --out "$work/probed.cluster.json" \
         >"$work/import.txt" 2>&1 || fail "import: $(cat "$work/import.txt")"
+    status=0
     python3 -c '
 import json, sys
 links = {l["a"]: l["bandwidth_GBps"] for l in json.load(open(sys.argv[1]))["links"]}
@@ -110,9 +115,20 @@ for m, GBps in {"A": 0.1, "B": 0.1, "C": 0.02}.items():
     ok = abs(links[m] / GBps - 1) <= 0.15
     missed += not ok
     print("  imported link of %s: %.4f GB/s, shaped %.3f GB/s%s" % (m, links[m], GBps, "" if ok else "  NOT within 15 %"))
-sys.exit(missed)' "$work/probed.cluster.json" && break
+if missed:
+    sys.exit(1)
+latencies_us = [p["latency_us"] for p in json.load(open(sys.argv[2]))["pairs"]]
+if max(latencies_us) > 10 * min(latencies_us):
+    print("  pair latencies %s us: a stalled host; probing again" % " ".join("%.0f" % l for l in latencies_us))
+    sys.exit(2)' "$work/probed.cluster.json" "$work/probe.json" || status=$?
+    ((status != 0)) || break
     grep -h "plausibility\|GB/s at" "$work/probe.txt" | sed 's/^/  /'
-    ((attempt < 2)) || fail "import did not recover the shaped rates"
+    if ((attempt == 3)); then
+        ((status == 2)) || fail "import did not recover the shaped rates"
+        echo "  going on with the latencies of the last probe"
+    elif ((status == 1 && attempt == 2)); then
+        fail "import did not recover the shaped rates"
+    fi
 done
 
 # launch_run PLAN MEASUREMENT: trains PLAN on the hosts, the measurement to MEASUREMENT.
