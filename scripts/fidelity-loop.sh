@@ -94,11 +94,10 @@ state=/run/hetplan-cluster/$name
 hosts=(--hosts "$state/hosts.json" --known-hosts "$state/known_hosts")
 
 # A pair the probe flags as implausible (a latency spike while the machine is busy) is left out
-# of the import; a second probe is allowed before the rates count as not recovered. All hosts
-# hang off one bridge, so their pairs' latencies are alike: a pair more than 10 times the
-# lowest caught a stalled host (a throttled CPU budget, docs/emulated-cluster.md "What it
-# measured") and is probed again, up to a third time; calibration's latency factor would
-# multiply the stall.
+# of the import. All hosts hang off one bridge, so their pairs' latencies are alike: a pair
+# more than 10 times the lowest caught a stalled host (a throttled CPU budget,
+# docs/emulated-cluster.md "What it measured"), which calibration's latency factor would
+# multiply. Either is probed again, up to three times before the rates count as not recovered.
 for attempt in 1 2 3; do
     step "probe (attempt $attempt)"
     timeout 300 "$cli" probe "${hosts[@]}" --no-gpu --quick --model "$model" --scale $scale \
@@ -126,8 +125,6 @@ if max(latencies_us) > 10 * min(latencies_us):
     if ((attempt == 3)); then
         ((status == 2)) || fail "import did not recover the shaped rates"
         echo "  going on with the latencies of the last probe"
-    elif ((status == 1 && attempt == 2)); then
-        fail "import did not recover the shaped rates"
     fi
 done
 
