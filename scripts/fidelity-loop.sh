@@ -12,6 +12,7 @@
 #
 #   scripts/fidelity-loop.sh [--programs DIR] [--repeat R] [--work DIR] [--name NAME]
 #                            [--cpu M=CORES,...] [--check | --check-iterations]
+#                            [--except PLAN,...]
 #
 # --programs DIR  where hetplan-cli, hetplan-worker and hetplan-probe are (default: this
 #                 checkout's build/bin)
@@ -27,6 +28,8 @@
 #                 more, also unless at least 80 % of each plan's runs fall inside its
 #                 calibrated 90 % interval
 # --check-iterations  as --check without the per-rank phase rows
+# --except LIST   held-out plans (dp-A-B-C, mix-AB-C, pipeline-A-C) whose calibrated iteration
+#                 and coverage are printed beside their bounds but not held by --check*
 #
 # Exit codes: 0 done (and, with --check, within the bounds), 1 a step failed or a bound was
 # missed, 2 bad use, 77 not root or a tool missing.
@@ -34,7 +37,7 @@ set -euo pipefail
 
 me=fidelity-loop
 root=$(cd "$(dirname "$0")/.." && pwd)
-programs=$root/build/bin repeat=1 work="" name=fl check=0 cpus=A=0.6,B=0.6,C=0.3
+programs=$root/build/bin repeat=1 work="" name=fl check=0 cpus=A=0.6,B=0.6,C=0.3 except=""
 usage() { echo "$me: $*; see the header of $0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -48,6 +51,7 @@ while [ $# -gt 0 ]; do
     --work) work=$2 ;;
     --name) name=$2 ;;
     --cpu) cpus=$2 ;;
+    --except) except=$2 ;;
     *) usage "unknown option '$1'" ;;
     esac
     shift 2
@@ -200,9 +204,11 @@ done
 step "done"
 
 # The table, and with --check the bounds.
-python3 - "$work" "$check" <<'EOF'
+python3 - "$work" "$check" "$except" <<'EOF'
 import glob, json, os, statistics, sys
 work, check = sys.argv[1], int(sys.argv[2])  # 0 none, 1 iterations, 2 every bound
+excepted = set(filter(None, sys.argv[3].split(",")))
+not_held = []  # misses of the excepted plans' calibrated iterations and coverage
 PHASE_RELATIVE, PHASE_ABSOLUTE_S = 0.25, 0.002
 CALIBRATED, PROBED = 0.15, 0.35
 
@@ -233,10 +239,11 @@ for plan in sorted(glob.glob(work + "/*.heldout.json")):
             errors.append(error)
             inside += lo <= m <= hi
             if abs(error) > bound:
+                held = not (cluster == "calibrated" and name in excepted)
                 # The phase of the ending rank whose prediction is furthest off names the cause.
                 parts = [r for r in rows if "stage" not in r and r["phase"] != "iteration"]
                 cause = max(parts, key=lambda r: abs(r["predicted_s"] - r["measured_s"]))
-                missed.append("%s (%s figures): iteration predicted %.3f s, measured %.3f s, %+.0f %% (bound %.0f %%);"
+                (missed if held else not_held).append("%s (%s figures): iteration predicted %.3f s, measured %.3f s, %+.0f %% (bound %.0f %%);"
                               " most off: %s %+.0f ms (%s)"
                               % (name, cluster, predicted, m, 100 * error, 100 * bound, cause["phase"],
                                  1e3 * (cause["predicted_s"] - cause["measured_s"]),
@@ -254,7 +261,7 @@ for plan in sorted(glob.glob(work + "/*.heldout.json")):
                     worst = (error, rows)
         spread = (max(measured) - min(measured)) / statistics.mean(measured) if len(measured) > 1 else 0.0
         if cluster == "calibrated" and len(runs) >= 10 and inside < 0.8 * len(runs):
-            missed.append("%s: %d of %d runs inside the calibrated 90 %% interval (bound 80 %%)"
+            (not_held if name in excepted else missed).append("%s: %d of %d runs inside the calibrated 90 %% interval (bound 80 %%)"
                           % (name, inside, len(runs)))
         print("%-14s %-10s %8.3f s  %6.3f-%-7.3f s  %-22s  %-18s %d/%d   %.1f %%" % (
             name, cluster, predicted, lo, hi, " ".join("%.3f" % m for m in measured),
@@ -266,10 +273,12 @@ for plan in sorted(glob.glob(work + "/*.heldout.json")):
                     e = r["relative_error"]
                     print("      %-22s %9.2f ms %9.2f ms  %s" % (row_name(r), 1e3 * r["predicted_s"], 1e3 * r["measured_s"],
                                                              "-" if e is None else "%+.0f %%" % (100 * e)))
-if missed or rows_missed:
+if missed or rows_missed or not_held:
     print("\nOutside the bounds:")
     for line in missed + rows_missed:
         print("  " + line)
+    for line in not_held:
+        print("  " + line + " [not held: --except]")
     compute = [l for l in rows_missed if "(compute;" in l]
     if compute:
         print("  (%d of them compute rows: the compute model's share, docs/emulated-cluster.md)" % len(compute))
