@@ -99,7 +99,7 @@ hosts=(--hosts "$state/hosts.json" --known-hosts "$state/known_hosts")
 
 # A pair the probe flags as implausible (a latency spike while the machine is busy) is left out
 # of the import. All hosts hang off one bridge, so their pairs' latencies are alike: a pair
-# more than 10 times the lowest caught a stalled host (a throttled CPU budget,
+# more than 3 times the lowest caught a stalled host (a throttled CPU budget,
 # docs/emulated-cluster.md "What it measured"), which calibration's latency factor would
 # multiply. Either is probed again, up to three times before the rates count as not recovered.
 for attempt in 1 2 3; do
@@ -121,7 +121,7 @@ for m, GBps in {"A": 0.1, "B": 0.1, "C": 0.02}.items():
 if missed:
     sys.exit(1)
 latencies_us = [p["latency_us"] for p in json.load(open(sys.argv[2]))["pairs"]]
-if max(latencies_us) > 10 * min(latencies_us):
+if max(latencies_us) > 3 * min(latencies_us):
     print("  pair latencies %s us: a stalled host; probing again" % " ".join("%.0f" % l for l in latencies_us))
     sys.exit(2)' "$work/probed.cluster.json" "$work/probe.json" || status=$?
     ((status != 0)) || break
