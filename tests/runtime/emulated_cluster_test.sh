@@ -2,10 +2,11 @@
 # scripts/emulated-cluster.sh (docs/emulated-cluster.md), up to down: three namespace hosts whose
 # links are shaped (A, B 800 Mbit/s, C 160 Mbit/s); 4 MB between A and C arrive at C's rate in
 # both directions, and A to B faster; ssh reaches host B with the written key and known_hosts
-# alone; status shows the rates; host C, given a CPU budget of half a core (--cpu C=0.5), runs
-# its sessions in its cgroup, throttled, and reports its CPU model with the budget; down leaves
-# no namespace, link, process, cgroup or state folder. An up that fails half-way removes what it
-# made and nothing else, and without root it is refused. Where no cgroup cpu controller is
+# alone; status shows the rates; down leaves no namespace, link, process or state folder. A
+# second cluster whose host B has a CPU budget of half a core (--cpu B=0.5) runs B's sessions
+# in B's cgroup, throttled, reports B's CPU model with the budget and shows it in status; its
+# down leaves no cgroup either. An up that fails half-way removes what it made and nothing
+# else, and without root it is refused. Where no cgroup cpu controller is
 # mounted, --cpu is refused (exit 2) instead.
 # Given the folder of hetplan-cli, hetplan-worker and hetplan-probe, also probe --hosts on the
 # written hosts file, then import: each host's link within 15 % of its shaped rate.
@@ -44,10 +45,10 @@ elif grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
 else
     cgroups=""
 fi
-budget=(--cpu C=0.5)
+budget=(--cpu B=0.5)
 if [ -z "$cgroups" ]; then
     status=0
-    "$script" up --name "$name" --cpu C=0.5 >"$work/nocgroup.txt" 2>&1 || status=$?
+    "$script" up --name "$name" --cpu B=0.5 >"$work/nocgroup.txt" 2>&1 || status=$?
     ((status == 2)) && grep -q "cgroup cpu controller" "$work/nocgroup.txt" ||
         fail "--cpu without a cgroup cpu controller not refused (exit $status): $(cat "$work/nocgroup.txt")"
     budget=()
@@ -62,7 +63,7 @@ leftovers() {
     [ ! -e "/run/hetplan-cluster/$1" ] || echo "/run/hetplan-cluster/$1"
 }
 
-"$script" up --name "$name" --rate A=800mbit,B=800mbit,C=160mbit "${budget[@]}" \
+"$script" up --name "$name" --rate A=800mbit,B=800mbit,C=160mbit \
     ${programs:+--worker "$programs/hetplan-worker"} >"$work/up.txt" 2>&1 ||
     fail "up failed: $(cat "$work/up.txt")"
 state=/run/hetplan-cluster/$name
@@ -119,19 +120,6 @@ seen=$(timeout 30 ssh -F /dev/null -i "$state/id_ed25519" -o BatchMode=yes \
     fail "ssh to B failed"
 [[ $seen == *" $addr_b/24 "* ]] || fail "ssh to B ran elsewhere: $seen"
 
-# Host C's budget: a session there runs in C's cgroup, a busy loop is throttled to the quota, and
-# its CPU model names the budget (so import makes a CPU type of its own).
-if ((${#budget[@]})); then
-    on_c() { timeout 30 ssh -F "$state/ssh_config" C "$@"; }
-    on_c cat /proc/self/cgroup | grep -qE "(^[0-9]+:cpu(,[a-z]+)?:|^0::)/hpc-$name-C\$" ||
-        fail "a session on C is not in C's cgroup: $(on_c cat /proc/self/cgroup)"
-    model=$(on_c 'grep -m1 "model name" /proc/cpuinfo')
-    [[ $model == *"(emulated, 0.5 cores)" ]] || fail "C's CPU model does not name its budget: $model"
-    on_c 'timeout 2 sh -c "while :; do :; done"; true'
-    throttled=$(awk '/^nr_throttled/ { print $2 }' "$cgroups/hpc-$name-C/cpu.stat")
-    ((throttled > 0)) || fail "a busy loop on C was never throttled: $(cat "$cgroups/hpc-$name-C/cpu.stat")"
-fi
-
 # The probe over SSH on the hosts file as written, and the import of what it measured: TCP
 # carries 1448 bytes in each 1514-byte frame, 95.6 % of the shaped rate.
 if [ -n "$programs" ]; then
@@ -154,15 +142,33 @@ fi
 grep -qE "^C $addr_c .*out: rate 160Mbit .*in: rate 160Mbit" "$work/status.txt" &&
     grep -qE "^A $addr_a .*out: rate 800Mbit .*in: rate 800Mbit" "$work/status.txt" ||
     fail "status does not show the rates: $(cat "$work/status.txt")"
-if ((${#budget[@]})); then
-    grep -qE "^C .*cpu: 0.50 cores" "$work/status.txt" && grep -qE "^A .*cpu: unlimited" "$work/status.txt" ||
-        fail "status does not show the CPU budgets: $(cat "$work/status.txt")"
-fi
 
 "$script" down --name "$name" >/dev/null
 left=$(leftovers "$name")
 [ -z "$left" ] || fail "down left: $left"
 ! "$script" down --name "$name" 2>/dev/null || fail "a second down found something to remove"
+
+# Host B's budget: a session there runs in B's cgroup, a busy loop is throttled to the quota,
+# its CPU model names the budget (so import makes a CPU type of its own), status shows it, and
+# down removes the cgroup.
+if ((${#budget[@]})); then
+    "$script" up --name "$name" --hosts 2 "${budget[@]}" >"$work/budget.txt" 2>&1 ||
+        fail "up with a CPU budget failed: $(cat "$work/budget.txt")"
+    on_b() { timeout 30 ssh -F "$state/ssh_config" B "$@"; }
+    on_b cat /proc/self/cgroup | grep -qE "(^[0-9]+:cpu(,[a-z]+)?:|^0::)/hpc-$name-B\$" ||
+        fail "a session on B is not in B's cgroup: $(on_b cat /proc/self/cgroup)"
+    model=$(on_b 'grep -m1 "model name" /proc/cpuinfo')
+    [[ $model == *"(emulated, 0.5 cores)" ]] || fail "B's CPU model does not name its budget: $model"
+    on_b 'timeout 2 sh -c "while :; do :; done"; true'
+    throttled=$(awk '/^nr_throttled/ { print $2 }' "$cgroups/hpc-$name-B/cpu.stat")
+    ((throttled > 0)) || fail "a busy loop on B was never throttled: $(cat "$cgroups/hpc-$name-B/cpu.stat")"
+    "$script" status --name "$name" >"$work/status.txt"
+    grep -qE "^B .*cpu: 0.50 cores" "$work/status.txt" && grep -qE "^A .*cpu: unlimited" "$work/status.txt" ||
+        fail "status does not show the CPU budgets: $(cat "$work/status.txt")"
+    "$script" down --name "$name" >/dev/null
+    left=$(leftovers "$name")
+    [ -z "$left" ] || fail "down left: $left"
+fi
 
 # Host C's link name is taken: up fails at C, removes A, B, the bridge, the sshds, their cgroups
 # and the state folder, and leaves the link it did not make.
