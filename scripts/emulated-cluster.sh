@@ -1,12 +1,15 @@
 #!/bin/bash
 # An emulated heterogeneous cluster on this machine (docs/emulated-cluster.md): network-namespace
 # hosts, each joined by a veth pair to a bridge, each running its own sshd, each host's link
-# shaped to its own rate with `tc qdisc ... tbf` in both directions. `up` writes a
-# hetplan.hosts/1 file (docs/formats.md, "Hosts"), the user key and the known_hosts to use with
-# it into the state folder it prints; `down` removes everything again. Run as root.
+# shaped to its own rate with `tc qdisc ... tbf` in both directions, and, when asked, each host
+# given a CPU budget of its own (a cgroup whose quota every process its sshd starts shares).
+# `up` writes a hetplan.hosts/1 file (docs/formats.md, "Hosts"), the user key and the
+# known_hosts to use with it into the state folder it prints; `down` removes everything again.
+# Run as root.
 #
 #   scripts/emulated-cluster.sh up     [--name NAME] [--hosts N] [--rate M=RATE,...]
-#                                      [--subnet 10.X.Y] [--worker PATH] [--burst SIZE]
+#                                      [--cpu M=FRACTION,...] [--subnet 10.X.Y]
+#                                      [--worker PATH] [--burst SIZE]
 #   scripts/emulated-cluster.sh status [--name NAME]
 #   scripts/emulated-cluster.sh down   [--name NAME]
 #
@@ -17,6 +20,9 @@
 # --rate LIST    each host's link rate as tc writes it (kbit, mbit, gbit), both directions;
 #                hosts not named are not shaped (default A=800mbit,B=800mbit,C=160mbit, of
 #                those hosts there are)
+# --cpu LIST     each host's CPU budget in cores (0.6: 60 % of one core), a cgroup quota over
+#                short periods (cgroup v1 cpu controller or v2 cpu.max); hosts not named are not
+#                limited (default: none, the hosts share this machine's cores)
 # --subnet P     the hosts' /24 as its first three numbers (default 10.79.K, K from the name);
 #                the bridge in this namespace is P.1, host A P.2, B P.3, ...
 # --worker PATH  the hetplan-worker the hosts file names (default: this checkout's
@@ -33,13 +39,14 @@ usage() { echo "$me: $*; see the header of $0" >&2; exit 2; }
 
 command=${1:-}
 [ $# -gt 0 ] && shift
-name=emu hosts=3 rates="" subnet="" worker="" burst=16kb
+name=emu hosts=3 rates="" cpus="" subnet="" worker="" burst=16kb
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || usage "option '$1' needs a value"
     case "$1" in
     --name) name=$2 ;;
     --hosts) hosts=$2 ;;
     --rate) rates=$2 ;;
+    --cpu) cpus=$2 ;;
     --subnet) subnet=$2 ;;
     --worker) worker=$2 ;;
     --burst) burst=$2 ;;
@@ -72,15 +79,41 @@ veth() { echo "hpv-$name-$1"; } # this namespace's end of host number $1's pair
 # The namespaces of this cluster that exist, by name.
 our_namespaces() { ip netns list | awk -v p="hpc-$name-" 'index($1, p) == 1 { print $1 }'; }
 
+# The hosts' CPU budgets: one cgroup per host under the cpu controller's hierarchy, v1
+# (/sys/fs/cgroup/cpu) or v2 (/sys/fs/cgroup with "cpu" among its controllers); empty when
+# neither is mounted.
+cgroup_root() {
+    if [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+        echo /sys/fs/cgroup/cpu
+    elif grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+        echo /sys/fs/cgroup
+    fi
+}
+cgroup_of() { echo "$(cgroup_root)/hpc-$name-$1"; } # host $1's
+our_cgroups() {
+    local root
+    root=$(cgroup_root)
+    [ -z "$root" ] || find "$root" -maxdepth 1 -type d -name "hpc-$name-?" 2>/dev/null
+}
+
 # Removes the namespaces (their processes first: the sshd and whatever sessions it serves), the
-# bridge and the state folder. A namespace's veth pair goes with it.
+# cgroups (once the processes in them are gone), the bridge and the state folder. A namespace's
+# veth pair goes with it.
 teardown() {
-    local ns pid
+    local ns pid cgroup try
     for ns in $(our_namespaces); do
         for pid in $(ip netns pids "$ns"); do kill -TERM "$pid" 2>/dev/null || true; done
         sleep 0.2
         for pid in $(ip netns pids "$ns"); do kill -KILL "$pid" 2>/dev/null || true; done
         ip netns del "$ns"
+    done
+    for cgroup in $(our_cgroups); do
+        for pid in $(cat "$cgroup/cgroup.procs"); do kill -KILL "$pid" 2>/dev/null || true; done
+        for ((try = 0; try < 50; ++try)); do # a killed process leaves its cgroup when reaped
+            rmdir "$cgroup" 2>/dev/null && break
+            sleep 0.1
+        done
+        [ ! -d "$cgroup" ] || echo "$me: could not remove $cgroup" >&2
     done
     if ip link show "$bridge" >/dev/null 2>&1; then ip link del "$bridge"; fi
     rm -rf "$state"
@@ -94,6 +127,22 @@ shaping() { # [ip -n NS] DEV
     echo "${out:-unshaped}"
 }
 
+# "0.60 cores" of host $1's cgroup, or "unlimited".
+cpu_budget() {
+    local cgroup quota period
+    cgroup=$(cgroup_of "$1")
+    if [ -f "$cgroup/cpu.cfs_quota_us" ]; then
+        quota=$(cat "$cgroup/cpu.cfs_quota_us") period=$(cat "$cgroup/cpu.cfs_period_us")
+    elif [ -f "$cgroup/cpu.max" ]; then
+        read -r quota period <"$cgroup/cpu.max"
+    fi
+    if [[ ${quota:-max} =~ ^[0-9]+$ ]]; then
+        awk -v q="$quota" -v p="$period" 'BEGIN { printf "%.2f cores\n", q / p }'
+    else
+        echo unlimited
+    fi
+}
+
 if [ "$command" = status ]; then
     [ -f "$state/cluster.env" ] || die "no cluster '$name' is up (no $state/cluster.env)"
     # shellcheck source=/dev/null
@@ -102,8 +151,9 @@ if [ "$command" = status ]; then
     for ((i = 0; i < hosts; ++i)); do
         ns=$(namespace "${letters[i]}")
         if our_namespaces | grep -qx "$ns"; then
-            printf '%s %s %s  out: %s  in: %s\n' "${letters[i]}" "$subnet.$((i + 2))" "$ns" \
-                "$(shaping -n "$ns" eth0)" "$(shaping "$(veth "$i")")"
+            printf '%s %s %s  out: %s  in: %s  cpu: %s\n' "${letters[i]}" "$subnet.$((i + 2))" \
+                "$ns" "$(shaping -n "$ns" eth0)" "$(shaping "$(veth "$i")")" \
+                "$(cpu_budget "${letters[i]}")"
         else
             printf '%s %s %s  MISSING\n' "${letters[i]}" "$subnet.$((i + 2))" "$ns"
         fi
@@ -113,7 +163,7 @@ fi
 
 if [ "$command" = down ]; then
     [ -n "$(our_namespaces)" ] || [ -d "$state" ] || ip link show "$bridge" >/dev/null 2>&1 ||
-        die "no cluster '$name' is up"
+        [ -n "$(our_cgroups)" ] || die "no cluster '$name' is up"
     teardown
     echo "cluster $name removed"
     exit 0
@@ -134,6 +184,24 @@ for entry in "${entries[@]}"; do
         usage "--rate names $machine, but the hosts are ${letters[*]:0:hosts}"
     rate_of[$machine]=${BASH_REMATCH[2]}
 done
+declare -A cpu_of
+if [ -n "$cpus" ]; then
+    IFS=, read -ra entries <<<"$cpus"
+    for entry in "${entries[@]}"; do
+        [[ $entry =~ ^([A-Z])=([0-9]*\.?[0-9]+)$ ]] ||
+            usage "--cpu entry '$entry' is not MACHINE=CORES (e.g. C=0.3)"
+        machine=${BASH_REMATCH[1]}
+        [[ " ${letters[*]:0:hosts} " == *" $machine "* ]] ||
+            usage "--cpu names $machine, but the hosts are ${letters[*]:0:hosts}"
+        awk -v c="${BASH_REMATCH[2]}" 'BEGIN { exit !(c >= 0.01 && c <= 64) }' ||
+            usage "--cpu $machine=${BASH_REMATCH[2]}: a host's budget is 0.01 to 64 cores"
+        cpu_of[$machine]=${BASH_REMATCH[2]}
+    done
+    # Refused, not run unlimited: the budgets are what the caller measures with.
+    cgroups=$(cgroup_root)
+    [ -n "$cgroups" ] || { echo "$me: --cpu needs the cgroup cpu controller (v1 /sys/fs/cgroup/cpu or v2 /sys/fs/cgroup with cpu), and neither is mounted" >&2; exit 2; }
+    [ -w "$cgroups" ] || { echo "$me: --cpu needs to create cgroups under $cgroups, which is not writable here" >&2; exit 2; }
+fi
 if [ -z "$subnet" ]; then
     subnet=10.79.$((1 + $(cksum <<<"$name" | cut -d' ' -f1) % 250))
 fi
@@ -144,7 +212,8 @@ fi
 [ -z "$worker" ] || [[ $worker == /* && -x $worker ]] ||
     usage "--worker takes the absolute path of an executable"
 
-[ -z "$(our_namespaces)" ] && ! ip link show "$bridge" >/dev/null 2>&1 && [ ! -e "$state" ] ||
+[ -z "$(our_namespaces)" ] && [ -z "$(our_cgroups)" ] && ! ip link show "$bridge" >/dev/null 2>&1 &&
+    [ ! -e "$state" ] ||
     die "cluster '$name' is already up (or left over): run '$0 down --name $name' first"
 if ip -o -4 addr show | grep -q " $subnet\.[0-9]*/"; then
     die "subnet $subnet.0/24 is in use here (another cluster?); choose another --name or --subnet"
@@ -173,6 +242,32 @@ ip link set "$bridge" up
 # tbf on DEV: RATE with a small bucket; 50 ms of queue, so TCP reaches the rate without loss.
 shape() { # [-n NS] DEV RATE
     tc "${@:1:$#-2}" qdisc add dev "${@: -2:1}" root tbf rate "${!#}" burst "$burst" latency 50ms
+}
+
+# Host $1's cgroup with a quota of $2 cores per period: v1 cfs_quota_us, v2 cpu.max (the cpu
+# controller enabled for the root's children first). The period is the shortest the kernel
+# allows (quota and period at least 1 ms each: 3.3 ms at 0.3 cores): a host that has spent its
+# quota stalls until the next period, and a message to it waits as long, which a host of a real
+# cluster does not. Where the kernel has it, a burst of one quota lets a host that waited spend
+# what it saved at once (its mean stays the quota). Its weight is 8 times the default, so that
+# the host gets its budget while other work keeps this machine busy.
+budget() {
+    local cgroup=$(cgroup_of "$1") period_us quota_us
+    read -r period_us quota_us < <(awk -v c="$2" 'BEGIN {
+        p = c >= 1 ? 1000 : int(1000 / c + 0.999); printf "%d %d\n", p, c * p }')
+    mkdir "$cgroup"
+    if [ -f "$cgroup/cpu.cfs_quota_us" ]; then
+        echo $period_us >"$cgroup/cpu.cfs_period_us"
+        echo "$quota_us" >"$cgroup/cpu.cfs_quota_us"
+        [ ! -f "$cgroup/cpu.cfs_burst_us" ] || echo "$quota_us" >"$cgroup/cpu.cfs_burst_us"
+        echo 8192 >"$cgroup/cpu.shares"
+    else
+        grep -qw cpu "$(cgroup_root)/cgroup.subtree_control" ||
+            echo +cpu >"$(cgroup_root)/cgroup.subtree_control"
+        echo "$quota_us $period_us" >"$cgroup/cpu.max"
+        [ ! -f "$cgroup/cpu.max.burst" ] || echo "$quota_us" >"$cgroup/cpu.max.burst"
+        echo 800 >"$cgroup/cpu.weight"
+    fi
 }
 
 : >"$state/known_hosts"
@@ -208,7 +303,20 @@ for ((i = 0; i < hosts; ++i)); do
             sed -i "1i $setting" "$dir/sshd_config"
         fi
     done
-    ip netns exec "$ns" "$(command -v sshd)" -f "$dir/sshd_config" -E "$dir/sshd.log"
+    # sshd starts in the host's cgroup, so whatever it starts (agent, probe, ranks) shares the
+    # host's budget; the host's CPU model names its budget (in the mount namespace `ip netns
+    # exec` gives sshd), so that import makes one CPU type per budget, as of different CPUs.
+    sshd=("$(command -v sshd)" -f "$dir/sshd_config" -E "$dir/sshd.log")
+    if [ -n "${cpu_of[$machine]:-}" ]; then
+        budget "$machine" "${cpu_of[$machine]}"
+        sed "s/^\(model name[[:blank:]]*:.*\)$/\1 (emulated, ${cpu_of[$machine]} cores)/" \
+            /proc/cpuinfo >"$dir/cpuinfo"
+        bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$(cgroup_of "$machine")" \
+            ip netns exec "$ns" bash -c 'mount --bind "$0" /proc/cpuinfo && exec "$@"' \
+            "$dir/cpuinfo" "${sshd[@]}"
+    else
+        ip netns exec "$ns" "${sshd[@]}"
+    fi
     echo "$address $(cut -d' ' -f1,2 "$dir/host_key.pub")" >>"$state/known_hosts"
 
     hosts_json+="${hosts_json:+,

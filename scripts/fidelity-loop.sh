@@ -1,6 +1,7 @@
 #!/bin/bash
 # HetPlan's whole loop on an emulated heterogeneous cluster (docs/emulated-cluster.md, "The
-# fidelity loop"): three namespace hosts, A and B at 800 Mbit/s and C at 160 Mbit/s; probe ->
+# fidelity loop"): three namespace hosts, A and B at 800 Mbit/s and C at 160 Mbit/s, each with a
+# CPU budget of its own (A and B 0.6 of a core, C 0.3: hosts of a cluster share no cores); probe ->
 # import (each link within 15 % of its shaped rate) -> plan -> launch -> calibrate on the runs
 # of `calibrate --design` and the plan's own run -> three held-out plans (a pipeline whose hop
 # crosses the slow link, data parallel over all hosts, a mix), each launched --repeat times and
@@ -9,7 +10,9 @@
 # the interval, and the spread between repeats; then every per-rank phase row of the worst run.
 # Run as root.
 #
-#   scripts/fidelity-loop.sh [--programs DIR] [--repeat R] [--work DIR] [--name NAME] [--check]
+#   scripts/fidelity-loop.sh [--programs DIR] [--repeat R] [--work DIR] [--name NAME]
+#                            [--cpu M=CORES,...] [--check | --check-iterations]
+#                            [--except PLAN,...]
 #
 # --programs DIR  where hetplan-cli, hetplan-worker and hetplan-probe are (default: this
 #                 checkout's build/bin)
@@ -17,9 +20,16 @@
 # --work DIR      keep every file (plans, measurements, clusters, reports) there (default: a
 #                 temporary folder, removed at the end)
 # --name NAME     the emulated cluster's name (default fl; see scripts/emulated-cluster.sh)
+# --cpu LIST      each host's CPU budget in cores (default A=0.6,B=0.6,C=0.3; see
+#                 scripts/emulated-cluster.sh --cpu)
 # --check         exit 1 unless every calibrated prediction is within 15 % of the measured
 #                 iteration, every per-rank phase row within 25 % or 2 ms, and every
-#                 prediction from the probe's figures alone within 35 %
+#                 prediction from the probe's figures alone within 35 %; with --repeat 10 or
+#                 more, also unless at least 80 % of each plan's runs fall inside its
+#                 calibrated 90 % interval
+# --check-iterations  as --check without the per-rank phase rows
+# --except LIST   held-out plans (dp-A-B-C, mix-AB-C, pipeline-A-C) whose calibrated iteration
+#                 and coverage are printed beside their bounds but not held by --check*
 #
 # Exit codes: 0 done (and, with --check, within the bounds), 1 a step failed or a bound was
 # missed, 2 bad use, 77 not root or a tool missing.
@@ -27,11 +37,12 @@ set -euo pipefail
 
 me=fidelity-loop
 root=$(cd "$(dirname "$0")/.." && pwd)
-programs=$root/build/bin repeat=1 work="" name=fl check=0
+programs=$root/build/bin repeat=1 work="" name=fl check=0 cpus=A=0.6,B=0.6,C=0.3 except=""
 usage() { echo "$me: $*; see the header of $0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
-    --check) check=1; shift; continue ;;
+    --check) check=2; shift; continue ;;
+    --check-iterations) check=1; shift; continue ;;
     esac
     [ $# -ge 2 ] || usage "option '$1' needs a value"
     case "$1" in
@@ -39,6 +50,8 @@ while [ $# -gt 0 ]; do
     --repeat) repeat=$2 ;;
     --work) work=$2 ;;
     --name) name=$2 ;;
+    --cpu) cpus=$2 ;;
+    --except) except=$2 ;;
     *) usage "unknown option '$1'" ;;
     esac
     shift 2
@@ -73,21 +86,30 @@ fail() { echo "$me: $*" >&2; exit 1; }
 model=gpt3-350m scale=8 iterations=3
 workload=(--global-batch 8 --micro-batch 1 --seq-len 512)
 
-step "cluster up: A, B 800 Mbit/s, C 160 Mbit/s"
+step "cluster up: A, B 800 Mbit/s, C 160 Mbit/s; CPU budgets $cpus"
 "$root/scripts/emulated-cluster.sh" up --name "$name" --rate A=800mbit,B=800mbit,C=160mbit \
-    --worker "$programs/hetplan-worker" >"$work/up.txt" 2>&1 || fail "up: $(cat "$work/up.txt")"
+    --cpu "$cpus" --worker "$programs/hetplan-worker" >"$work/up.txt" 2>&1 || {
+    status=$?
+    # No cgroup cpu controller to give the hosts their budgets: skipped, as a missing tool.
+    ((status != 2)) || skip "$(cat "$work/up.txt")"
+    fail "up: $(cat "$work/up.txt")"
+}
 state=/run/hetplan-cluster/$name
 hosts=(--hosts "$state/hosts.json" --known-hosts "$state/known_hosts")
 
 # A pair the probe flags as implausible (a latency spike while the machine is busy) is left out
-# of the import; a second probe is allowed before the rates count as not recovered.
-for attempt in 1 2; do
+# of the import. All hosts hang off one bridge, so their pairs' latencies are alike: a pair
+# more than 3 times the lowest caught a stalled host (a throttled CPU budget,
+# docs/emulated-cluster.md "What it measured"), which calibration's latency factor would
+# multiply. Either is probed again, up to three times before the rates count as not recovered.
+for attempt in 1 2 3; do
     step "probe (attempt $attempt)"
     timeout 300 "$cli" probe "${hosts[@]}" --no-gpu --quick --model "$model" --scale $scale \
         --seq-len 512 --micro-batch 1 \
         --out "$work/probe.json" >"$work/probe.txt" 2>&1 || fail "probe: $(tail -20 "$work/probe.txt")"
     "$cli" import "$work/probe.json" --name emu --out "$work/probed.cluster.json" \
         >"$work/import.txt" 2>&1 || fail "import: $(cat "$work/import.txt")"
+    status=0
     python3 -c '
 import json, sys
 links = {l["a"]: l["bandwidth_GBps"] for l in json.load(open(sys.argv[1]))["links"]}
@@ -96,9 +118,18 @@ for m, GBps in {"A": 0.1, "B": 0.1, "C": 0.02}.items():
     ok = abs(links[m] / GBps - 1) <= 0.15
     missed += not ok
     print("  imported link of %s: %.4f GB/s, shaped %.3f GB/s%s" % (m, links[m], GBps, "" if ok else "  NOT within 15 %"))
-sys.exit(missed)' "$work/probed.cluster.json" && break
+if missed:
+    sys.exit(1)
+latencies_us = [p["latency_us"] for p in json.load(open(sys.argv[2]))["pairs"]]
+if max(latencies_us) > 3 * min(latencies_us):
+    print("  pair latencies %s us: a stalled host; probing again" % " ".join("%.0f" % l for l in latencies_us))
+    sys.exit(2)' "$work/probed.cluster.json" "$work/probe.json" || status=$?
+    ((status != 0)) || break
     grep -h "plausibility\|GB/s at" "$work/probe.txt" | sed 's/^/  /'
-    ((attempt < 2)) || fail "import did not recover the shaped rates"
+    if ((attempt == 3)); then
+        ((status == 2)) || fail "import did not recover the shaped rates"
+        echo "  going on with the latencies of the last probe"
+    fi
 done
 
 # launch_run PLAN MEASUREMENT: trains PLAN on the hosts, the measurement to MEASUREMENT.
@@ -173,9 +204,11 @@ done
 step "done"
 
 # The table, and with --check the bounds.
-python3 - "$work" "$check" <<'EOF'
+python3 - "$work" "$check" "$except" <<'EOF'
 import glob, json, os, statistics, sys
-work, check = sys.argv[1], sys.argv[2] == "1"
+work, check = sys.argv[1], int(sys.argv[2])  # 0 none, 1 iterations, 2 every bound
+excepted = set(filter(None, sys.argv[3].split(",")))
+not_held = []  # misses of the excepted plans' calibrated iterations and coverage
 PHASE_RELATIVE, PHASE_ABSOLUTE_S = 0.25, 0.002
 CALIBRATED, PROBED = 0.15, 0.35
 
@@ -185,7 +218,8 @@ def rows_of(path):
 def row_name(row):
     return row["what"]
 
-missed = []
+missed = []       # iterations and coverage
+rows_missed = []  # per-rank phase rows
 print("\nplan           cluster     predicted  90 % interval      measured per run        error per run      inside  spread")
 for plan in sorted(glob.glob(work + "/*.heldout.json")):
     name = os.path.basename(plan)[: -len(".heldout.json")]
@@ -205,10 +239,11 @@ for plan in sorted(glob.glob(work + "/*.heldout.json")):
             errors.append(error)
             inside += lo <= m <= hi
             if abs(error) > bound:
+                held = not (cluster == "calibrated" and name in excepted)
                 # The phase of the ending rank whose prediction is furthest off names the cause.
                 parts = [r for r in rows if "stage" not in r and r["phase"] != "iteration"]
                 cause = max(parts, key=lambda r: abs(r["predicted_s"] - r["measured_s"]))
-                missed.append("%s (%s figures): iteration predicted %.3f s, measured %.3f s, %+.0f %% (bound %.0f %%);"
+                (missed if held else not_held).append("%s (%s figures): iteration predicted %.3f s, measured %.3f s, %+.0f %% (bound %.0f %%);"
                               " most off: %s %+.0f ms (%s)"
                               % (name, cluster, predicted, m, 100 * error, 100 * bound, cause["phase"],
                                  1e3 * (cause["predicted_s"] - cause["measured_s"]),
@@ -220,11 +255,14 @@ for plan in sorted(glob.glob(work + "/*.heldout.json")):
                     gap = abs(r["predicted_s"] - r["measured_s"])
                     if gap > max(PHASE_RELATIVE * r["measured_s"], PHASE_ABSOLUTE_S):
                         kind = "compute" if r["phase"] == "compute" else "communication" if r["phase"] != "bubble" else "bubble"
-                        missed.append("%s: %s predicted %.2f ms, measured %.2f ms (%s; bound 25 %% or 2 ms)"
+                        rows_missed.append("%s: %s predicted %.2f ms, measured %.2f ms (%s; bound 25 %% or 2 ms)"
                                       % (name, row_name(r), 1e3 * r["predicted_s"], 1e3 * r["measured_s"], kind))
                 if worst is None or abs(error) > abs(worst[0]):
                     worst = (error, rows)
         spread = (max(measured) - min(measured)) / statistics.mean(measured) if len(measured) > 1 else 0.0
+        if cluster == "calibrated" and len(runs) >= 10 and inside < 0.8 * len(runs):
+            (not_held if name in excepted else missed).append("%s: %d of %d runs inside the calibrated 90 %% interval (bound 80 %%)"
+                          % (name, inside, len(runs)))
         print("%-14s %-10s %8.3f s  %6.3f-%-7.3f s  %-22s  %-18s %d/%d   %.1f %%" % (
             name, cluster, predicted, lo, hi, " ".join("%.3f" % m for m in measured),
             " ".join("%+.1f%%" % (100 * e) for e in errors), inside, len(runs), 100 * spread))
@@ -235,13 +273,17 @@ for plan in sorted(glob.glob(work + "/*.heldout.json")):
                     e = r["relative_error"]
                     print("      %-22s %9.2f ms %9.2f ms  %s" % (row_name(r), 1e3 * r["predicted_s"], 1e3 * r["measured_s"],
                                                              "-" if e is None else "%+.0f %%" % (100 * e)))
-if missed:
+if missed or rows_missed or not_held:
     print("\nOutside the bounds:")
-    for line in missed:
+    for line in missed + rows_missed:
         print("  " + line)
-    compute = [l for l in missed if "(compute;" in l or l.endswith("(compute)")]
+    for line in not_held:
+        print("  " + line + " [not held: --except]")
+    compute = [l for l in rows_missed if "(compute;" in l]
     if compute:
         print("  (%d of them compute rows: the compute model's share, docs/emulated-cluster.md)" % len(compute))
-if check and missed:
+print("\n%d iteration or coverage bound(s) missed, %d per-rank phase row(s) outside 25 %% or 2 ms"
+      % (len(missed), len(rows_missed)))
+if (check >= 1 and missed) or (check >= 2 and rows_missed):
     sys.exit(1)
 EOF

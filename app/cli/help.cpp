@@ -241,8 +241,9 @@ method it came from (docs/import.md); the cluster file records the same in "orig
                             [options]
 
 Fits the figures the hetplan cost model reads from the cluster to runs of plans on it
-(hetplan.measurement/1 files of `run`): each GPU type's achieved fraction and each link
-kind's transport efficiency and per-hop latency, by least squares over ln(predicted /
+(hetplan.measurement/1 files of `run`): each GPU type's achieved fraction (its compute scale
+where its compute rests on a measured layer table) and each link kind's transport efficiency
+and per-hop latency, by least squares over ln(predicted /
 measured) of the per-stage compute, TP, PP and DP times. Each run is predicted as it trained
 (its --scale, sequence length and backend precision). Prints every figure before and after
 with its standard uncertainty and the runs that identify it; a figure the runs cannot tell

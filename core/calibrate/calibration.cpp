@@ -8,6 +8,7 @@
 #include "core/calibrate/run_prediction.h"
 #include "core/catalog/catalog.h"
 #include "core/cost/cost_model.h"
+#include "core/cost/layer_table.h"
 #include "core/cost/measured_comparison.h"
 #include "core/model/topology.h"
 #include "core/model/transport_figures.h"
@@ -30,12 +31,15 @@ constexpr double kMinMeasuredS = 1e-5;
 constexpr size_t kMaxPairScanGpus = 512;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-enum class Figure { AchievedFraction, Efficiency, LatencyFactor };
+// A GPU type's compute is its achieved fraction of peak (GEMMs) or, where it rests on a measured
+// layer table, its compute scale: a table can be too slow as well as too fast
+// (docs/calibration.md).
+enum class Figure { AchievedFraction, ComputeScale, Efficiency, LatencyFactor };
 
 struct Parameter
 {
     Figure figure;
-    std::string gpuType; // AchievedFraction
+    std::string gpuType; // AchievedFraction, ComputeScale
     LinkKind link = LinkKind::Ethernet;
     double before = 0;   // the cluster's value as given
     bool nominal = true; // some pair of the link kind is not measured
@@ -54,6 +58,8 @@ std::string fieldOf(const Parameter &p)
     switch (p.figure) {
     case Figure::AchievedFraction:
         return "/gpu_types/" + p.gpuType + "/achieved_fraction";
+    case Figure::ComputeScale:
+        return "/gpu_types/" + p.gpuType + "/compute_scale";
     case Figure::Efficiency:
         return "/transports/" + linkName(p.link) + "/efficiency";
     case Figure::LatencyFactor:
@@ -71,7 +77,13 @@ bool hasOwnEntry(const Cluster &cluster, LinkKind kind)
 // The GPU types and link kinds the runs' plans use, as parameters at the cluster's values.
 std::vector<Parameter> parametersOf(const Topology &topology, std::span<const CalibrationRun> runs)
 {
-    std::map<std::string, bool> types; // name -> some run exercised it
+    struct TypeUse
+    {
+        bool ran = false;   // some run exercised it
+        bool table = false; // some stage's compute rests on its measured layer table
+        bool gemm = false;  // some stage's compute rests on its achieved fraction
+    };
+    std::map<std::string, TypeUse> types;
     struct KindUse
     {
         bool nominal = false; // some pair of it is not measured
@@ -94,7 +106,14 @@ std::vector<Parameter> parametersOf(const Topology &topology, std::span<const Ca
                 const Stage &stage = pipeline.stages[s];
                 gpus.insert(gpus.end(), stage.gpus.begin(), stage.gpus.end());
                 for (int a : stage.gpus) {
-                    types[topology.gpuType(a).name] |= ran(a);
+                    const GpuType &type = topology.gpuType(a);
+                    TypeUse &use = types[type.name];
+                    use.ran = use.ran || ran(a);
+                    (matchingLayerTable(type, run.model, run.workload.train.seqLen,
+                                        std::max(stage.tp, 1))
+                         ? use.table
+                         : use.gemm)
+                        = true;
                     for (int b : stage.gpus)
                         pair(a, b);
                     if (s + 1 < pipeline.stages.size())
@@ -108,12 +127,29 @@ std::vector<Parameter> parametersOf(const Topology &topology, std::span<const Ca
                     pair(a, b);
     }
     std::vector<Parameter> parameters;
-    for (const auto &[name, ran] : types) {
-        double fraction = 0;
-        for (int g = 0; g < topology.gpuCount(); ++g)
+    for (const auto &[name, use] : types) {
+        const GpuType *type = nullptr;
+        for (int g = 0; g < topology.gpuCount() && !type; ++g)
             if (topology.gpuType(g).name == name)
-                fraction = topology.gpuType(g).achievedFraction;
-        parameters.push_back({Figure::AchievedFraction, name, {}, fraction, true, ran, 1e-4, 1.0});
+                type = &topology.gpuType(g);
+        if (use.gemm)
+            parameters.push_back({Figure::AchievedFraction,
+                                  name,
+                                  {},
+                                  type->achievedFraction,
+                                  true,
+                                  use.ran,
+                                  1e-4,
+                                  1.0});
+        if (use.table)
+            parameters.push_back({Figure::ComputeScale,
+                                  name,
+                                  {},
+                                  type->computeScale,
+                                  true,
+                                  use.ran,
+                                  kMinComputeScale,
+                                  kMaxComputeScale});
     }
     const Cluster &cluster = topology.cluster();
     for (const auto &[kind, use] : kinds) {
@@ -140,7 +176,7 @@ Cluster withFigures(const Cluster &base, const Topology &topology,
         if (!only[k])
             continue;
         const Parameter &p = parameters[k];
-        if (p.figure == Figure::AchievedFraction) {
+        if (p.figure == Figure::AchievedFraction || p.figure == Figure::ComputeScale) {
             auto own = std::find_if(cluster.gpuTypes.begin(), cluster.gpuTypes.end(),
                                     [&](const GpuType &t) { return t.name == p.gpuType; });
             if (own == cluster.gpuTypes.end()) {
@@ -151,7 +187,8 @@ Cluster withFigures(const Cluster &base, const Topology &topology,
                     }
                 own = cluster.gpuTypes.end() - 1;
             }
-            own->achievedFraction = values[k];
+            (p.figure == Figure::AchievedFraction ? own->achievedFraction : own->computeScale)
+                = values[k];
             continue;
         }
         auto entry = std::find_if(cluster.transports.begin(), cluster.transports.end(),
@@ -366,7 +403,9 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
             fittedRows.push_back(i);
     const std::vector<Parameter> parameters = parametersOf(*topology, runs);
     for (const Parameter &p : parameters)
-        if (p.figure == Figure::AchievedFraction && p.ran)
+        if (!p.gpuType.empty() && p.ran
+            && std::find(result.gpuTypesRun.begin(), result.gpuTypesRun.end(), p.gpuType)
+                   == result.gpuTypesRun.end())
             result.gpuTypesRun.push_back(p.gpuType);
     std::vector<size_t> ran;
     for (size_t k = 0; k < parameters.size(); ++k)
@@ -488,13 +527,15 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
                             + std::to_string(fittedRows.size()) + " measured phase times";
     for (GpuType &type : result.cluster.gpuTypes)
         for (size_t k = 0; k < parameters.size(); ++k)
-            if (moved[k] && parameters[k].gpuType == type.name)
-                type.source += std::string(type.source.empty() ? "" : " ")
-                               + "achieved_fraction calibrated from " + sources + ".";
+            if (moved[k] && parameters[k].gpuType == type.name) {
+                type.source += std::string(type.source.empty() ? "" : " ");
+                type.source += parameters[k].figure == Figure::ComputeScale ? "compute_scale"
+                                                                            : "achieved_fraction";
+                type.source += " calibrated from " + sources + ".";
+            }
     for (TransportFigures &t : result.cluster.transports)
         for (size_t k = 0; k < parameters.size(); ++k)
-            if (moved[k] && parameters[k].figure != Figure::AchievedFraction
-                && parameters[k].link == t.kind)
+            if (moved[k] && parameters[k].gpuType.empty() && parameters[k].link == t.kind)
                 t.source = "calibrated from " + sources + " (" + how + ")";
     ClusterOrigin &origin = result.cluster.origin;
     for (const CalibrationRun &run : runs)

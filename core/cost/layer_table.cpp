@@ -52,7 +52,9 @@ LayerSeconds layerSecondsAt(const MeasuredLayerTable &table, double microBatch)
 
 double tableMultiplier(const MeasuredLayerTable &table, const GpuType &type)
 {
-    return type.achievedFraction > 0 ? table.achievedFraction / type.achievedFraction : 1.0;
+    const double fraction
+        = type.achievedFraction > 0 ? table.achievedFraction / type.achievedFraction : 1.0;
+    return type.computeScale > 0 ? fraction / type.computeScale : fraction;
 }
 
 } // namespace hetplan

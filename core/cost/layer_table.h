@@ -27,7 +27,8 @@ const MeasuredLayerTable *matchingLayerTable(const GpuType &type, const ModelSpe
 LayerSeconds layerSecondsAt(const MeasuredLayerTable &table, double microBatch);
 
 // How calibration scales a table: its times × table.achievedFraction / type.achievedFraction
-// (1 until calibration moves the type's achieved_fraction).
+// / type.computeScale (1 until calibration moves the type's compute_scale; a cluster calibrated
+// before compute_scale existed moved achieved_fraction instead).
 double tableMultiplier(const MeasuredLayerTable &table, const GpuType &type);
 
 } // namespace hetplan

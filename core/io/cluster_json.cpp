@@ -322,6 +322,7 @@ OrderedJson intraLinkJson(const IntraLink &link)
 // Seconds of one layer (above 0), optimizer or per-token term (0 or more): at most a day.
 const Range kLayerSeconds{0, 86400, true};
 const Range kTermSeconds = Range::nonNegative(86400);
+const Range kComputeScaleRange{kMinComputeScale, kMaxComputeScale};
 
 MeasuredLayerTable readMeasuredLayer(const Value &value)
 {
@@ -391,6 +392,7 @@ GpuType readGpuType(const Value &value)
         t.typicalIntra = readIntraLink(intra);
     t.achievedFraction
         = o.optional("achieved_fraction").number(Range::positive(1), t.achievedFraction);
+    t.computeScale = o.optional("compute_scale").number(kComputeScaleRange, t.computeScale);
     t.pricePerHourUsd = o.optional("price_per_hour_usd").optionalNumber(Range::nonNegative());
     static constexpr Choice<std::string_view> kAccumulate[] = {{"fp32", "fp32"}, {"fp16", "fp16"}};
     t.accumulate
@@ -414,6 +416,8 @@ OrderedJson gpuTypeJson(const GpuType &type)
     j["membw_GBps"] = type.memoryBandwidthGBps;
     j["intra"] = intraLinkJson(type.typicalIntra);
     j["achieved_fraction"] = type.achievedFraction;
+    if (type.computeScale != 1)
+        j["compute_scale"] = type.computeScale;
     if (type.pricePerHourUsd)
         j["price_per_hour_usd"] = *type.pricePerHourUsd;
     if (!type.accumulate.empty())

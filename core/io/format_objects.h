@@ -27,7 +27,7 @@ std::span<const Choice<LinkKind>> linkKinds();
 IntraLink readIntraLink(const Value &value);
 OrderedJson intraLinkJson(const IntraLink &link);
 
-// {"name", "tflops", "memory_GiB", "membw_GBps", "intra"?, "achieved_fraction"?,
+// {"name", "tflops", "memory_GiB", "membw_GBps", "intra"?, "achieved_fraction"?, "compute_scale"?,
 //  "price_per_hour_usd"?, "accumulate"?, "source"?}
 GpuType readGpuType(const Value &value);
 OrderedJson gpuTypeJson(const GpuType &type);

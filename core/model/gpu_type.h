@@ -48,9 +48,16 @@ struct GpuType
     std::string source;                    // where the figures come from
     // Layers timed by hetplan-probe (import); compute where one matches a stage.
     std::vector<MeasuredLayerTable> measuredLayers;
+    // How many times faster than its measured layer tables this type computes (calibration's
+    // figure for a table's compute, docs/cost-models.md "Measured layers"); 1 as measured.
+    double computeScale = 1;
 
     bool operator==(const GpuType &) const = default;
 };
+
+// The range of GpuType::computeScale, in the cluster file and in calibration.
+inline constexpr double kMinComputeScale = 0.2;
+inline constexpr double kMaxComputeScale = 5;
 
 // `import` names the type of CPU ranks "CPU <cpu model>" (docs/import.md); a run on the CPU
 // backend exercises these types only, a GPU run every other.

@@ -38,8 +38,8 @@ struct MeasuredLayerTable
     double embeddingBackwardSPerToken = 0;
     double headForwardSPerToken = 0;
     double headBackwardSPerToken = 0;
-    // The type's achieved_fraction when the table was imported. Calibration moves the type's
-    // achieved_fraction; the table's times are scaled by this / achieved_fraction.
+    // The type's achieved_fraction when the table was imported; the table's times are scaled by
+    // this / achieved_fraction (and divided by the type's compute_scale, calibration's figure).
     double achievedFraction = 1;
     std::string source; // the probe file and host it came from
 

@@ -1,7 +1,9 @@
 // Compute from a measured layer table (docs/cost-models.md, "Measured layers"): the table is
 // looked up by what it was measured at, interpolated in the micro-batch, priced as measured
-// (never derated, whatever the type's GEMM figures), scaled by calibration's achieved
-// fraction, and a compute resting on it is the probe's figure in the prediction interval.
+// (never derated, whatever the type's GEMM figures), scaled by calibration's compute scale
+// (both ways: a run may be faster than its table) or, in a cluster calibrated before compute
+// scales, by the achieved fraction, and a compute resting on it is the probe's figure in the
+// prediction interval.
 #include "core/calibrate/calibration.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/layer_table.h"
@@ -172,34 +174,62 @@ private Q_SLOTS:
     void calibrationScalesTheTable()
     {
         const double measuredS = firstStage(withTable()).computeS;
+        Cluster faster = withTable();
+        faster.gpuTypes.back().computeScale = 2;
+        QVERIFY(near(firstStage(faster).computeS, measuredS / 2));
+        // A cluster calibrated before compute_scale existed moved the achieved fraction.
         Cluster calibrated = withTable();
         calibrated.gpuTypes.back().achievedFraction = 0.25; // half the imported 0.5
         QVERIFY(near(firstStage(calibrated).computeS, 2 * measuredS));
     }
 
-    void calibrateIdentifiesTheTablesMultiplier()
+    void calibrateFitsTheTablesScaleBothWays_data()
     {
-        // A run whose compute took twice the table's: the type's achieved fraction is fitted
-        // from the imported 0.5 to 0.25, with its uncertainty.
+        QTest::addColumn<double>("truth");
+        QTest::newRow("a run twice as slow as its table") << 0.5;
+        // The case an achieved fraction (at most 1, as imported) could not reach.
+        QTest::newRow("a run twice as fast as its table") << 2.0;
+    }
+
+    void calibrateFitsTheTablesScaleBothWays()
+    {
+        QFETCH(double, truth);
         Plan plan;
         plan.pipelines = {pipeline(2, 4, {stage({3, 4}, 2, 1, 0, 8)})};
-        Cluster truth = withTable();
-        truth.gpuTypes.back().achievedFraction = 0.25;
-        const Problem problem = makeProblem(truth, smallModel(), selective());
+        Cluster ran = withTable();
+        ran.gpuTypes.back().computeScale = truth;
+        const Problem problem = makeProblem(ran, smallModel(), selective());
         const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(problem, plan);
         const std::vector<CalibrationRun> runs{
             {"run.json", plan, smallModel(), selective(), measuredAsPredicted(plan, e)}};
         const auto result = calibrate(withTable(), testCatalog(), runs);
         QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
-        const auto figure = std::ranges::find_if(result->figures, [](const FittedFigure &f) {
-            return f.field == "/gpu_types/Slow/achieved_fraction";
-        });
+        const auto field = [&](std::string_view name) {
+            return std::ranges::find_if(result->figures, [&](const FittedFigure &f) {
+                return f.field == "/gpu_types/Slow/" + std::string(name);
+            });
+        };
+        const auto figure = field("compute_scale");
         QVERIFY(figure != result->figures.end());
         QCOMPARE(figure->verdict, FigureVerdict::Fitted);
-        QVERIFY2(std::abs(figure->after - 0.25) < 1e-3, qPrintable(QString::number(figure->after)));
+        QVERIFY2(std::abs(figure->after - truth) < 1e-3 * truth,
+                 qPrintable(QString::number(figure->after)));
         QVERIFY(!std::isnan(figure->standardError));
+        // The table's compute is the compute scale's alone.
+        QVERIFY(field("achieved_fraction") == result->figures.end());
+        QVERIFY(near(result->cluster.gpuTypes.back().computeScale, truth, 1e-3));
         QCOMPARE(result->cluster.gpuTypes.back().measuredLayers,
                  withTable().gpuTypes.back().measuredLayers);
+        // It is written to the cluster file with its origin.
+        const auto origin
+            = std::ranges::find_if(result->cluster.origin.figures, [](const MeasuredFigure &f) {
+                  return f.field == "/gpu_types/Slow/compute_scale";
+              });
+        QVERIFY(origin != result->cluster.origin.figures.end());
+        QCOMPARE(origin->by, MeasuredBy::Calibration);
+        auto read = parseCluster(writeCluster(result->cluster), "calibrated.cluster.json");
+        QVERIFY2(read.ok(), read.ok() ? "" : read.error().message.c_str());
+        QVERIFY(near(read->gpuTypes.back().computeScale, truth, 1e-3));
     }
 
     void aComputeOnTheTableIsTheProbesFigure()
@@ -286,6 +316,7 @@ private Q_SLOTS:
         auto read = parseCluster(writeCluster(c), "cluster.json");
         QVERIFY2(read.ok(), read.ok() ? "" : read.error().message.c_str());
         QCOMPARE(read->gpuTypes.back().measuredLayers, c.gpuTypes.back().measuredLayers);
+        QCOMPARE(read->gpuTypes.back().computeScale, 1.0); // absent: as measured
     }
 
     void theClusterReaderRefusesABadTable_data()

@@ -2,8 +2,12 @@
 # scripts/emulated-cluster.sh (docs/emulated-cluster.md), up to down: three namespace hosts whose
 # links are shaped (A, B 800 Mbit/s, C 160 Mbit/s); 4 MB between A and C arrive at C's rate in
 # both directions, and A to B faster; ssh reaches host B with the written key and known_hosts
-# alone; status shows the rates; down leaves no namespace, link, process or state folder. An up
-# that fails half-way removes what it made and nothing else, and without root it is refused.
+# alone; status shows the rates; down leaves no namespace, link, process or state folder. A
+# second cluster whose host B has a CPU budget of half a core (--cpu B=0.5) runs B's sessions
+# in B's cgroup, throttled, reports B's CPU model with the budget and shows it in status; its
+# down leaves no cgroup either. An up that fails half-way removes what it made and nothing
+# else, and without root it is refused. Where no cgroup cpu controller is
+# mounted, --cpu is refused (exit 2) instead.
 # Given the folder of hetplan-cli, hetplan-worker and hetplan-probe, also probe --hosts on the
 # written hosts file, then import: each host's link within 15 % of its shaped rate.
 #   emulated_cluster_test.sh SOURCE_DIR [PROGRAMS_DIR]
@@ -33,9 +37,27 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# What of cluster $1 exists: namespaces, links, processes, state folder.
+# Where the hosts' cgroups go (scripts/emulated-cluster.sh, cgroup_root); empty: none.
+if [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+    cgroups=/sys/fs/cgroup/cpu
+elif grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+    cgroups=/sys/fs/cgroup
+else
+    cgroups=""
+fi
+budget=(--cpu B=0.5)
+if [ -z "$cgroups" ]; then
+    status=0
+    "$script" up --name "$name" --cpu B=0.5 >"$work/nocgroup.txt" 2>&1 || status=$?
+    ((status == 2)) && grep -q "cgroup cpu controller" "$work/nocgroup.txt" ||
+        fail "--cpu without a cgroup cpu controller not refused (exit $status): $(cat "$work/nocgroup.txt")"
+    budget=()
+fi
+
+# What of cluster $1 exists: namespaces, links, processes, cgroups, state folder.
 leftovers() {
     ip netns list | grep -E "^hpc-$1-" || true
+    [ -z "$cgroups" ] || find "$cgroups" -maxdepth 1 -name "hpc-$1-*" || true
     ip -o link | grep -oE ": hp[bv]-$1(-[0-9]+)?[:@]" || true
     pgrep -af "hetplan-cluster/$1/" || true
     [ ! -e "/run/hetplan-cluster/$1" ] || echo "/run/hetplan-cluster/$1"
@@ -126,10 +148,34 @@ left=$(leftovers "$name")
 [ -z "$left" ] || fail "down left: $left"
 ! "$script" down --name "$name" 2>/dev/null || fail "a second down found something to remove"
 
-# Host C's link name is taken: up fails at C, removes A, B, the bridge, the sshds and the state
-# folder, and leaves the link it did not make.
+# Host B's budget: a session there runs in B's cgroup, a busy loop is throttled to the quota,
+# its CPU model names the budget (so import makes a CPU type of its own), status shows it, and
+# down removes the cgroup.
+if ((${#budget[@]})); then
+    "$script" up --name "$name" --hosts 2 "${budget[@]}" >"$work/budget.txt" 2>&1 ||
+        fail "up with a CPU budget failed: $(cat "$work/budget.txt")"
+    on_b() { timeout 30 ssh -F "$state/ssh_config" B "$@"; }
+    on_b cat /proc/self/cgroup | grep -qE "(^[0-9]+:cpu(,[a-z]+)?:|^0::)/hpc-$name-B\$" ||
+        fail "a session on B is not in B's cgroup: $(on_b cat /proc/self/cgroup)"
+    model=$(on_b 'grep -m1 "model name" /proc/cpuinfo')
+    [[ $model == *"(emulated, 0.5 cores)" ]] || fail "B's CPU model does not name its budget: $model"
+    on_b 'timeout 2 sh -c "while :; do :; done"; true'
+    throttled=$(awk '/^nr_throttled/ { print $2 }' "$cgroups/hpc-$name-B/cpu.stat")
+    ((throttled > 0)) || fail "a busy loop on B was never throttled: $(cat "$cgroups/hpc-$name-B/cpu.stat")"
+    "$script" status --name "$name" >"$work/status.txt"
+    grep -qE "^B .*cpu: 0.50 cores" "$work/status.txt" && grep -qE "^A .*cpu: unlimited" "$work/status.txt" ||
+        fail "status does not show the CPU budgets: $(cat "$work/status.txt")"
+    "$script" down --name "$name" >/dev/null
+    left=$(leftovers "$name")
+    [ -z "$left" ] || fail "down left: $left"
+fi
+
+# Host C's link name is taken: up fails at C, removes A, B, the bridge, the sshds, their cgroups
+# and the state folder, and leaves the link it did not make.
 ip link add "$blocker" type veth peer name "hpx-$broken-2"
-if "$script" up --name "$broken" >"$work/broken.txt" 2>&1; then fail "up did not fail"; fi
+if "$script" up --name "$broken" ${budget[@]:+--cpu A=0.5,B=0.5} >"$work/broken.txt" 2>&1; then
+    fail "up did not fail"
+fi
 grep -q "up failed; removing what it made" "$work/broken.txt" || fail "$(cat "$work/broken.txt")"
 left=$(leftovers "$broken" | grep -v "^: $blocker" || true)
 [ -z "$left" ] || fail "a failed up left: $left"
