@@ -205,7 +205,10 @@ Result<ServingCalibration> calibrateServing(const Cluster &cluster, const GpuCat
     const LeastSquaresFit fit = fitLeastSquares(problem, x0);
     if (stop.stop_requested())
         return Error{ErrorKind::Cancelled, "calibration cancelled"};
-    const std::vector<Identifiability> identified = identifiability(fit.jacobian);
+    // Which figures the runs identify, at the start of the search, as for training
+    // (calibration.cpp): at the fit's end a phase may sit at the kink between its compute and
+    // memory terms, where the difference quotients make two figures look collinear.
+    const std::vector<Identifiability> identified = identifiability(forwardJacobian(problem, x0));
 
     ServingCalibration result;
     result.iterations = fit.iterations;
