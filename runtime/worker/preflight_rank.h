@@ -15,10 +15,10 @@ namespace hetplan::runtime {
 // in the run's wire type, then timed ones until about S seconds have passed (the members stop
 // together). Each operation is timed on the host's clock until the device is done with it, and
 // bounded by --timeout-s, the hang guard. Every check's result, or its error, goes to `out` as
-// a preflightLine naming the transport. After a failure (`links` could not be opened, or a
+// a preflightLine naming the transport. After a failure (`opened` holds an error, or a
 // check failed) the rank's later checks are reported as not run, and it stops: its peers then
 // fail at once instead of waiting.
-void runPreflightRank(const WorkerArgs &args, const Job &job, Result<PreflightLinks> links,
+void runPreflightRank(const WorkerArgs &args, const Job &job, Result<PreflightLinks> opened,
                       std::ostream &out);
 
 } // namespace hetplan::runtime

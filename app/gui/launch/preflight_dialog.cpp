@@ -76,7 +76,7 @@ QString linksText(const PreflightRow &row, const Cluster &cluster)
 // The backend's transport the check ran over ("gloo tcp", "nccl"), over the links it crossed.
 QString transportText(const PreflightRow &row, const Cluster &cluster)
 {
-    const QString links = linksText(row, cluster);
+    QString links = linksText(row, cluster);
     if (row.transport.empty())
         return links;
     const QString transport = QString::fromStdString(row.transport);
