@@ -31,21 +31,44 @@ constexpr double kMinMeasuredS = 1e-5;
 constexpr size_t kMaxPairScanGpus = 512;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// Two bandwidths of a link kind closer than this cannot separate its ceiling from its
+// efficiency (as calibration_design.cpp's pairs).
+constexpr double kDistinctBandwidthRatio = 1.1;
+// The ceiling's search range around its start (the fastest pair of the kind): far above it, it
+// no longer binds on any pair.
+constexpr double kCeilingRange = 1e3;
+// The least retained bus bandwidth per doubling the fit tries (loss_per_doubling at most 0.9).
+constexpr double kMinRetention = 0.1;
+
 // A GPU type's compute is its achieved fraction of peak (GEMMs) or, where it rests on a measured
 // layer table, its compute scale: a table can be too slow as well as too fast
-// (docs/calibration.md).
-enum class Figure { AchievedFraction, ComputeScale, Efficiency, LatencyFactor };
+// (docs/calibration.md). A link kind's host-side ceiling and its ring's retention (1 −
+// loss_per_doubling) are secondary: fitted only where the runs separate them from the others.
+enum class Figure { AchievedFraction, ComputeScale, Efficiency, LatencyFactor, Ceiling, Retention };
 
 struct Parameter
 {
     Figure figure;
     std::string gpuType; // AchievedFraction, ComputeScale
     LinkKind link = LinkKind::Ethernet;
-    double before = 0;   // the cluster's value as given
+    double before = 0;   // the cluster's value as given (natural units; Ceiling 0: none)
     bool nominal = true; // some pair of the link kind is not measured
     bool ran = true;     // some run exercised it (see ranOn)
     double lower = 0;    // natural units
     double upper = 0;
+    double start = 0; // where the search starts: `before`, or the fastest pair for no ceiling
+    // From here on the value of a secondary figure whose fit ended at the bound that means
+    // "none" (no ceiling, no loss); NaN: not fixed.
+    double fixed = std::numeric_limits<double>::quiet_NaN();
+
+    bool secondary() const { return figure == Figure::Ceiling || figure == Figure::Retention; }
+    // The value that means the figure has no effect, at the upper bound of its range.
+    double none() const { return figure == Figure::Ceiling ? 0.0 : 1.0; }
+    // As the cluster file and the report spell it: the loss, not the retention.
+    double reported(double natural) const
+    {
+        return figure == Figure::Retention ? 1 - natural : natural;
+    }
 };
 
 std::string linkName(LinkKind kind)
@@ -64,6 +87,10 @@ std::string fieldOf(const Parameter &p)
         return "/transports/" + linkName(p.link) + "/efficiency";
     case Figure::LatencyFactor:
         return "/transports/" + linkName(p.link) + "/latency_factor";
+    case Figure::Ceiling:
+        return "/transports/" + linkName(p.link) + "/ceiling_GBps";
+    case Figure::Retention:
+        return "/transports/" + linkName(p.link) + "/loss_per_doubling";
     }
     return {};
 }
@@ -88,6 +115,9 @@ std::vector<Parameter> parametersOf(const Topology &topology, std::span<const Ca
     {
         bool nominal = false; // some pair of it is not measured
         bool ran = false;     // some run exercised a pair of it
+        double slowestGBps = std::numeric_limits<double>::infinity(); // of its pairs, nominal
+        double fastestGBps = 0;
+        bool ring = false; // some run's replicas span three or more machines over it
     };
     std::map<LinkKind, KindUse> kinds;
     for (const CalibrationRun &run : runs) {
@@ -99,6 +129,9 @@ std::vector<Parameter> parametersOf(const Topology &topology, std::span<const Ca
             KindUse &use = kinds[topology.pairKind(a, b)];
             use.nominal = use.nominal || !topology.measuredPair(a, b);
             use.ran = use.ran || (ran(a) && ran(b));
+            const double gbps = topology.bandwidthGBps(a, b);
+            use.slowestGBps = std::min(use.slowestGBps, gbps);
+            use.fastestGBps = std::max(use.fastestGBps, gbps);
         };
         std::vector<int> gpus;
         for (const Pipeline &pipeline : run.plan.pipelines)
@@ -125,6 +158,22 @@ std::vector<Parameter> parametersOf(const Topology &topology, std::span<const Ca
             for (int a : gpus)
                 for (int b : gpus)
                     pair(a, b);
+        // Every replica holds the first layer: its gradients' ring spans these machines.
+        std::set<int> ringMachines;
+        std::set<LinkKind> ringKinds;
+        for (const Pipeline &pipeline : run.plan.pipelines)
+            if (!pipeline.stages.empty())
+                for (int g : pipeline.stages.front().gpus)
+                    ringMachines.insert(topology.gpu(g).machine);
+        for (const Pipeline &pipeline : run.plan.pipelines)
+            for (const Pipeline &other : run.plan.pipelines)
+                if (!pipeline.stages.empty() && !other.stages.empty()
+                    && pipeline.stages.front().gpus.front() != other.stages.front().gpus.front())
+                    ringKinds.insert(topology.pairKind(pipeline.stages.front().gpus.front(),
+                                                       other.stages.front().gpus.front()));
+        if (ringMachines.size() >= 3)
+            for (LinkKind kind : ringKinds)
+                kinds[kind].ring = true;
     }
     std::vector<Parameter> parameters;
     for (const auto &[name, use] : types) {
@@ -162,7 +211,31 @@ std::vector<Parameter> parametersOf(const Topology &topology, std::span<const Ca
             {Figure::Efficiency, {}, kind, efficiency, asDefault, use.ran, 1e-4, 10.0});
         parameters.push_back(
             {Figure::LatencyFactor, {}, kind, used.latencyFactor, asDefault, use.ran, 1e-3, 1e3});
+        if (use.fastestGBps > kDistinctBandwidthRatio * use.slowestGBps) {
+            const double start = used.ceilingGBps > 0 ? used.ceilingGBps : use.fastestGBps;
+            parameters.push_back({Figure::Ceiling,
+                                  {},
+                                  kind,
+                                  used.ceilingGBps,
+                                  asDefault,
+                                  use.ran,
+                                  start / kCeilingRange,
+                                  start * kCeilingRange});
+            parameters.back().start = start;
+        }
+        if (use.ring)
+            parameters.push_back({Figure::Retention,
+                                  {},
+                                  kind,
+                                  1 - used.lossPerDoubling,
+                                  asDefault,
+                                  use.ran,
+                                  kMinRetention,
+                                  1.0});
     }
+    for (Parameter &p : parameters)
+        if (p.start == 0)
+            p.start = p.before;
     return parameters;
 }
 
@@ -203,7 +276,23 @@ Cluster withFigures(const Cluster &base, const Topology &topology,
                 entry->latencyUs = 0;
             }
         }
-        (p.figure == Figure::Efficiency ? entry->efficiency : entry->latencyFactor) = values[k];
+        switch (p.figure) {
+        case Figure::Efficiency:
+            entry->efficiency = values[k];
+            break;
+        case Figure::LatencyFactor:
+            entry->latencyFactor = values[k];
+            break;
+        case Figure::Ceiling:
+            entry->ceilingGBps = values[k];
+            break;
+        case Figure::Retention:
+            entry->lossPerDoubling = p.reported(values[k]);
+            break;
+        case Figure::AchievedFraction:
+        case Figure::ComputeScale:
+            break;
+        }
     }
     return cluster;
 }
@@ -291,7 +380,7 @@ public:
     {
         std::vector<double> values;
         for (const Parameter &p : m_parameters)
-            values.push_back(p.before);
+            values.push_back(std::isnan(p.fixed) ? p.before : p.fixed);
         for (size_t a = 0; a < free.size(); ++a)
             values[free[a]] = naturalValue(m_parameters[free[a]], logValues[a]);
         return values;
@@ -317,7 +406,7 @@ public:
         std::vector<double> x0;
         x0.reserve(free.size());
         for (size_t k : free)
-            x0.push_back(std::log(m_parameters[k].before));
+            x0.push_back(std::log(m_parameters[k].start));
         return x0;
     }
 
@@ -370,7 +459,9 @@ bool atBound(const FreeFit &f, size_t a)
 
 std::string rangeText(const Parameter &p)
 {
-    return number(p.lower) + " to " + number(p.upper);
+    const double first = p.reported(p.lower);
+    const double last = p.reported(p.upper);
+    return number(std::min(first, last)) + " to " + number(std::max(first, last));
 }
 
 } // namespace
@@ -401,7 +492,7 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
     for (size_t i = 0; i < result.phases.size(); ++i)
         if (usable(result.phases[i]))
             fittedRows.push_back(i);
-    const std::vector<Parameter> parameters = parametersOf(*topology, runs);
+    std::vector<Parameter> parameters = parametersOf(*topology, runs);
     for (const Parameter &p : parameters)
         if (!p.gpuType.empty() && p.ran
             && std::find(result.gpuTypesRun.begin(), result.gpuTypesRun.end(), p.gpuType)
@@ -413,19 +504,43 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
             ran.push_back(k);
     const Fitter fitter(cluster, *topology, catalog, runs, parameters, fittedRows);
 
-    // Which figures the runs identify, at the start of the search.
-    const std::vector<std::vector<double>> jacobian
-        = forwardJacobian(fitter.problem(ran, stop), fitter.start(ran));
-    const std::vector<Identifiability> identified = identifiability(jacobian);
+    // Which figures the runs identify, at the start of the search. A secondary figure the runs
+    // do not separate is left out, and the others judged again without it.
+    std::vector<std::vector<double>> jacobian;
+    std::vector<Identifiability> identified;
+    std::vector<size_t> unseparated;
+    for (;;) {
+        jacobian = forwardJacobian(fitter.problem(ran, stop), fitter.start(ran));
+        identified = identifiability(jacobian);
+        std::vector<size_t> kept;
+        for (size_t a = 0; a < ran.size(); ++a)
+            (parameters[ran[a]].secondary() && identified[a] != Identifiability::Identified
+                 ? unseparated
+                 : kept)
+                .push_back(ran[a]);
+        if (kept.size() == ran.size())
+            break;
+        ran = std::move(kept);
+    }
     for (const Parameter &p : parameters) {
         FittedFigure figure;
         figure.field = fieldOf(p);
-        figure.before = figure.after = figure.fittedValue = p.before;
+        figure.before = figure.after = figure.fittedValue = p.reported(p.before);
         figure.standardError = kNaN;
         figure.verdict = FigureVerdict::DidNotRun;
         figure.note = "did not run: the runs' ranks stood in for other hardware (a CPU run of "
                       "a GPU plan); kept";
         result.figures.push_back(std::move(figure));
+    }
+    for (size_t k : unseparated) {
+        FittedFigure &figure = result.figures[k];
+        figure.verdict = FigureVerdict::NotIdentifiable;
+        figure.note = parameters[k].figure == Figure::Ceiling
+                          ? "not identifiable: the runs do not separate it from the link kind's "
+                            "efficiency; kept (all-reduces over pairs of different bandwidths do)"
+                          : "not identifiable: the runs do not separate it from the link kind's "
+                            "efficiency; kept (an all-reduce over three or more machines and one "
+                            "over two do)";
     }
     std::vector<size_t> free;
     std::vector<std::string> collinear;
@@ -474,13 +589,25 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
         std::vector<size_t> within;
         for (size_t a = 0; a < fit.free.size(); ++a) {
             const size_t k = fit.free[a];
+            Parameter &p = parameters[k];
+            if (p.secondary() && fit.fit.x[a] >= fit.upper[a] - 1e-9) {
+                // At the bound that means none: a finding, not a failure of the model.
+                p.fixed = p.none();
+                FittedFigure &figure = result.figures[k];
+                figure.fittedValue = p.reported(p.none());
+                figure.note
+                    = p.figure == Figure::Ceiling
+                          ? "none: the runs show no ceiling below " + number(p.upper) + " GB/s"
+                          : "none: the runs lose no bus bandwidth over more machines";
+                continue;
+            }
             if (!atBound(fit, a) || options.acceptAtBound) {
                 within.push_back(k);
                 continue;
             }
             FittedFigure &figure = result.figures[k];
             figure.verdict = FigureVerdict::AtBound;
-            figure.fittedValue = naturalValue(parameters[k], fit.fit.x[a]);
+            figure.fittedValue = p.reported(naturalValue(p, fit.fit.x[a]));
             figure.note = "REFUSED: the fit ends at the bound of its range ("
                           + number(figure.fittedValue) + ", range " + rangeText(parameters[k])
                           + "): the model cannot explain these runs with it; kept at "
@@ -493,11 +620,18 @@ Result<Calibration> calibrate(const Cluster &cluster, const GpuCatalog &catalog,
 
     std::vector<double> values = fitter.valuesAt(fit.free, fit.fit.x);
     std::vector<bool> moved(parameters.size(), false);
+    for (size_t k = 0; k < parameters.size(); ++k)
+        if (!std::isnan(parameters[k].fixed)) {
+            moved[k] = true;
+            FittedFigure &figure = result.figures[k];
+            figure.after = figure.fittedValue;
+            figure.standardError = kNaN;
+        }
     for (size_t a = 0; a < fit.free.size(); ++a) {
         const size_t k = fit.free[a];
         FittedFigure &figure = result.figures[k];
         moved[k] = true;
-        figure.after = figure.fittedValue = values[k];
+        figure.after = figure.fittedValue = parameters[k].reported(values[k]);
         figure.standardError = values[k] * fit.fit.standardErrors[a];
         if (atBound(fit, a)) {
             figure.verdict = FigureVerdict::AcceptedAtBound;

@@ -148,6 +148,27 @@ Result<std::vector<DesignedRun>> designCalibration(const Topology &topology, con
                         {{microBatch, first, {stageOf({pair.a}, 0, layers)}},
                          {microBatch, microBatches - first, {stageOf({pair.b}, 0, layers)}}})});
         }
+        // A ring over every machine the kind joins (three or more): how much bus bandwidth a
+        // longer ring loses (loss_per_doubling), which no pair of machines shows.
+        std::vector<int> ring;
+        for (const LinkPair &pair : pairs)
+            for (int gpu : {pair.a, pair.b})
+                if (topology.gpu(pair.a).machine != topology.gpu(pair.b).machine
+                    && std::find(ring.begin(), ring.end(), gpu) == ring.end())
+                    ring.push_back(gpu);
+        const int replicas = static_cast<int>(ring.size());
+        if (replicas < 3 || microBatches < replicas)
+            continue;
+        std::sort(ring.begin(), ring.end());
+        std::vector<Pipeline> pipelines;
+        std::string where;
+        for (int r = 0; r < replicas; ++r) {
+            const int share = microBatches / replicas + (r < microBatches % replicas ? 1 : 0);
+            pipelines.push_back({microBatch, share, {stageOf({ring[size_t(r)]}, 0, layers)}});
+            where += (r == 0 ? "" : ", ") + name(ring[size_t(r)]);
+        }
+        runs.push_back({"dp-" + kindName + "-ring", kindName + " gradient all-reduce over " + where,
+                        planOf(model, workload, microBatch, std::move(pipelines))});
     }
     for (DesignedRun &run : runs)
         run.plan.cluster = topology.cluster().name;

@@ -27,8 +27,10 @@ struct DesignedRun
 // Per GPU type, one GPU alone with every layer at the workload's micro-batch and at twice it
 // (compute at two GEMM shapes). Per link kind, its fastest and its slowest pair of GPUs (both
 // when their bandwidths differ by more than a tenth: two message-time ratios separate the
-// bandwidth efficiency from the latency factor), each as a two-stage pipeline (hops of one
-// activation) and as two data-parallel replicas (an all-reduce of every gradient). Every plan
+// bandwidth efficiency from the latency factor, and the efficiency from a host-side ceiling),
+// each as a two-stage pipeline (hops of one activation) and as two data-parallel replicas (an
+// all-reduce of every gradient); where the kind joins three or more machines, also one replica
+// on the first GPU of each ("dp-KIND-ring": the ring's loss over more machines). Every plan
 // keeps the workload's sequence length and precision and runs its global batch. BadInput when
 // the model has fewer than two layers, or the global batch holds less than one micro-batch.
 Result<std::vector<DesignedRun>> designCalibration(const Topology &topology, const ModelSpec &model,

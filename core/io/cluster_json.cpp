@@ -182,6 +182,7 @@ TransportFigures readTransport(const Value &value, const Cluster &cluster)
     t.latencyFactor = o.optional("latency_factor").number(Range::positive(1000), t.latencyFactor);
     t.lossPerDoubling
         = o.optional("loss_per_doubling").number(Range::nonNegative(0.9), t.lossPerDoubling);
+    t.ceilingGBps = o.optional("ceiling_GBps").number(Range::nonNegative(), t.ceilingGBps);
     t.source = o.optional("source").string(kMaxTextChars, true);
     o.finish();
     return t;
@@ -195,6 +196,8 @@ OrderedJson transportJson(const TransportFigures &t)
     o["latency_us"] = t.latencyUs;
     o["latency_factor"] = t.latencyFactor;
     o["loss_per_doubling"] = t.lossPerDoubling;
+    if (t.ceilingGBps > 0)
+        o["ceiling_GBps"] = t.ceilingGBps;
     if (!t.source.empty())
         o["source"] = t.source;
     return o;

@@ -620,8 +620,9 @@ void Topology::resolveTransports()
         const TransportFigures &used = transportFigures(m_cluster, t.kind);
         const bool own = std::any_of(m_cluster.transports.begin(), m_cluster.transports.end(),
                                      [&](const TransportFigures &c) { return c.kind == t.kind; });
-        m_transports[static_cast<size_t>(t.kind)] = {used.efficiency, used.latencyUs * 1e-6,
-                                                     used.latencyFactor, used.lossPerDoubling, own};
+        m_transports[static_cast<size_t>(t.kind)]
+            = {used.efficiency,      used.latencyUs * 1e-6,  used.latencyFactor,
+               used.lossPerDoubling, used.ceilingGBps * 1e9, own};
     }
 }
 
@@ -631,7 +632,10 @@ double Topology::effectiveBandwidthBytesPerS(int a, int b, PathKind path) const
     const EffectiveTransport &t = transportOf(a, b, path);
     if (!t.appliesToMeasured && measuredPair(a, b, path))
         return nominal;
-    return nominal * t.efficiency;
+    const double achieved = nominal * t.efficiency;
+    if (t.ceilingBytesPerS <= 0 || achieved <= 0)
+        return achieved;
+    return 1 / (1 / achieved + 1 / t.ceilingBytesPerS);
 }
 
 double Topology::effectiveLatencyS(int a, int b, PathKind path) const

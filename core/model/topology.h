@@ -191,6 +191,7 @@ private:
         double latencyS = 0;
         double latencyFactor = 1;
         double lossPerDoubling = 0;
+        double ceilingBytesPerS = 0;    // 0: none
         bool appliesToMeasured = false; // the cluster's own entry, not a default
     };
     std::array<EffectiveTransport, 5> m_transports; // indexed by LinkKind

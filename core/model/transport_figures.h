@@ -23,6 +23,11 @@ struct TransportFigures
     double latencyFactor = 1;
     // Fraction of the bus bandwidth lost per doubling of the machines a ring spans beyond two.
     double lossPerDoubling = 0;
+    // A host-side ceiling on the rate over this transport (copies, reductions, the socket
+    // stack): a transfer achieves 1 / (1 / (efficiency × bandwidth) + 1 / ceiling), so it binds
+    // on fast links and hardly on slow ones. 0: none (the default); calibration fits it from
+    // runs over links of different bandwidths (docs/cost-models.md, "Transports and ring scale").
+    double ceilingGBps = 0;
     std::string source; // where the numbers come from
 
     bool operator==(const TransportFigures &) const = default;

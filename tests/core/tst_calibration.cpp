@@ -60,7 +60,7 @@ Cluster truthBox(double efficiency = 0.4)
     GpuType fast = *testCatalog().find("Fast");
     fast.achievedFraction = 0.3;
     truth.gpuTypes = {fast};
-    truth.transports = {{LinkKind::Pcie, efficiency, 0.0, 2.5, 0.0, ""}};
+    truth.transports = {{LinkKind::Pcie, efficiency, 0.0, 2.5, 0.0, 0.0, ""}};
     return truth;
 }
 
@@ -117,7 +117,7 @@ private Q_SLOTS:
         GpuType fast = *testCatalog().find("Fast");
         fast.achievedFraction = 0.3;
         truth.gpuTypes = {fast};
-        truth.transports = {{LinkKind::Pcie, 0.4, 0.0, 2.5, 0.0, ""}};
+        truth.transports = {{LinkKind::Pcie, 0.4, 0.0, 2.5, 0.0, 0.0, ""}};
         const Workload workload = trainWorkload(8, 512);
         const Plan plan = twoByTwo();
         const std::vector<CalibrationRun> runs{

@@ -30,7 +30,8 @@ Cluster threeHosts()
 }
 
 // The figures the runs are made with.
-Cluster truthOf(const Cluster &base, double latencyFactor = 3.0)
+Cluster truthOf(const Cluster &base, double latencyFactor = 3.0, double ceilingGBps = 0.5,
+                double loss = 0.3)
 {
     Cluster truth = base;
     GpuType fast = *testCatalog().find("Fast");
@@ -41,7 +42,7 @@ Cluster truthOf(const Cluster &base, double latencyFactor = 3.0)
     // The default's per-hop latency kept: the fit scales the link's and its latency together.
     const TransportFigures tcp = transportFigures(base, LinkKind::Ethernet);
     truth.transports
-        = {{LinkKind::Ethernet, 0.6, tcp.latencyUs, latencyFactor, tcp.lossPerDoubling, ""}};
+        = {{LinkKind::Ethernet, 0.6, tcp.latencyUs, latencyFactor, loss, ceilingGBps, ""}};
     return truth;
 }
 
@@ -64,29 +65,35 @@ private Q_SLOTS:
     void theDesignsRunsIdentifyEveryFigure_data()
     {
         QTest::addColumn<double>("latencyFactor");
-        QTest::newRow("latency factor 3") << 3.0;
+        QTest::addColumn<double>("ceilingGBps");
+        QTest::addColumn<double>("loss");
+        QTest::newRow("latency factor 3") << 3.0 << 0.5 << 0.3;
         // Hops of a fixed few milliseconds, as on a busy emulated host: latency-bound runs.
-        QTest::newRow("latency factor 100") << 100.0;
+        QTest::newRow("latency factor 100") << 100.0 << 0.5 << 0.3;
+        // No host-side ceiling and no loss over more machines: both found to be none.
+        QTest::newRow("no ceiling, no loss") << 3.0 << 0.0 << 0.0;
     }
 
     void theDesignsRunsIdentifyEveryFigure()
     {
         QFETCH(double, latencyFactor);
+        QFETCH(double, ceilingGBps);
+        QFETCH(double, loss);
         const Workload workload = trainWorkload(8, 512);
         const std::vector<DesignedRun> design = designFor(threeHosts(), workload);
         // Two sizes per GPU type; the fast and the slow Ethernet pair, each as a hop and an
-        // all-reduce.
+        // all-reduce; an all-reduce over all three machines.
         std::vector<std::string> names;
         for (const DesignedRun &run : design)
             names.push_back(run.name);
-        const std::vector<std::string> expected{"gpu-Fast-mb1",        "gpu-Fast-mb2",
-                                                "gpu-Slow-mb1",        "gpu-Slow-mb2",
-                                                "pp-ethernet-A-0-B-0", "dp-ethernet-A-0-B-0",
-                                                "pp-ethernet-A-0-C-0", "dp-ethernet-A-0-C-0"};
+        const std::vector<std::string> expected{
+            "gpu-Fast-mb1",        "gpu-Fast-mb2",        "gpu-Slow-mb1",
+            "gpu-Slow-mb2",        "pp-ethernet-A-0-B-0", "dp-ethernet-A-0-B-0",
+            "pp-ethernet-A-0-C-0", "dp-ethernet-A-0-C-0", "dp-ethernet-ring"};
         QCOMPARE(names, expected);
 
-        const Problem truth
-            = makeProblem(truthOf(threeHosts(), latencyFactor), smallModel(), workload);
+        const Problem truth = makeProblem(truthOf(threeHosts(), latencyFactor, ceilingGBps, loss),
+                                          smallModel(), workload);
         std::vector<CalibrationRun> runs;
         for (const DesignedRun &run : design) {
             const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(truth, run.plan);
@@ -104,7 +111,9 @@ private Q_SLOTS:
             = {{"/gpu_types/Fast/achieved_fraction", 0.3},
                {"/gpu_types/Slow/achieved_fraction", 0.45},
                {"/transports/ethernet/efficiency", 0.6},
-               {"/transports/ethernet/latency_factor", latencyFactor}};
+               {"/transports/ethernet/latency_factor", latencyFactor},
+               {"/transports/ethernet/ceiling_GBps", ceilingGBps},
+               {"/transports/ethernet/loss_per_doubling", loss}};
         QCOMPARE(result->figures.size(), std::size(truthFigures));
         for (const auto &[field, value] : truthFigures) {
             const auto f = std::find_if(result->figures.begin(), result->figures.end(),
@@ -112,7 +121,7 @@ private Q_SLOTS:
             QVERIFY2(f != result->figures.end(), field);
             qInfo("%s: %.4g (truth %.4g), %s", field, f->after, value, f->note.c_str());
             QCOMPARE(f->verdict, FigureVerdict::Fitted);
-            QVERIFY2(std::abs(f->after / value - 1) < 1e-3, field);
+            QVERIFY2(value == 0 ? f->after == 0 : std::abs(f->after / value - 1) < 1e-3, field);
         }
     }
 
@@ -142,7 +151,8 @@ private Q_SLOTS:
         int linkRuns = 0;
         for (const DesignedRun &run : designFor(even, trainWorkload(8, 512)))
             linkRuns += run.name.starts_with("pp-") || run.name.starts_with("dp-");
-        QCOMPARE(linkRuns, 2);
+        // One pair as a hop and as an all-reduce, and the ring over all three.
+        QCOMPARE(linkRuns, 3);
     }
 
     void badInputIsRefused_data()

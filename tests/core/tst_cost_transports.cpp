@@ -51,7 +51,7 @@ double dpCommS(const Cluster &cluster, const CostModel &model)
 
 TransportFigures lossless(LinkKind kind)
 {
-    return {kind, 1.0, 0.0, 1.0, 0.0, "test: the nominal figures"};
+    return {kind, 1.0, 0.0, 1.0, 0.0, 0.0, "test: the nominal figures"};
 }
 
 } // namespace
@@ -93,7 +93,8 @@ private Q_SLOTS:
         QVERIFY(roce.lossPerDoubling > 0);
         for (const int machines : {2, 8}) {
             Cluster noLoss = fabric(machines, LinkKind::Roce);
-            noLoss.transports = {{LinkKind::Roce, roce.efficiency, roce.latencyUs, 1.0, 0.0, ""}};
+            noLoss.transports
+                = {{LinkKind::Roce, roce.efficiency, roce.latencyUs, 1.0, 0.0, 0.0, ""}};
             const double withLossS = dpCommS(fabric(machines, LinkKind::Roce), hetplan);
             const double withoutS = dpCommS(noLoss, hetplan);
             if (machines == 2)
@@ -129,7 +130,7 @@ private Q_SLOTS:
         const Problem asMeasured = makeProblem(cluster, smallModel(), trainWorkload(2, 512));
         QCOMPARE(asMeasured.topology.effectiveBandwidthBytesPerS(3, 5), 5e9);
         QCOMPARE(asMeasured.topology.effectiveLatencyS(3, 5), 8e-6);
-        cluster.transports = {{LinkKind::Pcie, 0.5, 2.0, 0.5, 0.0, "calibrated"}};
+        cluster.transports = {{LinkKind::Pcie, 0.5, 2.0, 0.5, 0.0, 0.0, "calibrated"}};
         const Problem calibrated = makeProblem(cluster, smallModel(), trainWorkload(2, 512));
         QCOMPARE(calibrated.topology.effectiveBandwidthBytesPerS(3, 5), 2.5e9);
         QVERIFY(near(calibrated.topology.effectiveLatencyS(3, 5), (8 + 2) * 0.5 * 1e-6));
@@ -190,6 +191,25 @@ private Q_SLOTS:
         QCOMPARE(partly.topology.effectiveBandwidthBytesPerS(1, 2), 0.0191e9);
     }
 
+    void aHostCeilingBindsOnFastLinksAndHardlyOnSlowOnes()
+    {
+        // A at 1 GB/s to B, 0.1 GB/s to C; a ceiling of 1 GB/s halves A–B and takes a tenth
+        // of a tenth off A–C: 1 / (1 / rate + 1 / ceiling).
+        Cluster c;
+        c.name = "ceiling";
+        c.machines = {machine("A", "Fast", 1, 100, 1), machine("B", "Fast", 1, 100, 1),
+                      machine("C", "Fast", 1, 100, 1)};
+        c.links
+            = {{"A", "B", LinkKind::Ethernet, 1.0, 50}, {"A", "C", LinkKind::Ethernet, 0.1, 50}};
+        c.transports = {{LinkKind::Ethernet, 1.0, 0.0, 1.0, 0.0, 0.0, ""}};
+        const Problem without = makeProblem(c, smallModel(), trainWorkload(8, 512));
+        QCOMPARE(without.topology.effectiveBandwidthBytesPerS(0, 1), 1e9);
+        c.transports.front().ceilingGBps = 1.0;
+        const Problem with = makeProblem(c, smallModel(), trainWorkload(8, 512));
+        QCOMPARE(with.topology.effectiveBandwidthBytesPerS(0, 1), 0.5e9);
+        QCOMPARE(with.topology.effectiveBandwidthBytesPerS(0, 2), 1e9 / 11);
+    }
+
     void aMixedPathCountsAsSockets()
     {
         // An InfiniBand hop then an Ethernet hop: no RDMA end to end.
@@ -206,7 +226,9 @@ private Q_SLOTS:
     void clusterFileRoundTripsAndRefusesBadTransports()
     {
         Cluster c = fabric(2, LinkKind::Roce);
-        c.transports = {{LinkKind::Roce, 0.61, 7.5, 0.8, 0.1, "fitted from run.json"}};
+        c.transports = {{LinkKind::Roce, 0.61, 7.5, 0.8, 0.1, 0.0, "fitted from run.json"}};
+        QVERIFY(writeCluster(c).find("ceiling_GBps") == std::string::npos); // none: not written
+        c.transports.front().ceilingGBps = 3.5;
         const std::string text = writeCluster(c);
         const auto back = parseCluster(text, "c.json");
         QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
@@ -225,6 +247,7 @@ private Q_SLOTS:
         refused(R"([{"kind": "carrier-pigeon"}])", "infiniband");
         refused(R"([{"kind": "roce", "efficiency": 0}])", "transports[0].efficiency");
         refused(R"([{"kind": "roce", "speed": 1}])", "speed");
+        refused(R"([{"kind": "roce", "ceiling_GBps": -1}])", "transports[0].ceiling_GBps");
         // What an entry leaves out keeps the default.
         std::string partial = text;
         partial.replace(partial.find("\"transports\""), std::string::npos,

@@ -23,7 +23,7 @@ private Q_SLOTS:
         // embedding and head one each: 7 ring all-reduces of 2 (n − 1) = 2 latencies, not one
         // per layer and one each for the embedding and head (10).
         Cluster cluster = twoMachineCluster();
-        cluster.transports = {{LinkKind::Ethernet, 1.0, 0.0, 100.0, 0.0, ""}};
+        cluster.transports = {{LinkKind::Ethernet, 1.0, 0.0, 100.0, 0.0, 0.0, ""}};
         const Problem problem = makeProblem(cluster, smallModel(), trainWorkload(2, 512));
         Plan plan;
         plan.pipelines
