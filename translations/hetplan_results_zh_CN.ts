@@ -55,6 +55,10 @@
 <context>
     <name>hetplan::gui::CalibrationPreview</name>
     <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
         <source>GPU type %1 (%2)</source>
         <translation>GPU 类型 %1（%2）</translation>
     </message>

@@ -31,8 +31,11 @@ std::string fourDigits(double value)
 
 void printFittedFigure(std::ostream &out, const FittedFigure &f, const char *observed)
 {
+    const auto shown = [&](double value) {
+        return f.meansNone(value) ? std::string("none") : fourDigits(value);
+    };
     out << "  " << std::left << std::setw(44) << f.field << std::right << std::setw(10)
-        << fourDigits(f.before) << " -> " << std::left << std::setw(10) << fourDigits(f.after);
+        << shown(f.before) << " -> " << std::left << std::setw(10) << shown(f.after);
     if (std::isfinite(f.standardError))
         out << " ± " << fourDigits(f.standardError);
     out << "  (" << f.observations << ' ' << observed << ")";

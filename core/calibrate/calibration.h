@@ -69,6 +69,9 @@ struct FittedFigure
     {
         return verdict == FigureVerdict::Fitted || verdict == FigureVerdict::AcceptedAtBound;
     }
+    // Whether `value` of this figure means it has no effect: a transport's ceiling of 0, which
+    // reports show as "none" (docs/calibration.md, "What is fitted").
+    bool meansNone(double value) const { return value == 0 && field.ends_with("/ceiling_GBps"); }
 };
 
 // A phase time of a run (its totals, then per stage), measured beside the prediction before and

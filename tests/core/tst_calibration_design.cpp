@@ -122,6 +122,8 @@ private Q_SLOTS:
             qInfo("%s: %.4g (truth %.4g), %s", field, f->after, value, f->note.c_str());
             QCOMPARE(f->verdict, FigureVerdict::Fitted);
             QVERIFY2(value == 0 ? f->after == 0 : std::abs(f->after / value - 1) < 1e-3, field);
+            // Reports show a ceiling found to be none as "none", not as a rate of 0.
+            QCOMPARE(f->meansNone(f->after), value == 0 && f->field.ends_with("ceiling_GBps"));
         }
     }
 

@@ -99,10 +99,12 @@ CalibrationPreview::CalibrationPreview(const Calibration &calibration, const Clu
     m_table->setRowCount(int(calibration.figures.size()));
     for (int row = 0; row < int(calibration.figures.size()); ++row) {
         const FittedFigure &f = calibration.figures[size_t(row)];
+        const auto shown
+            = [&](double value) { return f.meansNone(value) ? tr("none") : number(value); };
         const QString cells[ColumnCount]
             = {QString::fromStdString(f.field),
-               number(f.before),
-               number(f.after),
+               shown(f.before),
+               shown(f.after),
                std::isfinite(f.standardError) ? number(f.standardError) : QStringLiteral("–"),
                touches(f, cluster),
                statusOf(f)};
