@@ -47,17 +47,14 @@ struct StepScratch
     float *logits = nullptr;  // head: [rows × vocab]
 };
 
-struct CudaServeShard::State
+// ShardWeights: where each parameter serves (cuda_layer.h).
+struct CudaServeShard::State : ShardWeights
 {
     BlasHandle blas = nullptr;
     ShardDims dims;
     std::vector<DeviceParameter> params;
     DeviceBuffer parameters; // every fp32 value, then every bf16 copy
-    std::vector<LayerWeights> layers;
-    const DeviceParameter *embedding = nullptr;
-    const DeviceParameter *finalNorm = nullptr;
-    const DeviceParameter *head = nullptr;
-    DeviceBuffer keys; // bf16 [layers × slots × capacityTokens × kvWidth]
+    DeviceBuffer keys;       // bf16 [layers × slots × capacityTokens × kvWidth]
     DeviceBuffer values;
     DeviceBuffer rotary; // rotaryCosSin(capacityTokens, headDim)
     DeviceBuffer scratch;
@@ -183,11 +180,7 @@ Status CudaServeShard::makeWeights()
         return s;
     if (Status s = waitForDevice(); !s) // before the staging goes
         return s;
-    ShardWeights weights = shardWeights(st.params, m_shard.layerBegin);
-    st.layers = std::move(weights.layers);
-    st.embedding = weights.embedding;
-    st.finalNorm = weights.finalNorm;
-    st.head = weights.head;
+    static_cast<ShardWeights &>(st) = shardWeights(st.params, m_shard.layerBegin);
     return okStatus();
 }
 

@@ -100,11 +100,7 @@ Result<CudaShard> CudaShard::create(const ModelConfig &config, const ShardSpec &
         return s.error();
 
     // The pointers stay valid: m_params never grows again, and moving a vector keeps its elements.
-    ShardWeights weights = shardWeights(result.m_params, shard.layerBegin);
-    st.layers = std::move(weights.layers);
-    st.embedding = weights.embedding;
-    st.finalNorm = weights.finalNorm;
-    st.head = weights.head;
+    static_cast<ShardWeights &>(st) = shardWeights(result.m_params, shard.layerBegin);
     st.gradientsDone.resize(st.layers.size() + 2);
     for (cudaEvent_t &e : st.gradientsDone)
         if (Status s = cudaCall(cudaEventCreateWithFlags(&e, cudaEventDisableTiming),

@@ -20,7 +20,8 @@ struct MicroBatchStash
     DeviceBuffer buffer;
 };
 
-class CudaShardState
+// ShardWeights: where each parameter serves (cuda_layer.h).
+class CudaShardState : public ShardWeights
 {
 public:
     CudaShardState() = default;
@@ -39,10 +40,6 @@ public:
     std::size_t momentsEnd = 0;
     DeviceBuffer rotary; // [seqLen × headDim] (cos, sin) pairs
     DeviceBuffer scratch;
-    std::vector<LayerWeights> layers; // this shard's layers, in order
-    const DeviceParameter *embedding = nullptr;
-    const DeviceParameter *finalNorm = nullptr;
-    const DeviceParameter *head = nullptr;
     std::map<int, MicroBatchStash> inFlight;
     // Stashes of finished micro-batches, reused so that a forward does not allocate.
     std::vector<MicroBatchStash> spare;
