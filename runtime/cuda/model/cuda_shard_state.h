@@ -29,7 +29,7 @@ public:
     CudaShardState &operator=(const CudaShardState &) = delete;
     ~CudaShardState();
 
-    BlasHandle blas = nullptr;
+    OwnedBlas blas;
     ShardDims dims;
     // Every parameter's pieces in one allocation, by kind: all values, then all gradients, all
     // first moments, all second moments (so the optimizer-state part is one range to zero), then
