@@ -19,12 +19,6 @@ using cuda::CudaShard;
 // 0 would otherwise ask for kMaxCallsPerRepetition of them.
 constexpr int kMaxLayerCalls = 2000;
 
-struct PassTimes
-{
-    Spread forwardS;
-    Spread backwardS;
-};
-
 // Events recorded in order on one stream, made as a repetition first needs them and recorded
 // again by the next repetition once the last one was waited for.
 class EventChain
@@ -216,8 +210,7 @@ Result<LayerFigure> gpuLayer(int device, const ModelSpec &model, const ProbeComm
         auto with = timePasses(*embedding, command.microBatch, nextPlan(), repetitions);
         if (!with)
             return Error{with.error().kind, "the embedding: " + with.error().message};
-        figure.embeddingForwardSPerToken = perToken(with->forwardS, given.forwardS, tokens);
-        figure.embeddingBackwardSPerToken = perToken(with->backwardS, given.backwardS, tokens);
+        setEmbeddingPerToken(figure, *with, given, tokens);
     }
     auto head = shardOf(*config, command.tp, false, true, largest, stream->get());
     if (!head)
@@ -225,8 +218,7 @@ Result<LayerFigure> gpuLayer(int device, const ModelSpec &model, const ProbeComm
     auto with = timePasses(*head, command.microBatch, nextPlan(), repetitions);
     if (!with)
         return Error{with.error().kind, "the head: " + with.error().message};
-    figure.headForwardSPerToken = perToken(with->forwardS, given.forwardS, tokens);
-    figure.headBackwardSPerToken = perToken(with->backwardS, given.backwardS, tokens);
+    setHeadPerToken(figure, *with, given, tokens);
 
     // The optimizer over the head shard's parameters (the layer's slice and the head).
     double params = 0;

@@ -2,13 +2,11 @@
 // and device memory bandwidth (docs/probe.md, "GPU hosts").
 #include "runtime/probe/gpu_probe.h"
 
-#include "runtime/cuda/cublas_status.h"
 #include "runtime/cuda/model/cublas_gemm.h"
 #include "runtime/probe/gpu_check.h"
 #include "runtime/probe/gpu_kernels.h"
 
 #include <algorithm>
-#include <cublas_v2.h>
 #include <utility>
 
 namespace hetplan::runtime::probe {
@@ -21,7 +19,7 @@ constexpr double kMiB = double(1u << 20);
 struct BlasOnStream
 {
     OwnedStream stream;
-    Owned<cublasHandle_t, cublasDestroy> handle; // destroyed before its stream
+    cuda::OwnedBlas handle; // destroyed before its stream
 
     Status open()
     {
@@ -29,11 +27,11 @@ struct BlasOnStream
         if (!made)
             return made.error();
         stream = std::move(*made);
-        cublasHandle_t h = nullptr;
-        if (Status s = cuda::cublasCall(cublasCreate(&h), "cublasCreate"); !s)
-            return s;
-        handle.reset(h);
-        return cuda::cublasCall(cublasSetStream(h, stream.get()), "cublasSetStream");
+        auto blas = cuda::makeBlas(stream.get());
+        if (!blas)
+            return blas.error();
+        handle = std::move(blas).value();
+        return okStatus();
     }
 };
 

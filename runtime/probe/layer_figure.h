@@ -1,7 +1,8 @@
 #pragma once
 
 // What the CPU and the GPU layer probes share (docs/probe.md, "The layer"): the micro-batches a
-// layer is timed at, the figure's heading, and the embedding's and head's times per token.
+// layer is timed at, the figure's heading, a pass's times, and the embedding's and head's times
+// per token.
 // Header only: the GPU probe's library sits below the CPU probe's.
 
 #include "core/io/probe_file.h"
@@ -71,6 +72,30 @@ inline Spread perToken(const Spread &with, const Spread &without, double tokens)
     s.min = std::min(s.min, s.median);
     s.max = std::max(s.max, s.median);
     return s;
+}
+
+// A shard's forward and backward at one micro-batch, per layer it holds.
+struct PassTimes
+{
+    Spread forwardS;
+    Spread backwardS;
+};
+
+// The embedding's terms: a shard that holds it, `with`, against the layer alone, `layer`, both
+// at the given micro-batch of `tokens` tokens.
+inline void setEmbeddingPerToken(LayerFigure &figure, const PassTimes &with, const PassTimes &layer,
+                                 double tokens)
+{
+    figure.embeddingForwardSPerToken = perToken(with.forwardS, layer.forwardS, tokens);
+    figure.embeddingBackwardSPerToken = perToken(with.backwardS, layer.backwardS, tokens);
+}
+
+// The head's terms, as the embedding's.
+inline void setHeadPerToken(LayerFigure &figure, const PassTimes &with, const PassTimes &layer,
+                            double tokens)
+{
+    figure.headForwardSPerToken = perToken(with.forwardS, layer.forwardS, tokens);
+    figure.headBackwardSPerToken = perToken(with.backwardS, layer.backwardS, tokens);
 }
 
 } // namespace hetplan::runtime::probe

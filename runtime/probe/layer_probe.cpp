@@ -25,12 +25,6 @@ double secondsSince(Clock::time_point start)
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-struct PassTimes
-{
-    Spread forwardS;
-    Spread backwardS;
-};
-
 // Forward then backward of micro-batch `samples` on `shard`: an untimed pass first, then up to
 // `repetitions` timed ones (at least one) within `budgetS`. A repetition runs `calls` forwards
 // (as many micro-batches in flight) then their backwards, so that it lasts about
@@ -143,8 +137,7 @@ Result<std::optional<LayerFigure>> cpuLayer(const ModelSpec &model, const ProbeC
     auto withEmbedding = timePasses(*embedding, command.microBatch, command.repetitions, shareS);
     if (!withEmbedding)
         return withEmbedding.error();
-    figure.embeddingForwardSPerToken = perToken(withEmbedding->forwardS, given.forwardS, tokens);
-    figure.embeddingBackwardSPerToken = perToken(withEmbedding->backwardS, given.backwardS, tokens);
+    setEmbeddingPerToken(figure, *withEmbedding, given, tokens);
 
     auto head = shardOf(*config, 1, command.tp, false, true, largest);
     if (!head)
@@ -152,8 +145,7 @@ Result<std::optional<LayerFigure>> cpuLayer(const ModelSpec &model, const ProbeC
     auto withHead = timePasses(*head, command.microBatch, command.repetitions, shareS);
     if (!withHead)
         return withHead.error();
-    figure.headForwardSPerToken = perToken(withHead->forwardS, given.forwardS, tokens);
-    figure.headBackwardSPerToken = perToken(withHead->backwardS, given.backwardS, tokens);
+    setHeadPerToken(figure, *withHead, given, tokens);
 
     // The optimizer over the head shard's parameters (the layer's slice and the head).
     double params = 0;

@@ -3,6 +3,7 @@
 #include "runtime/cuda/cuda_status.h"
 #include "runtime/cuda/float_ops.h"
 #include "runtime/cuda/model/cuda_shard.h"
+#include "runtime/worker/device_tp.h"
 #include "runtime/worker/stage_config.h"
 
 #include <cuda_runtime_api.h>
@@ -17,26 +18,6 @@ const std::uint16_t *bits(const Bf16 *values)
 {
     return reinterpret_cast<const std::uint16_t *>(values);
 }
-
-// The executor's TP all-reduce (timed as tp_comm) as the shard asks for it: after the compute
-// stream's queued work, which waits for the sum in turn (cuda_backend.h).
-class DeviceTp final : public cuda::DeviceTpComm
-{
-public:
-    DeviceTp(TpComm &tp, Backend &backend)
-        : m_tp(tp)
-        , m_backend(backend)
-    {}
-    Status allReduceSum(float *data, std::size_t count, cuda::StreamHandle) override
-    {
-        return m_tp.allReduceSum(data, count);
-    }
-    Status awaitQueued() override { return m_backend.synchronize(); }
-
-private:
-    TpComm &m_tp;
-    Backend &m_backend;
-};
 
 class CudaStage final : public StageCompute
 {

@@ -1,5 +1,7 @@
 #include "runtime/worker/executor.h"
 
+#include "runtime/worker/backend_tp.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -25,26 +27,6 @@ std::uint64_t slotOf(int microBatch, Payload payload, bool handshake)
     const std::uint64_t message = std::uint64_t(microBatch) * 2 + (payload == Payload::Gradient);
     return message * 2 + (handshake ? 0 : 1);
 }
-
-// The TP all-reduces a shard asks for inside forward and backward, timed as tp_comm.
-class TimedTpComm final : public TpComm
-{
-public:
-    TimedTpComm(Backend &backend, std::string group, double &tpCommS)
-        : m_backend(backend)
-        , m_group(std::move(group))
-        , m_tpCommS(tpCommS)
-    {}
-    Status allReduceSum(float *data, std::size_t count) override
-    {
-        return m_backend.allReduceSum(m_group, data, count, m_tpCommS);
-    }
-
-private:
-    Backend &m_backend;
-    std::string m_group;
-    double &m_tpCommS;
-};
 
 } // namespace
 
@@ -129,7 +111,7 @@ Result<std::pair<RankIteration, double>> Executor::runIteration()
         return tokens.error();
     Buffers buffers;
     if (m_rank.tpGroup >= 0)
-        buffers.tp = std::make_unique<TimedTpComm>(
+        buffers.tp = std::make_unique<BackendTpComm>(
             m_backend, m_program.groups[std::size_t(m_rank.tpGroup)].key, m_phases.tpCommS);
     else
         buffers.tp = std::make_unique<SoloTpComm>();

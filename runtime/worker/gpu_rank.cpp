@@ -1,8 +1,10 @@
 #include "runtime/worker/gpu_rank.h"
 
 #include "runtime/cuda/model/cuda_serve_shard.h"
+#include "runtime/worker/backend_tp.h"
 #include "runtime/worker/cuda_backend.h"
 #include "runtime/worker/cuda_stage.h"
+#include "runtime/worker/device_tp.h"
 #include "runtime/worker/executor.h"
 #include "runtime/worker/preflight_links.h"
 
@@ -21,27 +23,17 @@ void setNcclEnvironment(const WorkerArgs &args)
             ::setenv(name, value->c_str(), 1);
 }
 
-// A serving shard's TP all-reduce: the backend's, on the stage's TP group (as the training
-// stage's, cuda_stage.cpp: the partial sums travel in the backend's wire type).
-class ServeDeviceTp final : public cuda::DeviceTpComm
+// A serving shard's TP all-reduce: the backend's on the stage's TP group, as a training
+// stage's (device_tp.h).
+struct ServeTp
 {
-public:
-    ServeDeviceTp(Backend &backend, std::string group)
-        : m_backend(backend)
-        , m_group(std::move(group))
+    ServeTp(Backend &backend, std::string group)
+        : host(backend, std::move(group), spentS)
+        , device(host, backend)
     {}
-    Status allReduceSum(float *data, std::size_t count, cuda::StreamHandle) override
-    {
-        if (m_group.empty())
-            return okStatus();
-        return m_backend.allReduceSum(m_group, data, count, m_spentS);
-    }
-    Status awaitQueued() override { return m_backend.synchronize(); }
-
-private:
-    Backend &m_backend;
-    std::string m_group;
-    double m_spentS = 0; // the backend adds each call's time here
+    double spentS = 0; // unread: a serving rank times whole steps
+    BackendTpComm host;
+    DeviceTp device;
 };
 
 // The device first, then NCCL, before the rank's shard: every rank gets here within moments of
@@ -98,7 +90,7 @@ Result<GpuServeRank> openGpuServeRank(const WorkerArgs &args, const Job &job,
     if (!backend)
         return backend.error();
     const int group = job.program.ranks[std::size_t(args.rank)].tpGroup;
-    auto tp = std::make_shared<ServeDeviceTp>(
+    auto tp = std::make_shared<ServeTp>(
         **backend, group < 0 ? std::string() : job.program.groups[std::size_t(group)].key);
     cuda::CudaServeOptions options;
     options.slots = shard.slots;
@@ -106,7 +98,7 @@ Result<GpuServeRank> openGpuServeRank(const WorkerArgs &args, const Job &job,
     options.seed = args.seed;
     options.weights = shard.weights;
     auto stage = cuda::CudaServeShard::create(config, shard.spec, options,
-                                              (*backend)->computeStream(), *tp);
+                                              (*backend)->computeStream(), tp->device);
     if (!stage)
         return stage.error();
     if (Status ready = (*backend)->awaitEveryRankReady(); !ready)

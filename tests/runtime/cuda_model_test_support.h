@@ -63,6 +63,32 @@ inline std::vector<float> hostBf16(const DeviceBuffer &buffer, std::size_t n)
     return orFail(copyToHost(std::span<const Bf16>(buffer.as<Bf16>(), n), nullptr));
 }
 
+// One CUDA stream per rank of a test, destroyed with it: declared before the shards that
+// compute on them, it outlives them.
+class RankStreams
+{
+public:
+    explicit RankStreams(std::size_t count)
+        : m_streams(count)
+    {
+        for (cudaStream_t &stream : m_streams)
+            if (cudaStreamCreate(&stream) != cudaSuccess)
+                qFatal("cudaStreamCreate failed");
+    }
+    ~RankStreams()
+    {
+        for (cudaStream_t stream : m_streams)
+            cudaStreamDestroy(stream);
+    }
+    RankStreams(const RankStreams &) = delete;
+    RankStreams &operator=(const RankStreams &) = delete;
+
+    cudaStream_t operator[](std::size_t rank) const { return m_streams[rank]; }
+
+private:
+    std::vector<cudaStream_t> m_streams;
+};
+
 // ‖actual − expected‖ / ‖expected‖: what bf16 rounding keeps at 2⁻⁸ or so per operation, and a
 // wrong formula (a missing term, a transposed operand, a wrong factor) makes of order 1.
 inline double relativeError(const std::vector<float> &actual, const std::vector<float> &expected)

@@ -3,6 +3,7 @@
 // Fixtures for the model tests: tiny configs, an in-process TP group (one thread per shard, a
 // barrier-based all-reduce) and a driver that runs one training step on any cut of the model.
 
+#include "core/model/model_spec.h"
 #include "runtime/model/model_shard.h"
 #include "runtime/model/weight_set.h"
 
@@ -30,6 +31,13 @@ inline ModelConfig tinyConfig(MlpKind mlp)
     c.seqLen = 8;
     c.mlp = mlp;
     return c;
+}
+
+// Four layers, GQA (two query heads per KV head), head dimension 8, TP up to 4: the serving
+// tests' model on the CPU and the GPU, and the GPU layer probe's; built in milliseconds anywhere.
+inline ModelSpec serveModel(MlpKind mlp = MlpKind::SwiGlu)
+{
+    return {"serve-tiny", 4, 64, 128, 8, 4, 97, 2048, mlp};
 }
 
 template<typename T>

@@ -70,11 +70,9 @@ void placeGradients(WeightSet &set, const CudaShard &shard)
 Outcome gpuTraining(const ModelConfig &config, int tpDegree, int iterations,
                     std::vector<WeightSet> *replicatedGradients = nullptr)
 {
-    std::vector<cudaStream_t> streams(static_cast<std::size_t>(tpDegree));
+    const RankStreams streams(static_cast<std::size_t>(tpDegree));
     std::vector<CudaShard> shards;
     for (int t = 0; t < tpDegree; ++t) {
-        if (cudaStreamCreate(&streams[std::size_t(t)]) != cudaSuccess)
-            qFatal("cudaStreamCreate failed");
         ShardSpec spec = wholeModel(config);
         spec.tpIndex = t;
         spec.tpDegree = tpDegree;
@@ -125,9 +123,6 @@ Outcome gpuTraining(const ModelConfig &config, int tpDegree, int iterations,
         for (CudaShard &shard : shards)
             orFail(shard.optimizerStep());
     }
-    shards.clear();
-    for (cudaStream_t stream : streams)
-        cudaStreamDestroy(stream);
     return outcome;
 }
 
@@ -189,13 +184,12 @@ private Q_SLOTS:
     {
         const ModelConfig config = runtime::test::tinyConfig(MlpKind::SwiGlu);
         const Outcome cpu = cpuTraining(config, 1);
-        cudaStream_t stream = nullptr;
-        QCOMPARE_EQ(cudaStreamCreate(&stream), cudaSuccess);
+        const RankStreams streams(1);
         {
             const ShardSpec first{0, 1, 0, 1, true, false};
             const ShardSpec last{1, 2, 0, 1, false, true};
-            CudaShard a = orFail(CudaShard::create(config, first, setup(), stream));
-            CudaShard b = orFail(CudaShard::create(config, last, setup(), stream));
+            CudaShard a = orFail(CudaShard::create(config, first, setup(), streams[0]));
+            CudaShard b = orFail(CudaShard::create(config, last, setup(), streams[0]));
             SoloDeviceTpComm solo;
             double loss = 0;
             // Both micro-batches forward first (as a pipeline schedule may), then both backward.
@@ -219,7 +213,6 @@ private Q_SLOTS:
             placeGradients(gradients, b);
             compareGradients(gradients, cpu.gradients, kGradientTolerance);
         }
-        cudaStreamDestroy(stream);
     }
 
     void tpHalvesMatchOneShard()

@@ -45,20 +45,10 @@ namespace {
 constexpr std::uint64_t kSeed = 7;
 constexpr int kOutputTokens = 6;
 
-// Four layers, GQA (two query heads per KV head), head dimension 8: tst_serve's model.
+// tst_serve's model (model_test_support.h), 32 positions per sequence.
 ModelConfig serveConfig(MlpKind mlp = MlpKind::SwiGlu)
 {
-    ModelConfig c;
-    c.name = "serve-tiny";
-    c.layers = 4;
-    c.hidden = 64;
-    c.ffnHidden = 128;
-    c.heads = 8;
-    c.kvHeads = 4;
-    c.vocab = 97;
-    c.seqLen = 32;
-    c.mlp = mlp;
-    return c;
+    return orFail(scaledModelConfig(runtime::test::serveModel(mlp), 32, 1));
 }
 
 double logitTolerance(const ModelConfig &c, std::span<const float> reference)
@@ -139,15 +129,13 @@ class Replica
 public:
     Replica(const ModelConfig &config, int stages, int tpDegree, WeightSource weights = {})
         : m_tpDegree(tpDegree)
+        , m_streams(std::size_t(stages) * std::size_t(tpDegree))
     {
         const int layersPerStage = config.layers / stages;
         for (int s = 0; s < stages; ++s) {
             m_groups.push_back(std::make_unique<InProcessTpGroup>(tpDegree));
             for (int t = 0; t < tpDegree; ++t) {
-                cudaStream_t stream = nullptr;
-                if (cudaStreamCreate(&stream) != cudaSuccess)
-                    qFatal("cudaStreamCreate failed");
-                m_streams.push_back(stream);
+                const cudaStream_t stream = m_streams[m_shards.size()];
                 const ShardSpec spec{
                     s * layersPerStage, (s + 1) * layersPerStage, t, tpDegree, s == 0,
                     s == stages - 1};
@@ -161,13 +149,6 @@ public:
             }
         }
     }
-    ~Replica()
-    {
-        m_shards.clear();
-        for (cudaStream_t s : m_streams)
-            cudaStreamDestroy(s);
-    }
-
     // One step through every stage; the head's logits of `logitRows`.
     std::vector<float> step(const std::vector<TokenRow> &rows, const std::vector<int> &logitRows)
     {
@@ -198,7 +179,7 @@ public:
 private:
     int m_tpDegree;
     std::vector<std::unique_ptr<InProcessTpGroup>> m_groups;
-    std::vector<cudaStream_t> m_streams;
+    RankStreams m_streams; // outlives the shards
     std::vector<std::unique_ptr<CudaServeShard>> m_shards;
 };
 
@@ -330,9 +311,7 @@ private Q_SLOTS:
     void theEngineServesAPlanOnGpuShards()
     {
         const ModelConfig config = serveConfig();
-        const ModelSpec model{config.name,      config.layers, config.hidden,
-                              config.ffnHidden, config.heads,  config.kvHeads,
-                              config.vocab,     2048,          config.mlp};
+        const ModelSpec model = runtime::test::serveModel();
         Plan plan;
         plan.workload.mode = Mode::Infer;
         plan.workload.infer = {};
@@ -356,9 +335,7 @@ private Q_SLOTS:
         for (const Rank &r : program.ranks)
             if (!groups.contains(r.tpGroup))
                 groups[r.tpGroup] = std::make_unique<InProcessTpGroup>(r.tpDegree);
-        std::vector<cudaStream_t> streams(program.ranks.size());
-        for (cudaStream_t &stream : streams)
-            QCOMPARE_EQ(cudaStreamCreate(&stream), cudaSuccess);
+        const RankStreams streams(program.ranks.size());
         const runtime::test::StageMaker onGpu
             = [&](int rank, const ShardSpec &spec) -> Result<std::unique_ptr<ServeStage>> {
             CudaServeOptions options;
@@ -377,8 +354,6 @@ private Q_SLOTS:
         options.prefillChunkTokens = 3;
         const runtime::test::ServedPlan served
             = runtime::test::servePlan(program, config, {}, {}, requests, options, onGpu);
-        for (cudaStream_t stream : streams)
-            cudaStreamDestroy(stream);
         QVERIFY2(served.errors.empty(), served.errors.empty() ? "" : served.errors.front().c_str());
         QCOMPARE(served.served.size(), requests.size());
         Decoded decoded;
@@ -401,15 +376,14 @@ private Q_SLOTS:
     void memoryIsTheWeightsAndTheCacheOnly()
     {
         const ModelConfig config = serveConfig();
-        cudaStream_t stream = nullptr;
-        QCOMPARE_EQ(cudaStreamCreate(&stream), cudaSuccess);
+        const RankStreams streams(1);
         SoloDeviceTpComm solo;
         CudaServeOptions options;
         options.slots = 3;
         options.capacityTokens = 16;
         options.seed = kSeed;
         auto shard
-            = orFail(CudaServeShard::create(config, wholeModel(config), options, stream, solo));
+            = orFail(CudaServeShard::create(config, wholeModel(config), options, streams[0], solo));
         const ServeMemoryTable before = shard->memoryTable();
         QCOMPARE(before.kvCacheBytes, std::size_t(2) * config.layers * 3 * 16 * config.kvDim() * 2);
         std::size_t bf16Bytes = 0;
@@ -438,8 +412,6 @@ private Q_SLOTS:
         const ServeMemoryTable after = shard->memoryTable();
         QCOMPARE(after.kvCacheBytes, before.kvCacheBytes);
         QCOMPARE(after.weightBytes, before.weightBytes);
-        shard.reset();
-        cudaStreamDestroy(stream);
     }
 
     // Host-made weights (the path of a training run's dumps) are the device-made ones.

@@ -11,6 +11,7 @@
 #include "core/io/catalog_json.h"
 #include "core/io/probe_file.h"
 #include "gpu_test_support.h"
+#include "model_test_support.h"
 #include "runtime/probe/gpu_layer_probe.h"
 #include "tests/test_registry.h"
 
@@ -21,26 +22,12 @@ using namespace hetplan::runtime::probe;
 
 namespace {
 
-// Four layers of width 64, grouped-query attention, SwiGLU: built in milliseconds anywhere.
-ModelSpec tinyModel()
-{
-    ModelSpec m;
-    m.name = "tiny";
-    m.layers = 4;
-    m.hidden = 64;
-    m.ffnHidden = 160;
-    m.heads = 4;
-    m.kvHeads = 2;
-    m.vocab = 256;
-    m.maxSeqLen = 64;
-    m.mlp = MlpKind::SwiGlu;
-    return m;
-}
+using runtime::test::serveModel;
 
 ProbeCommand tinyCommand()
 {
     ProbeCommand c;
-    c.model = "tiny";
+    c.model = serveModel().name;
     c.microBatch = 3;
     c.seqLen = 32;
     c.tp = 2;
@@ -82,7 +69,7 @@ private Q_SLOTS:
 
     void theLayerImportsAsItsTypesTable()
     {
-        const ModelSpec model = tinyModel();
+        const ModelSpec model = serveModel();
         const ProbeCommand command = tinyCommand();
         auto layer = gpuLayer(0, model, command);
         QVERIFY2(layer.ok(), layer.ok() ? "" : layer.error().message.c_str());

@@ -44,12 +44,6 @@ namespace {
 
 constexpr std::uint64_t kSeed = 7;
 
-// Four layers, GQA (two query heads per KV head), TP up to 4.
-ModelSpec serveModel()
-{
-    return {"serve-tiny", 4, 64, 128, 8, 4, 97, 2048, MlpKind::SwiGlu};
-}
-
 Plan inferPlan(std::vector<Pipeline> pipelines, int promptLen, int outputLen, int batch)
 {
     Plan plan;

@@ -16,6 +16,23 @@ cublasOperation_t operation(Transpose t)
 
 } // namespace
 
+void BlasRelease::operator()(BlasHandle handle) const
+{
+    // A failed destroy has no caller to tell; it follows an error already reported.
+    (void)cublasCall(cublasDestroy(handle), "cublasDestroy");
+}
+
+Result<OwnedBlas> makeBlas(CUstream_st *stream)
+{
+    BlasHandle made = nullptr;
+    if (Status s = cublasCall(cublasCreate(&made), "cublasCreate"); !s)
+        return s.error();
+    OwnedBlas handle(made);
+    if (Status s = cublasCall(cublasSetStream(made, stream), "cublasSetStream"); !s)
+        return s.error();
+    return handle;
+}
+
 Status gemm(BlasHandle handle, Transpose transA, Transpose transB, int m, int n, int k, float alpha,
             const GemmIn &a, const GemmIn &b, float beta, const GemmOut &c, int batch)
 {

@@ -7,11 +7,24 @@
 #include "runtime/cuda/model/bf16.h"
 #include "runtime/model/blas_gemm.h"
 
+#include <memory>
+
 struct cublasContext;
+struct CUstream_st;
 
 namespace hetplan::runtime::cuda {
 
 using BlasHandle = cublasContext *;
+
+struct BlasRelease
+{
+    void operator()(BlasHandle handle) const;
+};
+// A cuBLAS handle, destroyed with its owner (before the stream its calls run on).
+using OwnedBlas = std::unique_ptr<cublasContext, BlasRelease>;
+
+// A new handle whose calls run on `stream`.
+Result<OwnedBlas> makeBlas(CUstream_st *stream);
 
 // A bf16 operand: row-major with leading dimension `ld`; batch i starts `stride` elements after
 // batch i − 1.

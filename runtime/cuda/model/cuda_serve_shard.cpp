@@ -1,6 +1,5 @@
 #include "runtime/cuda/model/cuda_serve_shard.h"
 
-#include "runtime/cuda/cublas_status.h"
 #include "runtime/cuda/device_buffer.h"
 #include "runtime/cuda/model/cuda_layer.h"
 #include "runtime/cuda/model/init_kernels.h"
@@ -9,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cublas_v2.h>
 #include <string>
 
 namespace hetplan::runtime::cuda {
@@ -47,29 +45,20 @@ struct StepScratch
     float *logits = nullptr;  // head: [rows × vocab]
 };
 
-struct CudaServeShard::State
+// ShardWeights: where each parameter serves (cuda_layer.h).
+struct CudaServeShard::State : ShardWeights
 {
-    BlasHandle blas = nullptr;
+    OwnedBlas blas;
     ShardDims dims;
     std::vector<DeviceParameter> params;
     DeviceBuffer parameters; // every fp32 value, then every bf16 copy
-    std::vector<LayerWeights> layers;
-    const DeviceParameter *embedding = nullptr;
-    const DeviceParameter *finalNorm = nullptr;
-    const DeviceParameter *head = nullptr;
-    DeviceBuffer keys; // bf16 [layers × slots × capacityTokens × kvWidth]
+    DeviceBuffer keys;       // bf16 [layers × slots × capacityTokens × kvWidth]
     DeviceBuffer values;
     DeviceBuffer rotary; // rotaryCosSin(capacityTokens, headDim)
     DeviceBuffer scratch;
     int scratchRows = 0;
     StepScratch step;
     std::vector<int> rowInts; // tokens, positions, cache rows of a step, on the host
-
-    ~State()
-    {
-        if (blas != nullptr)
-            (void)cublasCall(cublasDestroy(blas), "cublasDestroy"); // teardown: nobody to tell
-    }
 
     std::size_t layerCacheElements(const CudaServeOptions &o) const
     {
@@ -100,10 +89,10 @@ CudaServeShard::create(const ModelConfig &config, const ShardSpec &shard,
     std::unique_ptr<CudaServeShard> result(new CudaServeShard(config, shard, options, stream, tp));
     State &st = *result->m_state;
     st.dims = ShardDims::of(config, shard.tpDegree);
-    if (Status s = cublasCall(cublasCreate(&st.blas), "cublasCreate"); !s)
-        return s.error();
-    if (Status s = cublasCall(cublasSetStream(st.blas, stream), "cublasSetStream"); !s)
-        return s.error();
+    auto blas = makeBlas(stream);
+    if (!blas)
+        return blas.error();
+    st.blas = std::move(blas).value();
     if (Status s = result->makeWeights(); !s)
         return s.error();
 
@@ -183,11 +172,7 @@ Status CudaServeShard::makeWeights()
         return s;
     if (Status s = waitForDevice(); !s) // before the staging goes
         return s;
-    ShardWeights weights = shardWeights(st.params, m_shard.layerBegin);
-    st.layers = std::move(weights.layers);
-    st.embedding = weights.embedding;
-    st.finalNorm = weights.finalNorm;
-    st.head = weights.head;
+    static_cast<ShardWeights &>(st) = shardWeights(st.params, m_shard.layerBegin);
     return okStatus();
 }
 
@@ -304,14 +289,14 @@ Status CudaServeShard::layer(std::size_t index, int rows)
     // y[rows × out] = x · wᵀ for a weight stored out × in (q, k, v, gate, up).
     const auto projectOutIn = [&](const Bf16 *in, const DeviceParameter &weight, int inWidth,
                                   int out, const GemmOut &y) {
-        return gemm(st.blas, Transpose::No, Transpose::Yes, rows, out, inWidth, 1.0f, {in, inWidth},
-                    {weight.valueBf16, inWidth}, 0.0f, y);
+        return gemm(st.blas.get(), Transpose::No, Transpose::Yes, rows, out, inWidth, 1.0f,
+                    {in, inWidth}, {weight.valueBf16, inWidth}, 0.0f, y);
     };
     // partial[rows × hidden] = x · w for a weight stored in × out (o, down), then the TP sum
     // into the residual stream.
     const auto rowParallel
         = [&](const Bf16 *in, const DeviceParameter &weight, int inWidth) -> Status {
-        if (Status s = gemm(st.blas, Transpose::No, Transpose::No, rows, h, inWidth, 1.0f,
+        if (Status s = gemm(st.blas.get(), Transpose::No, Transpose::No, rows, h, inWidth, 1.0f,
                             {in, inWidth}, {weight.valueBf16, h}, 0.0f, GemmOut::f32(x.partial, h));
             !s)
             return s;
@@ -385,8 +370,8 @@ Status CudaServeShard::head(std::span<const int> logitRows, std::vector<float> &
         kernels::rmsNormForward(x.picked, st.finalNorm->value, picked, h, x.normed, x.invRms,
                                 nullptr, m_stream);
         if (Status s
-            = gemm(st.blas, Transpose::No, Transpose::Yes, picked, vocab, h, 1.0f, {x.normed, h},
-                   {st.head->valueBf16, h}, 0.0f, GemmOut::f32(x.logits, vocab));
+            = gemm(st.blas.get(), Transpose::No, Transpose::Yes, picked, vocab, h, 1.0f,
+                   {x.normed, h}, {st.head->valueBf16, h}, 0.0f, GemmOut::f32(x.logits, vocab));
             !s)
             return s;
     }

@@ -1,22 +1,17 @@
 #include "runtime/cuda/model/cuda_shard.h"
 
-#include "runtime/cuda/cublas_status.h"
 #include "runtime/cuda/cuda_status.h"
 #include "runtime/cuda/model/cuda_shard_state.h"
 #include "runtime/cuda/model/init_kernels.h"
 #include "runtime/cuda/model/kernels.h"
 #include "runtime/model/model_init.h"
 
-#include <cublas_v2.h>
 #include <string>
 
 namespace hetplan::runtime::cuda {
 
 CudaShardState::~CudaShardState()
 {
-    // A failed destroy has no caller to tell; it follows an error already reported.
-    if (blas != nullptr)
-        (void)cublasCall(cublasDestroy(blas), "cublasDestroy"); // teardown: nobody to tell
     for (cudaEvent_t e : gradientsDone)
         (void)cudaCall(cudaEventDestroy(e), "destroying a gradient event");
 }
@@ -44,10 +39,10 @@ Result<CudaShard> CudaShard::create(const ModelConfig &config, const ShardSpec &
     CudaShard result(config, shard, setup, stream);
     CudaShardState &st = *result.m_state;
     st.dims = ShardDims::of(config, shard.tpDegree);
-    if (Status s = cublasCall(cublasCreate(&st.blas), "cublasCreate"); !s)
-        return s.error();
-    if (Status s = cublasCall(cublasSetStream(st.blas, stream), "cublasSetStream"); !s)
-        return s.error();
+    auto blas = makeBlas(stream);
+    if (!blas)
+        return blas.error();
+    st.blas = std::move(blas).value();
 
     std::vector<TensorLayout> tensors = shardTensors(config, shard);
     result.m_params.resize(tensors.size());
@@ -100,11 +95,7 @@ Result<CudaShard> CudaShard::create(const ModelConfig &config, const ShardSpec &
         return s.error();
 
     // The pointers stay valid: m_params never grows again, and moving a vector keeps its elements.
-    ShardWeights weights = shardWeights(result.m_params, shard.layerBegin);
-    st.layers = std::move(weights.layers);
-    st.embedding = weights.embedding;
-    st.finalNorm = weights.finalNorm;
-    st.head = weights.head;
+    static_cast<ShardWeights &>(st) = shardWeights(result.m_params, shard.layerBegin);
     st.gradientsDone.resize(st.layers.size() + 2);
     for (cudaEvent_t &e : st.gradientsDone)
         if (Status s = cudaCall(cudaEventCreateWithFlags(&e, cudaEventDisableTiming),

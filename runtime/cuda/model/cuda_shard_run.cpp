@@ -30,7 +30,7 @@ Result<LayerContext> callContext(CudaShardState &st, StreamHandle stream, int sa
     if (Status s = st.scratch.reserve(layout.bytes); !s)
         return s.error();
     LayerContext c;
-    c.blas = st.blas;
+    c.blas = st.blas.get();
     c.stream = stream;
     c.dims = st.dims;
     c.samples = samples;
@@ -103,8 +103,8 @@ Result<DeviceForwardOutput> CudaShard::forward(int microBatch, SampleSpan rows,
         const int vocab = m_config.vocab;
         kernels::rmsNormForward(c.scratch.residual, st.finalNorm->value, int(tokens), hidden,
                                 normed, invRms, x, m_stream);
-        if (Status s = gemm(st.blas, Transpose::No, Transpose::Yes, int(tokens), vocab, hidden,
-                            1.0f, {normed, hidden}, {st.head->valueBf16, hidden}, 0.0f,
+        if (Status s = gemm(st.blas.get(), Transpose::No, Transpose::Yes, int(tokens), vocab,
+                            hidden, 1.0f, {normed, hidden}, {st.head->valueBf16, hidden}, 0.0f,
                             GemmOut::f32(c.scratch.logits, vocab));
             !s)
             return s.error();
@@ -166,12 +166,12 @@ Result<std::span<const Bf16>> CudaShard::backward(int microBatch, std::span<cons
         const auto *dLogits = reinterpret_cast<const Bf16 *>(base + h.dLogits);
         const int vocab = m_config.vocab;
         if (Status s
-            = gemm(st.blas, Transpose::Yes, Transpose::No, vocab, hidden, int(tokens), 1.0f,
+            = gemm(st.blas.get(), Transpose::Yes, Transpose::No, vocab, hidden, int(tokens), 1.0f,
                    {dLogits, vocab}, {normed, hidden}, 1.0f, GemmOut::f32(st.head->grad, hidden));
             !s)
             return s.error();
-        if (Status s = gemm(st.blas, Transpose::No, Transpose::No, int(tokens), hidden, vocab, 1.0f,
-                            {dLogits, vocab}, {st.head->valueBf16, hidden}, 0.0f,
+        if (Status s = gemm(st.blas.get(), Transpose::No, Transpose::No, int(tokens), hidden, vocab,
+                            1.0f, {dLogits, vocab}, {st.head->valueBf16, hidden}, 0.0f,
                             GemmOut::f32(c.scratch.partial, hidden));
             !s)
             return s.error();

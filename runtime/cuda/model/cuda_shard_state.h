@@ -20,7 +20,8 @@ struct MicroBatchStash
     DeviceBuffer buffer;
 };
 
-class CudaShardState
+// ShardWeights: where each parameter serves (cuda_layer.h).
+class CudaShardState : public ShardWeights
 {
 public:
     CudaShardState() = default;
@@ -28,7 +29,7 @@ public:
     CudaShardState &operator=(const CudaShardState &) = delete;
     ~CudaShardState();
 
-    BlasHandle blas = nullptr;
+    OwnedBlas blas;
     ShardDims dims;
     // Every parameter's pieces in one allocation, by kind: all values, then all gradients, all
     // first moments, all second moments (so the optimizer-state part is one range to zero), then
@@ -39,10 +40,6 @@ public:
     std::size_t momentsEnd = 0;
     DeviceBuffer rotary; // [seqLen × headDim] (cos, sin) pairs
     DeviceBuffer scratch;
-    std::vector<LayerWeights> layers; // this shard's layers, in order
-    const DeviceParameter *embedding = nullptr;
-    const DeviceParameter *finalNorm = nullptr;
-    const DeviceParameter *head = nullptr;
     std::map<int, MicroBatchStash> inFlight;
     // Stashes of finished micro-batches, reused so that a forward does not allocate.
     std::vector<MicroBatchStash> spare;
