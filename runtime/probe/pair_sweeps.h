@@ -24,8 +24,8 @@ inline bool sweepAgain(const ProbedPair &pair, std::ostream &log)
     const std::vector<PlausibilityFlag> flags = plausibilityFlags(pair, "pair");
     if (flags.empty())
         return false;
-    log << "hetplan-probe: " << endpointText(pair.a) << " - " << endpointText(pair.b)
-        << ": sweep " << pair.sweeps << " of at most " << kMaxPairSweeps << " is not plausible ("
+    log << "hetplan-probe: " << endpointText(pair.a) << " - " << endpointText(pair.b) << ": sweep "
+        << pair.sweeps << " of at most " << kMaxPairSweeps << " is not plausible ("
         << flags.front().check << " at " << flags.front().path << ": " << flags.front().message
         << "); measuring it again\n";
     return true;

@@ -79,7 +79,7 @@ private Q_SLOTS:
         const std::string said = log.str();
         QVERIFY2(said.find("A - B: sweep 1 of at most 3 is not plausible (not-monotone at "
                            "pair.sizes[1].time_us")
-                         != std::string::npos,
+                     != std::string::npos,
                  said.c_str());
         QVERIFY2(said.find("measuring it again") != std::string::npos, said.c_str());
     }
