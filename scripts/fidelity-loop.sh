@@ -127,7 +127,8 @@ if max(latencies_us) > 3 * min(latencies_us):
     print("  pair latencies %s us: a stalled host; probing again" % " ".join("%.0f" % l for l in latencies_us))
     sys.exit(2)' "$work/probed.cluster.json" "$work/probe.json" || status=$?
     ((status != 0)) || break
-    grep -h "plausibility\|GB/s at" "$work/probe.txt" | sed 's/^/  /'
+    grep -h "plausibility\|GB/s at\|measuring it again" "$work/probe.txt" | sed 's/^/  /'
+    sed -n '/^Notes:/,$p' "$work/import.txt" | sed 's/^/  /'
     if ((attempt == 3)); then
         ((status == 2)) || fail "import did not recover the shaped rates"
         echo "  going on with the latencies of the last probe"
