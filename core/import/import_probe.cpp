@@ -5,16 +5,50 @@
 #include "core/io/catalog_json.h"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 
 namespace hetplan::importing {
 namespace {
 
+// Whether a flag's path is `path` or a figure inside it.
+bool within(const PlausibilityFlag &flag, const std::string &path)
+{
+    return flag.path == path || flag.path.starts_with(path + ".")
+           || flag.path.starts_with(path + "[");
+}
+
 bool flagged(const Probe &probe, const std::string &path)
 {
-    return std::ranges::any_of(probe.flags, [&](const PlausibilityFlag &f) {
-        return f.path == path || f.path.starts_with(path + ".") || f.path.starts_with(path + "[");
-    });
+    return std::ranges::any_of(probe.flags,
+                               [&](const PlausibilityFlag &f) { return within(f, path); });
+}
+
+// Which of a pair's two figures a flag concerns (docs/import.md, "Probe files"): the bandwidth
+// is the median at the largest size, the latency the median at the smallest, and a
+// not-monotone flag at a size compares it with the size before it. A flag on anything else of
+// the pair concerns both.
+struct Concerns
+{
+    bool bandwidth = false;
+    bool latency = false;
+};
+
+Concerns concerns(const PlausibilityFlag &flag, const std::string &pairPath, std::size_t sizes)
+{
+    const std::string_view rest = std::string_view(flag.path).substr(pairPath.size());
+    if (rest.starts_with(".bandwidth_GBps"))
+        return {true, false};
+    if (rest.starts_with(".latency_us"))
+        return {false, true};
+    constexpr std::string_view kSizes = ".sizes[";
+    std::size_t index = 0;
+    if (!rest.starts_with(kSizes)
+        || std::from_chars(rest.data() + kSizes.size(), rest.data() + rest.size(), index).ec
+               != std::errc())
+        return {true, true};
+    const std::size_t earliest = flag.check == "not-monotone" && index > 0 ? index - 1 : index;
+    return {index + 1 >= sizes, earliest == 0};
 }
 
 // A layer's GEMMs together: total FLOP over total time, so each shape weighs by its work.
@@ -277,12 +311,34 @@ private:
                             + "; a pair measures two different devices");
         if (pair.sizes.empty())
             return okStatus();
-        if (flagged(m_probe, path)) {
-            m_evidence.notes.push_back(at(path)
-                                       + ": left out: the probe flagged it as not "
-                                         "plausible");
+        // The first flag that concerns each figure, as "pairs[0].sizes[3].time_us (not-monotone)".
+        std::string bandwidthFlag;
+        std::string latencyFlag;
+        for (const PlausibilityFlag &f : m_probe.flags) {
+            if (!within(f, path))
+                continue;
+            const Concerns c = concerns(f, path, pair.sizes.size());
+            const std::string named = f.path + " (" + f.check + ")";
+            if (c.bandwidth && bandwidthFlag.empty())
+                bandwidthFlag = named;
+            if (c.latency && latencyFlag.empty())
+                latencyFlag = named;
+        }
+        if (!bandwidthFlag.empty() && !latencyFlag.empty()) {
+            std::string named = bandwidthFlag;
+            if (latencyFlag != bandwidthFlag)
+                named += " and " + latencyFlag;
+            m_evidence.notes.push_back(at(path) + ": left out: the probe flagged " + named
+                                       + " as not plausible");
             return okStatus();
         }
+        if (!bandwidthFlag.empty())
+            m_evidence.notes.push_back(at(path + ".bandwidth_GBps")
+                                       + ": left out: the probe flagged " + bandwidthFlag
+                                       + " as not plausible; its latency is kept");
+        if (!latencyFlag.empty())
+            m_evidence.notes.push_back(at(path + ".latency_us") + ": left out: the probe flagged "
+                                       + latencyFlag + " as not plausible; its bandwidth is kept");
         const Candidate bandwidth{
             pair.bandwidthGBps,
             pair.method == "cuda-peer-copy" ? Priority::ProbeCopy : Priority::ProbePair,
@@ -299,10 +355,12 @@ private:
         else if (a->device && b->device)
             draft = &m_evidence.gpuPairs[sortedPair(a->machine->gpuName(*a->device),
                                                     b->machine->gpuName(*b->device))];
-        if (!draft || bandwidth.value <= 0)
+        if (!draft)
             return okStatus();
-        draft->bandwidthGBps.add(bandwidth);
-        draft->latencyUs.add(latency);
+        if (bandwidthFlag.empty() && bandwidth.value > 0)
+            draft->bandwidthGBps.add(bandwidth);
+        if (latencyFlag.empty() && latency.value > 0)
+            draft->latencyUs.add(latency);
         return okStatus();
     }
 

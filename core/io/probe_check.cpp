@@ -180,6 +180,13 @@ std::vector<PlausibilityFlag> plausibilityFlags(const Probe &probe)
     return c.flags;
 }
 
+std::vector<PlausibilityFlag> plausibilityFlags(const ProbedPair &pair, const std::string &path)
+{
+    Checker c;
+    c.pair(path, pair);
+    return c.flags;
+}
+
 void addPlausibilityFlags(Probe &probe)
 {
     for (PlausibilityFlag &f : plausibilityFlags(probe)) {

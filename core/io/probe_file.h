@@ -135,6 +135,9 @@ struct Endpoint
     bool operator==(const Endpoint &) const = default;
 };
 
+// An end as a person reads it: "node-a", "node-a GPU 1".
+std::string endpointText(const Endpoint &e);
+
 struct SizePoint
 {
     double bytes = 0;
@@ -152,6 +155,9 @@ struct ProbedPair
     std::vector<SizePoint> sizes; // ascending bytes
     double bandwidthGBps = 0;     // median at the largest size
     double latencyUs = 0;         // median one-way time at the smallest size
+    // How many sweeps measured it: more than 1 when a sweep failed a plausibility check and
+    // was measured again (docs/probe.md, "Pairs measured again"); `sizes` is the last sweep.
+    int sweeps = 1;
 
     bool operator==(const ProbedPair &) const = default;
 };
@@ -204,6 +210,8 @@ std::string writeProbe(const Probe &probe);
 // falling with message size beyond the spread; GEMM TFLOPS or memory bandwidth above 1.1× the
 // catalog's figure for a GPU matched to the catalog.
 std::vector<PlausibilityFlag> plausibilityFlags(const Probe &probe);
+// The flags of one pair's sweep, its figures' paths below `path` ("pairs[2]").
+std::vector<PlausibilityFlag> plausibilityFlags(const ProbedPair &pair, const std::string &path);
 // Adds the flags of plausibilityFlags that `probe.flags` lacks.
 void addPlausibilityFlags(Probe &probe);
 

@@ -16,6 +16,7 @@ constexpr IntRange kRepetitions{1, 1 << 20};
 constexpr IntRange kDimension{1, 1 << 24};
 constexpr IntRange kIndex{0, 1 << 16};
 constexpr IntRange kCores{1, 1 << 16};
+constexpr IntRange kSweeps{1, 1 << 10};
 const Range kFigure = Range::nonNegative();
 const Range kBytes = Range::positive(1e15);
 
@@ -245,6 +246,7 @@ ProbedPair readPair(const Value &value)
     p.method = o.required("method").string();
     p.bandwidthGBps = o.required("bandwidth_GBps").number(kFigure);
     p.latencyUs = o.required("latency_us").number(kFigure);
+    p.sweeps = o.optional("sweeps").integer(kSweeps, 1);
     const Value sizesValue = o.required("sizes");
     const Array sizes = sizesValue.array(64, 1);
     for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -353,6 +355,8 @@ OrderedJson pairJson(const ProbedPair &p)
     j["method"] = p.method;
     j["bandwidth_GBps"] = p.bandwidthGBps;
     j["latency_us"] = p.latencyUs;
+    if (p.sweeps > 1)
+        j["sweeps"] = p.sweeps;
     OrderedJson &sizes = j["sizes"] = OrderedJson::array();
     for (const SizePoint &s : p.sizes)
         sizes.push_back(OrderedJson{{"bytes", s.bytes},
@@ -369,6 +373,14 @@ Spread spreadOf(std::vector<double> samples)
     const std::size_t n = samples.size();
     const double median = n % 2 == 1 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
     return {int(n), median, samples.front(), samples.back()};
+}
+
+std::string endpointText(const Endpoint &e)
+{
+    std::string text = e.host;
+    if (e.gpu >= 0)
+        text += " GPU " + std::to_string(e.gpu);
+    return text;
 }
 
 void summarizePair(ProbedPair &pair)

@@ -1,11 +1,14 @@
 // Every pair of this host's GPUs: peer copies (what a copy engine moves over NVLink or PCIe)
 // and NCCL send/recv (what the training runtime's transfers see), each as a ping-pong whose
-// one-way time is half the round trip (docs/probe.md, "GPU hosts").
+// one-way time is half the round trip (docs/probe.md, "GPU hosts"); a sweep that is not
+// plausible is measured again (pair_sweeps.h).
 #include "runtime/cuda/nccl_status.h"
 #include "runtime/probe/gpu_check.h"
 #include "runtime/probe/gpu_probe.h"
+#include "runtime/probe/pair_sweeps.h"
 
 #include <array>
+#include <iostream>
 #include <nccl.h>
 
 namespace hetplan::runtime::probe {
@@ -227,7 +230,8 @@ probeGpuPairs(const std::string &hostName, const std::vector<double> &sizesBytes
         return pairs;
     for (int a = 0; a < count; ++a)
         for (int b = a + 1; b < count; ++b) {
-            auto pair = peerCopies(hostName, a, b, sizesBytes, repetitions);
+            auto pair = sweepPair(
+                std::cerr, [&] { return peerCopies(hostName, a, b, sizesBytes, repetitions); });
             if (!pair)
                 return pair.error();
             pairs.push_back(std::move(*pair));
@@ -237,7 +241,9 @@ probeGpuPairs(const std::string &hostName, const std::vector<double> &sizesBytes
         return s.error();
     for (int a = 0; a < count; ++a)
         for (int b = a + 1; b < count; ++b) {
-            auto pair = ncclPair(world, hostName, a, b, sizesBytes, repetitions);
+            auto pair = sweepPair(std::cerr, [&] {
+                return ncclPair(world, hostName, a, b, sizesBytes, repetitions);
+            });
             if (!pair)
                 return pair.error();
             pairs.push_back(std::move(*pair));

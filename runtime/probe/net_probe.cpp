@@ -1,10 +1,12 @@
 #include "runtime/probe/net_probe.h"
 
+#include "runtime/probe/pair_sweeps.h"
 #include "runtime/probe/probe_shapes.h"
 #include "runtime/probe/probe_timing.h"
 
 #include <cstdint>
 #include <cstring>
+#include <iostream>
 
 namespace hetplan::runtime::probe {
 namespace {
@@ -20,10 +22,13 @@ std::size_t floatsFor(std::size_t bytes)
     return (bytes + sizeof(float) - 1) / sizeof(float);
 }
 
-Status barrier(Comm &comm)
+// Whether any rank says `mine`, known to every rank; it also keeps the ranks in step.
+Result<bool> anyRank(Comm &comm, bool mine)
 {
-    float one = 1;
-    return comm.allReduceSum(kProbeGroup, &one, 1);
+    float votes = mine ? 1 : 0;
+    if (Status s = comm.allReduceSum(kProbeGroup, &votes, 1); !s)
+        return s.error();
+    return votes > 0;
 }
 
 // One sweep between this rank and `peer`; the initiator times round trips, the other side
@@ -117,18 +122,26 @@ Result<std::vector<ProbedPair>> probeTcpPairs(Comm &comm, int rank,
     std::vector<ProbedPair> mine;
     for (int a = 0; a < world; ++a)
         for (int b = a + 1; b < world; ++b) {
-            if (rank == a || rank == b) {
+            const auto sweep = [&]() -> Result<ProbedPair> {
+                if (rank != a && rank != b)
+                    return ProbedPair{};
                 auto pair = pingPong(comm, rank == a ? b : a, rank == a, sizesBytes, repetitions);
                 if (!pair)
-                    return pair.error();
-                if (rank == a) {
-                    pair->a = {names[std::size_t(a)], -1};
-                    pair->b = {names[std::size_t(b)], -1};
-                    mine.push_back(std::move(*pair));
-                }
-            }
-            if (Status s = barrier(comm); !s)
-                return s.error();
+                    return pair;
+                if (rank == b)
+                    return ProbedPair{}; // it answered; the initiator's times count
+                pair->a = {names[std::size_t(a)], -1};
+                pair->b = {names[std::size_t(b)], -1};
+                return pair;
+            };
+            // Every rank votes after each sweep, which also keeps one pair at a time on the
+            // links; only the initiator's figures can ask for another sweep.
+            auto pair
+                = sweepPair(std::cerr, sweep, [&](bool again) { return anyRank(comm, again); });
+            if (!pair)
+                return pair.error();
+            if (rank == a)
+                mine.push_back(std::move(*pair));
         }
     return mine;
 }

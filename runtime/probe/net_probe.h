@@ -21,8 +21,8 @@ Result<std::vector<std::string>> gatherText(Comm &comm, int world, const std::st
 
 // TCP bandwidth and latency of every pair of ranks by ping-pong through Gloo: the pairs are
 // measured one at a time, in one global order, with a barrier between them so no two pairs
-// share a link. Returns the pairs this rank initiated (it is the lower rank); `names` are every
-// rank's host names.
+// share a link; a pair whose sweep is not plausible is swept again (pair_sweeps.h). Returns the
+// pairs this rank initiated (it is the lower rank); `names` are every rank's host names.
 Result<std::vector<ProbedPair>> probeTcpPairs(Comm &comm, int rank,
                                               const std::vector<std::string> &names,
                                               const std::vector<double> &sizesBytes,

@@ -65,11 +65,6 @@ void layerLines(std::ostream &out, const std::optional<LayerFigure> &l, const ch
                   (l->headForwardSPerToken.median + l->headBackwardSPerToken.median) * 1e6);
 }
 
-std::string endpointText(const Endpoint &e)
-{
-    return e.gpu < 0 ? e.host : e.host + " GPU " + std::to_string(e.gpu);
-}
-
 } // namespace
 
 void printReport(std::ostream &out, const Probe &probe)
@@ -101,10 +96,14 @@ void printReport(std::ostream &out, const Probe &probe)
         for (const TopoLink &l : h.topology)
             out << "  link " << l.a << " - " << l.b << ": " << l.link << "\n";
     }
-    for (const ProbedPair &p : probe.pairs)
+    for (const ProbedPair &p : probe.pairs) {
         out << endpointText(p.a) << " - " << endpointText(p.b) << " (" << p.method
-            << format("): %.4g GB/s at %.0f bytes, latency %.4g us\n", p.bandwidthGBps,
+            << format("): %.4g GB/s at %.0f bytes, latency %.4g us", p.bandwidthGBps,
                       p.sizes.empty() ? 0.0 : p.sizes.back().bytes, p.latencyUs);
+        if (p.sweeps > 1)
+            out << ", measured " << p.sweeps << " times: the earlier sweeps were not plausible";
+        out << "\n";
+    }
     out << probe.flags.size() << " plausibility flag(s)\n";
     for (const PlausibilityFlag &f : probe.flags)
         out << "  " << f.check << " at " << f.path << ": " << f.message << "\n";

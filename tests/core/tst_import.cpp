@@ -53,6 +53,30 @@ const PairOverride *overrideOf(const Cluster &c, const std::string &a, const std
     return nullptr;
 }
 
+const Link *linkOf(const Cluster &c, const std::string &machine)
+{
+    for (const Link &l : c.links)
+        if (l.a == machine)
+            return &l;
+    return nullptr;
+}
+
+bool hasNote(const ImportResult &r, const std::string &text)
+{
+    return std::ranges::any_of(
+        r.notes, [&](const std::string &n) { return n.find(text) != std::string::npos; });
+}
+
+// The emulated cluster's shape (docs/emulated-cluster.md): A and B at 0.1 GB/s, C at 0.02,
+// every pair `latencyUs` one way but A-B's `abLatencyUs`; each pair through a switch.
+Probe emulatedProbe(double abLatencyUs, double latencyUs)
+{
+    return probeOf({cpuRank("A", 0, 0.1), cpuRank("B", 1, 0.1), cpuRank("C", 2, 0.1)},
+                   {probedPair({"A"}, {"B"}, "gloo-tcp", 0.1, abLatencyUs),
+                    probedPair({"A"}, {"C"}, "gloo-tcp", 0.02, latencyUs),
+                    probedPair({"B"}, {"C"}, "gloo-tcp", 0.02, latencyUs)});
+}
+
 bool near(double value, double expected, double relative)
 {
     return std::abs(value - expected) <= relative * expected;
@@ -221,6 +245,60 @@ private Q_SLOTS:
         QVERIFY(!overrideOf(c, "h2:0", "h3:0"));
         QVERIFY(c.machines[0].intra == GpuType{}.typicalIntra); // one rank: no intra figure
         checkRoundTrip(c);
+    }
+
+    // A latency spike on a busy host: the 4-byte messages of A-B took 2 ms, so 64 KiB took
+    // less than half of that and the probe flagged sizes[1]. The flag says nothing of the
+    // bandwidth at 64 MiB: A keeps its A-B rate, not the A-C pair's.
+    void flagOnSmallMessagesKeepsTheBandwidth()
+    {
+        Probe probe = emulatedProbe(60, 60);
+        probe.pairs[0].sizes[0].timeUs = spread(2000);
+        summarizePair(probe.pairs[0]);
+        const ImportResult r = imported({{"p.json", writeProbe(probe)}});
+        for (const char *machine : {"A", "B"}) {
+            const Link *link = linkOf(r.cluster, machine);
+            QVERIFY(link);
+            QVERIFY2(near(link->bandwidthGBps, 0.1, 1e-3),
+                     qPrintable(QString::number(link->bandwidthGBps)));
+            QVERIFY2(near(link->latencyUs, 30, 1e-2), // half the A-C pair's, not the spike's
+                     qPrintable(QString::number(link->latencyUs)));
+        }
+        QVERIFY(near(linkOf(r.cluster, "C")->bandwidthGBps, 0.02, 1e-3));
+        QVERIFY(hasNote(r, "p.json: pairs[0].latency_us: left out: the probe flagged "
+                           "pairs[0].sizes[1].time_us (not-monotone)"));
+        checkRoundTrip(r.cluster);
+    }
+
+    // The 16 MiB messages of A-B were slow, so 64 MiB took less than half their time: the
+    // bandwidth (at 64 MiB) is left out, the latency (at 4 bytes) still counts.
+    void flagOnTheLargestMessageKeepsTheLatency()
+    {
+        Probe probe = emulatedProbe(20, 60);
+        probe.pairs[0].sizes[2].timeUs = spread(1.5e6);
+        const ImportResult r = imported({{"p.json", writeProbe(probe)}});
+        const Link *a = linkOf(r.cluster, "A");
+        QVERIFY(a);
+        QVERIFY(near(a->bandwidthGBps, 0.02, 1e-3)); // the A-C pair's: A-B's is not believed
+        QVERIFY2(near(a->latencyUs, 10, 1e-2), qPrintable(QString::number(a->latencyUs)));
+        QVERIFY(hasNote(r, "p.json: pairs[0].bandwidth_GBps: left out: the probe flagged "
+                           "pairs[0].sizes[3].time_us (not-monotone)"));
+        checkRoundTrip(r.cluster);
+    }
+
+    // A flag that concerns both figures (two sizes only: the smallest is also next to the
+    // largest) leaves the pair out, as before.
+    void flagOnBothFiguresLeavesThePairOut()
+    {
+        Probe probe = emulatedProbe(60, 60);
+        for (ProbedPair &p : probe.pairs)
+            p.sizes = {p.sizes.front(), p.sizes.back()};
+        probe.pairs[0].sizes[0].timeUs = spread(1.5e6);
+        summarizePair(probe.pairs[0]);
+        const ImportResult r = imported({{"p.json", writeProbe(probe)}});
+        QVERIFY(hasNote(r, "p.json: pairs[0]: left out: the probe flagged "
+                           "pairs[0].sizes[1].time_us (not-monotone) as not plausible"));
+        QVERIFY(near(linkOf(r.cluster, "A")->bandwidthGBps, 0.02, 1e-3));
     }
 
     void topoMatrixWithEveryClass()

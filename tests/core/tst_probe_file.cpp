@@ -100,6 +100,7 @@ Probe sampleProbe()
     nvlink.a = {"node-b", 0};
     nvlink.b = {"node-b", 1};
     nvlink.method = "cuda-peer-copy";
+    nvlink.sweeps = 2; // its first sweep was not plausible
     p.pairs.push_back(nvlink);
     return p;
 }
@@ -191,6 +192,9 @@ private Q_SLOTS:
         QTest::newRow("GPU layer at seq-len 0") << "\"seq_len\": 1024"
                                                 << "\"seq_len\": 0"
                                                 << "hosts[1].gpus[0].layer.seq_len";
+        QTest::newRow("no sweep") << "\"sweeps\": 2"
+                                  << "\"sweeps\": 0"
+                                  << "pairs[1].sweeps";
         QTest::newRow("GPU layer micro-batches out of order")
             << "\"micro_batch\": 4"
             << "\"micro_batch\": 1"

@@ -126,8 +126,15 @@ if [ -n "$programs" ]; then
     timeout 300 "$programs/hetplan-cli" probe --hosts "$state/hosts.json" --no-gpu --quick \
         --known-hosts "$state/known_hosts" --out "$work/probe.json" >"$work/probe.txt" 2>&1 ||
         fail "probe --hosts failed: $(tail -20 "$work/probe.txt")"
-    "$programs/hetplan-cli" import "$work/probe.json" --out "$work/cluster.json" >/dev/null ||
-        fail "import of the probe failed"
+    "$programs/hetplan-cli" import "$work/probe.json" --out "$work/cluster.json" \
+        >"$work/import.txt" 2>&1 || fail "import of the probe failed: $(cat "$work/import.txt")"
+    # On a miss, what the probe measured and flagged and what import left out name the cause.
+    cause() {
+        echo "the probe's pairs and flags:"
+        sed -n '/ GB\/s at /p; /measuring it again/p; /plausibility flag/,$p' "$work/probe.txt"
+        echo "import's notes:"
+        sed -n '/^Notes:/,$p' "$work/import.txt"
+    }
     python3 -c '
 import json, sys
 links = {l["a"]: l["bandwidth_GBps"] for l in json.load(open(sys.argv[1]))["links"]}
@@ -135,7 +142,8 @@ shaped = {"A": 0.1, "B": 0.1, "C": 0.02}
 for m, GBps in shaped.items():
     print("imported link of %s: %.4f GB/s (shaped: %.3f GB/s)" % (m, links[m], GBps))
     if abs(links[m] / GBps - 1) > 0.15:
-        sys.exit("not within 15 %")' "$work/cluster.json" || fail "import did not recover the rates"
+        sys.exit("not within 15 %")' "$work/cluster.json" ||
+        fail "import did not recover the rates; $(cause)"
 fi
 
 "$script" status --name "$name" >"$work/status.txt"

@@ -23,6 +23,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <nccl.h>
+#include <thread>
 
 namespace emulated = hetplan::test::emulated;
 
@@ -63,6 +64,12 @@ double hostSeconds()
 } // namespace
 
 namespace hetplan::test::emulated {
+
+Stall &stall()
+{
+    static Stall s;
+    return s;
+}
 
 Trace &trace()
 {
@@ -229,6 +236,11 @@ cudaError_t cudaMemcpyPeerAsync(void *to, int toDevice, const void *from, int fr
     if (streamDevice != toDevice && streamDevice != fromDevice)
         return cudaErrorInvalidValue;
     std::memmove(to, from, bytes);
+    emulated::Stall &stall = emulated::stall();
+    if (bytes > stall.bytes)
+        stall.seconds = 0;
+    else if (bytes == stall.bytes && stall.seconds > 0)
+        std::this_thread::sleep_for(std::chrono::duration<double>(stall.seconds));
     emulated::trace().messages.push_back({"peer", fromDevice, toDevice, bytes});
     return cudaSuccess;
 }

@@ -45,4 +45,14 @@ struct Trace
 
 Trace &trace();
 
+// A stalled host, to provoke: each peer copy of `bytes` takes `seconds` longer until the first
+// larger copy (the sweep's next size) ends the stall.
+struct Stall
+{
+    std::size_t bytes = 0;
+    double seconds = 0;
+};
+
+Stall &stall();
+
 } // namespace hetplan::test::emulated

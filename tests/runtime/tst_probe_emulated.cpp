@@ -1,7 +1,8 @@
 // The probe's GPU half on two emulated GPUs (probe_emulation.cpp), where no GPU is: every GPU
 // gets the runtime's GEMM call at each shape (its layouts and output type, as cuBLAS receives
 // them) and a triad; every GPU pair is a ping-pong, each message answered by one of the same
-// size the other way, for peer copies and NCCL alike; a failure names the call and its place.
+// size the other way, for peer copies and NCCL alike; a sweep that is not plausible is measured
+// again; a failure names the call and its place.
 #include "runtime/probe/gpu_probe.h"
 #include "tests/runtime/probe_emulation.h"
 #include "tests/test_registry.h"
@@ -76,6 +77,21 @@ private Q_SLOTS:
         }
         QCOMPARE(messages.front().kind, std::string("peer"));
         QCOMPARE(messages.back().kind, std::string("nccl"));
+    }
+
+    // The host stalls every 4-byte copy of the first sweep for 2 ms, so 4 KiB looks faster than
+    // 4 bytes (not-monotone): the pair is swept again, and the second sweep is written.
+    void aStalledSweepIsMeasuredAgain()
+    {
+        emulated::stall() = {4, 2e-3};
+        auto pairs = probeGpuPairs("host", {4, 4096}, 2);
+        emulated::stall() = {};
+        QVERIFY2(pairs.ok(), pairs.ok() ? "" : pairs.error().message.c_str());
+        const ProbedPair &copies = (*pairs)[0];
+        QCOMPARE(copies.method, std::string("cuda-peer-copy"));
+        QCOMPARE(copies.sweeps, 2);
+        QVERIFY(plausibilityFlags(copies, "pairs[0]").empty());
+        QVERIFY2(copies.latencyUs < 1000, qPrintable(QString::number(copies.latencyUs)));
     }
 
     void failuresNameTheCallAndItsPlace()
