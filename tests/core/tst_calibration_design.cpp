@@ -145,6 +145,43 @@ private Q_SLOTS:
         QVERIFY(unidentified >= 1);
     }
 
+    void aCeilingTheRunsCannotSeparateIsKeptAndTheOthersFitted()
+    {
+        // The two hops alone: two pairs of different bandwidths, but one figure per message
+        // size each, too few for efficiency, latency factor and ceiling together.
+        const Workload workload = trainWorkload(8, 512);
+        const Problem truth = makeProblem(truthOf(threeHosts()), smallModel(), workload);
+        std::vector<CalibrationRun> runs;
+        for (const DesignedRun &run : designFor(threeHosts(), workload)) {
+            if (!run.name.starts_with("pp-") && !run.name.starts_with("gpu-"))
+                continue;
+            const Evaluation e = CostModel(CostModelKind::HetPlan).evaluate(truth, run.plan);
+            runs.push_back({run.name, run.plan, smallModel(), run.plan.workload,
+                            measuredAsPredicted(run.plan, e)});
+        }
+        const auto result = calibrate(threeHosts(), testCatalog(), runs);
+        QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+        const auto figure = [&](const std::string &field) {
+            const auto f = std::find_if(result->figures.begin(), result->figures.end(),
+                                        [&](const FittedFigure &x) { return x.field == field; });
+            if (f == result->figures.end())
+                qFatal("no figure %s", field.c_str());
+            return *f;
+        };
+        const FittedFigure ceiling = figure("/transports/ethernet/ceiling_GBps");
+        QCOMPARE(ceiling.verdict, FigureVerdict::NotIdentifiable);
+        QVERIFY2(ceiling.note.find("efficiency") != std::string::npos, ceiling.note.c_str());
+        QCOMPARE(ceiling.after, 0.0); // kept: none, as the cluster had it
+        // Judged again without it, the hops of two bandwidths still fit the other two.
+        QCOMPARE(figure("/transports/ethernet/efficiency").verdict, FigureVerdict::Fitted);
+        QCOMPARE(figure("/transports/ethernet/latency_factor").verdict, FigureVerdict::Fitted);
+        // No run's ring spans three machines: the loss is no parameter at all.
+        QVERIFY(std::none_of(result->figures.begin(), result->figures.end(),
+                             [](const FittedFigure &f) {
+                                 return f.field.ends_with("loss_per_doubling");
+                             }));
+    }
+
     void alikePairsOfAKindGiveOneRunEach()
     {
         Cluster even = threeHosts();
