@@ -176,10 +176,10 @@ private Q_SLOTS:
         QCOMPARE(figure("/transports/ethernet/efficiency").verdict, FigureVerdict::Fitted);
         QCOMPARE(figure("/transports/ethernet/latency_factor").verdict, FigureVerdict::Fitted);
         // No run's ring spans three machines: the loss is no parameter at all.
-        QVERIFY(std::none_of(result->figures.begin(), result->figures.end(),
-                             [](const FittedFigure &f) {
-                                 return f.field.ends_with("loss_per_doubling");
-                             }));
+        QVERIFY(
+            std::none_of(result->figures.begin(), result->figures.end(), [](const FittedFigure &f) {
+                return f.field.ends_with("loss_per_doubling");
+            }));
     }
 
     void alikePairsOfAKindGiveOneRunEach()
