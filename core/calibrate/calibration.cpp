@@ -1,5 +1,6 @@
 #include "core/calibrate/calibration.h"
 
+#include "core/calibrate/calibration_design.h"
 #include "core/calibrate/calibration_record.h"
 #include "core/calibrate/calibration_residuals.h"
 #include "core/calibrate/identifiability.h"
@@ -31,9 +32,6 @@ constexpr double kMinMeasuredS = 1e-5;
 constexpr size_t kMaxPairScanGpus = 512;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Two bandwidths of a link kind closer than this cannot separate its ceiling from its
-// efficiency (as calibration_design.cpp's pairs).
-constexpr double kDistinctBandwidthRatio = 1.1;
 // The ceiling's search range around its start (the fastest pair of the kind): far above it, it
 // no longer binds on any pair.
 constexpr double kCeilingRange = 1e3;

@@ -9,10 +9,6 @@
 namespace hetplan {
 namespace {
 
-// Two bandwidths closer than this give nearly the same ratio of latency to transfer time, so a
-// second pair of the kind would tell the fit nothing new.
-constexpr double kDistinctBandwidthRatio = 1.1;
-
 Stage stageOf(std::vector<int> gpus, int layerBegin, int layerEnd)
 {
     Stage stage;

@@ -16,6 +16,11 @@ namespace hetplan {
 
 class Topology;
 
+// Two bandwidths of a link kind closer than this give nearly the same ratio of latency to
+// transfer time, and an efficiency and a host-side ceiling move them alike: a second pair of the
+// kind tells a fit nothing new (the design's pairs, calibration's ceiling).
+inline constexpr double kDistinctBandwidthRatio = 1.1;
+
 // One run of the design: its plan and what it is there to exercise.
 struct DesignedRun
 {
