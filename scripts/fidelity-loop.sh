@@ -12,7 +12,7 @@
 #
 #   scripts/fidelity-loop.sh [--programs DIR] [--repeat R] [--work DIR] [--name NAME]
 #                            [--cpu M=CORES,...] [--check | --check-iterations]
-#                            [--except PLAN,...]
+#                            [--except PLAN,...] [--iterations N]
 #
 # --programs DIR  where hetplan-cli, hetplan-worker and hetplan-probe are (default: this
 #                 checkout's build/bin)
@@ -28,6 +28,7 @@
 #                 more, also unless at least 80 % of each plan's runs fall inside its
 #                 calibrated 90 % interval
 # --check-iterations  as --check without the per-rank phase rows
+# --iterations N  iterations of every run, the first not measured (default 3)
 # --except LIST   held-out plans (dp-A-B-C, mix-AB-C, pipeline-A-C) whose calibrated iteration
 #                 and coverage are printed beside their bounds but not held by --check*
 #
@@ -37,7 +38,7 @@ set -euo pipefail
 
 me=fidelity-loop
 root=$(cd "$(dirname "$0")/.." && pwd)
-programs=$root/build/bin repeat=1 work="" name=fl check=0 cpus=A=0.6,B=0.6,C=0.3 except=""
+programs=$root/build/bin repeat=1 work="" name=fl check=0 cpus=A=0.6,B=0.6,C=0.3 except="" iterations=3
 usage() { echo "$me: $*; see the header of $0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -52,11 +53,13 @@ while [ $# -gt 0 ]; do
     --name) name=$2 ;;
     --cpu) cpus=$2 ;;
     --except) except=$2 ;;
+    --iterations) iterations=$2 ;;
     *) usage "unknown option '$1'" ;;
     esac
     shift 2
 done
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || usage "--repeat takes a positive count"
+[[ $iterations =~ ^[1-9][0-9]*$ ]] && ((iterations >= 2)) || usage "--iterations takes a count of 2 or more"
 skip() { echo "SKIP: $*"; exit 77; }
 ((EUID == 0)) || skip "needs root (network namespaces)"
 for tool in ip tc sshd ssh-keygen python3; do
@@ -83,7 +86,7 @@ step() { printf '[%4d s] %s\n' $((SECONDS - started)) "$*"; }
 fail() { echo "$me: $*" >&2; exit 1; }
 
 # The workload every plan trains: GPT-3 350M shrunk 8 times (docs/runtime.md, --scale).
-model=gpt3-350m scale=8 iterations=3
+model=gpt3-350m scale=8
 workload=(--global-batch 8 --micro-batch 1 --seq-len 512)
 
 step "cluster up: A, B 800 Mbit/s, C 160 Mbit/s; CPU budgets $cpus"

@@ -19,6 +19,7 @@ struct ComputeS
 {
     double forwardS = 0;
     double backwardS = 0;
+    double optimizerS = 0; // of backwardS
 };
 
 // A replica's compute from its GPUs' measured layer tables (docs/cost-models.md, "Measured
@@ -62,10 +63,12 @@ std::optional<ComputeS> measuredComputeS(const Problem &problem, const StageQuer
             c.forwardS += tokens * table->headForwardSPerToken;
             c.backwardS += tokens * table->headBackwardSPerToken;
         }
-        c.backwardS += params * table->optimizerSPerParam / std::max(stage.microBatches, 1);
+        c.optimizerS = params * table->optimizerSPerParam / std::max(stage.microBatches, 1);
+        c.backwardS += c.optimizerS;
         const double multiplier = tableMultiplier(*table, type);
         c.forwardS *= multiplier;
         c.backwardS *= multiplier;
+        c.optimizerS *= multiplier;
         if (c.forwardS + c.backwardS > slowest.forwardS + slowest.backwardS)
             slowest = c;
     }
@@ -78,6 +81,7 @@ struct ReplicaTiming
     double backwardComputeS = 0; // backward plus recomputation
     double forwardTpS = 0;
     double backwardTpS = 0; // backward plus recomputation
+    double optimizerS = 0;  // of backwardComputeS
     double totalS() const { return forwardComputeS + backwardComputeS + forwardTpS + backwardTpS; }
 };
 
@@ -115,6 +119,7 @@ ReplicaTiming replicaTiming(const Problem &problem, const StageQuery &stage, int
     if (const auto measured = measuredComputeS(problem, stage, gpus, b)) {
         timing.forwardComputeS = measured->forwardS;
         timing.backwardComputeS = measured->backwardS;
+        timing.optimizerS = measured->optimizerS;
     } else {
         // The GEMMs at the group's achieved FLOP/s, and the work besides them at each GPU's
         // achieved memory bandwidth (docs/cost-models.md, "Work besides the GEMMs"); the
@@ -129,6 +134,7 @@ ReplicaTiming replicaTiming(const Problem &problem, const StageQuery &stage, int
             = forwardFlops / rates.flopsPerS + transferS(moved.forwardBytes, gpuBytesPerS);
         timing.backwardComputeS = backwardFlops / rates.flopsPerS
                                   + transferS(moved.backwardBytes + optimizerBytes, gpuBytesPerS);
+        timing.optimizerS = transferS(optimizerBytes, gpuBytesPerS);
     }
 
     if (stage.tp > 1) {
@@ -167,6 +173,7 @@ public:
         timing.backwardS = slowest.backwardComputeS + slowest.backwardTpS;
         timing.computeS = slowest.forwardComputeS + slowest.backwardComputeS;
         timing.tpCommS = slowest.forwardTpS + slowest.backwardTpS;
+        timing.optimizerS = slowest.optimizerS;
         return timing;
     }
 

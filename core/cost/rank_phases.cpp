@@ -99,14 +99,21 @@ bool predictRankPhases(const Plan &plan, const Evaluation &evaluation, std::span
         b.dpCommS = t.dpCommS;
         const double endS = ends[p][j];
         // Idle before the last operation is waiting plus the receives; the gradient sync waits
-        // for the last of the stages it shares gradients with.
-        double syncS = endS;
+        // for the last of the stages it shares gradients with to arrive there: at its end less
+        // its optimizer step, which the schedule spreads over the backwards and the runtime
+        // runs after the sync.
+        const auto arrivalS = [&](std::size_t q, std::size_t k) {
+            return ends[q][k]
+                   - evaluation.pipelines[q].stages[k].optimizerS
+                         * std::max(plan.pipelines[q].microBatches, 1);
+        };
+        double waitS = 0;
         if (t.dpCommS > 0)
             for (std::size_t q = 0; q < plan.pipelines.size(); ++q)
                 for (std::size_t k = 0; k < ends[q].size(); ++k)
                     if (sharesGradients(plan, p, j, q, k))
-                        syncS = std::max(syncS, ends[q][k]);
-        b.bubbleS = std::max(0.0, endS - b.computeS - b.tpCommS - b.ppCommS) + (syncS - endS);
+                        waitS = std::max(waitS, arrivalS(q, k) - arrivalS(p, j));
+        b.bubbleS = std::max(0.0, endS - b.computeS - b.tpCommS - b.ppCommS) + waitS;
         r.wallS = b.totalS();
     }
     return true;

@@ -56,7 +56,8 @@ double exchangeTimeS(const HopPhases &perMicroBatch, int stage, int stageCount, 
 // model prices that direction (sends on the TP leader only), pp_comm as exchangeTimeS, DP as
 // its stage's, and the bubble from the 1F1B schedule (core/sim): the rank's idle time before
 // its last operation less the time its receives take, plus the wait for the last of the stages
-// it synchronises gradients with. False (nothing filled) when a rank is not in the plan.
+// it synchronises gradients with to reach the sync (their ends less their optimizer steps). False
+// (nothing filled) when a rank is not in the plan.
 bool predictRankPhases(const Plan &plan, const Evaluation &evaluation, std::span<RankPhases> ranks);
 
 // Every rank of `plan` with its predicted phases, in rank order: by pipeline, stage, DP replica

@@ -41,6 +41,9 @@ struct StageTiming
     double dpCommS = 0;   // this stage's gradient synchronisation per iteration
     // Of hopS, the forward activation (the rest is the backward gradient).
     double hopForwardS = 0;
+    // Of backwardS, the optimizer step's share: it runs once per iteration, after the gradient
+    // sync, and each micro-batch carries 1/m of it (0 where a model does not price it apart).
+    double optimizerS = 0;
     double totalS() const { return computeS + tpCommS + hopS; }
 };
 

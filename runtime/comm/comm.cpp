@@ -164,9 +164,28 @@ Status Comm::recv(const std::string &group, int peer,
     return exchange({{group, peer, data, count, slot, false}});
 }
 
+struct Comm::Posted::Buffers
+{
+    std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> of;
+};
+
+Comm::Posted::Posted() = default;
+Comm::Posted::~Posted() = default;
+Comm::Posted::Posted(Posted &&) noexcept = default;
+Comm::Posted &Comm::Posted::operator=(Posted &&) noexcept = default;
+
 Status Comm::exchange(const std::vector<Transfer> &transfers)
 {
-    std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> buffers;
+    auto posted = post(transfers);
+    if (!posted)
+        return posted.error();
+    return wait(*posted);
+}
+
+Result<Comm::Posted> Comm::post(const std::vector<Transfer> &transfers)
+{
+    Posted posted;
+    posted.m_buffers = std::make_unique<Posted::Buffers>();
     for (const Transfer &t : transfers) {
         const char *op = t.send ? "send" : "recv";
         auto found = m_impl->find(op, t.group, t.peer);
@@ -176,26 +195,36 @@ Status Comm::exchange(const std::vector<Transfer> &transfers)
         // cannot capture a structured binding in a lambda yet (GCC 12 can).
         Group *g = found->first;
         const int peerIndex = found->second;
-        const Status posted = guarded(describeOp(op, t.group, t.peer), [&] {
+        auto &buffers = posted.m_buffers->of;
+        const Status made = guarded(describeOp(op, t.group, t.peer), [&] {
             buffers.push_back(g->context->createUnboundBuffer(t.data, t.count * sizeof(float)));
             if (t.send)
                 buffers.back()->send(peerIndex, t.slot);
             else
                 buffers.back()->recv(peerIndex, t.slot);
         });
-        if (!posted)
-            return posted.error();
+        if (!made)
+            return made.error();
+        posted.m_transfers.push_back(t);
     }
+    return posted;
+}
+
+Status Comm::wait(Posted &posted)
+{
+    if (posted.m_transfers.empty())
+        return okStatus();
     const auto deadline = std::chrono::steady_clock::now() + m_impl->timeout;
-    for (std::size_t i = 0; i < transfers.size(); ++i) {
-        const Transfer &t = transfers[i];
+    for (std::size_t i = 0; i < posted.m_transfers.size(); ++i) {
+        const Transfer &t = posted.m_transfers[i];
         const char *op = t.send ? "send" : "recv";
+        gloo::transport::UnboundBuffer &buffer = *posted.m_buffers->of[i];
         bool done = false;
         const Status waited = guarded(describeOp(op, t.group, t.peer), [&] {
             const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                 deadline - std::chrono::steady_clock::now());
             const auto wait = std::max(left, std::chrono::milliseconds(1));
-            done = t.send ? buffers[i]->waitSend(wait) : buffers[i]->waitRecv(wait);
+            done = t.send ? buffer.waitSend(wait) : buffer.waitRecv(wait);
         });
         if (!waited)
             return waited.error();
@@ -203,6 +232,8 @@ Status Comm::exchange(const std::vector<Transfer> &transfers)
             return commError(op, t.group, t.peer,
                              "timed out after " + std::to_string(m_impl->timeout.count()) + " ms");
     }
+    posted.m_transfers.clear();
+    posted.m_buffers->of.clear();
     return okStatus();
 }
 

@@ -59,6 +59,28 @@ public:
     };
     Status exchange(const std::vector<Transfer> &transfers);
 
+    // Transfers posted now and awaited later. Gloo moves a transfer's data only once both
+    // sides have posted it, so a receive posted ahead of the operation that needs it finds
+    // the peer's data already there when the operation comes, with no round trip.
+    class Posted
+    {
+    public:
+        Posted();
+        ~Posted();
+        Posted(Posted &&) noexcept;
+        Posted &operator=(Posted &&) noexcept;
+        bool empty() const { return m_transfers.empty(); }
+
+    private:
+        friend class Comm;
+        struct Buffers;
+        std::vector<Transfer> m_transfers;
+        std::unique_ptr<Buffers> m_buffers;
+    };
+    Result<Posted> post(const std::vector<Transfer> &transfers);
+    // Waits for every transfer of `posted`, up to the call timeout from now.
+    Status wait(Posted &posted);
+
     // Collectives over every member of the group.
     Status broadcast(const std::string &group, int root, float *data, std::size_t count);
     Status allReduceSum(const std::string &group, float *data, std::size_t count);

@@ -110,6 +110,21 @@ public:
         (void)pieces;
         return okStatus();
     }
+    // Handshakes posted ahead (docs/runtime.md, "Phases"): postAhead posts the receiving
+    // halves of the handshakes of an iteration before it starts, into floats the backend
+    // owns; a later exchange naming the same group, peer and slot awaits the posted receive
+    // instead of posting one. A rank that reaches a handshake last then finds its peers'
+    // tokens already there, so a handshake's time is waiting only, never a round trip. Gloo
+    // does; a backend whose receives cannot be posted ahead (NCCL) keeps the default.
+    virtual bool postsAhead() const { return false; }
+    virtual Status postAhead(const std::vector<Comm::Transfer> &receives)
+    {
+        (void)receives;
+        return okStatus();
+    }
+    // Receives posted ahead and not awaited yet: none once an iteration has ended.
+    virtual std::size_t postedAhead() const { return 0; }
+
     // The same on host floats, untimed and in fp32: the iteration barrier and the loss sum.
     virtual Status allReduceHostSum(const std::string &group, float *values, std::size_t count) = 0;
 

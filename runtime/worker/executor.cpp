@@ -28,6 +28,16 @@ std::uint64_t slotOf(int microBatch, Payload payload, bool handshake)
     return message * 2 + (handshake ? 0 : 1);
 }
 
+// The slot of a group's first gradient sync's handshake in an iteration (the next ones follow
+// it): above every hop slot, below Gloo's collectives' (an 8-bit prefix in the top byte).
+constexpr std::uint64_t kSyncHandshakeSlot = std::uint64_t(1) << 40;
+
+std::vector<Comm::Transfer> receivesOf(std::vector<Comm::Transfer> transfers)
+{
+    std::erase_if(transfers, [](const Comm::Transfer &t) { return t.send; });
+    return transfers;
+}
+
 } // namespace
 
 // Activations and gradients of the running iteration, by (micro-batch, payload): what arrived
@@ -70,13 +80,56 @@ Result<float *> Executor::handshakeTokens()
         std::size_t most = 1;
         for (const Op &op : m_program.programs[std::size_t(m_rank.rank)])
             if (const auto *e = std::get_if<Exchange>(&op))
-                most = std::max(most, e->transfers.size());
+                most = std::max(most, 2 * e->transfers.size());
+            else if (const auto *g = std::get_if<GradSync>(&op))
+                most = std::max(most, 2 * m_program.groups[std::size_t(g->group)].members.size());
         auto tokens = m_backend.allocate(most);
         if (!tokens)
             return tokens.error();
         m_tokens = std::move(tokens).value();
     }
     return m_tokens.data;
+}
+
+std::vector<Comm::Transfer> Executor::exchangeHandshake(const Exchange &op, float *tokens) const
+{
+    std::vector<Comm::Transfer> handshake;
+    for (const Transfer &t : op.transfers) {
+        const std::string &group = m_program.groups[std::size_t(t.group)].key;
+        const std::uint64_t slot = slotOf(t.microBatch, t.payload, true);
+        handshake.push_back({group, t.peer, tokens++, 1, slot, true});
+        handshake.push_back({group, t.peer, tokens++, 1, slot, false});
+    }
+    return handshake;
+}
+
+std::vector<Comm::Transfer> Executor::syncHandshake(int group, int earlier, float *tokens) const
+{
+    const std::uint64_t slot = kSyncHandshakeSlot + std::uint64_t(earlier);
+    const Group &g = m_program.groups[std::size_t(group)];
+    std::vector<Comm::Transfer> handshake;
+    for (int member : g.members)
+        if (member != m_rank.rank) {
+            handshake.push_back({g.key, member, tokens++, 1, slot, true});
+            handshake.push_back({g.key, member, tokens++, 1, slot, false});
+        }
+    return handshake;
+}
+
+Status Executor::postHandshakesAhead(float *tokens)
+{
+    std::vector<Comm::Transfer> receives;
+    std::map<int, int> synced;
+    for (const Op &op : m_program.programs[std::size_t(m_rank.rank)]) {
+        std::vector<Comm::Transfer> handshake;
+        if (const auto *e = std::get_if<Exchange>(&op))
+            handshake = exchangeHandshake(*e, tokens);
+        else if (const auto *g = std::get_if<GradSync>(&op))
+            handshake = syncHandshake(g->group, synced[g->group]++, tokens);
+        for (Comm::Transfer &t : receivesOf(std::move(handshake)))
+            receives.push_back(std::move(t));
+    }
+    return m_backend.postAhead(receives);
 }
 
 Result<Floats *> Executor::receiveBuffer(Buffers &buffers, int microBatch, Payload payload,
@@ -104,11 +157,16 @@ Result<std::pair<RankIteration, double>> Executor::runIteration()
     m_phases = {};
     m_hops = {};
     m_hopTimes.clear();
+    m_synced.clear();
     m_lossSum = 0;
     // Made (and zeroed, in the backend's order) before any op, so that every later use of the
     // handshake tokens is ordered after that.
-    if (auto tokens = handshakeTokens(); !tokens)
+    auto tokens = handshakeTokens();
+    if (!tokens)
         return tokens.error();
+    if (m_backend.postsAhead())
+        if (Status s = postHandshakesAhead(*tokens); !s)
+            return s.error();
     Buffers buffers;
     if (m_rank.tpGroup >= 0)
         buffers.tp = std::make_unique<BackendTpComm>(
@@ -122,6 +180,9 @@ Result<std::pair<RankIteration, double>> Executor::runIteration()
             return s.error();
     if (Status s = m_backend.synchronize(); !s)
         return s.error();
+    if (m_backend.postedAhead() != 0)
+        return Error{ErrorKind::Internal, std::to_string(m_backend.postedAhead())
+                                              + " handshake receives posted ahead were not used"};
     countHops();
     RankIteration iteration;
     iteration.wallS = secondsSince(start);
@@ -206,7 +267,6 @@ Status Executor::exchange(const Exchange &op, Buffers &buffers)
     auto tokens = handshakeTokens();
     if (!tokens)
         return tokens.error();
-    std::vector<Comm::Transfer> handshakes;
     std::vector<Comm::Transfer> payloads;
     for (std::size_t i = 0; i < op.transfers.size(); ++i) {
         const Transfer &t = op.transfers[i];
@@ -234,12 +294,12 @@ Status Executor::exchange(const Exchange &op, Buffers &buffers)
                                                   + std::to_string(t.microBatch)
                                                   + " covers rows this rank does not hold"};
         const std::string &group = m_program.groups[std::size_t(t.group)].key;
-        handshakes.push_back(
-            {group, t.peer, *tokens + i, 1, slotOf(t.microBatch, t.payload, true), send});
         payloads.push_back({group, t.peer, buffer->data + offset, count,
                             slotOf(t.microBatch, t.payload, false), send});
     }
-    if (Status s = m_backend.exchange(handshakes, m_phases.bubbleS, Traffic::Handshake); !s)
+    if (Status s
+        = m_backend.exchange(exchangeHandshake(op, *tokens), m_phases.bubbleS, Traffic::Handshake);
+        !s)
         return s;
     // Every hop the exchange carries takes its whole time: its transfers progress together.
     HopTime &time = m_hopTimes.emplace_back();

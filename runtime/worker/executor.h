@@ -21,8 +21,11 @@ namespace hetplan::runtime {
 //            each exchange's and broadcast's time also goes to the hops it carries (in or
 //            out, from or to the previous or the next stage);
 //   dp_comm  the gradient all-reduces, payload only;
-//   bubble   waiting for a peer to be ready: every hop, broadcast and gradient sync starts
-//            with a one-float handshake among its participants, and its time is the wait;
+//   bubble   waiting for a peer to be ready: every hop exchange, broadcast and gradient sync
+//            starts with a one-float handshake among its participants, and its time is the
+//            wait (a group's later syncs in an iteration count theirs as dp_comm); where the
+//            backend posts the handshakes' receives ahead (Gloo), the last to arrive finds the
+//            others' tokens there and waits for nothing;
 //   compute  the rest of the iteration's wall time (layers, loss, optimizer).
 class Executor
 {
@@ -48,8 +51,18 @@ private:
     // What arrives for this rank's rows of a micro-batch, allocated on first use.
     Result<Floats *> receiveBuffer(Buffers &buffers, int microBatch, Payload payload,
                                    const SampleRange &rows);
-    // One float per transfer of the largest exchange: the handshakes, in backend memory.
+    // Two floats per transfer of the largest exchange or per member of the largest gradient
+    // group: the handshakes' tokens, in backend memory.
     Result<float *> handshakeTokens();
+    // The handshake of an exchange: a token each way with the peer of each transfer, on the
+    // transfer's handshake slot. Both ways, so that each side learns the other has arrived.
+    std::vector<Comm::Transfer> exchangeHandshake(const Exchange &op, float *tokens) const;
+    // The handshake of a group's gradient sync where the backend posts ahead (elsewhere a
+    // one-float all-reduce): a token each way with every other member, on a slot of its own
+    // for each of the group's `earlier` syncs in the iteration.
+    std::vector<Comm::Transfer> syncHandshake(int group, int earlier, float *tokens) const;
+    // Posts the receiving halves of every handshake of the iteration (Backend::postAhead).
+    Status postHandshakesAhead(float *tokens);
     // The hop a transfer with a rank of `peerStage` belongs to.
     double HopPhases::*hopOf(Direction direction, int peerStage) const;
     // Adds the time of the iteration's hop exchanges and broadcasts to its phases.
@@ -73,6 +86,7 @@ private:
     Breakdown m_phases;                  // of the running iteration
     HopPhases m_hops;                    // of the running iteration
     std::deque<HopTime> m_hopTimes;      // of the running iteration
+    std::map<int, int> m_synced;         // gradient syncs of each group in this iteration
     double m_lossSum = 0;
 };
 

@@ -50,7 +50,48 @@ Status GlooBackend::exchangeAs(const std::vector<Comm::Transfer> &transfers, Pre
 {
     if (Status s = fp32Only(type); !s)
         return s;
-    return timedOnHost(spentS, [&] { return m_comm.exchange(transfers); });
+    return timedOnHost(spentS, [&]() -> Status {
+        std::vector<Comm::Transfer> fresh;
+        std::vector<Comm::Posted> ahead;
+        for (const Comm::Transfer &t : transfers) {
+            const auto posted = t.send ? m_ahead.end() : m_ahead.find({t.group, t.peer, t.slot});
+            if (posted == m_ahead.end()) {
+                fresh.push_back(t);
+                continue;
+            }
+            ahead.push_back(std::move(posted->second));
+            m_ahead.erase(posted);
+        }
+        auto posted = m_comm.post(fresh);
+        if (!posted)
+            return posted.error();
+        if (Status s = m_comm.wait(*posted); !s)
+            return s;
+        for (Comm::Posted &p : ahead)
+            if (Status s = m_comm.wait(p); !s)
+                return s;
+        return okStatus();
+    });
+}
+
+Status GlooBackend::postAhead(const std::vector<Comm::Transfer> &receives)
+{
+    if (m_ahead.empty())
+        m_aheadTokens.clear(); // every earlier one has landed and been awaited
+    for (Comm::Transfer t : receives) {
+        if (t.send || t.count != 1)
+            return Error{ErrorKind::Internal, "only one-float receives are posted ahead"};
+        if (m_ahead.count({t.group, t.peer, t.slot}) != 0)
+            return Error{ErrorKind::Internal, "a receive from rank " + std::to_string(t.peer)
+                                                  + " in group " + t.group + " at slot "
+                                                  + std::to_string(t.slot) + " is posted twice"};
+        t.data = &m_aheadTokens.emplace_back(0.0f);
+        auto posted = m_comm.post({t});
+        if (!posted)
+            return posted.error();
+        m_ahead.emplace(AheadKey{t.group, t.peer, t.slot}, std::move(posted).value());
+    }
+    return okStatus();
 }
 
 Status GlooBackend::broadcastAs(const std::string &group, int root, float *data, std::size_t count,

@@ -2,6 +2,12 @@
 
 #include "runtime/worker/backend.h"
 
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <tuple>
+
 namespace hetplan::runtime {
 
 // The CPU backend: host floats and the Gloo groups of comm.h. It is the fp32 reference: its
@@ -15,6 +21,9 @@ public:
     Status allReduceHostSum(const std::string &group, float *values, std::size_t count) override;
     Status synchronize() override { return okStatus(); }
     double peakMemoryGiB() override;
+    bool postsAhead() const override { return true; }
+    Status postAhead(const std::vector<Comm::Transfer> &receives) override;
+    std::size_t postedAhead() const override { return m_ahead.size(); }
 
 protected:
     Status exchangeAs(const std::vector<Comm::Transfer> &transfers, Precision type,
@@ -27,8 +36,13 @@ protected:
                         float factor, Precision type, double &spentS) override;
 
 private:
+    // A receive posted ahead, by group, peer and slot.
+    using AheadKey = std::tuple<std::string, int, std::uint64_t>;
+
     Comm &m_comm;
-    std::vector<float> m_bucket; // gradient staging, reused: at most one bucket
+    std::map<AheadKey, Comm::Posted> m_ahead;
+    std::deque<float> m_aheadTokens; // where they land; a deque keeps each float in place
+    std::vector<float> m_bucket;     // gradient staging, reused: at most one bucket
 };
 
 } // namespace hetplan::runtime

@@ -59,12 +59,21 @@ Status Executor::gradSync(const GradSync &op)
     if (!buckets.empty())
         if (Status s = m_backend.awaitGradients(group, buckets.front()); !s)
             return s;
+    // Only the first sync of a group in an iteration waits for the group's members (the
+    // bubble). A later one follows the first one's all-reduces, and a member that left those
+    // early waits for the others there, as it would inside one all-reduce of all of it: that
+    // handshake's time is the group's communication (docs/runtime.md, "Phases").
     auto token = handshakeTokens();
     if (!token)
         return token.error();
-    if (Status s = m_backend.allReduceSum(group, *token, 1, m_phases.bubbleS, Traffic::Handshake);
-        !s)
-        return s;
+    const int earlier = m_synced[op.group]++;
+    double &waitS = earlier == 0 ? m_phases.bubbleS : m_phases.dpCommS;
+    const Status met = m_backend.postsAhead()
+                           ? m_backend.exchange(syncHandshake(op.group, earlier, *token), waitS,
+                                                Traffic::Handshake)
+                           : m_backend.allReduceSum(group, *token, 1, waitS, Traffic::Handshake);
+    if (!met)
+        return met;
     // The shard's gradients already carry its share of the global batch (model_shard.h); a
     // weight every TP rank holds whole is counted once per TP group. The sum runs bucket by
     // bucket in the backend's wire type, so its extra memory is one bucket, not a copy of

@@ -143,6 +143,48 @@ private Q_SLOTS:
         QCOMPARE(endingRank(ranks), std::size_t(0)); // the first of the equally late ones
     }
 
+    void theSyncWaitsForArrivalsNotForOptimizerSteps()
+    {
+        // Two single-stage replicas of the same layers, two micro-batches each: the first
+        // computes 3 s per micro-batch, of which its optimizer step's share is 0.5 s; the
+        // second 4 s, of which 1.5 s. The runtime runs the step after the sync, so the second
+        // reaches the sync at 2 × (4 - 1.5) = 5 s, the first at 2 × (3 - 0.5) = 5 s: neither
+        // waits, though the second ends 2 s later.
+        Plan plan;
+        Evaluation evaluation;
+        for (int r = 0; r < 2; ++r) {
+            Pipeline pipeline;
+            pipeline.microBatch = 1;
+            pipeline.microBatches = 2;
+            Stage stage;
+            stage.gpus = {r};
+            stage.layerBegin = 0;
+            stage.layerEnd = 4;
+            pipeline.stages = {stage};
+            plan.pipelines.push_back(pipeline);
+            StageTiming t{1, 2, 3, 0, 0, 0.25, 0};
+            t.optimizerS = 0.5;
+            if (r == 1) {
+                t.backwardS = 3;
+                t.computeS = 4;
+                t.optimizerS = 1.5;
+            }
+            evaluation.pipelines.push_back({});
+            evaluation.pipelines.back().stages = {t};
+        }
+        std::vector<RankPhases> ranks = planRankPhases(plan, evaluation);
+        QCOMPARE(ranks.size(), std::size_t(2));
+        QCOMPARE(ranks[0].breakdown.bubbleS, 0.0);
+        QCOMPARE(ranks[1].breakdown.bubbleS, 0.0);
+        QCOMPARE(ranks[1].wallS - ranks[0].wallS, 2.0);
+        // With the whole step before the sync, as the schedule spreads it, the first would
+        // wait 2 s: what the arrivals correct.
+        for (PipelineTiming &p : evaluation.pipelines)
+            p.stages[0].optimizerS = 0;
+        ranks = planRankPhases(plan, evaluation);
+        QCOMPARE(ranks[0].breakdown.bubbleS, 2.0);
+    }
+
     void everyRankOfThePlanInRankOrder()
     {
         // Ranks by pipeline, stage, DP replica, TP index: a TP 2 stage's second GPU is its

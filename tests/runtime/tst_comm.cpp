@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
 #include <functional>
 #include <gloo/common/error.h>
 #include <gloo/rendezvous/store.h>
@@ -118,6 +119,7 @@ private Q_SLOTS:
     void unreachableSocketIsAnError();
     void missingPeerTimesOutNamingTheGroup();
     void silentPeerTimesOutNamingThePeer();
+    void aReceivePostedAheadHasItsDataWaiting();
     void badRendezvousIsRefused_data();
     void badRendezvousIsRefused();
 };
@@ -276,6 +278,43 @@ void TestComm::silentPeerTimesOutNamingThePeer()
     QVERIFY2(results[0].error().message.find("recv in group hop/p0/s0-s1 with rank 1 failed")
                  != std::string::npos,
              results[0].error().message.c_str());
+}
+
+// What the executor's handshakes rely on (docs/runtime.md, "Phases"): Gloo moves data only
+// once both sides have posted, so a receive posted ahead lets the sender finish before the
+// receiver comes to it, and the receiver then finds the data there.
+void TestComm::aReceivePostedAheadHasItsDataWaiting()
+{
+    QTemporaryDir dir;
+    std::atomic<bool> sent{false};
+    bool sentBeforeTheWait = false;
+    std::vector<float> arrived(3, 0.0f);
+    const std::vector<Status> results = onRanks(2, [&](int r) -> Status {
+        auto comm = openRank(dir.path().toStdString(), r, 2);
+        if (!comm)
+            return comm.error();
+        Comm &c = **comm;
+        if (Status s = c.connect({{"hop/p0/s0-s1", {0, 1}}}); !s)
+            return s;
+        if (r == 0) {
+            std::vector<float> token{1, 2, 3};
+            if (Status s = c.exchange({{"hop/p0/s0-s1", 1, token.data(), 3, 5, true}}); !s)
+                return s;
+            sent = true;
+            return okStatus();
+        }
+        auto posted = c.post({{"hop/p0/s0-s1", 0, arrived.data(), 3, 5, false}});
+        if (!posted)
+            return posted.error();
+        for (int i = 0; i < 200 && !sent; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        sentBeforeTheWait = sent;
+        return c.wait(*posted);
+    });
+    QVERIFY2(results[0].ok(), results[0] ? "" : results[0].error().message.c_str());
+    QVERIFY2(results[1].ok(), results[1] ? "" : results[1].error().message.c_str());
+    QVERIFY(sentBeforeTheWait);
+    QCOMPARE(arrived, (std::vector<float>{1, 2, 3}));
 }
 
 void TestComm::badRendezvousIsRefused_data()
