@@ -268,8 +268,7 @@ Status Executor::exchange(const Exchange &op, Buffers &buffers)
     if (!tokens)
         return tokens.error();
     std::vector<Comm::Transfer> payloads;
-    for (std::size_t i = 0; i < op.transfers.size(); ++i) {
-        const Transfer &t = op.transfers[i];
+    for (const Transfer &t : op.transfers) {
         const bool send = t.direction == Direction::Send;
         const auto rows = m_rowsOf.find(t.microBatch);
         if (rows == m_rowsOf.end())

@@ -81,7 +81,7 @@ Status GlooBackend::postAhead(const std::vector<Comm::Transfer> &receives)
     for (Comm::Transfer t : receives) {
         if (t.send || t.count != 1)
             return Error{ErrorKind::Internal, "only one-float receives are posted ahead"};
-        if (m_ahead.count({t.group, t.peer, t.slot}) != 0)
+        if (m_ahead.contains({t.group, t.peer, t.slot}))
             return Error{ErrorKind::Internal, "a receive from rank " + std::to_string(t.peer)
                                                   + " in group " + t.group + " at slot "
                                                   + std::to_string(t.slot) + " is posted twice"};

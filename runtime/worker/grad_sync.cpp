@@ -68,10 +68,10 @@ Status Executor::gradSync(const GradSync &op)
         return token.error();
     const int earlier = m_synced[op.group]++;
     double &waitS = earlier == 0 ? m_phases.bubbleS : m_phases.dpCommS;
-    const Status met = m_backend.postsAhead()
-                           ? m_backend.exchange(syncHandshake(op.group, earlier, *token), waitS,
-                                                Traffic::Handshake)
-                           : m_backend.allReduceSum(group, *token, 1, waitS, Traffic::Handshake);
+    Status met = m_backend.postsAhead()
+                     ? m_backend.exchange(syncHandshake(op.group, earlier, *token), waitS,
+                                          Traffic::Handshake)
+                     : m_backend.allReduceSum(group, *token, 1, waitS, Traffic::Handshake);
     if (!met)
         return met;
     // The shard's gradients already carry its share of the global batch (model_shard.h); a

@@ -12,6 +12,7 @@
 #include <QTest>
 #include <QUndoStack>
 
+#include <algorithm>
 #include <csignal>
 #include <random>
 #include <sys/resource.h>
@@ -70,6 +71,7 @@ private Q_SLOTS:
     void badFilesAreRefused();
     void autosaveRecoversUnsavedEdits();
     void cleanSaveRemovesAutosave();
+    void aClusterWithoutALayoutOpensSpreadOut();
 
 private:
     QTemporaryDir m_dir;
@@ -287,6 +289,33 @@ void TestProject::cleanSaveRemovesAutosave()
     QVERIFY(document.save(path).ok());
     QVERIFY(!Document::recoverableAutosave({}));
     QVERIFY(!QFile::exists(document.autosavePath()));
+}
+
+// hetplan-cli import of an older release, or a hand-written file, gives every node the same
+// spot: the canvas opens with them spread out, and opening is no edit.
+void TestProject::aClusterWithoutALayoutOpensSpreadOut()
+{
+    Document example;
+    QVERIFY(example.openExample(QStringLiteral("case-study")).ok());
+    Cluster stacked = example.clusterModel()->cluster();
+    for (Machine &m : stacked.machines)
+        m.position = {};
+    for (Switch &s : stacked.switches)
+        s.position = {};
+    const QString path = m_dir.filePath(QStringLiteral("stacked.cluster.json"));
+    writeBytes(path, QByteArray::fromStdString(writeCluster(stacked)));
+
+    Document document;
+    QVERIFY(document.open(path).ok());
+    std::vector<std::pair<double, double>> spots;
+    for (const Machine &m : document.clusterModel()->cluster().machines)
+        spots.emplace_back(m.position.x, m.position.y);
+    for (const Switch &s : document.clusterModel()->cluster().switches)
+        spots.emplace_back(s.position.x, s.position.y);
+    std::ranges::sort(spots);
+    QVERIFY(std::ranges::adjacent_find(spots) == spots.end());
+    QVERIFY(!document.isModified());
+    QCOMPARE(document.clusterModel()->undoStack()->count(), 0);
 }
 
 HETPLAN_TEST_MAIN(TestProject)

@@ -5,6 +5,7 @@
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
+#include "core/model/canvas_layout.h"
 #include "model/cluster_model.h"
 
 #include <QCryptographicHash>
@@ -75,7 +76,9 @@ void Document::updateModified()
 
 void Document::install(const Project &project, const QString &filePath, bool modified)
 {
-    const Status reset = m_model->reset(project.cluster);
+    Cluster cluster = project.cluster;
+    spreadStackedNodes(cluster); // an imported cluster has no layout of its own
+    const Status reset = m_model->reset(cluster);
     Q_ASSERT(reset.ok()); // callers pass clusters that passed checkCluster
     m_settings = project;
     m_settings.cluster = {};
@@ -155,6 +158,7 @@ Status Document::importCluster(const QString &path)
     auto read = readProjectFile(local(path));
     if (!read)
         return read.error();
+    spreadStackedNodes(read->cluster);
     if (Status s = m_model->reset(read->cluster); !s)
         return s;
     m_settings.lastPlan.reset(); // planned for another cluster

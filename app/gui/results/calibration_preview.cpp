@@ -7,9 +7,12 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QScreen>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace hetplan::gui {
@@ -129,7 +132,15 @@ CalibrationPreview::CalibrationPreview(const Calibration &calibration, const Clu
     layout->addWidget(m_summary);
     layout->addWidget(m_table, 1);
     layout->addWidget(buttons);
-    resize(900, 360);
+    // Wide enough for every column where the screen allows: a figure's path names its GPU type.
+    m_table->resizeColumnsToContents();
+    const int tableWidth = m_table->horizontalHeader()->length() + 2 * m_table->frameWidth()
+                           + m_table->verticalScrollBar()->sizeHint().width();
+    const QMargins margins = layout->contentsMargins();
+    const int screenWidth = screen() != nullptr ? screen()->availableGeometry().width() : 1200;
+    resize(std::clamp(tableWidth + margins.left() + margins.right(), 600,
+                      std::max(600, screenWidth * 9 / 10)),
+           360);
 }
 
 } // namespace hetplan::gui
