@@ -1,7 +1,5 @@
 #include "measurement_import.h"
 
-#include "canvas/auto_layout.h"
-#include "model/cluster_model.h"
 #include "model/document.h"
 #include "tasks/background_runner.h"
 
@@ -12,30 +10,6 @@
 #include <QWidget>
 
 namespace hetplan::gui {
-namespace {
-
-// Measurements carry no positions: the canvas's auto-layout places the machines around their
-// switch before the document opens, so the layout is no undo step of the new document.
-Cluster laidOut(Cluster cluster)
-{
-    ClusterModel model;
-    if (!model.reset(cluster))
-        return cluster;
-    const auto positions = autoLayoutPositions(model);
-    const auto place = [&](const std::string &name, CanvasPosition &position) {
-        const ItemId id = model.nodeByName(name);
-        for (const auto &[item, at] : positions)
-            if (item == id)
-                position = at;
-    };
-    for (Machine &m : cluster.machines)
-        place(m.name, m.position);
-    for (Switch &s : cluster.switches)
-        place(s.name, s.position);
-    return cluster;
-}
-
-} // namespace
 
 MeasurementImport::MeasurementImport(Document *document, QWidget *parent)
     : QObject(parent)
@@ -87,7 +61,7 @@ void MeasurementImport::onFinished()
         Q_EMIT finished(false);
         return;
     }
-    if (Status s = m_document->newFromCluster(laidOut(result->cluster)); !s) {
+    if (Status s = m_document->newFromCluster(result->cluster); !s) {
         m_report = QString::fromStdString(s.error().message);
         showReport(tr("Import Measurements"), m_report);
         Q_EMIT finished(false);

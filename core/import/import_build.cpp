@@ -4,7 +4,6 @@
 #include "core/import/text_lines.h"
 #include "core/io/catalog_json.h"
 #include "core/io/cluster_check.h"
-#include "core/model/canvas_layout.h"
 #include "core/model/topology.h"
 
 #include <algorithm>
@@ -75,7 +74,6 @@ public:
         for (const MachineDraft &m : m_evidence.machines)
             machine(m);
         network();
-        spreadStackedNodes(c); // a probe measures no layout
         // Overrides compare measured pairs with the links; without such pairs (logs of three or
         // more machines alone) there is nothing to compare, and no topology to build for it.
         if (!m_evidence.gpuPairs.empty() || !m_evidence.machinePairs.empty()) {

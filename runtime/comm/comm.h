@@ -69,7 +69,6 @@ public:
         ~Posted();
         Posted(Posted &&) noexcept;
         Posted &operator=(Posted &&) noexcept;
-        bool empty() const { return m_transfers.empty(); }
 
     private:
         friend class Comm;

@@ -105,4 +105,32 @@ Positions autoLayoutPositions(const ClusterModel &model)
     return out;
 }
 
+Cluster withLayout(Cluster cluster)
+{
+    std::vector<CanvasPosition> spots;
+    for (const Machine &m : cluster.machines)
+        spots.push_back(m.position);
+    for (const Switch &s : cluster.switches)
+        spots.push_back(s.position);
+    const bool stacked
+        = spots.size() >= 2 && std::ranges::all_of(spots, [&](const CanvasPosition &p) {
+              return p == spots.front();
+          });
+    ClusterModel model;
+    if (!stacked || !model.reset(cluster))
+        return cluster;
+    const auto positions = autoLayoutPositions(model);
+    const auto place = [&](const std::string &name, CanvasPosition &position) {
+        const ItemId id = model.nodeByName(name);
+        for (const auto &[item, at] : positions)
+            if (item == id)
+                position = at;
+    };
+    for (Machine &m : cluster.machines)
+        place(m.name, m.position);
+    for (Switch &s : cluster.switches)
+        place(s.name, s.position);
+    return cluster;
+}
+
 } // namespace hetplan::gui

@@ -13,4 +13,9 @@ namespace hetplan::gui {
 // Deterministic: the same cluster always gets the same layout.
 std::vector<std::pair<ItemId, CanvasPosition>> autoLayoutPositions(const ClusterModel &model);
 
+// `cluster` with autoLayoutPositions' places where it has no layout of its own: two nodes or
+// more, all on one spot, as a file written from measurements has them (a probe measures no
+// layout). Any other cluster comes back as it is.
+Cluster withLayout(Cluster cluster);
+
 } // namespace hetplan::gui

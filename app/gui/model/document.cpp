@@ -1,11 +1,11 @@
 #include "model/document.h"
 
+#include "canvas/auto_layout.h"
 #include "core/catalog/catalog.h"
 #include "core/io/cluster_check.h"
 #include "core/io/files.h"
 #include "core/io/formats.h"
 #include "core/io/loaders.h"
-#include "core/model/canvas_layout.h"
 #include "model/cluster_model.h"
 
 #include <QCryptographicHash>
@@ -76,9 +76,7 @@ void Document::updateModified()
 
 void Document::install(const Project &project, const QString &filePath, bool modified)
 {
-    Cluster cluster = project.cluster;
-    spreadStackedNodes(cluster); // an imported cluster has no layout of its own
-    const Status reset = m_model->reset(cluster);
+    const Status reset = m_model->reset(withLayout(project.cluster));
     Q_ASSERT(reset.ok()); // callers pass clusters that passed checkCluster
     m_settings = project;
     m_settings.cluster = {};
@@ -158,8 +156,7 @@ Status Document::importCluster(const QString &path)
     auto read = readProjectFile(local(path));
     if (!read)
         return read.error();
-    spreadStackedNodes(read->cluster);
-    if (Status s = m_model->reset(read->cluster); !s)
+    if (Status s = m_model->reset(withLayout(read->cluster)); !s)
         return s;
     m_settings.lastPlan.reset(); // planned for another cluster
     m_settings.lastPlanCluster.reset();
