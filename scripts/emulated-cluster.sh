@@ -27,7 +27,8 @@
 #                the bridge in this namespace is P.1, host A P.2, B P.3, ...
 # --worker PATH  the hetplan-worker the hosts file names (default: this checkout's
 #                build/bin/hetplan-worker when built, else none: the one on the hosts' PATH)
-# --burst SIZE   tbf's bucket (default 16kb: with a large bucket small messages pass unshaped)
+# --burst SIZE   tbf's smallest bucket (default 16kb: with a large bucket small messages pass
+#                unshaped); a link's bucket is the larger of it and 1.25 ms at its rate
 #
 # Exit codes: 0 done, 1 a step failed (up removes what it had made), 2 bad use, not root or a
 # tool missing.
@@ -240,8 +241,22 @@ ip addr add "$subnet.1/24" dev "$bridge"
 ip link set "$bridge" up
 
 # tbf on DEV: RATE with a small bucket; 50 ms of queue, so TCP reaches the rate without loss.
+# A link's bucket: --burst, or 1.25 ms at its rate where that is more. The kernel refills it
+# on a timer, and on a virtual machine whose timers fire late (80-100 us seen) a bucket of 16 KB
+# at 800 Mbit/s (0.16 ms) delivered 40 % below the rate through the two ends in series; 128 KB
+# delivered it. On a slow link 1.25 ms is a few KB, and --burst keeps the bucket small.
+bucket_of() { # RATE -> bytes
+    awk -v r="$1" -v b="$burst" 'function bytes(s, n) {
+            n = s + 0; if (s ~ /kb$/) n *= 1024; else if (s ~ /mb$/) n *= 1048576; return n }
+        BEGIN { bits = r + 0; if (r ~ /kbit$/) bits *= 1e3; else if (r ~ /mbit$/) bits *= 1e6
+            else if (r ~ /gbit$/) bits *= 1e9
+            at_rate = bits / 8 * 0.00125; floor = bytes(b)
+            printf "%d\n", (at_rate > floor ? at_rate : floor) }'
+}
+
 shape() { # [-n NS] DEV RATE
-    tc "${@:1:$#-2}" qdisc add dev "${@: -2:1}" root tbf rate "${!#}" burst "$burst" latency 50ms
+    tc "${@:1:$#-2}" qdisc add dev "${@: -2:1}" root tbf rate "${!#}" \
+        burst "$(bucket_of "${!#}")" latency 50ms
 }
 
 # Host $1's cgroup with a quota of $2 cores per period: v1 cfs_quota_us, v2 cpu.max (the cpu

@@ -32,8 +32,14 @@
 # --except LIST   held-out plans (dp-A-B-C, mix-AB-C, pipeline-A-C) whose calibrated iteration
 #                 and coverage are printed beside their bounds but not held by --check*
 #
+# The machine's speed: at the end, each GPU type's compute run of the design (the type alone,
+# micro-batch 1) is launched again. Its compute against the design's says whether this machine
+# ran at one speed all through the loop (the emulated hosts share it with whatever else runs on
+# it); a calibration fitted at another speed than the held-out runs cannot predict them.
+#
 # Exit codes: 0 done (and, with --check, within the bounds), 1 a step failed or a bound was
-# missed, 2 bad use, 77 not root or a tool missing.
+# missed, 2 bad use, 3 a bound was missed while the machine's speed changed by more than 10 %
+# (docs/emulated-cluster.md, "The machine's speed"), 77 not root or a tool missing.
 set -euo pipefail
 
 me=fidelity-loop
@@ -207,6 +213,10 @@ for plan in "$work"/*.heldout.json; do
         done
     done
 done
+step "the machine's speed: each GPU type's compute run again"
+for plan in "$work"/design/gpu-*-mb1.plan.json; do
+    launch_run "$plan" "${plan%.plan.json}.again.measured.json"
+done
 step "done"
 
 # The table, and with --check the bounds.
@@ -290,6 +300,25 @@ if missed or rows_missed or not_held:
         print("  (%d of them compute rows: the compute model's share, docs/emulated-cluster.md)" % len(compute))
 print("\n%d iteration or coverage bound(s) missed, %d per-rank phase row(s) outside 25 %% or 2 ms"
       % (len(missed), len(rows_missed)))
+
+# The machine's speed (header): each type's compute run at the start and at the end.
+def compute_s(path):
+    rank = json.load(open(path))["ranks"][0]
+    measured = [i["breakdown_s"]["compute"] for i in rank["iterations"][1:]]
+    return rank["host"], statistics.median(measured)
+SPEED_DRIFT = 0.10
+drifted = []
+print("\nThe machine's speed (compute of each GPU type's design run, at the start and at the end):")
+for again in sorted(glob.glob(work + "/design/gpu-*-mb1.again.measured.json")):
+    host, end_s = compute_s(again)
+    _, start_s = compute_s(again.replace(".again.measured.json", ".measured.json"))
+    change = end_s / start_s - 1
+    print("  %s  %.3f s -> %.3f s  %+.0f %%" % (host, start_s, end_s, 100 * change))
+    if abs(change) > SPEED_DRIFT:
+        drifted.append("%s %+.0f %%" % (host, 100 * change))
+if drifted:
+    print("  changed by more than %.0f %% (%s): the calibration and the held-out runs ran at different"
+          " speeds of this machine" % (100 * SPEED_DRIFT, ", ".join(drifted)))
 if (check >= 1 and missed) or (check >= 2 and rows_missed):
-    sys.exit(1)
+    sys.exit(3 if drifted else 1)
 EOF

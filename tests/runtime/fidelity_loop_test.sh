@@ -6,11 +6,19 @@
 # probe's figures alone and within 15 % calibrated (scripts/fidelity-loop.sh
 # --check-iterations). Printed beside their bounds, not held (docs/emulated-cluster.md, "What
 # it measured"): the per-rank phase rows (waits that are differences of two ranks' compute, and
-# hops whose time one side of an exchange sees as waiting).
+# hops whose time one side of an exchange sees as waiting). A loop that missed a bound while the
+# machine's speed changed under it (exit 3: docs/emulated-cluster.md, "The machine's speed") is
+# run once more; a second such loop fails as any miss does.
 #   fidelity_loop_test.sh SOURCE_DIR PROGRAMS_DIR
 # Exit 77 (CTest: skipped) only where this is not root or a tool is missing.
 set -euo pipefail
 ((EUID == 0)) || { echo "SKIP: needs root (network namespaces)"; exit 77; }
 ip netns add "hpc-check-$$" 2>/dev/null || { echo "SKIP: network namespaces are not permitted here"; exit 77; }
 ip netns del "hpc-check-$$"
-exec "$1/scripts/fidelity-loop.sh" --programs "$2" --name "f$(($$ % 10000000))" --check-iterations
+for attempt in 1 2; do
+    status=0
+    "$1/scripts/fidelity-loop.sh" --programs "$2" --name "f$(($$ % 10000000))" --check-iterations ||
+        status=$?
+    ((status == 3 && attempt == 1)) || exit $status
+    echo "fidelity_loop_test: a bound was missed while this machine's speed changed; once more"
+done
