@@ -4,7 +4,7 @@
 // prediction on the imported cluster. With the measured layer table each is within 25 %; priced by
 // the GEMM model alone (the table taken out of the cluster) they were 2-17x too fast. A second
 // probe after the runs tells whether the machine's speed held; if it did not, a miss is tried
-// once more.
+// again (skipped where the speed changed under every attempt).
 #include "run_test_support.h"
 #include "tests/test_registry.h"
 
@@ -35,9 +35,11 @@ const QString kScale = QStringLiteral("8");
 // and the run's compute apart (by up to 45 % on a 2-core host under a load of 10), which is why
 // the test runs alone (RUN_SERIAL). A cloud machine's speed also changes with other machines'
 // load on its memory and caches (docs/emulated-cluster.md, "The machine's speed"): a probe after
-// the runs tells, and a miss while it moved by more than kSpeedChange is tried once more.
+// the runs tells, and a miss while it moved by more than kSpeedChange is tried again, up to
+// kAttempts in all; a machine that changed speed under every attempt skips the test.
 constexpr double kTolerance = 0.25;
 constexpr double kSpeedChange = 0.10;
+constexpr int kAttempts = 3;
 
 QString inDir(const QTemporaryDir &dir, const QString &name)
 {
@@ -250,15 +252,19 @@ private Q_SLOTS:
             // A probe after the runs that predicts otherwise than the one before saw this
             // machine change speed under the runs: the misses say nothing of the model.
             const bool drifted = result.speedChange > kSpeedChange;
-            if (attempt == 1 && drifted) {
-                qInfo("this machine's speed changed by %.0f %% during the runs; once more",
-                      100 * result.speedChange);
-                continue;
-            }
-            QFAIL(qPrintable(result.misses.join(QStringLiteral("; "))
-                             + QStringLiteral(" (the probes before and after the runs differ "
-                                              "by %1 %)")
-                                   .arg(100 * result.speedChange, 0, 'f', 0)));
+            if (!drifted)
+                QFAIL(qPrintable(result.misses.join(QStringLiteral("; "))
+                                 + QStringLiteral(" (the probes before and after the runs "
+                                                  "differ by %1 %)")
+                                       .arg(100 * result.speedChange, 0, 'f', 0)));
+            if (attempt == kAttempts)
+                QSKIP(qPrintable(QStringLiteral("this machine's speed changed by more than %1 % "
+                                                "during each of %2 attempts; the last missed: ")
+                                     .arg(100 * kSpeedChange)
+                                     .arg(kAttempts)
+                                 + result.misses.join(QStringLiteral("; "))));
+            qInfo("this machine's speed changed by %.0f %% during the runs; once more",
+                  100 * result.speedChange);
         }
     }
 };
