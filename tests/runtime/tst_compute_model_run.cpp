@@ -33,8 +33,8 @@ const QString kScale = QStringLiteral("8");
 // probe predicted (8.6 ms against 8.4 ms) and a layer's time changed 8 % from one layer timed to
 // 24; the rest of that gap is not explained. Other work on the host moves the probe's medians
 // and the run's compute apart (by up to 45 % on a 2-core host under a load of 10), which is why
-// the test runs alone (RUN_SERIAL). A cloud machine's speed also changes with other machines'
-// load on its memory and caches (docs/emulated-cluster.md, "The machine's speed"): a probe after
+// the test runs alone (RUN_SERIAL). A virtual machine's speed also changes with what shares its
+// physical host (docs/emulated-cluster.md, "The machine's speed"): a probe after
 // the runs tells, and a miss while it moved by more than kSpeedChange is tried again, up to
 // kAttempts in all; a machine that changed speed under every attempt skips the test.
 constexpr double kTolerance = 0.25;
