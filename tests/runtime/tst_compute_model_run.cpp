@@ -136,26 +136,25 @@ std::vector<ComputeRow> computeRows(const QString &cluster, const QString &plan,
     return rows;
 }
 
-// A probe of this machine imported as a cluster, and the same cluster without its layer tables.
-struct ProbedCluster
+// A probe of this machine imported as a cluster: the cluster file's path.
+QString probeAndImport(const QTemporaryDir &dir, const QString &name)
 {
-    QString cluster;
-    QString gemmOnly;
-};
-
-ProbedCluster probeAndImport(const QTemporaryDir &dir, const QString &name)
-{
-    const ProbedCluster probed{inDir(dir, name + QStringLiteral(".cluster.json")),
-                               inDir(dir, name + QStringLiteral(".gemm-only.json"))};
+    const QString cluster = inDir(dir, name + QStringLiteral(".cluster.json"));
     const QString rendezvous = inDir(dir, name + QStringLiteral(".rendezvous"));
     const QString probeFile = inDir(dir, name + QStringLiteral(".probe.json"));
     if (!QDir().mkpath(rendezvous) || !probe(rendezvous, probeFile))
         qFatal("the probe %s failed", qPrintable(name));
     const CliRun imported
-        = runCli({QStringLiteral("import"), probeFile, QStringLiteral("--out"), probed.cluster});
+        = runCli({QStringLiteral("import"), probeFile, QStringLiteral("--out"), cluster});
     if (imported.exitCode != 0)
         qFatal("import: %s", qPrintable(imported.err));
-    QJsonObject withoutTables = readJson(probed.cluster);
+    return cluster;
+}
+
+// `cluster` without its GPU type's layer table, written to `out`: compute by the GEMM model.
+void writeWithoutLayerTable(const QJsonObject &cluster, const QString &out)
+{
+    QJsonObject withoutTables = cluster;
     QJsonArray types = withoutTables.value(QStringLiteral("gpu_types")).toArray();
     if (types.size() != 1 || !types.at(0).toObject().contains(QStringLiteral("measured_layers")))
         qFatal("the imported cluster has not one GPU type with a layer table");
@@ -163,8 +162,7 @@ ProbedCluster probeAndImport(const QTemporaryDir &dir, const QString &name)
     type.remove(QStringLiteral("measured_layers"));
     types[0] = type;
     withoutTables.insert(QStringLiteral("gpu_types"), types);
-    writeJson(probed.gemmOnly, withoutTables);
-    return probed;
+    writeJson(out, withoutTables);
 }
 
 struct Attempt
@@ -178,10 +176,12 @@ struct Attempt
 Attempt probeRunAndCompare(const QTemporaryDir &dir, int attempt)
 {
     const QString tag = QStringLiteral("attempt") + QString::number(attempt);
-    const ProbedCluster before = probeAndImport(dir, tag + QStringLiteral("-before"));
-    const QString clusterName = readJson(before.cluster).value(QStringLiteral("name")).toString();
-    const QString machine = readJson(before.cluster)
-                                .value(QStringLiteral("machines"))
+    const QString before = probeAndImport(dir, tag + QStringLiteral("-before"));
+    const QJsonObject cluster = readJson(before);
+    const QString gemmOnly = inDir(dir, tag + QStringLiteral("-gemm-only.json"));
+    writeWithoutLayerTable(cluster, gemmOnly);
+    const QString clusterName = cluster.value(QStringLiteral("name")).toString();
+    const QString machine = cluster.value(QStringLiteral("machines"))
                                 .toArray()
                                 .at(0)
                                 .toObject()
@@ -194,22 +194,21 @@ Attempt probeRunAndCompare(const QTemporaryDir &dir, int attempt)
         plans << inDir(dir, tag + QStringLiteral("-plan-mb") + suffix);
         runs << inDir(dir, tag + QStringLiteral("-run-mb") + suffix);
         writeJson(plans.back(), twoStagePlan(clusterName, machine, microBatch));
-        const CliRun ran
-            = runCli({QStringLiteral("run"), QStringLiteral("--plan"), plans.back(),
-                      QStringLiteral("--cluster"), before.cluster, QStringLiteral("--scale"),
-                      kScale, QStringLiteral("--iterations"), QStringLiteral("4"),
-                      QStringLiteral("--out"), runs.back()});
+        const CliRun ran = runCli({QStringLiteral("run"), QStringLiteral("--plan"), plans.back(),
+                                   QStringLiteral("--cluster"), before, QStringLiteral("--scale"),
+                                   kScale, QStringLiteral("--iterations"), QStringLiteral("4"),
+                                   QStringLiteral("--out"), runs.back()});
         if (ran.exitCode != 0)
             qFatal("run: %s", qPrintable(ran.err));
     }
-    const ProbedCluster after = probeAndImport(dir, tag + QStringLiteral("-after"));
+    const QString after = probeAndImport(dir, tag + QStringLiteral("-after"));
 
     Attempt result;
     for (int i = 0; i < plans.size(); ++i) {
         const int microBatch = i + 1;
-        const std::vector<ComputeRow> table = computeRows(before.cluster, plans[i], runs[i]);
-        const std::vector<ComputeRow> gemm = computeRows(before.gemmOnly, plans[i], runs[i]);
-        const std::vector<ComputeRow> later = computeRows(after.cluster, plans[i], runs[i]);
+        const std::vector<ComputeRow> table = computeRows(before, plans[i], runs[i]);
+        const std::vector<ComputeRow> gemm = computeRows(gemmOnly, plans[i], runs[i]);
+        const std::vector<ComputeRow> later = computeRows(after, plans[i], runs[i]);
         for (int r = 0; r < kRanks; ++r) {
             const ComputeRow &t = table[std::size_t(r)];
             const ComputeRow &g = gemm[std::size_t(r)];
