@@ -93,11 +93,19 @@ def dependency_log(build):
     return deps
 
 
+def release(tidy):
+    """clang-tidy's release, e.g. `Debian LLVM version 14.0.6`: only the lines naming a version.
+    The rest of `--version` describes the machine (`Host CPU: skylake`), and a key holding it
+    would match on no other machine, so a fresh clone would analyse every file again."""
+    out = subprocess.run([tidy, '--version'], capture_output=True, text=True).stdout
+    return '\n'.join(line.strip() for line in out.splitlines() if 'version' in line.lower())
+
+
 class Keys:
     def __init__(self, build, tidy):
         self.build = os.path.realpath(build)
         self.digests = {}
-        version = subprocess.run([tidy, '--version'], capture_output=True, text=True).stdout
+        version = release(tidy)
         with open(os.path.join(ROOT, '.clang-tidy'), 'rb') as f:
             config = f.read()
         self.base = hashlib.sha256(b'hetplan-tidy-key/1\0' + version.encode() + b'\0' + config)
