@@ -2,7 +2,7 @@
 # An emulated heterogeneous cluster on this machine (docs/emulated-cluster.md): network-namespace
 # hosts, each joined by a veth pair to a bridge, each running its own sshd, each host's link
 # shaped to its own rate with `tc qdisc ... tbf` in both directions, and, when asked, each host
-# given a CPU budget of its own (a cgroup whose quota every process its sshd starts shares).
+# given a compute speed of its own (its hetplan-worker and hetplan-probe pace their compute to it).
 # `up` writes a hetplan.hosts/1 file (docs/formats.md, "Hosts"), the user key and the
 # known_hosts to use with it into the state folder it prints; `down` removes everything again.
 # Run as root.
@@ -20,15 +20,16 @@
 # --rate LIST    each host's link rate as tc writes it (kbit, mbit, gbit), both directions;
 #                hosts not named are not shaped (default A=800mbit,B=800mbit,C=160mbit, of
 #                those hosts there are)
-# --cpu LIST     each host's CPU budget in cores (0.6: 60 % of one core), a cgroup quota over
-#                short periods (cgroup v1 cpu controller or v2 cpu.max); hosts not named are not
-#                limited (default: none, the hosts share this machine's cores)
+# --cpu LIST     each host's compute speed as a fraction of one core of this machine (0.3: its
+#                forwards, backwards and optimizer steps take 1/0.3 of their time on a core):
+#                the host's hetplan-worker and hetplan-probe pace their compute to it; hosts not
+#                named compute at this machine's speed (default: none)
 # --subnet P     the hosts' /24 as its first three numbers (default 10.79.K, K from the name);
 #                the bridge in this namespace is P.1, host A P.2, B P.3, ...
 # --worker PATH  the hetplan-worker the hosts file names (default: this checkout's
 #                build/bin/hetplan-worker when built, else none: the one on the hosts' PATH)
 # --burst SIZE   tbf's smallest bucket (default 16kb: with a large bucket small messages pass
-#                unshaped); a link's bucket is the larger of it and 1.25 ms at its rate
+#                unshaped); a link's bucket is the larger of it and 1 ms at its rate
 #
 # Exit codes: 0 done, 1 a step failed (up removes what it had made), 2 bad use, not root or a
 # tool missing.
@@ -80,9 +81,9 @@ veth() { echo "hpv-$name-$1"; } # this namespace's end of host number $1's pair
 # The namespaces of this cluster that exist, by name.
 our_namespaces() { ip netns list | awk -v p="hpc-$name-" 'index($1, p) == 1 { print $1 }'; }
 
-# The hosts' CPU budgets: one cgroup per host under the cpu controller's hierarchy, v1
-# (/sys/fs/cgroup/cpu) or v2 (/sys/fs/cgroup with "cpu" among its controllers); empty when
-# neither is mounted.
+# The cgroups that weight the paced hosts' CPU share: one per host under the cpu controller's
+# hierarchy, v1 (/sys/fs/cgroup/cpu) or v2 (/sys/fs/cgroup with "cpu" among its controllers);
+# empty when neither is mounted.
 cgroup_root() {
     if [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
         echo /sys/fs/cgroup/cpu
@@ -118,7 +119,11 @@ teardown() {
     done
     if ip link show "$bridge" >/dev/null 2>&1; then ip link del "$bridge"; fi
     rm -rf "$state"
-    rmdir --ignore-fail-on-non-empty "$(dirname "$state")"
+    # The mount point of the hosts' speeds goes with the last cluster.
+    if [ -z "$(find "$(dirname "$state")" -mindepth 1 -maxdepth 1 ! -name this-host 2>/dev/null)" ]; then
+        rmdir "$(dirname "$state")/this-host" 2>/dev/null || true
+        rmdir "$(dirname "$state")" 2>/dev/null || true
+    fi
 }
 
 # "rate 800Mbit burst 16Kb" of the tbf on a device, or "unshaped".
@@ -128,20 +133,10 @@ shaping() { # [ip -n NS] DEV
     echo "${out:-unshaped}"
 }
 
-# "0.60 cores" of host $1's cgroup, or "unlimited".
+# "0.3 of a core" of host $1's compute, or "full speed".
 cpu_budget() {
-    local cgroup quota period
-    cgroup=$(cgroup_of "$1")
-    if [ -f "$cgroup/cpu.cfs_quota_us" ]; then
-        quota=$(cat "$cgroup/cpu.cfs_quota_us") period=$(cat "$cgroup/cpu.cfs_period_us")
-    elif [ -f "$cgroup/cpu.max" ]; then
-        read -r quota period <"$cgroup/cpu.max"
-    fi
-    if [[ ${quota:-max} =~ ^[0-9]+$ ]]; then
-        awk -v q="$quota" -v p="$period" 'BEGIN { printf "%.2f cores\n", q / p }'
-    else
-        echo unlimited
-    fi
+    local file=$state/hosts/$1/run/compute-speed
+    if [ -f "$file" ]; then echo "$(cat "$file") of a core"; else echo "full speed"; fi
 }
 
 if [ "$command" = status ]; then
@@ -194,14 +189,10 @@ if [ -n "$cpus" ]; then
         machine=${BASH_REMATCH[1]}
         [[ " ${letters[*]:0:hosts} " == *" $machine "* ]] ||
             usage "--cpu names $machine, but the hosts are ${letters[*]:0:hosts}"
-        awk -v c="${BASH_REMATCH[2]}" 'BEGIN { exit !(c >= 0.01 && c <= 64) }' ||
-            usage "--cpu $machine=${BASH_REMATCH[2]}: a host's budget is 0.01 to 64 cores"
+        awk -v c="${BASH_REMATCH[2]}" 'BEGIN { exit !(c >= 0.01 && c <= 1) }' ||
+            usage "--cpu $machine=${BASH_REMATCH[2]}: a host's speed is 0.01 to 1 of a core"
         cpu_of[$machine]=${BASH_REMATCH[2]}
     done
-    # Refused, not run unlimited: the budgets are what the caller measures with.
-    cgroups=$(cgroup_root)
-    [ -n "$cgroups" ] || { echo "$me: --cpu needs the cgroup cpu controller (v1 /sys/fs/cgroup/cpu or v2 /sys/fs/cgroup with cpu), and neither is mounted" >&2; exit 2; }
-    [ -w "$cgroups" ] || { echo "$me: --cpu needs to create cgroups under $cgroups, which is not writable here" >&2; exit 2; }
 fi
 if [ -z "$subnet" ]; then
     subnet=10.79.$((1 + $(cksum <<<"$name" | cut -d' ' -f1) % 250))
@@ -241,16 +232,16 @@ ip addr add "$subnet.1/24" dev "$bridge"
 ip link set "$bridge" up
 
 # tbf on DEV: RATE with a small bucket; 50 ms of queue, so TCP reaches the rate without loss.
-# A link's bucket: --burst, or 1.25 ms at its rate where that is more. The kernel refills it
-# on a timer, and on a virtual machine whose timers fire late (80-100 us seen) a bucket of 16 KB
-# at 800 Mbit/s (0.16 ms) delivered 40 % below the rate through the two ends in series; 128 KB
-# delivered it. On a slow link 1.25 ms is a few KB, and --burst keeps the bucket small.
+# A link's bucket: --burst, or 1 ms at its rate where that is more (100 KB at 800 Mbit/s, 20 KB
+# at 160 Mbit/s). The kernel refills it on a timer, and on a virtual machine whose timers fire
+# late (80-100 us seen) a bucket of 16 KB at 800 Mbit/s (0.16 ms) delivered 40 % below the rate
+# through the two ends in series; 100 KB delivered it.
 bucket_of() { # RATE -> bytes
     awk -v r="$1" -v b="$burst" 'function bytes(s, n) {
             n = s + 0; if (s ~ /kb$/) n *= 1024; else if (s ~ /mb$/) n *= 1048576; return n }
         BEGIN { bits = r + 0; if (r ~ /kbit$/) bits *= 1e3; else if (r ~ /mbit$/) bits *= 1e6
             else if (r ~ /gbit$/) bits *= 1e9
-            at_rate = bits / 8 * 0.00125; floor = bytes(b)
+            at_rate = bits / 8 * 0.001; floor = bytes(b)
             printf "%d\n", (at_rate > floor ? at_rate : floor) }'
 }
 
@@ -259,28 +250,25 @@ shape() { # [-n NS] DEV RATE
         burst "$(bucket_of "${!#}")" latency 50ms
 }
 
-# Host $1's cgroup with a quota of $2 cores per period: v1 cfs_quota_us, v2 cpu.max (the cpu
-# controller enabled for the root's children first). The period is the shortest the kernel
-# allows (quota and period at least 1 ms each: 3.3 ms at 0.3 cores): a host that has spent its
-# quota stalls until the next period, and a message to it waits as long, which a host of a real
-# cluster does not. Where the kernel has it, a burst of one quota lets a host that waited spend
-# what it saved at once (its mean stays the quota). Its weight is 8 times the default, so that
-# the host gets its budget while other work keeps this machine busy.
+# Host $1's compute speed, $2 of a core: the file its hetplan-worker and hetplan-probe read
+# (mounted in the host's mount namespace only, runtime/model/compute_pace.h). They compute, then
+# wait, so that compute takes its CPU time / $2; their messages and the network stack run at the
+# core's speed, as on a host whose accelerator is slower than its CPU. (A CPU quota would stall
+# the whole host, messages too, until its next period.) Where a cgroup cpu controller is mounted
+# the host also gets a weight 8 times the default, so that it gets its share while other work
+# keeps this machine busy.
 budget() {
-    local cgroup=$(cgroup_of "$1") period_us quota_us
-    read -r period_us quota_us < <(awk -v c="$2" 'BEGIN {
-        p = c >= 1 ? 1000 : int(1000 / c + 0.999); printf "%d %d\n", p, c * p }')
+    mkdir -p "$state/hosts/$1/run"
+    echo "$2" >"$state/hosts/$1/run/compute-speed"
+    local root cgroup
+    root=$(cgroup_root)
+    [ -n "$root" ] && [ -w "$root" ] || return 0
+    cgroup=$(cgroup_of "$1")
     mkdir "$cgroup"
-    if [ -f "$cgroup/cpu.cfs_quota_us" ]; then
-        echo $period_us >"$cgroup/cpu.cfs_period_us"
-        echo "$quota_us" >"$cgroup/cpu.cfs_quota_us"
-        [ ! -f "$cgroup/cpu.cfs_burst_us" ] || echo "$quota_us" >"$cgroup/cpu.cfs_burst_us"
+    if [ -f "$cgroup/cpu.shares" ]; then
         echo 8192 >"$cgroup/cpu.shares"
     else
-        grep -qw cpu "$(cgroup_root)/cgroup.subtree_control" ||
-            echo +cpu >"$(cgroup_root)/cgroup.subtree_control"
-        echo "$quota_us $period_us" >"$cgroup/cpu.max"
-        [ ! -f "$cgroup/cpu.max.burst" ] || echo "$quota_us" >"$cgroup/cpu.max.burst"
+        grep -qw cpu "$root/cgroup.subtree_control" || echo +cpu >"$root/cgroup.subtree_control"
         echo 800 >"$cgroup/cpu.weight"
     fi
 }
@@ -318,17 +306,24 @@ for ((i = 0; i < hosts; ++i)); do
             sed -i "1i $setting" "$dir/sshd_config"
         fi
     done
-    # sshd starts in the host's cgroup, so whatever it starts (agent, probe, ranks) shares the
-    # host's budget; the host's CPU model names its budget (in the mount namespace `ip netns
-    # exec` gives sshd), so that import makes one CPU type per budget, as of different CPUs.
+    # In the mount namespace `ip netns exec` gives sshd, the host's speed is mounted where its
+    # programs read it and its CPU model names the speed, so that import makes one CPU type per
+    # speed, as of different CPUs. sshd starts in the host's cgroup where there is one, so
+    # whatever it starts (agent, probe, ranks) has the host's weight.
     sshd=("$(command -v sshd)" -f "$dir/sshd_config" -E "$dir/sshd.log")
     if [ -n "${cpu_of[$machine]:-}" ]; then
         budget "$machine" "${cpu_of[$machine]}"
         sed "s/^\(model name[[:blank:]]*:.*\)$/\1 (emulated, ${cpu_of[$machine]} cores)/" \
             /proc/cpuinfo >"$dir/cpuinfo"
-        bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$(cgroup_of "$machine")" \
-            ip netns exec "$ns" bash -c 'mount --bind "$0" /proc/cpuinfo && exec "$@"' \
-            "$dir/cpuinfo" "${sshd[@]}"
+        mkdir -p "$(dirname "$state")/this-host"
+        launch=(ip netns exec "$ns" bash -c \
+            'mount --bind "$0" /proc/cpuinfo && mount --bind "$1" "$2" && exec "${@:3}"' \
+            "$dir/cpuinfo" "$dir/run" "$(dirname "$state")/this-host" "${sshd[@]}")
+        if [ -d "$(cgroup_of "$machine")" ]; then
+            bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$(cgroup_of "$machine")" "${launch[@]}"
+        else
+            "${launch[@]}"
+        fi
     else
         ip netns exec "$ns" "${sshd[@]}"
     fi

@@ -1,3 +1,4 @@
+#include "runtime/model/compute_pace.h"
 #include "runtime/model/model_shard.h"
 
 #include <algorithm>
@@ -10,6 +11,7 @@ namespace hetplan::runtime {
 // give bit-equal weights.
 void ModelShard::optimizerStep()
 {
+    ComputePace pace;
     const AdamOptions &o = m_setup.adam;
     ++m_steps;
     if (m_setup.optimizer == Optimizer::Sgd) {

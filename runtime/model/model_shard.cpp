@@ -1,6 +1,7 @@
 #include "runtime/model/model_shard.h"
 
 #include "runtime/model/blas_gemm.h"
+#include "runtime/model/compute_pace.h"
 #include "runtime/model/layer_kernels.h"
 #include "runtime/model/model_init.h"
 #include "runtime/model/transformer_layer.h"
@@ -107,6 +108,8 @@ Result<ModelShard> ModelShard::create(const ModelConfig &config, const ShardSpec
 Result<ForwardOutput> ModelShard::forward(int microBatch, SampleSpan rows,
                                           std::span<const float> input, TpComm &tp)
 {
+    ComputePace pace;
+    PacedTpComm pacedTp(tp, pace);
     ShardState &st = *m_state;
     if (rows.count <= 0 || rows.first < 0 || rows.first + rows.count > m_setup.globalBatch)
         return callerError(
@@ -148,8 +151,8 @@ Result<ForwardOutput> ModelShard::forward(int microBatch, SampleSpan rows,
     stash.rows = rows;
     stash.layers.resize(st.layers.size());
     for (std::size_t l = 0; l < st.layers.size(); ++l) {
-        if (Status s
-            = layerForward(st.dims, rows.count, st.layers[l], x, stash.layers[l], tp, st.scratch);
+        if (Status s = layerForward(st.dims, rows.count, st.layers[l], x, stash.layers[l], pacedTp,
+                                    st.scratch);
             !s)
             return s.error();
     }
@@ -186,6 +189,8 @@ Result<ForwardOutput> ModelShard::forward(int microBatch, SampleSpan rows,
 Result<std::vector<float>> ModelShard::backward(int microBatch, std::span<const float> outputGrad,
                                                 TpComm &tp)
 {
+    ComputePace pace;
+    PacedTpComm pacedTp(tp, pace);
     ShardState &st = *m_state;
     auto found = st.inFlight.find(microBatch);
     if (found == st.inFlight.end())
@@ -218,7 +223,7 @@ Result<std::vector<float>> ModelShard::backward(int microBatch, std::span<const 
 
     for (std::size_t l = st.layers.size(); l-- > 0;) {
         if (Status s = layerBackward(st.dims, stash.rows.count, st.layers[l], dx, stash.layers[l],
-                                     tp, st.scratch);
+                                     pacedTp, st.scratch);
             !s)
             return s.error();
     }

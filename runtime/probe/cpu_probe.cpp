@@ -1,6 +1,7 @@
 #include "runtime/probe/cpu_probe.h"
 
 #include "runtime/model/blas_gemm.h"
+#include "runtime/model/compute_pace.h"
 #include "runtime/model/model_shard.h"
 #include "runtime/probe/probe_timing.h"
 
@@ -34,7 +35,7 @@ std::size_t triadArrayBytes(bool quick)
 } // namespace
 
 std::vector<GemmFigure> cpuGemm(const std::vector<GemmShape> &shapes, int repetitions,
-                                int blasThreads)
+                                int blasThreads, double repetitionS)
 {
     setBlasThreads(blasThreads);
     std::vector<GemmFigure> figures;
@@ -42,10 +43,14 @@ std::vector<GemmFigure> cpuGemm(const std::vector<GemmShape> &shapes, int repeti
         std::vector<float> a(std::size_t(s.m) * s.k, 0.5f);
         std::vector<float> b(std::size_t(s.k) * s.n, 0.25f);
         std::vector<float> c(std::size_t(s.m) * s.n, 0.0f);
-        const std::vector<double> seconds = timedRepetitions(repetitions, [&] {
-            gemm(Transpose::No, Transpose::No, s.m, s.n, s.k, a.data(), s.k, b.data(), s.n, 0.0f,
-                 c.data(), s.n);
-        });
+        const std::vector<double> seconds = timedRepetitions(
+            repetitions,
+            [&] {
+                const ComputePace pace;
+                gemm(Transpose::No, Transpose::No, s.m, s.n, s.k, a.data(), s.k, b.data(), s.n,
+                     0.0f, c.data(), s.n);
+            },
+            repetitionS);
         figures.push_back({s.label, s.m, s.n, s.k, "fp32", "openblas-sgemm",
                            rateSpread(seconds, 2.0 * s.m * s.n * s.k / 1e12)});
     }
@@ -61,6 +66,7 @@ MemoryFigure cpuMemory(int repetitions, bool quick, int arrayMiB)
     std::vector<double> c(n, 2.0);
     const double scale = 3.0;
     const std::vector<double> seconds = timedRepetitions(repetitions, [&] {
+        const ComputePace pace;
         double *pa = a.data();
         const double *pb = b.data();
         const double *pc = c.data();

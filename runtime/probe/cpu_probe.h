@@ -9,9 +9,9 @@
 namespace hetplan::runtime::probe {
 
 // GEMM throughput through the worker's BLAS (OpenBLAS sgemm, `blasThreads` threads), one
-// figure per shape.
+// figure per shape, each repetition as many calls as last `repetitionS`.
 std::vector<GemmFigure> cpuGemm(const std::vector<GemmShape> &shapes, int repetitions,
-                                int blasThreads);
+                                int blasThreads, double repetitionS);
 
 // Memory bandwidth of a triad a = b + s·c over three arrays of `arrayMiB` each, or when 0 of
 // twice the last-level cache (at most 128 MiB when quick).

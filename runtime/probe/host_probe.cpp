@@ -3,6 +3,7 @@
 #include "core/import/nvidia_topo.h"
 #include "runtime/probe/cpu_probe.h"
 #include "runtime/probe/layer_probe.h"
+#include "runtime/probe/probe_timing.h"
 
 #include <cstdio>
 #include <iostream>
@@ -72,7 +73,8 @@ Result<ProbedHost> measureHost(const ProbeArgs &args, const ModelSpec &model,
                       << " is not timed at these shapes: a pass is above " << kMaxLayerPassGflop
                       << " GFLOP (docs/probe.md, \"The layer\"); "
                       << "--scale K times it as `run --scale K` trains it\n";
-        host.cpuGemm = cpuGemm(shapes, args.repetitions, args.blasThreads);
+        host.cpuGemm = cpuGemm(shapes, args.repetitions, args.blasThreads,
+                               args.quick ? kQuickRepetitionS : kRepetitionS);
     }
     host.cpuMemory = cpuMemory(args.repetitions, args.quick, args.triadMiB);
 #ifdef HETPLAN_PROBE_CUDA

@@ -2,6 +2,7 @@
 // (docs/probe.md, docs/formats.md "Probe").
 #include "core/io/files.h"
 #include "core/io/loaders.h"
+#include "runtime/model/compute_pace.h"
 #include "runtime/model/model_config.h"
 #include "runtime/probe/host_probe.h"
 #include "runtime/probe/layer_figure.h"
@@ -103,6 +104,8 @@ int runProbe(const ProbeArgs &args)
 {
     const int rank = args.rank;
     const ModelSpec model = orDie(rank, loadModel(args.model));
+    // A host of the emulated cluster computes at its speed (docs/emulated-cluster.md).
+    runtime::setComputeSpeed(orDie(rank, runtime::readEmulatedSpeed()));
     // --scale is checked before anything is measured. The GEMMs take the layer's shapes as the
     // run at that scale makes them.
     const runtime::ModelConfig scaled

@@ -94,19 +94,21 @@ Result<std::vector<double>> timeRepetitions(const TimingPlan &plan, int repetiti
     return seconds;
 }
 
-// Repeats `body` (a host call returning nothing) after one warm-up call, one call per
-// repetition timed on the host's steady clock: the CPU figures and the TCP ping-pong, whose
-// two ends must run the same number of calls.
+// Repeats `body` (a host call returning nothing) after one warm-up call, timed on the host's
+// steady clock: one call per repetition (the TCP ping-pong, whose two ends must run the same
+// number of calls), or with `repetitionS` as many calls as last that long (the CPU GEMMs, whose
+// calls may be shorter than a wait an emulated host's pace can keep, runtime/model/compute_pace.h).
 template<typename Body>
-std::vector<double> timedRepetitions(int repetitions, Body body)
+std::vector<double> timedRepetitions(int repetitions, Body body, double repetitionS = 0)
 {
-    auto seconds = timeRepetitions(TimingPlan{}, repetitions, [&](int calls) -> Result<double> {
-        const auto start = std::chrono::steady_clock::now();
-        for (int c = 0; c < calls; ++c)
-            body();
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
-               / calls;
-    });
+    auto seconds = timeRepetitions(
+        TimingPlan{0, repetitionS}, repetitions, [&](int calls) -> Result<double> {
+            const auto start = std::chrono::steady_clock::now();
+            for (int c = 0; c < calls; ++c)
+                body();
+            return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+                   / calls;
+        });
     return seconds ? std::move(*seconds) : std::vector<double>{};
 }
 

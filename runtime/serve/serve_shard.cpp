@@ -1,6 +1,7 @@
 #include "runtime/serve/serve_shard.h"
 
 #include "runtime/model/blas_gemm.h"
+#include "runtime/model/compute_pace.h"
 #include "runtime/model/fast_math.h"
 #include "runtime/model/layer_kernels.h"
 #include "runtime/model/model_tensors.h"
@@ -124,6 +125,8 @@ std::size_t ServeShard::bytesHeld() const
 Status ServeShard::forward(std::span<const TokenRow> rows, std::span<const float> input,
                            std::span<const int> logitRows, TpComm &tp, std::vector<float> &output)
 {
+    ComputePace pace;
+    PacedTpComm pacedTp(tp, pace);
     State &st = *m_state;
     const int n = int(rows.size());
     const int hidden = m_config.hidden;
@@ -202,7 +205,7 @@ Status ServeShard::forward(std::span<const TokenRow> rows, std::span<const float
             r0 = r1;
         }
         projectInOut(st.attn, w.o, n, qWidth, hidden, st.partial);
-        if (Status s = tp.allReduceSum(st.partial.data(), st.partial.size()); !s)
+        if (Status s = pacedTp.allReduceSum(st.partial.data(), st.partial.size()); !s)
             return s;
         for (std::size_t i = 0; i < x.size(); ++i)
             x[i] += st.partial[i];
@@ -218,7 +221,7 @@ Status ServeShard::forward(std::span<const TokenRow> rows, std::span<const float
             geluForward(st.up.data(), st.act.size(), st.act.data());
         }
         projectInOut(st.act, w.down, n, st.ffnWidth, hidden, st.partial);
-        if (Status s = tp.allReduceSum(st.partial.data(), st.partial.size()); !s)
+        if (Status s = pacedTp.allReduceSum(st.partial.data(), st.partial.size()); !s)
             return s;
         for (std::size_t i = 0; i < x.size(); ++i)
             x[i] += st.partial[i];

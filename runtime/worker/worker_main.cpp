@@ -7,6 +7,7 @@
 #include "core/plan/plan_digest.h"
 #include "runtime/agent/agent_run.h"
 #include "runtime/comm/listen_address.h"
+#include "runtime/model/compute_pace.h"
 #include "runtime/worker/executor.h"
 #include "runtime/worker/gloo_backend.h"
 #include "runtime/worker/gpu_rank.h"
@@ -140,6 +141,11 @@ int runWorker(int argc, char **argv)
         return 0;
     }
     const int r = args->rank;
+    // A host of the emulated cluster computes at its speed (docs/emulated-cluster.md).
+    auto speed = readEmulatedSpeed();
+    if (!speed)
+        die(r, speed.error());
+    setComputeSpeed(*speed);
     // Before the model is built: the CPU backend listens there (CUDA's ranks use NCCL's own).
     if (args->backend == BackendKind::Gloo)
         if (Status listen = checkListenAddress(args->comm.listenAddress); !listen)

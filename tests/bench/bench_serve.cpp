@@ -15,6 +15,7 @@
 #include "runtime/model/model_shard.h"
 #include "runtime/probe/cpu_probe.h"
 #include "runtime/probe/probe_shapes.h"
+#include "runtime/probe/probe_timing.h"
 #include "runtime/serve/serve_shard.h"
 #include "tests/bench/bench_util.h"
 
@@ -144,7 +145,8 @@ Topology cpuTopology(const ModelSpec &model, int promptTokens)
     host.cpuModel = probe::cpuModel();
     host.cpuCores = probe::cpuCores();
     host.blasThreads = 1;
-    host.cpuGemm = probe::cpuGemm(probe::layerGemmShapes(model, 1, promptTokens, 1), 3, 1);
+    host.cpuGemm = probe::cpuGemm(probe::layerGemmShapes(model, 1, promptTokens, 1), 3, 1,
+                                  probe::kRepetitionS);
     host.cpuMemory = probe::cpuMemory(3, true, 64);
     host.noGpuReason = "bench";
     file.hosts.push_back(host);

@@ -3,11 +3,11 @@
 # links are shaped (A, B 800 Mbit/s, C 160 Mbit/s); 4 MB between A and C arrive at C's rate in
 # both directions, and A to B faster; ssh reaches host B with the written key and known_hosts
 # alone; status shows the rates; down leaves no namespace, link, process or state folder. A
-# second cluster whose host B has a CPU budget of half a core (--cpu B=0.5) runs B's sessions
-# in B's cgroup, throttled, reports B's CPU model with the budget and shows it in status; its
-# down leaves no cgroup either. An up that fails half-way removes what it made and nothing
-# else, and without root it is refused. Where no cgroup cpu controller is
-# mounted, --cpu is refused (exit 2) instead.
+# second cluster whose host B computes at half a core (--cpu B=0.5) shows B, and only B, its
+# speed where the runtime reads it, reports B's CPU model with the speed, runs B's sessions in
+# B's cgroup (where there are cgroups) and shows the speed in status; its down leaves no cgroup
+# either. An up that fails half-way removes what it made and nothing else, and without root it
+# is refused.
 # Given the folder of hetplan-cli, hetplan-worker and hetplan-probe, also probe --hosts on the
 # written hosts file, then import: each host's link within 15 % of its shaped rate.
 #   emulated_cluster_test.sh SOURCE_DIR [PROGRAMS_DIR]
@@ -44,14 +44,6 @@ elif grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
     cgroups=/sys/fs/cgroup
 else
     cgroups=""
-fi
-budget=(--cpu B=0.5)
-if [ -z "$cgroups" ]; then
-    status=0
-    "$script" up --name "$name" --cpu B=0.5 >"$work/nocgroup.txt" 2>&1 || status=$?
-    ((status == 2)) && grep -q "cgroup cpu controller" "$work/nocgroup.txt" ||
-        fail "--cpu without a cgroup cpu controller not refused (exit $status): $(cat "$work/nocgroup.txt")"
-    budget=()
 fi
 
 # What of cluster $1 exists: namespaces, links, processes, cgroups, state folder.
@@ -156,32 +148,37 @@ left=$(leftovers "$name")
 [ -z "$left" ] || fail "down left: $left"
 ! "$script" down --name "$name" 2>/dev/null || fail "a second down found something to remove"
 
-# Host B's budget: a session there runs in B's cgroup, a busy loop is throttled to the quota,
-# its CPU model names the budget (so import makes a CPU type of its own), status shows it, and
-# down removes the cgroup.
-if ((${#budget[@]})); then
-    "$script" up --name "$name" --hosts 2 "${budget[@]}" >"$work/budget.txt" 2>&1 ||
-        fail "up with a CPU budget failed: $(cat "$work/budget.txt")"
-    on_b() { timeout 30 ssh -F "$state/ssh_config" B "$@"; }
-    on_b cat /proc/self/cgroup | grep -qE "(^[0-9]+:cpu(,[a-z]+)?:|^0::)/hpc-$name-B\$" ||
-        fail "a session on B is not in B's cgroup: $(on_b cat /proc/self/cgroup)"
-    model=$(on_b 'grep -m1 "model name" /proc/cpuinfo')
-    [[ $model == *"(emulated, 0.5 cores)" ]] || fail "B's CPU model does not name its budget: $model"
-    on_b 'timeout 2 sh -c "while :; do :; done"; true'
-    throttled=$(awk '/^nr_throttled/ { print $2 }' "$cgroups/hpc-$name-B/cpu.stat")
-    ((throttled > 0)) || fail "a busy loop on B was never throttled: $(cat "$cgroups/hpc-$name-B/cpu.stat")"
-    "$script" status --name "$name" >"$work/status.txt"
-    grep -qE "^B .*cpu: 0.50 cores" "$work/status.txt" && grep -qE "^A .*cpu: unlimited" "$work/status.txt" ||
-        fail "status does not show the CPU budgets: $(cat "$work/status.txt")"
-    "$script" down --name "$name" >/dev/null
-    left=$(leftovers "$name")
-    [ -z "$left" ] || fail "down left: $left"
+# Host B's compute speed: a session there finds it where hetplan-worker and hetplan-probe read
+# it (runtime/model/compute_pace.h) and A's does not, B's CPU model names it (so import makes a
+# CPU type of its own), B's sessions run in B's cgroup where there are cgroups, status shows
+# it, and down removes the cgroup and, with the last cluster, the speeds' mount point.
+"$script" up --name "$name" --hosts 2 --cpu B=0.5 >"$work/speed.txt" 2>&1 ||
+    fail "up with a compute speed failed: $(cat "$work/speed.txt")"
+on() { timeout 30 ssh -F "$state/ssh_config" "$@"; }
+speed_file=/run/hetplan-cluster/this-host/compute-speed
+[ "$(on B cat "$speed_file")" = 0.5 ] || fail "B does not find its speed at $speed_file"
+! on A test -e "$speed_file" || fail "A, given no speed, finds one: $(on A cat "$speed_file")"
+[ ! -e "$speed_file" ] || fail "this machine, outside the hosts, finds a speed at $speed_file"
+model=$(on B 'grep -m1 "model name" /proc/cpuinfo')
+[[ $model == *"(emulated, 0.5 cores)" ]] || fail "B's CPU model does not name its speed: $model"
+if [ -n "$cgroups" ]; then
+    on B cat /proc/self/cgroup | grep -qE "(^[0-9]+:cpu(,[a-z]+)?:|^0::)/hpc-$name-B\$" ||
+        fail "a session on B is not in B's cgroup: $(on B cat /proc/self/cgroup)"
+fi
+"$script" status --name "$name" >"$work/status.txt"
+grep -qE "^B .*cpu: 0.5 of a core" "$work/status.txt" && grep -qE "^A .*cpu: full speed" "$work/status.txt" ||
+    fail "status does not show the compute speeds: $(cat "$work/status.txt")"
+"$script" down --name "$name" >/dev/null
+left=$(leftovers "$name")
+[ -z "$left" ] || fail "down left: $left"
+if [ -z "$(find /run/hetplan-cluster -mindepth 1 -maxdepth 1 ! -name this-host 2>/dev/null)" ]; then
+    [ ! -e /run/hetplan-cluster ] || fail "the last down left /run/hetplan-cluster: $(ls -A /run/hetplan-cluster)"
 fi
 
 # Host C's link name is taken: up fails at C, removes A, B, the bridge, the sshds, their cgroups
 # and the state folder, and leaves the link it did not make.
 ip link add "$blocker" type veth peer name "hpx-$broken-2"
-if "$script" up --name "$broken" ${budget[@]:+--cpu A=0.5,B=0.5} >"$work/broken.txt" 2>&1; then
+if "$script" up --name "$broken" --cpu A=0.5,B=0.5 >"$work/broken.txt" 2>&1; then
     fail "up did not fail"
 fi
 grep -q "up failed; removing what it made" "$work/broken.txt" || fail "$(cat "$work/broken.txt")"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # The fidelity loop (docs/emulated-cluster.md, "The fidelity loop") as a test: probe -> import
 # (every link within 15 % of its shaped rate) -> plan -> launch -> calibrate on the runs of
-# `calibrate --design` -> three held-out plans, each launched once, on hosts with CPU budgets of
-# their own. Fails unless every held-out plan's iteration is predicted within 35 % from the
+# `calibrate --design` -> three held-out plans, each launched once, on hosts with compute speeds
+# of their own. Fails unless every held-out plan's iteration is predicted within 35 % from the
 # probe's figures alone and within 15 % calibrated (scripts/fidelity-loop.sh
 # --check-iterations). Printed beside their bounds, not held (docs/emulated-cluster.md, "What
 # it measured"): the per-rank phase rows (waits that are differences of two ranks' compute, and
