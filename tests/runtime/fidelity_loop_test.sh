@@ -5,10 +5,10 @@
 # of their own. Fails unless every held-out plan's iteration is predicted within 35 % from the
 # probe's figures alone and within 15 % calibrated (scripts/fidelity-loop.sh
 # --check-iterations). Printed beside their bounds, not held (docs/emulated-cluster.md, "What
-# it measured"): the per-rank phase rows (waits that are differences of two ranks' compute, and
-# hops whose time one side of an exchange sees as waiting). A loop that missed a bound while the
-# machine's speed changed under it (exit 3: docs/emulated-cluster.md, "The machine's speed") is
-# run once more; a second such loop fails as any miss does.
+# it measured"): the per-rank phase rows (1 to 6 of a loop's 36 to 72 miss: one side of an
+# exchange, and waits that are differences of two ranks' compute). A loop that missed a bound
+# while the machine's speed changed under it (exit 3: docs/emulated-cluster.md, "The machine's
+# speed") is run once more; a second such loop fails as any miss does.
 #   fidelity_loop_test.sh SOURCE_DIR PROGRAMS_DIR
 # Exit 77 (CTest: skipped) only where this is not root or a tool is missing.
 set -euo pipefail
