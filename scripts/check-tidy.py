@@ -139,12 +139,18 @@ class Keys:
         h.update(self.normalise(' '.join(args)).encode() + b'\0')
         for config in self.folder_configs(name):
             h.update(config.encode())
-        for dep in sorted(deps):
+        # Sorted as written into the key: the log names a header relative to the build folder or
+        # by its absolute path, depending on how the object was compiled (ccache hits keep
+        # paths relative), and the two sort apart.
+        entries = []
+        for dep in deps:
             real = os.path.realpath(dep if os.path.isabs(dep) else os.path.join(self.build, dep))
             if real.startswith(ROOT + os.sep):  # the source tree and in-tree build folders
-                h.update(f'{self.normalise(real)}={self.content(real)}\0'.encode())
+                entries.append(f'{self.normalise(real)}={self.content(real)}')
             else:
-                h.update(f'{real}\0'.encode())
+                entries.append(real)
+        for entry in sorted(entries):
+            h.update(f'{entry}\0'.encode())
         return h.hexdigest()
 
 
