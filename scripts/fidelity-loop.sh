@@ -82,8 +82,11 @@ if [ -z "$work" ]; then
 fi
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
+# Only a cluster this loop brought up is taken down: another loop's of the same name, which
+# made this one's `up` fail, stays.
+ours=0
 cleanup() {
-    "$root/scripts/emulated-cluster.sh" down --name "$name" >/dev/null 2>&1 || true
+    ((!ours)) || "$root/scripts/emulated-cluster.sh" down --name "$name" >/dev/null 2>&1 || true
     ((keep)) || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -97,8 +100,11 @@ workload=(--global-batch 8 --micro-batch 1 --seq-len 512)
 
 step "cluster up: A, B 800 Mbit/s, C 160 Mbit/s; compute speeds $cpus"
 "$root/scripts/emulated-cluster.sh" up --name "$name" --rate A=800mbit,B=800mbit,C=160mbit \
-    --cpu "$cpus" --worker "$programs/hetplan-worker" >"$work/up.txt" 2>&1 ||
+    --cpu "$cpus" --worker "$programs/hetplan-worker" >"$work/up.txt" 2>&1 || {
+    # up removes what it made when it fails half-way; a refused up made nothing.
     fail "up: $(cat "$work/up.txt")"
+}
+ours=1
 state=/run/hetplan-cluster/$name
 hosts=(--hosts "$state/hosts.json" --known-hosts "$state/known_hosts")
 
