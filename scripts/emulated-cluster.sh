@@ -134,7 +134,7 @@ shaping() { # [ip -n NS] DEV
 }
 
 # "0.3 of a core" of host $1's compute, or "full speed".
-cpu_budget() {
+speed_of() {
     local file=$state/hosts/$1/run/compute-speed
     if [ -f "$file" ]; then echo "$(cat "$file") of a core"; else echo "full speed"; fi
 }
@@ -149,7 +149,7 @@ if [ "$command" = status ]; then
         if our_namespaces | grep -qx "$ns"; then
             printf '%s %s %s  out: %s  in: %s  cpu: %s\n' "${letters[i]}" "$subnet.$((i + 2))" \
                 "$ns" "$(shaping -n "$ns" eth0)" "$(shaping "$(veth "$i")")" \
-                "$(cpu_budget "${letters[i]}")"
+                "$(speed_of "${letters[i]}")"
         else
             printf '%s %s %s  MISSING\n' "${letters[i]}" "$subnet.$((i + 2))" "$ns"
         fi
@@ -257,7 +257,7 @@ shape() { # [-n NS] DEV RATE
 # the whole host, messages too, until its next period.) Where a cgroup cpu controller is mounted
 # the host also gets a weight 8 times the default, so that it gets its share while other work
 # keeps this machine busy.
-budget() {
+set_speed() {
     mkdir -p "$state/hosts/$1/run"
     echo "$2" >"$state/hosts/$1/run/compute-speed"
     local root cgroup
@@ -312,7 +312,7 @@ for ((i = 0; i < hosts; ++i)); do
     # whatever it starts (agent, probe, ranks) has the host's weight.
     sshd=("$(command -v sshd)" -f "$dir/sshd_config" -E "$dir/sshd.log")
     if [ -n "${cpu_of[$machine]:-}" ]; then
-        budget "$machine" "${cpu_of[$machine]}"
+        set_speed "$machine" "${cpu_of[$machine]}"
         sed "s/^\(model name[[:blank:]]*:.*\)$/\1 (emulated, ${cpu_of[$machine]} cores)/" \
             /proc/cpuinfo >"$dir/cpuinfo"
         mkdir -p "$(dirname "$state")/this-host"

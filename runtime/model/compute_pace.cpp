@@ -1,12 +1,13 @@
 #include "runtime/model/compute_pace.h"
 
+#include "core/io/files.h"
+
 #include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <string_view>
 #include <thread>
 
 namespace hetplan::runtime {
@@ -27,15 +28,14 @@ double threadCpuS()
     return double(now.tv_sec) + double(now.tv_nsec) * 1e-9;
 }
 
-std::string trimmed(std::string text)
+// `text` without the blanks around it.
+std::string_view trimmed(std::string_view text)
 {
-    const auto blank
-        = [](unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-    while (!text.empty() && blank(static_cast<unsigned char>(text.back())))
-        text.pop_back();
-    const auto first = std::find_if_not(
-        text.begin(), text.end(), [&](char c) { return blank(static_cast<unsigned char>(c)); });
-    return {first, text.end()};
+    constexpr std::string_view kBlanks = " \t\r\n";
+    const std::size_t first = text.find_first_not_of(kBlanks);
+    if (first == std::string_view::npos)
+        return {};
+    return text.substr(first, text.find_last_not_of(kBlanks) - first + 1);
 }
 
 } // namespace
@@ -45,18 +45,15 @@ Result<double> readEmulatedSpeed(const std::string &path)
     std::error_code missing;
     if (!std::filesystem::exists(path, missing))
         return 1.0;
-    std::ifstream in(path);
-    if (!in)
-        return Error{ErrorKind::BadInput,
-                     path + ": cannot be read (an emulated host's compute speed)"};
-    std::ostringstream text;
-    text << in.rdbuf();
-    const std::string value = trimmed(text.str());
+    auto text = readTextFile(path);
+    if (!text)
+        return text.error();
+    const std::string_view value = trimmed(*text);
     double speed = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), speed);
     if (ec != std::errc{} || end != value.data() + value.size() || !(speed > 0 && speed <= 1))
         return Error{ErrorKind::BadInput,
-                     path + ": holds '" + value.substr(0, 40)
+                     path + ": holds '" + std::string(value.substr(0, 40))
                          + "'; an emulated host's compute speed is a number above 0 and at most 1"};
     return speed;
 }
