@@ -18,6 +18,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The CPU a thread spends in the pace's own sleep and wake-up, which the test's CPU time counts
+// and the pace does not, times 4 at a quarter of the speed: up to 2 ms seen on a 2-core virtual
+// machine. Far below what an unpaced scope would fall short (60 ms and 30 ms below).
+constexpr double kSlackS = 0.005;
+
 double threadCpuS()
 {
     timespec now{};
@@ -132,7 +137,7 @@ private Q_SLOTS:
             cpuS = threadCpuS() - cpuStart;
             wallS = secondsSince(start);
         });
-        QVERIFY2(wallS >= cpuS / 0.25 - 0.001,
+        QVERIFY2(wallS >= cpuS / 0.25 - kSlackS,
                  qPrintable(QStringLiteral("%1 s of wall for %2 s of CPU").arg(wallS).arg(cpuS)));
     }
 
@@ -158,7 +163,7 @@ private Q_SLOTS:
             cpuS = threadCpuS() - cpuStart;
             wallS = secondsSince(start);
         });
-        QVERIFY2(wallS >= cpuS / 0.25 + kAllReduceS - 2 * ComputePace::kShortestWaitS,
+        QVERIFY2(wallS >= cpuS / 0.25 + kAllReduceS - kSlackS,
                  qPrintable(QStringLiteral("%1 s of wall for %2 s of CPU").arg(wallS).arg(cpuS)));
         // Had the all-reduce been paced (× 4), the scope would take 0.16 s and more.
         QVERIFY2(wallS < cpuS / 0.25 + 4 * kAllReduceS,
