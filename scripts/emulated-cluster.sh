@@ -17,9 +17,10 @@
 #                process and the state folder /run/hetplan-cluster/NAME carry it, and the
 #                subnet is derived from it, so clusters of different names coexist
 # --hosts N      hosts A, B, C, ... (default 3, at most 26)
-# --rate LIST    each host's link rate as tc writes it (kbit, mbit, gbit), both directions;
-#                hosts not named are not shaped (default A=800mbit,B=800mbit,C=160mbit, of
-#                those hosts there are)
+# --rate LIST    each host's link rate as tc writes it (kbit, mbit, gbit), both directions,
+#                and after a slash its tbf bucket where the rule of --burst should not decide
+#                it (C=160mbit/4kb); hosts not named are not shaped (default
+#                A=800mbit,B=800mbit,C=160mbit, of those hosts there are)
 # --cpu LIST     each host's compute speed as a fraction of one core of this machine (0.3: its
 #                forwards, backwards and optimizer steps take 1/0.3 of their time on a core):
 #                the host's hetplan-worker and hetplan-probe pace their compute to it; hosts not
@@ -29,7 +30,8 @@
 # --worker PATH  the hetplan-worker the hosts file names (default: this checkout's
 #                build/bin/hetplan-worker when built, else none: the one on the hosts' PATH)
 # --burst SIZE   tbf's smallest bucket (default 16kb: with a large bucket small messages pass
-#                unshaped); a link's bucket is the larger of it and 1 ms at its rate
+#                unshaped); a link's bucket is the larger of it and 1 ms at its rate, unless
+#                --rate gives the link's own
 #
 # Exit codes: 0 done, 1 a step failed (up removes what it had made), 2 bad use, not root or a
 # tool missing.
@@ -170,15 +172,19 @@ if [ -z "$rates" ]; then # the default, for the hosts there are
     defaults=(A=800mbit B=800mbit C=160mbit)
     rates=$(IFS=,; echo "${defaults[*]:0:hosts}")
 fi
-declare -A rate_of
+declare -A rate_of bucket_given
 IFS=, read -ra entries <<<"$rates"
 for entry in "${entries[@]}"; do
-    [[ $entry =~ ^([A-Z])=([0-9]+(\.[0-9]+)?(kbit|mbit|gbit))$ ]] ||
-        usage "--rate entry '$entry' is not MACHINE=RATE (e.g. C=160mbit)"
+    [[ $entry =~ ^([A-Z])=([0-9]+(\.[0-9]+)?(kbit|mbit|gbit))(/([0-9]+(b|kb|mb)?))?$ ]] ||
+        usage "--rate entry '$entry' is not MACHINE=RATE or MACHINE=RATE/BUCKET (e.g. C=160mbit, C=160mbit/4kb)"
     machine=${BASH_REMATCH[1]}
     [[ " ${letters[*]:0:hosts} " == *" $machine "* ]] ||
         usage "--rate names $machine, but the hosts are ${letters[*]:0:hosts}"
     rate_of[$machine]=${BASH_REMATCH[2]}
+    bucket_given[$machine]=${BASH_REMATCH[6]}
+    case ${BASH_REMATCH[7]} in kb) unit=1024 ;; mb) unit=1048576 ;; *) unit=1 ;; esac
+    [ -z "${BASH_REMATCH[6]}" ] || (( ${BASH_REMATCH[6]%%[bkm]*} * unit >= 2048 )) ||
+        usage "--rate $entry: a bucket under 2kb cannot hold a full packet"
 done
 declare -A cpu_of
 if [ -n "$cpus" ]; then
@@ -236,18 +242,21 @@ ip link set "$bridge" up
 # at 160 Mbit/s). The kernel refills it on a timer, and on a virtual machine whose timers fire
 # late (80-100 us seen) a bucket of 16 KB at 800 Mbit/s (0.16 ms) delivered 40 % below the rate
 # through the two ends in series; 100 KB delivered it.
-bucket_of() { # RATE -> bytes
-    awk -v r="$1" -v b="$burst" 'function bytes(s, n) {
+# A bucket given with the rate (C=160mbit/4kb) is taken as it is: one smaller than a message
+# keeps that message at the rate (docs/emulated-cluster.md, "Buckets").
+bucket_of() { # RATE [GIVEN] -> bytes
+    awk -v r="$1" -v b="$burst" -v given="${2:-}" 'function bytes(s, n) {
             n = s + 0; if (s ~ /kb$/) n *= 1024; else if (s ~ /mb$/) n *= 1048576; return n }
-        BEGIN { bits = r + 0; if (r ~ /kbit$/) bits *= 1e3; else if (r ~ /mbit$/) bits *= 1e6
+        BEGIN { if (given != "") { printf "%d\n", bytes(given); exit }
+            bits = r + 0; if (r ~ /kbit$/) bits *= 1e3; else if (r ~ /mbit$/) bits *= 1e6
             else if (r ~ /gbit$/) bits *= 1e9
             at_rate = bits / 8 * 0.001; floor = bytes(b)
             printf "%d\n", (at_rate > floor ? at_rate : floor) }'
 }
 
-shape() { # [-n NS] DEV RATE
-    tc "${@:1:$#-2}" qdisc add dev "${@: -2:1}" root tbf rate "${!#}" \
-        burst "$(bucket_of "${!#}")" latency 50ms
+shape() { # [-n NS] DEV RATE BUCKET
+    tc "${@:1:$#-3}" qdisc add dev "${@: -3:1}" root tbf rate "${@: -2:1}" \
+        burst "${!#}" latency 50ms
 }
 
 # Host $1's compute speed, $2 of a core: the file its hetplan-worker and hetplan-probe read
@@ -286,8 +295,9 @@ for ((i = 0; i < hosts; ++i)); do
     ip -n "$ns" link set eth0 up
     ip -n "$ns" link set lo up
     if [ -n "${rate_of[$machine]:-}" ]; then
-        shape -n "$ns" eth0 "${rate_of[$machine]}"    # from the host
-        shape "$(veth "$i")" "${rate_of[$machine]}" # to the host
+        bucket=$(bucket_of "${rate_of[$machine]}" "${bucket_given[$machine]}")
+        shape -n "$ns" eth0 "${rate_of[$machine]}" "$bucket"    # from the host
+        shape "$(veth "$i")" "${rate_of[$machine]}" "$bucket" # to the host
     fi
 
     # Debian's stock sshd_config with only these settings changed, each in place of the stock

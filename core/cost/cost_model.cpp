@@ -340,6 +340,8 @@ double CostModel::evaluateTraining(const Problem &problem, const Plan &plan, Eva
                 const HopTiming hop = terms.hopTiming(problem, query, s.queries[size_t(j) + 1]);
                 timing.hopS = hop.totalS;
                 timing.hopForwardS = hop.forwardS;
+                timing.hopForwardOwnS = hop.forwardOwnS;
+                timing.hopBackwardOwnS = hop.backwardOwnS;
             }
             timing.dpCommS = s.perStageDpS[flatStage + size_t(j)];
             const double stageS = timing.totalS();

@@ -208,13 +208,35 @@ public:
                 = std::max(backwardS, sendAndBroadcastS(topology, to.gpus, replicaGpus(from, r),
                                                         replicaShare(from, r) * bytesPerSequence,
                                                         from.hopPath));
+        HopTiming timing;
+        // Each replica of the side with several carries its own rows (docs/runtime.md, "Phases
+        // per rank"): into them the loops above priced each alone; out of them, this.
+        const auto slowestOwnS = [&](const StageQuery &several, const StageQuery &one) {
+            double slowestS = 0;
+            for (int r = 0; r < several.dp; ++r)
+                slowestS = std::max(slowestS,
+                                    sendAndBroadcastS(topology, replicaGpus(several, r), one.gpus,
+                                                      replicaShare(several, r) * bytesPerSequence,
+                                                      from.hopPath));
+            return slowestS;
+        };
+        if (to.dp > 1 && from.dp == 1) {
+            timing.forwardOwnS = forwardS;
+            timing.backwardOwnS = slowestOwnS(to, from);
+        }
+        if (from.dp > 1 && to.dp == 1) {
+            timing.forwardOwnS = slowestOwnS(from, to);
+            timing.backwardOwnS = backwardS;
+        }
         if (to.dp > 1)
             forwardS = std::max(
                 forwardS, sharedNetworkLinkS(topology, from, to, bytesPerSequence, from.hopPath));
         if (from.dp > 1)
             backwardS = std::max(
                 backwardS, sharedNetworkLinkS(topology, to, from, bytesPerSequence, from.hopPath));
-        return {forwardS + backwardS, forwardS};
+        timing.totalS = forwardS + backwardS;
+        timing.forwardS = forwardS;
+        return timing;
     }
 
     double dataParallelS(const Problem &problem, const Plan &plan, const PlanPaths &paths,

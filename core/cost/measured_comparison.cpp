@@ -36,7 +36,8 @@ std::vector<Comparison> compareMeasured(const Plan &plan, const Evaluation &pred
                                          : std::nullopt);
 
     // The run's phases: the ending rank's on both sides (docs/runtime.md, "Phases per rank").
-    const std::vector<RankPhases> planned = planRankPhases(plan, predicted);
+    const SendsReturn sends = sendsReturnOf(measured.run.backend);
+    const std::vector<RankPhases> planned = planRankPhases(plan, predicted, sends);
     const Breakdown runPredicted
         = planned.empty() ? Breakdown{} : planned[endingRank(planned)].breakdown;
     for (const Phase phase : kBreakdownPhases)
@@ -67,7 +68,7 @@ std::vector<Comparison> compareMeasured(const Plan &plan, const Evaluation &pred
     model.reserve(ran.size());
     for (const MeasuredRankPhases &r : ran)
         model.push_back(r.phases);
-    if (model.empty() || !predictRankPhases(plan, predicted, model))
+    if (model.empty() || !predictRankPhases(plan, predicted, model, sends))
         return rows;
     for (std::size_t i = 0; i < ran.size(); ++i) {
         const RankPhases &m = ran[i].phases;

@@ -9,25 +9,39 @@
 namespace hetplan {
 namespace {
 
-// Per micro-batch hops of stage j of a pipeline, as its TP leader sees them.
-HopPhases stageHops(const std::vector<StageTiming> &stages, std::size_t j)
+// A replica's part of a hop whose other side is one replica: its own rows share that side's
+// link with the other replicas' rows. A link that serves transfers in the order they come (a
+// network interface's queue) ends one of k equal ones, on average, at (k+1)/(2k) of the whole:
+// halfway between the transfer alone and the whole hop. The other side waits for all of them.
+double ownPartS(double wholeS, double ownS)
+{
+    return ownS > 0 ? (ownS + wholeS) / 2 : wholeS;
+}
+
+// Per micro-batch hops of stage j of a pipeline, as its TP leader sees them: the whole hop, or
+// with `ownParts` (a rank of a stage with several DP replicas) its own part where that applies.
+HopPhases stageHops(const std::vector<StageTiming> &stages, std::size_t j, bool ownParts = false)
 {
     HopPhases hops;
     if (j + 1 < stages.size()) {
-        hops.outNextS = stages[j].hopForwardS;
-        hops.inNextS = stages[j].hopS - stages[j].hopForwardS;
+        const StageTiming &next = stages[j];
+        hops.outNextS = next.hopForwardS;
+        hops.inNextS = next.hopS - next.hopForwardS;
+        if (ownParts) {
+            hops.outNextS = ownPartS(hops.outNextS, next.hopForwardOwnS);
+            hops.inNextS = ownPartS(hops.inNextS, next.hopBackwardOwnS);
+        }
     }
     if (j > 0) {
-        hops.inPrevS = stages[j - 1].hopForwardS;
-        hops.outPrevS = stages[j - 1].hopS - stages[j - 1].hopForwardS;
+        const StageTiming &prev = stages[j - 1];
+        hops.inPrevS = prev.hopForwardS;
+        hops.outPrevS = prev.hopS - prev.hopForwardS;
+        if (ownParts) {
+            hops.inPrevS = ownPartS(hops.inPrevS, prev.hopForwardOwnS);
+            hops.outPrevS = ownPartS(hops.outPrevS, prev.hopBackwardOwnS);
+        }
     }
     return hops;
-}
-
-HopPhases times(const HopPhases &hops, double factor)
-{
-    return {hops.inPrevS * factor, hops.outPrevS * factor, hops.inNextS * factor,
-            hops.outNextS * factor};
 }
 
 // When each stage of a pipeline runs its last operation under 1F1B.
@@ -56,18 +70,46 @@ bool sharesGradients(const Plan &plan, std::size_t p, std::size_t j, std::size_t
 
 } // namespace
 
-double exchangeTimeS(const HopPhases &h, int stage, int stageCount, int microBatches)
+RankExchanges scheduleExchanges(const HopPhases &perMicroBatch, int stage, int stageCount,
+                                int microBatches, SendsReturn sends)
 {
+    using Hop = double HopPhases::*;
+    const auto heldS = [&](Hop hop) {
+        const bool send = hop == &HopPhases::outPrevS || hop == &HopPhases::outNextS;
+        return send && sends == SendsReturn::OnHandOff ? 0.0 : perMicroBatch.*hop;
+    };
+    RankExchanges exchanges;
+    // `count` exchanges carrying `hops`, of which those the rank has (a time above 0) take part;
+    // each exchange takes the longest of them.
+    const auto post = [&](int count, std::initializer_list<Hop> hops) {
+        double timeS = 0;
+        for (const Hop hop : hops)
+            if (perMicroBatch.*hop > 0)
+                timeS = std::max(timeS, heldS(hop));
+        if (count <= 0)
+            return;
+        for (const Hop hop : hops)
+            if (perMicroBatch.*hop > 0)
+                exchanges.hops.*hop += count * timeS;
+        exchanges.ppCommS += count * timeS;
+    };
     const int warmUp = std::min(stageCount - 1 - stage, microBatches);
     const int steady = microBatches - warmUp;
-    double totalS = warmUp * (h.inPrevS + h.outNextS + h.inNextS + h.outPrevS);
-    if (steady > 0)
-        totalS += h.inPrevS + steady * std::max(h.outNextS, h.inNextS) + h.outPrevS
-                  + (steady - 1) * std::max(h.outPrevS, h.inPrevS);
-    return totalS;
+    // The warm-up's forwards and the cool-down's backwards: each transfer alone.
+    for (const Hop hop :
+         {&HopPhases::inPrevS, &HopPhases::outNextS, &HopPhases::inNextS, &HopPhases::outPrevS})
+        post(warmUp, {hop});
+    if (steady > 0) {
+        post(1, {&HopPhases::inPrevS});
+        post(steady, {&HopPhases::outNextS, &HopPhases::inNextS});
+        post(steady - 1, {&HopPhases::outPrevS, &HopPhases::inPrevS});
+        post(1, {&HopPhases::outPrevS});
+    }
+    return exchanges;
 }
 
-bool predictRankPhases(const Plan &plan, const Evaluation &evaluation, std::span<RankPhases> ranks)
+bool predictRankPhases(const Plan &plan, const Evaluation &evaluation, std::span<RankPhases> ranks,
+                       SendsReturn sends)
 {
     if (evaluation.pipelines.size() != plan.pipelines.size())
         return false;
@@ -87,15 +129,17 @@ bool predictRankPhases(const Plan &plan, const Evaluation &evaluation, std::span
         const std::vector<StageTiming> &stages = evaluation.pipelines[p].stages;
         const int m = std::max(plan.pipelines[p].microBatches, 1);
         const StageTiming &t = stages[j];
-        HopPhases perMicroBatch = stageHops(stages, j);
+        HopPhases perMicroBatch = stageHops(stages, j, plan.pipelines[p].stages[j].dp > 1);
         if (r.tpIndex > 0) // only the TP leader sends; the others receive its broadcast
             perMicroBatch.outNextS = perMicroBatch.outPrevS = 0;
 
-        r.hops = times(perMicroBatch, m);
+        const RankExchanges exchanges
+            = scheduleExchanges(perMicroBatch, r.stage, int(stages.size()), m, sends);
+        r.hops = exchanges.hops;
         Breakdown &b = r.breakdown = {};
         b.computeS = m * t.computeS;
         b.tpCommS = m * t.tpCommS;
-        b.ppCommS = exchangeTimeS(perMicroBatch, r.stage, int(stages.size()), m);
+        b.ppCommS = exchanges.ppCommS;
         b.dpCommS = t.dpCommS;
         const double endS = ends[p][j];
         // Idle before the last operation is waiting plus the receives; the gradient sync waits
@@ -119,7 +163,8 @@ bool predictRankPhases(const Plan &plan, const Evaluation &evaluation, std::span
     return true;
 }
 
-std::vector<RankPhases> planRankPhases(const Plan &plan, const Evaluation &evaluation)
+std::vector<RankPhases> planRankPhases(const Plan &plan, const Evaluation &evaluation,
+                                       SendsReturn sends)
 {
     std::vector<RankPhases> ranks;
     for (std::size_t p = 0; p < plan.pipelines.size(); ++p)
@@ -134,7 +179,7 @@ std::vector<RankPhases> planRankPhases(const Plan &plan, const Evaluation &evalu
                 ranks.push_back(r);
             }
         }
-    if (!predictRankPhases(plan, evaluation, ranks))
+    if (!predictRankPhases(plan, evaluation, ranks, sends))
         ranks.clear();
     return ranks;
 }

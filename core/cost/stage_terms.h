@@ -16,6 +16,11 @@ struct HopTiming
 {
     double totalS = 0;   // forward activation plus backward gradient, per micro-batch
     double forwardS = 0; // the activation's part
+    // Where one side of the hop has several DP replicas and the other side one, each of those
+    // replicas carries only its own rows: the slowest one's transfer as if it had its links to
+    // itself, per direction. 0 where no side is so.
+    double forwardOwnS = 0;
+    double backwardOwnS = 0;
 };
 
 // What one cost model says about a stage, and nothing more: CostModel (core/cost/cost_model.h)

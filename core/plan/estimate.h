@@ -44,6 +44,10 @@ struct StageTiming
     // Of backwardS, the optimizer step's share: it runs once per iteration, after the gradient
     // sync, and each micro-batch carries 1/m of it (0 where a model does not price it apart).
     double optimizerS = 0;
+    // Where this stage or the next has several DP replicas and the other one: a replica's own
+    // transfer of the hop, forward and backward, as if it had its links to itself (0 otherwise).
+    double hopForwardOwnS = 0;
+    double hopBackwardOwnS = 0;
     double totalS() const { return computeS + tpCommS + hopS; }
 };
 

@@ -186,7 +186,14 @@ Result<Comm::Posted> Comm::post(const std::vector<Transfer> &transfers)
 {
     Posted posted;
     posted.m_buffers = std::make_unique<Posted::Buffers>();
-    for (const Transfer &t : transfers) {
+    // Receives first. Gloo moves a send's data only after the peer's "ready to receive" notice,
+    // and that notice shares the socket with data in order: posted after a send, it would queue
+    // behind the send's payload, and the peer's payload in the other direction would start one
+    // message later (docs/runtime.md, "Phases per rank").
+    std::vector<Transfer> ordered(transfers);
+    std::stable_partition(ordered.begin(), ordered.end(),
+                          [](const Transfer &t) { return !t.send; });
+    for (const Transfer &t : ordered) {
         const char *op = t.send ? "send" : "recv";
         auto found = m_impl->find(op, t.group, t.peer);
         if (!found)

@@ -336,6 +336,18 @@ void TestCostHetPlan::replicasBehindOneLinkShareIt()
     const double hopS = CostModel(CostModelKind::HetPlan)
                             .hopS(problem, queryOf(sender, 2, 0, 2), queryOf(receiver, 2, 1, 2));
     QVERIFY2(near(hopS, 2 * twoSequencesS), std::to_string(hopS).c_str());
+
+    // Each B replica's own sequence, alone, each way: what its rank's hop rows start from
+    // (core/cost/rank_phases.h).
+    const double oneSequenceS
+        = 50e-6 + tcp.latencyUs * 1e-6 + sequenceBytes / (tcp.efficiency * 1e9);
+    Plan plan;
+    plan.pipelines = {pipeline(2, 1, {sender, receiver})};
+    const StageTiming hop
+        = CostModel(CostModelKind::HetPlan).evaluate(problem, plan).pipelines[0].stages[0];
+    QVERIFY2(near(hop.hopForwardS, twoSequencesS), std::to_string(hop.hopForwardS).c_str());
+    QVERIFY2(near(hop.hopForwardOwnS, oneSequenceS), std::to_string(hop.hopForwardOwnS).c_str());
+    QVERIFY2(near(hop.hopBackwardOwnS, oneSequenceS), std::to_string(hop.hopBackwardOwnS).c_str());
 }
 
 void TestCostHetPlan::gradientRingsLeavingOneMachineShareItsLink()

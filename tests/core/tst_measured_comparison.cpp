@@ -15,7 +15,8 @@ namespace {
 
 // One pipeline of two single-GPU stages and two micro-batches (the hand plan of
 // tst_rank_phases: per rank compute 6 s, pp 0.75 s, bubble 3 s and 1 s, walls 9.75 s and
-// 7.75 s), and a run that measured both ranks once.
+// 7.75 s), and a GPU run (its sends hold their ranks until the transfer ends) that measured
+// both ranks once.
 struct Fixture
 {
     Plan plan;
@@ -50,6 +51,7 @@ Fixture twoStages()
     f.predicted.pipelines.resize(1);
     // forward, backward, compute, tp, hop, dp, the hop's forward part
     f.predicted.pipelines[0].stages = {{1, 2, 3, 0, 0.5, 0, 0.25}, {1, 2, 3, 0, 0, 0, 0}};
+    f.measured.run.backend = BackendKind::Cuda;
     f.measured.loss = {3};
     f.measured.ranks = {measuredRank(0, 9.5, 2.7, {0, 0, 0.55, 0.5}),
                         measuredRank(1, 7.5, 0.7, {0.5, 0.45, 0, 0})};
@@ -131,6 +133,18 @@ private Q_SLOTS:
         QCOMPARE(row(rows, PhaseKey::ofRank(0, 0, 0, Phase::HopInNext)).measured, 0.55);
         QCOMPARE(row(rows, PhaseKey::ofRank(0, 0, 0, Phase::HopOutNext)).predicted, 0.5);
         QCOMPARE(row(rows, PhaseKey::ofRank(0, 1, 1, Phase::Bubble)).predicted, 1.0);
+
+        // On Gloo a send alone returns once handed to the socket: the last stage's last
+        // gradient and the first stage's first activation hold their ranks for nothing, and
+        // the rank waits that long instead (docs/runtime.md, "Phases per rank").
+        Fixture gloo = twoStages();
+        gloo.measured.run.backend = BackendKind::Gloo;
+        const std::vector<Comparison> cpu
+            = compareMeasured(gloo.plan, gloo.predicted, gloo.measured);
+        QCOMPARE(row(cpu, PhaseKey::ofStage(0, 1, Phase::PpComm)).predicted, 0.5);
+        QCOMPARE(row(cpu, PhaseKey::ofRank(0, 1, 1, Phase::HopOutPrev)).predicted, 0.25);
+        QCOMPARE(row(cpu, PhaseKey::ofRank(0, 0, 0, Phase::HopOutNext)).predicted, 0.25);
+        QCOMPARE(row(cpu, PhaseKey::ofRank(0, 1, 1, Phase::Bubble)).predicted, 1.25);
     }
 
     void theRunIsTheEndingRanksOnBothSides()

@@ -60,28 +60,54 @@ private Q_SLOTS:
         QTest::addColumn<int>("stage");
         QTest::addColumn<int>("stageCount");
         QTest::addColumn<int>("microBatches");
+        QTest::addColumn<bool>("handOff");
         QTest::addColumn<double>("expectedS");
         // Hops per micro-batch: in from prev 1, out to prev 2, in from next 4, out to next 8.
         // One stage: no hops at all.
-        QTest::newRow("alone") << 0 << 1 << 3 << 0.0;
+        QTest::newRow("alone") << 0 << 1 << 3 << false << 0.0;
         // Middle stage of 3, 3 micro-batches: one warm-up forward (in 1 and out 8 alone), then
         // the first steady forward's in (1), two steady "out 8 with in 4" (8 each), the
         // gradient out 2 with the next in 1 (2), the last gradient out alone (2), then the
         // cool-down in 4 and out 2: 9 + 1 + 16 + 2 + 2 + 6.
-        QTest::newRow("middle") << 1 << 3 << 3 << 36.0;
+        QTest::newRow("middle") << 1 << 3 << 3 << false << 36.0;
         // Fewer micro-batches than stages after it: every transfer alone, 2 × (1 + 2 + 4 + 8).
-        QTest::newRow("all warm-up") << 0 << 4 << 2 << 30.0;
+        QTest::newRow("all warm-up") << 0 << 4 << 2 << false << 30.0;
+        // Sends that return on hand-off (Gloo) hold the rank for nothing: the same exchanges
+        // take their receives' time, 1 + 4 + 1 + 2 × 4 + 1.
+        QTest::newRow("middle, hand-off") << 1 << 3 << 3 << true << 15.0;
+        QTest::newRow("all warm-up, hand-off") << 0 << 4 << 2 << true << 10.0;
     }
     void exchangesFuseAsTheScheduleDoes()
     {
         QFETCH(int, stage);
         QFETCH(int, stageCount);
         QFETCH(int, microBatches);
+        QFETCH(bool, handOff);
         QFETCH(double, expectedS);
         HopPhases hops{1, 2, 4, 8};
         if (stageCount == 1)
             hops = {};
-        QCOMPARE(exchangeTimeS(hops, stage, stageCount, microBatches), expectedS);
+        const SendsReturn sends = handOff ? SendsReturn::OnHandOff : SendsReturn::OnArrival;
+        QCOMPARE(scheduleExchanges(hops, stage, stageCount, microBatches, sends).ppCommS,
+                 expectedS);
+    }
+
+    void aGlooSendAloneHoldsItsRankForNothing()
+    {
+        // The hand plan on Gloo: the first stage's warm-up send returns at once, its steady
+        // exchange takes the gradient's receive; the last stage's last gradient goes out alone.
+        HandPlan h = twoStages();
+        QCOMPARE(sendsReturnOf(BackendKind::Gloo), SendsReturn::OnHandOff);
+        QCOMPARE(sendsReturnOf(BackendKind::Cuda), SendsReturn::OnArrival);
+        std::vector<RankPhases> ranks{seat(0, 0), seat(1, 1)};
+        QVERIFY(predictRankPhases(h.plan, h.evaluation, ranks, SendsReturn::OnHandOff));
+        QCOMPARE(ranks[0].hops, (HopPhases{0, 0, 0.5, 0.25}));
+        QCOMPARE(ranks[0].breakdown.ppCommS, 0.5);
+        QCOMPARE(ranks[1].hops, (HopPhases{0.5, 0.25, 0, 0}));
+        QCOMPARE(ranks[1].breakdown.ppCommS, 0.5);
+        // The schedule is the stage's either way: what a send does not hold, the rank waits.
+        QCOMPARE(ranks[0].wallS, 9.75);
+        QCOMPARE(ranks[0].breakdown.bubbleS, 9.75 - 6 - 0.5);
     }
 
     void handPlanPerRank()
@@ -201,6 +227,31 @@ private Q_SLOTS:
         QCOMPARE(ranks[0].hops, (HopPhases{0, 0, 0.5, 0.5}));
         h.evaluation.pipelines.clear();
         QVERIFY(planRankPhases(h.plan, h.evaluation).empty());
+    }
+
+    void replicasFacingOneRankCarryTheirOwnPart()
+    {
+        // Stage 0 two DP replicas (GPUs 0 and 2), stage 1 one GPU: each replica's own rows take
+        // 0.1 s alone each way, the whole hop over stage 1's link 0.25 s. A replica's part is
+        // halfway (docs/runtime.md, "Phases per rank"); the single rank waits for the whole.
+        HandPlan h = twoStages();
+        Stage &several = h.plan.pipelines[0].stages[0];
+        several.gpus = {0, 2};
+        several.dp = 2;
+        StageTiming &hop = h.evaluation.pipelines[0].stages[0];
+        hop.hopForwardOwnS = hop.hopBackwardOwnS = 0.1;
+        const std::vector<RankPhases> ranks = planRankPhases(h.plan, h.evaluation);
+        QCOMPARE(ranks.size(), std::size_t(3));
+        const double partS = (0.1 + 0.25) / 2;
+        QCOMPARE(ranks[0].hops, (HopPhases{0, 0, 2 * partS, 2 * partS}));
+        QCOMPARE(ranks[1].hops, ranks[0].hops);
+        QCOMPARE(ranks[0].breakdown.ppCommS, 3 * partS);
+        QCOMPARE(ranks[2].hops, (HopPhases{0.5, 0.5, 0, 0}));
+        // The schedule and so each rank's end are the stage's: what the part saves is waiting.
+        const std::vector<RankPhases> whole = planRankPhases(twoStages().plan, h.evaluation);
+        QCOMPARE(ranks[0].wallS, whole[0].wallS);
+        QCOMPARE(ranks[0].breakdown.bubbleS,
+                 whole[0].breakdown.bubbleS + whole[0].breakdown.ppCommS - 3 * partS);
     }
 
     void aRankOutsideThePlanIsRefused()

@@ -1,8 +1,9 @@
 #!/bin/bash
 # scripts/emulated-cluster.sh (docs/emulated-cluster.md), up to down: three namespace hosts whose
-# links are shaped (A, B 800 Mbit/s, C 160 Mbit/s); 4 MB between A and C arrive at C's rate in
-# both directions, and A to B faster; ssh reaches host B with the written key and known_hosts
-# alone; status shows the rates; down leaves no namespace, link, process or state folder. A
+# links are shaped (A, B 800 Mbit/s, C 160 Mbit/s with a 4 KB bucket given, as the fidelity loop
+# does); 4 MB between A and C arrive at C's rate in both directions, and A to B faster; ssh
+# reaches host B with the written key and known_hosts alone; status shows the rates and buckets
+# (A's 1 ms at its rate, C's as given); down leaves no namespace, link, process or state folder. A
 # second cluster whose host B computes at half a core (--cpu B=0.5) shows B, and only B, its
 # speed where the runtime reads it, reports B's CPU model with the speed, runs B's sessions in
 # B's cgroup (where there are cgroups) and shows the speed in status; its down leaves no cgroup
@@ -55,7 +56,7 @@ leftovers() {
     [ ! -e "/run/hetplan-cluster/$1" ] || echo "/run/hetplan-cluster/$1"
 }
 
-"$script" up --name "$name" --rate A=800mbit,B=800mbit,C=160mbit \
+"$script" up --name "$name" --rate A=800mbit,B=800mbit,C=160mbit/4kb \
     ${programs:+--worker "$programs/hetplan-worker"} >"$work/up.txt" 2>&1 ||
     fail "up failed: $(cat "$work/up.txt")"
 state=/run/hetplan-cluster/$name
@@ -139,9 +140,10 @@ for m, GBps in shaped.items():
 fi
 
 "$script" status --name "$name" >"$work/status.txt"
-grep -qE "^C $addr_c .*out: rate 160Mbit .*in: rate 160Mbit" "$work/status.txt" &&
-    grep -qE "^A $addr_a .*out: rate 800Mbit .*in: rate 800Mbit" "$work/status.txt" ||
-    fail "status does not show the rates: $(cat "$work/status.txt")"
+grep -qE "^C $addr_c .*out: rate 160Mbit burst 40[0-9]{2}b .*in: rate 160Mbit burst 40[0-9]{2}b" \
+    "$work/status.txt" &&
+    grep -qE "^A $addr_a .*out: rate 800Mbit burst 100000b .*in: rate 800Mbit" "$work/status.txt" ||
+    fail "status does not show the rates and buckets: $(cat "$work/status.txt")"
 
 "$script" down --name "$name" >/dev/null
 left=$(leftovers "$name")
