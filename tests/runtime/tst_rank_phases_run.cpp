@@ -12,6 +12,7 @@
 
 #include <map>
 #include <set>
+#include <string_view>
 
 using namespace hetplan::runtime::test;
 
@@ -83,10 +84,15 @@ private Q_SLOTS:
         QVERIFY(predicted("p0 s0 r0 compute") > 0);
 
         // The middle stage of the second pipeline hops both ways with both neighbours, and both
-        // sides see each hop.
+        // sides see each hop. Over its two micro-batches every gradient it sends back goes
+        // alone, and a Gloo send returns once its payload is in the socket: predicted 0, the
+        // hand-off measured (docs/runtime.md, "Phases per rank"); every other hop waits for a
+        // receive.
         for (const char *hop : {"p1 s1 r4 hop_in_prev", "p1 s1 r4 hop_out_prev",
                                 "p1 s1 r4 hop_in_next", "p1 s1 r4 hop_out_next"}) {
-            QVERIFY2(predicted(hop) > 0, hop);
+            QVERIFY2(std::string_view(hop).ends_with("out_prev") ? predicted(hop) == 0
+                                                                 : predicted(hop) > 0,
+                     hop);
             QVERIFY2(measured(hop) > 0, hop);
             qInfo("%s: predicted %.3g ms, measured %.3g ms", hop, predicted(hop) * 1e3,
                   measured(hop) * 1e3);
