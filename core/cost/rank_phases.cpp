@@ -82,12 +82,12 @@ RankExchanges scheduleExchanges(const HopPhases &perMicroBatch, int stage, int s
     // `count` exchanges carrying `hops`, of which those the rank has (a time above 0) take part;
     // each exchange takes the longest of them.
     const auto post = [&](int count, std::initializer_list<Hop> hops) {
+        if (count <= 0)
+            return;
         double timeS = 0;
         for (const Hop hop : hops)
             if (perMicroBatch.*hop > 0)
                 timeS = std::max(timeS, heldS(hop));
-        if (count <= 0)
-            return;
         for (const Hop hop : hops)
             if (perMicroBatch.*hop > 0)
                 exchanges.hops.*hop += count * timeS;
