@@ -183,7 +183,7 @@ for entry in "${entries[@]}"; do
     rate_of[$machine]=${BASH_REMATCH[2]}
     bucket_given[$machine]=${BASH_REMATCH[6]}
     case ${BASH_REMATCH[7]} in kb) unit=1024 ;; mb) unit=1048576 ;; *) unit=1 ;; esac
-    [ -z "${BASH_REMATCH[6]}" ] || (( ${BASH_REMATCH[6]%%[bkm]*} * unit >= 2048 )) ||
+    [ -z "${BASH_REMATCH[6]}" ] || (( 10#${BASH_REMATCH[6]%%[bkm]*} * unit >= 2048 )) ||
         usage "--rate $entry: a bucket under 2kb cannot hold a full packet"
 done
 declare -A cpu_of
