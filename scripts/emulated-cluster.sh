@@ -172,7 +172,23 @@ if [ -z "$rates" ]; then # the default, for the hosts there are
     defaults=(A=800mbit B=800mbit C=160mbit)
     rates=$(IFS=,; echo "${defaults[*]:0:hosts}")
 fi
-declare -A rate_of bucket_given
+# A link's bucket: --burst, or 1 ms at its rate where that is more (100 KB at 800 Mbit/s, 20 KB
+# at 160 Mbit/s). The kernel refills it on a timer, and on a virtual machine whose timers fire
+# late (80-100 us seen) a bucket of 16 KB at 800 Mbit/s (0.16 ms) delivered 40 % below the rate
+# through the two ends in series; 100 KB delivered it.
+# A bucket given with the rate (C=160mbit/4kb) is taken as it is: one smaller than a message
+# keeps that message at the rate (docs/emulated-cluster.md, "Buckets").
+bucket_of() { # RATE [GIVEN] -> bytes
+    awk -v r="$1" -v b="$burst" -v given="${2:-}" 'function bytes(s, n) {
+            n = s + 0; if (s ~ /kb$/) n *= 1024; else if (s ~ /mb$/) n *= 1048576; return n }
+        BEGIN { if (given != "") { printf "%d\n", bytes(given); exit }
+            bits = r + 0; if (r ~ /kbit$/) bits *= 1e3; else if (r ~ /mbit$/) bits *= 1e6
+            else if (r ~ /gbit$/) bits *= 1e9
+            at_rate = bits / 8 * 0.001; floor = bytes(b)
+            printf "%d\n", (at_rate > floor ? at_rate : floor) }'
+}
+
+declare -A rate_of bucket_bytes
 IFS=, read -ra entries <<<"$rates"
 for entry in "${entries[@]}"; do
     [[ $entry =~ ^([A-Z])=([0-9]+(\.[0-9]+)?(kbit|mbit|gbit))(/([0-9]+(b|kb|mb)?))?$ ]] ||
@@ -181,9 +197,8 @@ for entry in "${entries[@]}"; do
     [[ " ${letters[*]:0:hosts} " == *" $machine "* ]] ||
         usage "--rate names $machine, but the hosts are ${letters[*]:0:hosts}"
     rate_of[$machine]=${BASH_REMATCH[2]}
-    bucket_given[$machine]=${BASH_REMATCH[6]}
-    case ${BASH_REMATCH[7]} in kb) unit=1024 ;; mb) unit=1048576 ;; *) unit=1 ;; esac
-    [ -z "${BASH_REMATCH[6]}" ] || (( 10#${BASH_REMATCH[6]%%[bkm]*} * unit >= 2048 )) ||
+    bucket_bytes[$machine]=$(bucket_of "${BASH_REMATCH[2]}" "${BASH_REMATCH[6]}")
+    ((bucket_bytes[$machine] >= 2048)) ||
         usage "--rate $entry: a bucket under 2kb cannot hold a full packet"
 done
 declare -A cpu_of
@@ -237,23 +252,7 @@ ip link add "$bridge" type bridge
 ip addr add "$subnet.1/24" dev "$bridge"
 ip link set "$bridge" up
 
-# tbf on DEV: RATE with a small bucket; 50 ms of queue, so TCP reaches the rate without loss.
-# A link's bucket: --burst, or 1 ms at its rate where that is more (100 KB at 800 Mbit/s, 20 KB
-# at 160 Mbit/s). The kernel refills it on a timer, and on a virtual machine whose timers fire
-# late (80-100 us seen) a bucket of 16 KB at 800 Mbit/s (0.16 ms) delivered 40 % below the rate
-# through the two ends in series; 100 KB delivered it.
-# A bucket given with the rate (C=160mbit/4kb) is taken as it is: one smaller than a message
-# keeps that message at the rate (docs/emulated-cluster.md, "Buckets").
-bucket_of() { # RATE [GIVEN] -> bytes
-    awk -v r="$1" -v b="$burst" -v given="${2:-}" 'function bytes(s, n) {
-            n = s + 0; if (s ~ /kb$/) n *= 1024; else if (s ~ /mb$/) n *= 1048576; return n }
-        BEGIN { if (given != "") { printf "%d\n", bytes(given); exit }
-            bits = r + 0; if (r ~ /kbit$/) bits *= 1e3; else if (r ~ /mbit$/) bits *= 1e6
-            else if (r ~ /gbit$/) bits *= 1e9
-            at_rate = bits / 8 * 0.001; floor = bytes(b)
-            printf "%d\n", (at_rate > floor ? at_rate : floor) }'
-}
-
+# tbf on DEV: RATE with BUCKET; 50 ms of queue, so TCP reaches the rate without loss.
 shape() { # [-n NS] DEV RATE BUCKET
     tc "${@:1:$#-3}" qdisc add dev "${@: -3:1}" root tbf rate "${@: -2:1}" \
         burst "${!#}" latency 50ms
@@ -295,9 +294,8 @@ for ((i = 0; i < hosts; ++i)); do
     ip -n "$ns" link set eth0 up
     ip -n "$ns" link set lo up
     if [ -n "${rate_of[$machine]:-}" ]; then
-        bucket=$(bucket_of "${rate_of[$machine]}" "${bucket_given[$machine]}")
-        shape -n "$ns" eth0 "${rate_of[$machine]}" "$bucket"    # from the host
-        shape "$(veth "$i")" "${rate_of[$machine]}" "$bucket" # to the host
+        shape -n "$ns" eth0 "${rate_of[$machine]}" "${bucket_bytes[$machine]}"    # from the host
+        shape "$(veth "$i")" "${rate_of[$machine]}" "${bucket_bytes[$machine]}" # to the host
     fi
 
     # Debian's stock sshd_config with only these settings changed, each in place of the stock
